@@ -1,0 +1,68 @@
+// Builds the three programs (extension host client, hub, bridge) and the CLI as separate bundles.
+import * as esbuild from 'esbuild';
+import { cp, mkdir, chmod } from 'node:fs/promises';
+
+const watch = process.argv.includes('--watch');
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node22',
+  sourcemap: true,
+  external: ['vscode'],
+  logLevel: 'warning',
+  // matrix-js-sdk is only needed when Matrix is configured; it is loaded lazily by the hub.
+};
+const entries = [
+  { in: 'extension/client/extension.ts', out: 'extension' },
+  { in: 'extension/hub/main.ts', out: 'hub' },
+  { in: 'extension/bridge/main.ts', out: 'bridge', banner: '#!/usr/bin/env node' },
+  { in: 'extension/cli/main.ts', out: 'cli', banner: '#!/usr/bin/env node' },
+];
+const fs = await import('node:fs');
+const builds = entries
+  .filter((e) => fs.existsSync(e.in))
+  .map((e) => ({
+    ...common,
+    entryPoints: { [e.out]: e.in },
+    outdir: 'dist',
+    banner: e.banner ? { js: e.banner } : undefined,
+  }));
+
+// Webview assets: the elements bundle and codicons are copied next to our own media.
+async function copyWebviewAssets() {
+  await mkdir('dist/media', { recursive: true });
+  const copies = [
+    ['node_modules/@vscode-elements/elements/dist/bundled.js', 'dist/media/elements.js'],
+    ['node_modules/@vscode/codicons/dist/codicon.css', 'dist/media/codicon.css'],
+    ['node_modules/@vscode/codicons/dist/codicon.ttf', 'dist/media/codicon.ttf'],
+  ];
+  for (const [from, to] of copies) if (fs.existsSync(from)) await cp(from, to);
+}
+
+// Tests are TypeScript too: each test file is bundled on its own into out/ and run by node --test.
+function testEntries(dir) {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { recursive: true })
+    .filter((f) => /\.(test|bench)\.ts$/.test(f))
+    .map((f) => `${dir}/${f}`);
+}
+const tests = testEntries('test');
+if (tests.length && !process.argv.includes('--no-tests')) {
+  builds.push({
+    ...common,
+    entryPoints: tests,
+    outdir: 'out/test',
+    outbase: 'test',
+    sourcemap: 'inline',
+    external: ['vscode', 'playwright-core'],
+  });
+}
+
+if (watch) {
+  for (const b of builds) (await esbuild.context(b)).watch();
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+  await copyWebviewAssets();
+  for (const bin of ['dist/bridge.js', 'dist/cli.js']) if (fs.existsSync(bin)) await chmod(bin, 0o755);
+}

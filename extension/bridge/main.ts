@@ -1,0 +1,91 @@
+// handoff-mcp: the agent's stdio MCP server. It only pipes bytes between stdio and the hub
+// socket (the hub serves MCP), and exits when either side closes. With no hub it fails loudly —
+// on stderr and as an MCP error — instead of hanging or pretending.
+import { createConnection } from 'node:net';
+import { parseArgs } from 'node:util';
+import { HELLO_VERSION, type AgentHello, type HelloReply } from '../shared/hello';
+import { resolveHubSocket } from '../shared/paths';
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  strict: false,
+  options: { name: { type: 'string' }, session: { type: 'string' }, role: { type: 'string', multiple: true }, hub: { type: 'string' } },
+});
+
+const env = { ...process.env, ...(values.hub ? { HANDOFF_HUB: String(values.hub) } : {}) };
+const { socket: socketPath, workspace } = resolveHubSocket(env, process.cwd());
+const hello: AgentHello = {
+  handoff: HELLO_VERSION,
+  kind: 'mcp',
+  identity: (values.name as string | undefined) ?? process.env.HANDOFF_AGENT,
+  session: (values.session as string | undefined) ?? process.env.HANDOFF_SESSION,
+  roles: (values.role as string[] | undefined) ?? process.env.HANDOFF_ROLES?.split(',').filter(Boolean),
+  pid: process.pid,
+  client: process.env.HANDOFF_CLIENT,
+};
+
+/** No hub: answer every request with an error that says what to do, then exit. */
+function failLoudly(why: string): void {
+  const where = workspace ? `for the workspace ${workspace}` : `at HANDOFF_HUB=${socketPath}`;
+  const message = `No Handoff hub ${where} (${why}). Open the folder in VS Code with the Handoff extension, or run \`npx handoff hub --workspace ${workspace ?? 'DIR'}\`, then reconnect this MCP server.`;
+  process.stderr.write(`handoff-mcp: ${message}\n`);
+  let buf = '';
+  const exitSoon = setTimeout(() => process.exit(1), 5000);
+  process.stdin.on('data', (d) => {
+    buf += d.toString('utf8');
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      let id: unknown;
+      try {
+        id = (JSON.parse(line) as { id?: unknown }).id;
+      } catch {
+        continue;
+      }
+      if (id === undefined) continue;
+      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message } })}\n`, () => {
+        clearTimeout(exitSoon);
+        process.exit(1);
+      });
+    }
+  });
+  process.stdin.on('end', () => process.exit(1));
+}
+
+const socket = createConnection(socketPath);
+let connected = false;
+socket.once('error', (e: NodeJS.ErrnoException) => {
+  if (!connected) failLoudly(`${e.code ?? e.message} on ${socketPath}`);
+});
+socket.on('connect', () => {
+  socket.write(`${JSON.stringify(hello)}\n`);
+  let head = Buffer.alloc(0);
+  const onHead = (chunk: Buffer) => {
+    head = Buffer.concat([head, chunk]);
+    const nl = head.indexOf(0x0a);
+    if (nl < 0) return;
+    socket.off('data', onHead);
+    let reply: HelloReply;
+    try {
+      reply = JSON.parse(head.subarray(0, nl).toString('utf8')) as HelloReply;
+    } catch {
+      socket.destroy();
+      failLoudly('something that is not a Handoff hub answered');
+      return;
+    }
+    if (!reply.ok) {
+      socket.destroy();
+      failLoudly(reply.error ?? 'the hub refused the connection');
+      return;
+    }
+    connected = true;
+    const rest = head.subarray(nl + 1);
+    if (rest.length) process.stdout.write(rest);
+    socket.pipe(process.stdout);
+    process.stdin.pipe(socket);
+    socket.on('close', () => process.exit(0));
+    socket.on('error', () => process.exit(1));
+    process.stdin.on('end', () => socket.end());
+  };
+  socket.on('data', onHead);
+});

@@ -1,0 +1,106 @@
+// `handoff`: the headless face of the bus — run a hub, send, read an inbox, list peers, and
+// `status` for scripts and CI (exits 1 when anything is past its SLA or dead-lettered).
+import { userInfo } from 'node:os';
+import { parseArgs } from 'node:util';
+import { connectControl } from '../shared/controlClient';
+import { resolveHubSocket } from '../shared/paths';
+import { InboxRequest, SendRequest, SnapshotRequest, type InboxItem, type SendResult, type Snapshot } from '../shared/protocol';
+import { parseHubArgs, runHub } from '../hub/run';
+
+const USAGE = `usage: handoff <command> [options]
+
+  hub     --workspace DIR [--store DIR] [--socket PATH]   run the hub headless
+  send    --to NAME[,NAME] [--as NAME] [--thread T] [--key K] [--insist] BODY…
+  inbox   [--as NAME] [--unread]
+  peers
+  status                      exits 1 when a handoff is past its SLA or dead-lettered
+
+common: --hub SOCKET (default: $HANDOFF_HUB, else the hub of the workspace of the cwd)
+        --json  print machine-readable output
+        --as defaults to $HANDOFF_AGENT, else your user name`;
+
+function age(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return s < 90 ? `${s}s` : s < 5400 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return command ? 0 : 2;
+  }
+  if (command === 'hub') {
+    await runHub(parseHubArgs(rest));
+    return -1; // keeps running
+  }
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      hub: { type: 'string' }, json: { type: 'boolean' }, as: { type: 'string' }, to: { type: 'string' },
+      thread: { type: 'string' }, key: { type: 'string' }, insist: { type: 'boolean' }, unread: { type: 'boolean' }, body: { type: 'string' },
+    },
+  });
+  const env = values.hub ? { ...process.env, HANDOFF_HUB: values.hub } : process.env;
+  const { socket, workspace } = resolveHubSocket(env, process.cwd());
+  const me = values.as ?? process.env.HANDOFF_AGENT ?? userInfo().username;
+  const out = (data: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(data, null, 2)}\n` : `${text}\n`);
+
+  let client;
+  try {
+    client = await connectControl(socket);
+  } catch (e) {
+    process.stderr.write(`handoff: no hub at ${socket}${workspace ? ` (workspace ${workspace})` : ''}: ${(e as Error).message}. Start one with \`handoff hub --workspace DIR\` or open the folder in VS Code with Handoff.\n`);
+    return 2;
+  }
+  const { connection } = client;
+  try {
+    switch (command) {
+      case 'send': {
+        const body = values.body ?? positionals.join(' ');
+        if (!values.to || !body) throw new Error('send needs --to NAME and a body');
+        const r: SendResult = await connection.sendRequest(SendRequest.method, { as: me, to: values.to.split(','), body, thread: values.thread, idempotencyKey: values.key, insist: values.insist });
+        const per = r.recipients.map((x) => x.sessions > 0 ? `pushed to ${x.identity} (${x.sessions} session${x.sessions > 1 ? 's' : ''})` : `queued for ${x.identity} (no live session)`).join('; ');
+        out(r, r.duplicate ? `not sent again: ${r.duplicate.note} (${r.message_id})` : `stored ${r.message_id}: ${per}. Not proof of reading — \`handoff status\` shows ACKs.`);
+        return 0;
+      }
+      case 'inbox': {
+        const items: InboxItem[] = await connection.sendRequest(InboxRequest.method, { identity: me, unreadOnly: values.unread, limit: 200 });
+        out(items, items.map((i) => `${i.message.id} [${i.delivery.state}] from ${i.message.from}: ${i.message.body.replace(/\s+/g, ' ').slice(0, 100)}`).join('\n') || `inbox of ${me} is empty`);
+        return 0;
+      }
+      case 'peers': {
+        const s: Snapshot = await connection.sendRequest(SnapshotRequest.method);
+        out(s.coverage, s.coverage.map((c) => `${c.identity.padEnd(20)} ${String(c.liveSessions).padStart(2)} live  ${c.acked}/${c.addressed} acked${c.medianAckMs !== undefined ? `  median ack ${age(c.medianAckMs)}` : ''}${c.ghost ? `  GHOST (${c.unacked} unacked, nobody connected)` : ''}`).join('\n') || 'no identities yet');
+        return 0;
+      }
+      case 'status': {
+        const s: Snapshot = await connection.sendRequest(SnapshotRequest.method);
+        const late = s.ledger.filter((e) => s.overdue.ids.includes(e.id));
+        const lines = [
+          `hub ${s.node} · ${s.sessions.length} live session(s) · ${s.ledger.length} open · store ${s.store.ok ? 'ok' : `FAILING: ${s.store.error}`}`,
+          ...late.map((e) => `  OVERDUE ${e.id} ${e.from} → ${e.recipients.map((r) => `${r.recipient}:${r.state}${r.failure ? ` (${r.failure})` : ''}`).join(', ')} · sent ${age(s.now - e.sentAt)} ago · ${e.preview}`),
+        ];
+        if (late.length === 0) lines.push('  every handoff is acknowledged or within its SLA');
+        out({ ...s, events: undefined }, lines.join('\n'));
+        return late.length > 0 || !s.store.ok ? 1 : 0;
+      }
+      default:
+        process.stderr.write(`handoff: unknown command "${command}"\n${USAGE}\n`);
+        return 2;
+    }
+  } catch (e) {
+    process.stderr.write(`handoff ${command}: ${(e as Error).message}\n`);
+    return 1;
+  } finally {
+    client.close();
+  }
+}
+
+main(process.argv.slice(2)).then((code) => {
+  if (code >= 0) process.exit(code);
+}, (e) => {
+  process.stderr.write(`handoff: ${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});

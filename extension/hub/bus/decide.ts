@@ -1,0 +1,178 @@
+// What a request means for the bus, decided over the current state: the event to commit, or a
+// refusal that says what was wrong and what to do. No I/O, no clock (time comes in `now`).
+import { createHash } from 'node:crypto';
+import { BusError } from './errors';
+import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN, nearestNames } from './identity';
+import type { Attachment, BusEvent, BusState, HotMessage, Message, Outcome, ReceiptKind } from './model';
+
+export interface Limits {
+  maxBodyBytes: number;
+  maxRecipients: number;
+  defaultSlaMs: number;
+  defaultTtlMs: number;
+  /** Same body to the same recipients without a key inside this window is a probable duplicate. */
+  duplicateWindowMs: number;
+  idempotencyWindowMs: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  maxBodyBytes: 64 * 1024,
+  maxRecipients: 64,
+  defaultSlaMs: 10 * 60_000,
+  defaultTtlMs: 24 * 60 * 60_000,
+  duplicateWindowMs: 10 * 60_000,
+  idempotencyWindowMs: 7 * 24 * 60 * 60_000,
+};
+
+export interface Caller {
+  identity: string;
+  session: string;
+  node: string;
+}
+
+export interface SendRequest {
+  to: string[];
+  body: string;
+  thread?: string;
+  replyTo?: string;
+  attachments?: Attachment[];
+  requiresAck?: boolean;
+  slaMs?: number;
+  ttlMs?: number;
+  idempotencyKey?: string;
+  /** The sender confirms a probable duplicate is meant as a new message. */
+  insist?: boolean;
+}
+
+/** Recent sends by fingerprint, derived (not stored): rebuilt from hot messages at start. */
+export type RecentSends = Map<string, { id: string; at: number }>;
+
+export function sendFingerprint(from: string, recipients: string[], body: string): string {
+  const h = createHash('sha256').update(body).digest('hex');
+  return `${from}\n${[...recipients].sort().join(',')}\n${h}`;
+}
+
+export type SendDecision =
+  | { kind: 'new'; message: Message }
+  | { kind: 'duplicate'; id: string; why: 'idempotency_key' | 'probable_duplicate' };
+
+export interface SendContext {
+  caller: Caller;
+  now: number;
+  newId: () => string;
+  /** Allocated when the send is decided, so commit order (and push order) follows it: FIFO. */
+  nextSeq: () => number;
+  liveIdentities: ReadonlySet<string>;
+  recent: RecentSends;
+  limits: Limits;
+}
+
+function resolveRecipients(state: BusState, to: string[], ctx: SendContext): string[] {
+  if (to.length === 0) throw new BusError('invalid_input', 'to is empty: name at least one identity, `role:NAME`, or `*`.');
+  const out = new Set<string>();
+  const known = Object.keys(state.identities);
+  for (const raw of to) {
+    const target = raw.trim();
+    if (target === '*') {
+      const live = [...ctx.liveIdentities].filter((n) => n !== ctx.caller.identity);
+      if (live.length === 0) {
+        throw new BusError('unknown_identity', '`*` reaches every other identity with a live session, and there is none right now. Address a known identity by name instead (its mail waits in its queue); list_peers shows them.', { known });
+      }
+      live.forEach((n) => out.add(n));
+    } else if (target.startsWith('role:')) {
+      const role = target.slice(5);
+      const holders = known.filter((n) => state.identities[n].roles.includes(role));
+      if (holders.length === 0) {
+        const roles = [...new Set(known.flatMap((n) => state.identities[n].roles))];
+        throw new BusError('unknown_identity', `No identity has the role "${role}". Known roles: ${roles.join(', ') || '(none)'}. Agents declare roles with --role when they connect.`, { roles });
+      }
+      holders.forEach((n) => out.add(n));
+    } else if (!IDENTITY_PATTERN.test(target)) {
+      throw new BusError('invalid_identity', `"${target}" is not an identity name: use letters, digits, '.', '_' or '-' (up to 64), optionally @node. list_peers shows the known names.`);
+    } else if (!state.identities[target]) {
+      const near = nearestNames(target, known);
+      const hint = near.length ? `Did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : `Known identities: ${known.slice(0, 10).join(', ') || '(none yet)'}.`;
+      throw new BusError('unknown_identity', `No identity "${target}" has ever connected to this hub, so nothing was sent. ${hint} Names match exactly; list_peers shows them.`, { suggestions: near, known });
+    } else {
+      out.add(target);
+    }
+  }
+  if (out.size > ctx.limits.maxRecipients) {
+    throw new BusError('invalid_input', `${out.size} recipients is over the limit of ${ctx.limits.maxRecipients}; split the handoff.`);
+  }
+  return [...out];
+}
+
+export function decideSend(state: BusState, req: SendRequest, ctx: SendContext): SendDecision {
+  const { caller, now, limits } = ctx;
+  if (req.idempotencyKey) {
+    const first = state.idempotency[`${caller.identity}\n${req.idempotencyKey}`];
+    if (first) return { kind: 'duplicate', id: first.id, why: 'idempotency_key' };
+  }
+  const bytes = Buffer.byteLength(req.body, 'utf8');
+  if (bytes > limits.maxBodyBytes) {
+    throw new BusError('payload_too_large', `The body is ${bytes} bytes; the limit is ${limits.maxBodyBytes}. Nothing was sent. Put large content in a workspace file and pass it in attachments as {path}.`, { bytes, limit: limits.maxBodyBytes });
+  }
+  if (req.body.trim() === '') throw new BusError('invalid_input', 'The body is empty; say what the recipient should do.');
+  const recipients = resolveRecipients(state, req.to, ctx);
+  const fingerprint = sendFingerprint(caller.identity, recipients, req.body);
+  const recent = ctx.recent.get(fingerprint);
+  if (!req.insist && !req.idempotencyKey && recent && now - recent.at < limits.duplicateWindowMs) {
+    return { kind: 'duplicate', id: recent.id, why: 'probable_duplicate' };
+  }
+  const id = ctx.newId();
+  const message: Message = {
+    id,
+    seq: ctx.nextSeq(),
+    from: caller.identity,
+    address: req.to,
+    recipients,
+    thread: req.thread ?? id,
+    replyTo: req.replyTo,
+    body: req.body,
+    attachments: req.attachments ?? [],
+    requiresAck: req.requiresAck ?? true,
+    slaMs: req.slaMs ?? limits.defaultSlaMs,
+    ttlMs: req.ttlMs ?? limits.defaultTtlMs,
+    idempotencyKey: req.idempotencyKey,
+    sentAt: now,
+    sentBySession: caller.session,
+    node: caller.node,
+  };
+  return { kind: 'new', message };
+}
+
+export function checkMessageId(id: string): void {
+  if (!MESSAGE_ID_PATTERN.test(id)) {
+    throw new BusError('invalid_message_id', `"${id.slice(0, 80)}" is not a message id: ids are 26-character ULIDs such as 01JD3V7W2K8Q5X9Y4Z6A1B2C3D. Copy the id from inbox or the push.`);
+  }
+}
+
+/** A receipt may only be written by a recipient of the message (G3). */
+export function decideReceipt(
+  hot: HotMessage | undefined,
+  archived: boolean,
+  id: string,
+  kind: ReceiptKind,
+  caller: Caller,
+  now: number,
+  outcome?: Outcome,
+  summary?: string,
+): BusEvent | null {
+  checkMessageId(id);
+  if (!hot) {
+    if (archived) return null; // settled already: the receipt changes nothing, and says so
+    throw new BusError('unknown_message', `No message ${id} on this hub. Check the id with inbox.`);
+  }
+  const delivery = hot.deliveries[caller.identity];
+  if (!delivery) {
+    throw new BusError('not_addressed_to_you', `Message ${id} is addressed to ${hot.message.recipients.join(', ')}, not to ${caller.identity}; only a recipient can write its ${kind} receipt.`);
+  }
+  if (kind === 'result' && !outcome) throw new BusError('invalid_input', 'A result needs an outcome: done, stuck or rejected.');
+  return {
+    type: 'receipt',
+    id,
+    recipient: caller.identity,
+    receipt: { kind, by: caller.identity, session: caller.session, node: caller.node, at: now, outcome, summary },
+  };
+}

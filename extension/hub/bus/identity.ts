@@ -1,0 +1,39 @@
+// Identity names: exact match only. A near miss is an error that lists the nearest names —
+// a typo must never become a silent send to nobody.
+
+export const IDENTITY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}(@[A-Za-z0-9][A-Za-z0-9._:-]{0,127})?$/;
+export const MESSAGE_ID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+export function isIdentityName(name: string): boolean {
+  return IDENTITY_PATTERN.test(name);
+}
+
+/** Optimal string alignment distance (Levenshtein plus adjacent transpositions). */
+export function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.length][b.length];
+}
+
+/** The known names closest to `wanted`, nearest first (case-insensitive matches count as 0). */
+export function nearestNames(wanted: string, known: Iterable<string>, limit = 3): string[] {
+  const lower = wanted.toLowerCase();
+  const scored: { name: string; score: number }[] = [];
+  for (const name of known) {
+    const score = name.toLowerCase() === lower ? 0 : editDistance(lower, name.toLowerCase());
+    const tolerance = Math.max(2, Math.floor(wanted.length / 3));
+    if (score <= tolerance || name.toLowerCase().startsWith(lower) || lower.startsWith(name.toLowerCase())) {
+      scored.push({ name, score });
+    }
+  }
+  return scored.sort((x, y) => x.score - y.score || x.name.localeCompare(y.name)).slice(0, limit).map((s) => s.name);
+}

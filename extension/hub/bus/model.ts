@@ -1,0 +1,117 @@
+// The bus's data: messages, per-recipient deliveries, receipts, identities. Plain data only —
+// everything here is serialised into the journal and the checkpoint as it is.
+
+export type PushKind = 'live' | 'replayed' | 'chase';
+export type ReceiptKind = 'read' | 'ack' | 'result';
+export type Outcome = 'done' | 'stuck' | 'rejected';
+
+/** Per recipient: queued → pushed → read → acked → done | stuck, or failed (with a reason). */
+export type DeliveryState = 'queued' | 'pushed' | 'read' | 'acked' | 'done' | 'stuck' | 'failed';
+
+export interface Attachment {
+  path: string;
+  sha256: string;
+  bytes: number;
+}
+
+export interface Message {
+  id: string;
+  seq: number;
+  from: string;
+  /** What the sender wrote: identities, `role:NAME` or `*`. */
+  address: string[];
+  /** The identities it resolved to when it was sent. */
+  recipients: string[];
+  thread: string;
+  replyTo?: string;
+  body: string;
+  attachments: Attachment[];
+  requiresAck: boolean;
+  slaMs: number;
+  ttlMs: number;
+  idempotencyKey?: string;
+  sentAt: number;
+  sentBySession: string;
+  node: string;
+}
+
+/** Who did something, from which session and node, and when. */
+export interface Stamp {
+  by: string;
+  session: string;
+  node: string;
+  at: number;
+}
+
+export interface Receipt extends Stamp {
+  kind: ReceiptKind;
+  outcome?: Outcome;
+  summary?: string;
+}
+
+export interface Push {
+  session: string;
+  node: string;
+  at: number;
+  kind: PushKind;
+}
+
+export interface Delivery {
+  recipient: string;
+  state: DeliveryState;
+  pushes: Push[];
+  receipts: Receipt[];
+  failure?: { reason: string; at: number };
+  chasedAt?: number;
+}
+
+export interface Resolution {
+  by: string;
+  at: number;
+  note?: string;
+}
+
+export interface IdentityRecord {
+  name: string;
+  firstSeen: number;
+  lastSeen: number;
+  roles: string[];
+}
+
+/** Running per-identity coverage counters; they survive archiving. */
+export interface CoverageCounters {
+  addressed: number;
+  acked: number;
+  /** The most recent send→ack latencies (ms), bounded, for the median. */
+  ackLatencies: number[];
+}
+
+export interface HotMessage {
+  message: Message;
+  deliveries: Record<string, Delivery>;
+  resolution?: Resolution;
+}
+
+export interface BusState {
+  node: string;
+  seq: number;
+  /** Unsettled messages; settled ones move to the archive at checkpoints. */
+  hot: Record<string, HotMessage>;
+  identities: Record<string, IdentityRecord>;
+  coverage: Record<string, CoverageCounters>;
+  /** `${from}\n${key}` → message id, pruned after the idempotency window. */
+  idempotency: Record<string, { id: string; at: number }>;
+}
+
+export type BusEvent =
+  | { type: 'sent'; message: Message }
+  | { type: 'pushed'; id: string; recipient: string; push: Push }
+  | { type: 'receipt'; id: string; recipient: string; receipt: Receipt }
+  | { type: 'failed'; id: string; recipient: string; reason: string; at: number }
+  | { type: 'chased'; id: string; recipient: string; at: number }
+  | { type: 'resolved'; id: string; resolution: Resolution }
+  | { type: 'identity'; name: string; at: number; roles: string[] };
+
+export function emptyState(node: string): BusState {
+  return { node, seq: 0, hot: {}, identities: {}, coverage: {}, idempotency: {} };
+}

@@ -1,0 +1,129 @@
+// How each journal event changes the bus state. Deterministic: no clock, no I/O — recovery
+// replays the journal through this same function and must land on the same state.
+import type { BusEvent, BusState, Delivery, DeliveryState, HotMessage } from './model';
+
+const ACK_LATENCY_SAMPLES = 200;
+
+const RANK: Record<DeliveryState, number> = {
+  queued: 0, pushed: 1, read: 2, acked: 3, done: 4, stuck: 4, failed: 4,
+};
+
+export function isTerminal(state: DeliveryState): boolean {
+  return RANK[state] === 4;
+}
+
+/** Moves a delivery forward only; receipts arriving out of order never move it back. */
+function advance(delivery: Delivery, to: DeliveryState): void {
+  if (!isTerminal(delivery.state) && RANK[to] > RANK[delivery.state]) delivery.state = to;
+}
+
+function countAck(state: BusState, hot: HotMessage, delivery: Delivery, at: number): void {
+  if (delivery.receipts.some((r) => r.kind === 'ack' || r.kind === 'result')) return; // first one only
+  const c = (state.coverage[delivery.recipient] ??= { addressed: 0, acked: 0, ackLatencies: [] });
+  c.acked++;
+  c.ackLatencies.push(Math.max(0, at - hot.message.sentAt));
+  if (c.ackLatencies.length > ACK_LATENCY_SAMPLES) c.ackLatencies.shift();
+}
+
+/** Applies one event in place. Events for messages no longer hot (archived) are ignored. */
+export function apply(state: BusState, event: BusEvent): void {
+  switch (event.type) {
+    case 'identity': {
+      const known = state.identities[event.name];
+      if (known) {
+        known.lastSeen = Math.max(known.lastSeen, event.at);
+        known.roles = event.roles;
+      } else {
+        state.identities[event.name] = { name: event.name, firstSeen: event.at, lastSeen: event.at, roles: event.roles };
+      }
+      return;
+    }
+    case 'sent': {
+      const m = event.message;
+      state.seq = Math.max(state.seq, m.seq);
+      const deliveries: Record<string, Delivery> = {};
+      for (const r of m.recipients) {
+        deliveries[r] = { recipient: r, state: 'queued', pushes: [], receipts: [] };
+        const c = (state.coverage[r] ??= { addressed: 0, acked: 0, ackLatencies: [] });
+        c.addressed++;
+      }
+      state.hot[m.id] = { message: m, deliveries };
+      if (m.idempotencyKey) state.idempotency[`${m.from}\n${m.idempotencyKey}`] = { id: m.id, at: m.sentAt };
+      return;
+    }
+    case 'pushed': {
+      const d = state.hot[event.id]?.deliveries[event.recipient];
+      if (!d) return;
+      d.pushes.push(event.push);
+      advance(d, 'pushed');
+      return;
+    }
+    case 'receipt': {
+      const hot = state.hot[event.id];
+      const d = hot?.deliveries[event.recipient];
+      if (!hot || !d) return;
+      const r = event.receipt;
+      if (r.kind === 'ack' || r.kind === 'result') countAck(state, hot, d, r.at);
+      d.receipts.push(r);
+      if (r.kind === 'read') advance(d, 'read');
+      else if (r.kind === 'ack') advance(d, 'acked');
+      else if (r.outcome === 'rejected') {
+        if (!isTerminal(d.state)) {
+          d.state = 'failed';
+          d.failure = { reason: `rejected by ${r.by}: ${r.summary ?? ''}`.trim(), at: r.at };
+        }
+      } else advance(d, r.outcome === 'stuck' ? 'stuck' : 'done');
+      return;
+    }
+    case 'failed': {
+      const d = state.hot[event.id]?.deliveries[event.recipient];
+      if (!d || isTerminal(d.state)) return;
+      d.state = 'failed';
+      d.failure = { reason: event.reason, at: event.at };
+      return;
+    }
+    case 'chased': {
+      const d = state.hot[event.id]?.deliveries[event.recipient];
+      if (d) d.chasedAt = event.at;
+      return;
+    }
+    case 'resolved': {
+      const hot = state.hot[event.id];
+      if (hot) hot.resolution = event.resolution;
+      return;
+    }
+  }
+}
+
+/** Last time the delivery moved: the newest push, receipt or failure. */
+export function lastActivity(d: Delivery): number {
+  let at = d.failure?.at ?? 0;
+  for (const p of d.pushes) at = Math.max(at, p.at);
+  for (const r of d.receipts) at = Math.max(at, r.at);
+  return at;
+}
+
+/**
+ * A message leaves the hot document when nothing more is expected of it: every delivery is
+ * done, a person resolved it, or (no ACK required) every recipient was reached. Failed and
+ * stuck deliveries stay until a person resolves them — a dead letter must stay visible. An
+ * ACKed message that never reports a result settles after its TTL so the hot set stays bounded.
+ */
+export function isSettled(hot: HotMessage, now: number): boolean {
+  if (hot.resolution) return true;
+  return Object.values(hot.deliveries).every((d) => {
+    if (d.state === 'done') return true;
+    if (d.state === 'failed' || d.state === 'stuck') return false;
+    if (!hot.message.requiresAck && d.state !== 'queued') return true;
+    if (d.state === 'acked') {
+      const ackAt = d.receipts.find((r) => r.kind === 'ack')?.at ?? hot.message.sentAt;
+      return now - ackAt > hot.message.ttlMs;
+    }
+    return false;
+  });
+}
+
+/** Drops idempotency keys older than the window; called at checkpoints. */
+export function pruneIdempotency(state: BusState, now: number, windowMs: number): void {
+  for (const [k, v] of Object.entries(state.idempotency)) if (now - v.at > windowMs) delete state.idempotency[k];
+}

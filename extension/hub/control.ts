@@ -1,0 +1,66 @@
+// Serves the control protocol (shared/protocol.ts) on any JSON-RPC connection: the extension's
+// languageclient connection and the CLI's socket connections get the same handlers.
+import { ResponseError } from 'vscode-jsonrpc';
+import {
+  BUS_ERROR, ChangedNotification, ChaseRequest, InboxRequest, MessageRequest, ReceiptRequest, ResolveRequest, SendRequest, SnapshotRequest,
+  type ActionParams, type InboxParams, type MessageParams, type ReceiptParams, type SendParams,
+} from '../shared/protocol';
+import { BusError } from './bus/errors';
+import { isIdentityName } from './bus/identity';
+import type { Hub } from './hub';
+
+/** What both a vscode-languageserver Connection and a vscode-jsonrpc MessageConnection offer. */
+interface Connection {
+  onRequest(method: string, handler: (params: never) => unknown): unknown;
+  sendNotification(method: string, params?: unknown): unknown;
+}
+
+function asResponseError(e: unknown): never {
+  if (e instanceof BusError) throw new ResponseError(BUS_ERROR, e.message, { code: e.code, ...e.details });
+  throw e;
+}
+
+async function guard<T>(work: () => Promise<T> | T): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    return asResponseError(e);
+  }
+}
+
+function checkName(name: string): string {
+  if (!isIdentityName(name)) throw new BusError('invalid_identity', `"${name}" is not an identity name: use letters, digits, '.', '_' or '-'.`);
+  return name;
+}
+
+/** Registers the handlers; returns a function that stops change notifications. */
+export function serveControl(hub: Hub, connection: Connection, debounceMs = 100): () => void {
+  const controlSession = `control-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  connection.onRequest(SnapshotRequest.method, () => hub.snapshot());
+  connection.onRequest(SendRequest.method, (p: SendParams) => guard(async () => {
+    const caller = { identity: checkName(p.as), session: controlSession, node: hub.node };
+    await hub.remember(caller.identity);
+    return hub.send(caller, {
+      to: p.to, body: p.body, thread: p.thread, replyTo: p.replyTo, requiresAck: p.requiresAck,
+      slaMs: p.slaSeconds ? p.slaSeconds * 1000 : undefined, idempotencyKey: p.idempotencyKey, insist: p.insist,
+    });
+  }));
+  connection.onRequest(InboxRequest.method, (p: InboxParams) => guard(() => hub.inbox(checkName(p.identity), p)));
+  connection.onRequest(MessageRequest.method, (p: MessageParams) => guard(async () => (await hub.lookup(p.id)) ?? null));
+  connection.onRequest(ReceiptRequest.method, (p: ReceiptParams) => guard(() =>
+    hub.receipt({ identity: checkName(p.as), session: controlSession, node: hub.node }, p.id, p.kind, p.outcome, p.summary)));
+  connection.onRequest(ChaseRequest.method, (p: ActionParams) => guard(() => hub.chase(p.id, p.by)));
+  connection.onRequest(ResolveRequest.method, (p: ActionParams) => guard(() => hub.resolve(p.id, p.by, p.note)));
+
+  let timer: NodeJS.Timeout | undefined;
+  const stop = hub.onChanged(() => {
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      void Promise.resolve(connection.sendNotification(ChangedNotification.method, hub.snapshot())).catch(() => undefined);
+    }, debounceMs);
+  });
+  return () => {
+    clearTimeout(timer);
+    stop();
+  };
+}

@@ -1,0 +1,410 @@
+// The hub: the bus state behind a store, the live sessions, and the pushes. Transports (MCP
+// sockets, the editor's control connection, Matrix) call these methods; none decides delivery.
+import { hostname } from 'node:os';
+import { basename } from 'node:path';
+import { monotonicFactory } from 'ulid';
+import { checkMessageId, decideReceipt, decideSend, DEFAULT_LIMITS, sendFingerprint, type Caller, type Limits, type RecentSends, type SendRequest } from './bus/decide';
+import { BusError } from './bus/errors';
+import { coverage, dueEvents, ledgerEntry, overdue, pendingLedger, unackedFor, type Coverage, type LedgerEntry } from './bus/ledger';
+import type { BusEvent, BusState, Delivery, HotMessage, Outcome, PushKind, ReceiptKind } from './bus/model';
+import { emptyState } from './bus/model';
+import { renderMessage } from './render';
+import { SessionRegistry, type Session } from './sessions';
+import { Store } from './store/store';
+
+export interface HubOptions {
+  workspace: string;
+  storeDir: string;
+  node?: string;
+  limits?: Partial<Limits>;
+  /** Unacked messages replayed on attach; past this a truncation notice says how many more. */
+  replayLimit?: number;
+  tickMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface RecipientOutcome {
+  identity: string;
+  state: Delivery['state'];
+  sessions: number;
+}
+
+export interface SendResult {
+  message_id: string;
+  seq: number;
+  thread: string;
+  /** `pushed`: written to at least one live session (not proof of reading); `queued`: none live. */
+  state: 'pushed' | 'queued';
+  recipients: RecipientOutcome[];
+  duplicate?: { why: 'idempotency_key' | 'probable_duplicate'; note: string };
+}
+
+export interface SessionInfo {
+  key: string;
+  identity: string;
+  roles: string[];
+  client: string;
+  connectedAt: number;
+  lastSeen: number;
+}
+
+export interface MessageView {
+  message: HotMessage['message'];
+  deliveries: Delivery[];
+  settled: boolean;
+  resolution?: HotMessage['resolution'];
+}
+
+export interface Snapshot {
+  node: string;
+  workspace: string;
+  now: number;
+  store: { ok: boolean; dir: string; error?: string; archived: number };
+  sessions: SessionInfo[];
+  coverage: Coverage[];
+  ledger: LedgerEntry[];
+  overdue: { count: number; oldestSentAt?: number; ids: string[] };
+  events: LedgerEntry[];
+}
+
+function storeFailure(dir: string, e: unknown): BusError {
+  const err = e as NodeJS.ErrnoException;
+  return new BusError('store_unavailable', `The hub could not write its store in ${dir} (${err.code ?? ''} ${err.message}). Nothing was sent or recorded. Free disk space or fix the folder's permissions, then retry; the hub keeps running.`.replace('( ', '('));
+}
+
+export class Hub {
+  readonly node: string;
+  readonly sessions = new SessionRegistry();
+  readonly limits: Limits;
+  private store?: Store;
+  private storeError?: string;
+  private readonly newId = monotonicFactory();
+  private nextSeq = 0;
+  private readonly recent: RecentSends = new Map();
+  private readonly inflight = new Map<string, Promise<SendResult>>();
+  private readonly listeners = new Set<() => void>();
+  private timer?: NodeJS.Timeout;
+  private readonly log: (line: string) => void;
+
+  constructor(readonly options: HubOptions) {
+    this.node = options.node ?? `${hostname()}:${basename(options.workspace)}`;
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.log = options.log ?? (() => undefined);
+  }
+
+  /** Opens the store. If it cannot be opened the hub still serves and every write says why. */
+  async start(): Promise<void> {
+    try {
+      this.store = await Store.open(this.options.storeDir, this.node, {
+        idempotencyWindowMs: this.limits.idempotencyWindowMs,
+        onError: (what, e) => this.log(`store ${what} failed: ${(e as Error).message}`),
+      });
+      this.nextSeq = this.store.state.seq;
+      const now = Date.now();
+      for (const h of Object.values(this.store.state.hot)) {
+        if (now - h.message.sentAt < this.limits.duplicateWindowMs) {
+          this.recent.set(sendFingerprint(h.message.from, h.message.recipients, h.message.body), { id: h.message.id, at: h.message.sentAt });
+        }
+      }
+      this.log(`store ${this.options.storeDir}: ${Object.keys(this.store.state.hot).length} open, ${this.store.archivedCount} archived`);
+    } catch (e) {
+      this.storeError = storeFailure(this.options.storeDir, e).message;
+      this.log(this.storeError);
+    }
+    this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 1000);
+    this.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    for (const s of this.sessions.all()) s.close('the hub is stopping');
+    await this.store?.close();
+  }
+
+  get state(): BusState {
+    return this.store?.state ?? emptyState(this.node);
+  }
+
+  onChanged(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) l();
+  }
+
+  private writable(): Store {
+    if (!this.store) throw new BusError('store_unavailable', this.storeError ?? 'The store is not open.');
+    return this.store;
+  }
+
+  private async commit(events: BusEvent[]): Promise<void> {
+    const store = this.writable();
+    try {
+      await store.commit(events);
+    } catch (e) {
+      throw storeFailure(store.dir, e);
+    }
+    this.changed();
+  }
+
+  // ---- sessions ----
+
+  /** Makes a name known (addressable) without a live session: the person at the editor. */
+  async remember(identity: string, roles?: string[]): Promise<void> {
+    const known = this.state.identities[identity];
+    const sameRoles = !roles || (known && known.roles.join() === roles.join());
+    if (known && sameRoles && Date.now() - known.lastSeen < 60_000) return;
+    await this.commit([{ type: 'identity', name: identity, at: Date.now(), roles: roles ?? known?.roles ?? [] }]);
+  }
+
+  /** Called once the agent's MCP session is initialised: records the name, replays its mail. */
+  async attach(session: Session): Promise<void> {
+    this.sessions.add(session);
+    this.log(`session ${session.key} attached as ${session.identity} (${session.client})`);
+    try {
+      await this.remember(session.identity, session.roles);
+    } catch (e) {
+      this.log(`could not record identity ${session.identity}: ${(e as Error).message}`);
+    }
+    this.replay(session);
+    this.changed();
+  }
+
+  detach(session: Session): void {
+    if (this.sessions.remove(session)) {
+      this.log(`session ${session.key} (${session.identity}) detached`);
+      this.changed();
+    }
+  }
+
+  /** Unacked mail to a (re)attached session, oldest first, bounded, flagged when seen before. */
+  private replay(session: Session): void {
+    const limit = this.options.replayLimit ?? 50;
+    const waiting = unackedFor(this.state, session.identity);
+    for (const hot of waiting.slice(0, limit)) {
+      const seenBefore = hot.deliveries[session.identity].pushes.length > 0;
+      this.pushTo(session, hot, seenBefore ? 'replayed' : 'live');
+    }
+    if (waiting.length > limit) {
+      session.deliver({
+        id: '', from: 'handoff', thread: '', kind: 'replayed',
+        text: `Replay truncated: ${waiting.length - limit} more unacked handoffs were not pushed. Call inbox to see them all.`,
+      });
+    }
+  }
+
+  /** At most one push per message per connection, except an explicit chase. */
+  private pushTo(session: Session, hot: HotMessage, kind: PushKind): boolean {
+    const m = hot.message;
+    if (kind !== 'chase' && session.pushed.has(m.id)) return false;
+    if (!session.deliver({ id: m.id, from: m.from, thread: m.thread, kind, text: renderMessage(m, kind) })) return false;
+    session.pushed.add(m.id);
+    const at = Date.now();
+    this.store?.commit([{ type: 'pushed', id: m.id, recipient: session.identity, push: { session: session.key, node: this.node, at, kind } }])
+      .then(() => this.changed(), (e) => this.log(`could not record a push of ${m.id}: ${(e as Error).message}`));
+    return true;
+  }
+
+  private pushToIdentity(identity: string, hot: HotMessage, kind: PushKind): number {
+    let n = 0;
+    for (const s of this.sessions.forIdentity(identity)) if (this.pushTo(s, hot, kind)) n++;
+    return n;
+  }
+
+  // ---- sending ----
+
+  async send(caller: Caller, req: SendRequest): Promise<SendResult> {
+    const keyed = req.idempotencyKey ? `${caller.identity}\n${req.idempotencyKey}` : undefined;
+    const racing = keyed && this.inflight.get(keyed);
+    if (racing) return this.asDuplicate(await racing, 'idempotency_key');
+    const work = this.sendOnce(caller, req);
+    if (keyed) {
+      this.inflight.set(keyed, work);
+      work.finally(() => this.inflight.delete(keyed)).catch(() => undefined);
+    }
+    return work;
+  }
+
+  private asDuplicate(first: SendResult, why: 'idempotency_key' | 'probable_duplicate'): SendResult {
+    const note = why === 'idempotency_key'
+      ? 'This idempotency key was already used: nothing new was sent; this is the first message.'
+      : 'The same body went to the same recipients moments ago: treated as a probable duplicate, nothing new was sent. Pass insist: true if you really mean to send it again.';
+    return { ...first, duplicate: { why, note } };
+  }
+
+  private async sendOnce(caller: Caller, req: SendRequest): Promise<SendResult> {
+    this.writable();
+    const now = Date.now();
+    const decision = decideSend(this.state, req, {
+      caller,
+      now,
+      newId: () => this.newId(now),
+      nextSeq: () => ++this.nextSeq,
+      liveIdentities: this.sessions.identities(),
+      recent: this.recent,
+      limits: this.limits,
+    });
+    if (decision.kind === 'duplicate') {
+      return this.asDuplicate(await this.describeSend(decision.id), decision.why);
+    }
+    const m = decision.message;
+    const fingerprint = sendFingerprint(m.from, m.recipients, m.body);
+    this.recent.set(fingerprint, { id: m.id, at: now }); // before the await: a racing twin sees it
+    try {
+      await this.commit([{ type: 'sent', message: m }]);
+    } catch (e) {
+      this.recent.delete(fingerprint);
+      throw e;
+    }
+    this.pruneRecent(now);
+    const hot = this.state.hot[m.id];
+    const recipients = m.recipients.map((identity) => {
+      const sessions = this.pushToIdentity(identity, hot, 'live');
+      return { identity, state: sessions > 0 ? 'pushed' as const : 'queued' as const, sessions };
+    });
+    return {
+      message_id: m.id,
+      seq: m.seq,
+      thread: m.thread,
+      state: recipients.some((r) => r.sessions > 0) ? 'pushed' : 'queued',
+      recipients,
+    };
+  }
+
+  private pruneRecent(now: number): void {
+    if (this.recent.size < 1024) return;
+    for (const [k, v] of this.recent) if (now - v.at > this.limits.duplicateWindowMs) this.recent.delete(k);
+  }
+
+  private async describeSend(id: string): Promise<SendResult> {
+    const view = await this.lookup(id);
+    if (!view) throw new BusError('unknown_message', `Message ${id} is no longer on this hub.`);
+    const recipients = view.deliveries.map((d) => ({ identity: d.recipient, state: d.state, sessions: new Set(d.pushes.map((p) => p.session)).size }));
+    return {
+      message_id: id,
+      seq: view.message.seq,
+      thread: view.message.thread,
+      state: recipients.some((r) => r.sessions > 0) ? 'pushed' : 'queued',
+      recipients,
+    };
+  }
+
+  // ---- receipts ----
+
+  async receipt(caller: Caller, id: string, kind: ReceiptKind, outcome?: Outcome, summary?: string): Promise<{ message_id: string; state: Delivery['state'] | 'settled'; recorded: boolean }> {
+    const store = this.writable();
+    checkMessageId(id);
+    const hot = this.state.hot[id];
+    const event = decideReceipt(hot, store.isArchived(id), id, kind, caller, Date.now(), outcome, summary);
+    if (!event || event.type !== 'receipt') return { message_id: id, state: 'settled', recorded: false };
+    const d = hot.deliveries[caller.identity];
+    const repeat = d.receipts.some((r) => r.kind === kind && r.by === caller.identity && r.outcome === outcome && (kind !== 'result' || r.summary === summary));
+    if (repeat) return { message_id: id, state: d.state, recorded: false };
+    await this.commit([event]);
+    return { message_id: id, state: this.state.hot[id]?.deliveries[caller.identity]?.state ?? 'settled', recorded: true };
+  }
+
+  // ---- reading ----
+
+  async lookup(id: string): Promise<MessageView | undefined> {
+    checkMessageId(id);
+    const hot = this.state.hot[id] ?? (await this.store?.archived(id));
+    if (!hot) return undefined;
+    return { message: hot.message, deliveries: Object.values(hot.deliveries), settled: !this.state.hot[id], resolution: hot.resolution };
+  }
+
+  /** A message as seen by one identity: only its sender and recipients may read it. */
+  async messageFor(identity: string, id: string): Promise<MessageView> {
+    const view = await this.lookup(id);
+    if (!view) throw new BusError('unknown_message', `No message ${id} on this hub. Check the id with inbox or pending.`);
+    if (view.message.from !== identity && !view.message.recipients.includes(identity)) {
+      throw new BusError('not_addressed_to_you', `Message ${id} is between ${view.message.from} and ${view.message.recipients.join(', ')}; ${identity} is neither its sender nor a recipient.`);
+    }
+    return view;
+  }
+
+  inbox(identity: string, opts: { unreadOnly?: boolean; limit?: number } = {}): { message: HotMessage['message']; delivery: Delivery }[] {
+    const out: { message: HotMessage['message']; delivery: Delivery }[] = [];
+    for (const hot of Object.values(this.state.hot)) {
+      const d = hot.deliveries[identity];
+      if (!d || hot.resolution) continue;
+      if (opts.unreadOnly && d.state !== 'queued' && d.state !== 'pushed') continue;
+      out.push({ message: hot.message, delivery: d });
+    }
+    return out.sort((a, b) => a.message.seq - b.message.seq).slice(0, opts.limit ?? 20);
+  }
+
+  unacked(identity: string): string[] {
+    return unackedFor(this.state, identity).map((h) => h.message.id);
+  }
+
+  pending(identity?: string): LedgerEntry[] {
+    return pendingLedger(this.state, Date.now(), identity);
+  }
+
+  coverage(): Coverage[] {
+    return coverage(this.state, (identity) => this.sessions.count(identity));
+  }
+
+  // ---- people's actions (editor, CLI) ----
+
+  /** Pushes again, flagged as a chase, to every live session of each unacked recipient. */
+  async chase(id: string, by: string): Promise<{ pushed: number }> {
+    const hot = this.state.hot[id];
+    if (!hot) throw new BusError('unknown_message', `Message ${id} is not open on this hub (settled or unknown); there is nothing to chase.`);
+    let pushed = 0;
+    const events: BusEvent[] = [];
+    for (const d of Object.values(hot.deliveries)) {
+      if (d.state === 'acked' || d.state === 'done') continue;
+      events.push({ type: 'chased', id, recipient: d.recipient, at: Date.now() });
+      pushed += this.pushToIdentity(d.recipient, hot, 'chase');
+    }
+    if (events.length) await this.commit(events);
+    this.log(`${by} chased ${id}: pushed to ${pushed} sessions`);
+    return { pushed };
+  }
+
+  async resolve(id: string, by: string, note?: string): Promise<void> {
+    if (!this.state.hot[id]) throw new BusError('unknown_message', `Message ${id} is not open on this hub (settled or unknown).`);
+    await this.commit([{ type: 'resolved', id, resolution: { by, at: Date.now(), note } }]);
+  }
+
+  snapshot(limit = 200): Snapshot {
+    const now = Date.now();
+    const late = overdue(this.state, now);
+    const events = Object.values(this.state.hot)
+      .sort((a, b) => b.message.seq - a.message.seq)
+      .slice(0, limit)
+      .map((h) => ledgerEntry(h, now));
+    return {
+      node: this.node,
+      workspace: this.options.workspace,
+      now,
+      store: { ok: !!this.store, dir: this.options.storeDir, error: this.storeError, archived: this.store?.archivedCount ?? 0 },
+      sessions: this.sessions.all().map((s) => ({ key: s.key, identity: s.identity, roles: s.roles, client: s.client, connectedAt: s.connectedAt, lastSeen: s.lastSeen })),
+      coverage: this.coverage(),
+      ledger: this.pending(),
+      overdue: { count: late.count, oldestSentAt: late.oldestSentAt, ids: late.items.map((i) => i.id) },
+      events,
+    };
+  }
+
+  /** Chases once past the SLA, dead-letters past the TTL. */
+  private async tick(): Promise<void> {
+    if (!this.store) return;
+    const events = dueEvents(this.state, Date.now());
+    if (events.length === 0) return;
+    try {
+      await this.commit(events);
+    } catch (e) {
+      this.log(`timer events not recorded: ${(e as Error).message}`);
+      return;
+    }
+    for (const e of events) {
+      if (e.type === 'chased' && this.state.hot[e.id]) this.pushToIdentity(e.recipient, this.state.hot[e.id], 'chase');
+      if (e.type === 'failed') this.log(`dead-lettered ${e.id} for ${e.recipient}: ${e.reason}`);
+    }
+  }
+}

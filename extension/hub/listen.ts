@@ -1,0 +1,121 @@
+// The hub's socket: one per workspace, in a user-private directory. Each connection starts with a
+// hello line (shared/hello.ts) that says whether it is an agent (MCP) or a control client.
+import { existsSync, unlinkSync, chmodSync } from 'node:fs';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { dirname } from 'node:path';
+import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
+import { ensurePrivateDir } from '../shared/paths';
+import { HELLO_VERSION, MAX_HELLO_BYTES, type Hello, type HelloReply } from '../shared/hello';
+import { serveControl } from './control';
+import type { Hub } from './hub';
+import { serveAgent } from './mcp/agentConnection';
+import { ReplayCache } from './mcp/replayCache';
+
+export class HubAlreadyRunning extends Error {}
+
+/** Asks whatever listens on `path` who it is; undefined if nothing answers (a stale socket). */
+export function probeHub(path: string, timeoutMs = 1500): Promise<HelloReply | undefined> {
+  return new Promise((resolve) => {
+    const socket = createConnection(path);
+    let buf = '';
+    const done = (r: HelloReply | undefined) => {
+      socket.destroy();
+      resolve(r);
+    };
+    const timer = setTimeout(() => done(undefined), timeoutMs);
+    socket.on('connect', () => socket.write(`${JSON.stringify({ handoff: HELLO_VERSION, kind: 'control', client: 'probe' })}\n`));
+    socket.on('data', (d) => {
+      buf += d.toString('utf8');
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) {
+        clearTimeout(timer);
+        try {
+          done(JSON.parse(buf.slice(0, nl)) as HelloReply);
+        } catch {
+          done({ handoff: HELLO_VERSION, ok: false, error: 'something that is not a Handoff hub listens there' });
+        }
+      }
+    });
+    socket.on('error', () => {
+      clearTimeout(timer);
+      done(undefined);
+    });
+  });
+}
+
+export interface ListenOptions {
+  heartbeatMs: number;
+  log: (line: string) => void;
+}
+
+/**
+ * Listens on the workspace socket. A live hub there is an error naming it; a socket file left by
+ * a crashed hub (nothing answers) is removed and replaced.
+ */
+export async function listen(hub: Hub, path: string, options: ListenOptions): Promise<Server> {
+  if (process.platform !== 'win32') ensurePrivateDir(dirname(path));
+  const running = existsSync(path) || process.platform === 'win32' ? await probeHub(path) : undefined;
+  if (running) {
+    throw new HubAlreadyRunning(`A Handoff hub is already running for ${running.workspace ?? 'this workspace'} (pid ${running.pid ?? '?'}, node ${running.node ?? '?'}) on ${path}. Use it, or stop it first.`);
+  }
+  if (process.platform !== 'win32' && existsSync(path)) {
+    options.log(`removing stale socket ${path} (nothing answered on it)`);
+    unlinkSync(path);
+  }
+  const replayCaches = new Map<string, ReplayCache>();
+  const server = createServer((socket) => accept(hub, socket, replayCaches, options));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(path, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  if (process.platform !== 'win32') chmodSync(path, 0o600);
+  return server;
+}
+
+function accept(hub: Hub, socket: Socket, replayCaches: Map<string, ReplayCache>, options: ListenOptions): void {
+  let buf = Buffer.alloc(0);
+  const reply = (r: Omit<HelloReply, 'handoff'>) => socket.write(`${JSON.stringify({ handoff: HELLO_VERSION, ...r })}\n`);
+  const onData = (chunk: Buffer) => {
+    buf = Buffer.concat([buf, chunk]);
+    const nl = buf.indexOf(0x0a);
+    if (nl < 0) {
+      if (buf.length > MAX_HELLO_BYTES) {
+        reply({ ok: false, error: 'no hello line: connect with the handoff-mcp bridge or the handoff CLI' });
+        socket.destroy();
+      }
+      return;
+    }
+    socket.off('data', onData);
+    socket.pause();
+    const rest = buf.subarray(nl + 1);
+    let hello: Hello;
+    try {
+      hello = JSON.parse(buf.subarray(0, nl).toString('utf8')) as Hello;
+      if (hello.handoff !== HELLO_VERSION) throw new Error(`hello version ${String(hello.handoff)}, this hub speaks ${HELLO_VERSION}`);
+    } catch (e) {
+      reply({ ok: false, error: `bad hello: ${(e as Error).message}` });
+      socket.destroy();
+      return;
+    }
+    reply({ ok: true, node: hub.node, workspace: hub.options.workspace, pid: process.pid });
+    if (hello.kind === 'mcp') {
+      serveAgent(hub, socket, hello, rest, { heartbeatMs: options.heartbeatMs, replayCaches });
+      socket.resume();
+    } else if (hello.kind === 'control') {
+      if (rest.length) socket.unshift(rest);
+      const connection = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket));
+      const stop = serveControl(hub, connection);
+      connection.onClose(stop);
+      connection.listen();
+      socket.on('close', () => connection.dispose());
+      socket.resume();
+    } else {
+      socket.destroy();
+    }
+  };
+  socket.on('data', onData);
+  socket.on('error', (e) => options.log(`socket error: ${e.message}`));
+}

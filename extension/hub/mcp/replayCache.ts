@@ -1,0 +1,81 @@
+// G6 on the wire: a tools/call request replayed on the transport (same session key, same
+// JSON-RPC id, same params — a client resending after a reconnect) is answered from the first
+// result instead of running again. A replay that arrives while the first is still running waits
+// for it, even if the first arrived on a connection that has since died.
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+const MAX_ENTRIES = 256;
+
+interface Entry {
+  response?: JSONRPCMessage;
+  waiters: ((response: JSONRPCMessage) => void)[];
+}
+
+type Id = string | number;
+
+function requestOf(m: JSONRPCMessage): { id: Id; method: string; params?: unknown } | undefined {
+  return 'method' in m && 'id' in m ? (m as { id: Id; method: string; params?: unknown }) : undefined;
+}
+
+function responseId(m: JSONRPCMessage): Id | undefined {
+  return 'id' in m && ('result' in m || 'error' in m) ? (m as { id: Id }).id : undefined;
+}
+
+export class ReplayCache {
+  private readonly entries = new Map<string, Entry>();
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private remember(fingerprint: string, response: JSONRPCMessage): void {
+    const entry = this.entries.get(fingerprint);
+    if (!entry) return;
+    entry.response = response;
+    for (const w of entry.waiters.splice(0)) w(response);
+  }
+
+  private admit(fingerprint: string): void {
+    this.entries.set(fingerprint, { waiters: [] });
+    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  wrap(inner: Transport): Transport {
+    const open = new Map<Id, string>(); // request id → fingerprint, for this connection
+    const outer: Transport = {
+      start: () => inner.start(),
+      close: () => inner.close(),
+      send: async (message, options) => {
+        const id = responseId(message);
+        const fingerprint = id === undefined ? undefined : open.get(id);
+        if (fingerprint) {
+          open.delete(id!);
+          this.remember(fingerprint, message); // before sending: the connection may be gone
+        }
+        return inner.send(message, options);
+      },
+    };
+    inner.onmessage = (message, extra) => {
+      const req = requestOf(message);
+      if (req?.method === 'tools/call') {
+        const fingerprint = `${JSON.stringify(req.id)}\n${JSON.stringify(req.params ?? null)}`;
+        const entry = this.entries.get(fingerprint);
+        if (entry?.response) {
+          void inner.send(entry.response).catch(() => undefined);
+          return;
+        }
+        if (entry) {
+          entry.waiters.push((r) => void inner.send(r).catch(() => undefined));
+          return;
+        }
+        this.admit(fingerprint);
+        open.set(req.id, fingerprint);
+      }
+      outer.onmessage?.(message, extra);
+    };
+    inner.onclose = () => outer.onclose?.();
+    inner.onerror = (e) => outer.onerror?.(e);
+    return outer;
+  }
+}

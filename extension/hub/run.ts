@@ -1,0 +1,99 @@
+// Runs a hub: store, socket, and — when the editor launched it through vscode-languageclient —
+// the control protocol on that connection (the process then exits when its parent dies).
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { defaultStoreDir, hubSocketPath } from '../shared/paths';
+import { serveControl } from './control';
+import { Hub } from './hub';
+import { HubAlreadyRunning, listen } from './listen';
+
+export interface HubArgs {
+  workspace: string;
+  store?: string;
+  socket?: string;
+  node?: string;
+  slaSeconds?: number;
+  replayLimit?: number;
+  /** Launched by vscode-languageclient: serve the control protocol on stdio/IPC. */
+  editor: boolean;
+}
+
+export function parseHubArgs(argv: string[]): HubArgs {
+  const { values } = parseArgs({
+    args: argv,
+    strict: false,
+    options: {
+      workspace: { type: 'string' }, store: { type: 'string' }, socket: { type: 'string' }, node: { type: 'string' },
+      'sla-seconds': { type: 'string' }, 'replay-limit': { type: 'string' },
+      'node-ipc': { type: 'boolean' }, stdio: { type: 'boolean' },
+    },
+  });
+  const num = (v: unknown) => (typeof v === 'string' && v !== '' ? Number(v) : undefined);
+  return {
+    workspace: resolve(String(values.workspace ?? process.cwd())),
+    store: values.store as string | undefined,
+    socket: values.socket as string | undefined,
+    node: values.node as string | undefined,
+    slaSeconds: num(values['sla-seconds']),
+    replayLimit: num(values['replay-limit']),
+    editor: !!values['node-ipc'] || !!values.stdio,
+  };
+}
+
+export async function runHub(args: HubArgs): Promise<void> {
+  // In editor mode stdout may be the JSON-RPC channel: log to stderr only.
+  const log = (line: string) => process.stderr.write(`[handoff hub ${new Date().toISOString()}] ${line}\n`);
+  const socketPath = args.socket ?? hubSocketPath(args.workspace);
+  const storeDir = args.store ?? defaultStoreDir(args.workspace);
+  const hub = new Hub({
+    workspace: args.workspace,
+    storeDir,
+    node: args.node,
+    replayLimit: args.replayLimit,
+    limits: args.slaSeconds ? { defaultSlaMs: args.slaSeconds * 1000 } : undefined,
+    tickMs: Number(process.env.HANDOFF_TICK_MS) || 1000,
+    log,
+  });
+  await hub.start();
+  let server;
+  try {
+    server = await listen(hub, socketPath, { heartbeatMs: Number(process.env.HANDOFF_HEARTBEAT_MS) || 15_000, log });
+  } catch (e) {
+    if (e instanceof HubAlreadyRunning) {
+      log(e.message);
+      await hub.close();
+      process.exit(3);
+    }
+    throw e;
+  }
+  log(`listening on ${socketPath} for ${args.workspace} (store ${storeDir}, node ${hub.node}, pid ${process.pid})`);
+
+  let stopping = false;
+  const stop = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`stopping: ${why}`);
+    server.close();
+    if (process.platform !== 'win32') rmSync(socketPath, { force: true });
+    await hub.close().catch((e) => log(`close: ${(e as Error).message}`));
+    process.exit(0);
+  };
+  // languageserver exits the process itself when the editor dies: the socket must not outlive it.
+  process.on('exit', () => {
+    if (process.platform !== 'win32') rmSync(socketPath, { force: true });
+  });
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+
+  if (args.editor) {
+    // Imported here so the headless hub and the CLI do not load the language server library.
+    const { createConnection, ProposedFeatures } = await import('vscode-languageserver/node');
+    const connection = createConnection(ProposedFeatures.all);
+    connection.onInitialize(() => ({ capabilities: {}, serverInfo: { name: 'handoff-hub', version: '0.1.0' } }));
+    serveControl(hub, connection);
+    connection.onShutdown(() => stop('shutdown requested by the editor'));
+    connection.onExit(() => void stop('exit requested by the editor'));
+    connection.listen();
+  }
+}

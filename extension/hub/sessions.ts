@@ -1,0 +1,62 @@
+// Live sessions, in memory only: an entry exists while its connection is open. Nothing about
+// liveness is read from disk — stale pid and lock files kept dead peers "alive" elsewhere.
+import type { PushKind } from './bus/model';
+
+export interface PushPayload {
+  id: string;
+  from: string;
+  thread: string;
+  kind: PushKind;
+  text: string;
+}
+
+export interface Session {
+  /** Stable across reconnects when the agent sets HANDOFF_SESSION; random otherwise. */
+  readonly key: string;
+  readonly identity: string;
+  readonly roles: string[];
+  readonly connectedAt: number;
+  readonly client: string;
+  lastSeen: number;
+  /** Message ids pushed on this connection: a connection never gets the same message twice. */
+  readonly pushed: Set<string>;
+  /** Writes the push to the agent; false if the connection is gone. */
+  deliver(push: PushPayload): boolean;
+  /** Drops the connection (replaced by a reconnect, or failed a heartbeat). */
+  close(reason: string): void;
+}
+
+export class SessionRegistry {
+  private readonly byKey = new Map<string, Session>();
+
+  /** Adds a session; a reconnect with the same key replaces (and closes) its old entry. */
+  add(session: Session): Session | undefined {
+    const old = this.byKey.get(session.key);
+    this.byKey.set(session.key, session);
+    if (old && old !== session) old.close('replaced by a reconnect with the same session key');
+    return old;
+  }
+
+  /** Removes the session only if it is still the current entry for its key. */
+  remove(session: Session): boolean {
+    if (this.byKey.get(session.key) !== session) return false;
+    this.byKey.delete(session.key);
+    return true;
+  }
+
+  forIdentity(identity: string): Session[] {
+    return [...this.byKey.values()].filter((s) => s.identity === identity);
+  }
+
+  count(identity: string): number {
+    return this.forIdentity(identity).length;
+  }
+
+  identities(): Set<string> {
+    return new Set([...this.byKey.values()].map((s) => s.identity));
+  }
+
+  all(): Session[] {
+    return [...this.byKey.values()];
+  }
+}

@@ -1,0 +1,100 @@
+// An append-only file of JSON lines. A batch goes out in one write and one fdatasync; the caller
+// groups concurrent commits into batches (the floor for durability is one fsync'd append).
+import { open, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { fsyncDir } from './durableJsonFile';
+
+export interface LoadedLine<T> {
+  value: T;
+  offset: number;
+  length: number;
+}
+
+export class AppendLog<T> {
+  private fh?: FileHandle;
+  private size = 0;
+
+  constructor(readonly path: string) {}
+
+  get bytes(): number {
+    return this.size;
+  }
+
+  /**
+   * Opens the log and returns its records. A torn last line (the process died mid-write) is cut
+   * off: it was never acknowledged, because acknowledgement waits for the fdatasync.
+   */
+  async open(): Promise<LoadedLine<T>[]> {
+    this.fh = await open(this.path, 'a+', 0o600);
+    const { size } = await this.fh.stat();
+    const buf = Buffer.alloc(size);
+    if (size > 0) await this.fh.read(buf, 0, size, 0);
+    const lines: LoadedLine<T>[] = [];
+    let start = 0;
+    let good = 0;
+    while (start < size) {
+      const nl = buf.indexOf(0x0a, start);
+      if (nl < 0) break; // no newline: torn
+      try {
+        lines.push({ value: JSON.parse(buf.toString('utf8', start, nl)) as T, offset: start, length: nl - start });
+      } catch {
+        break; // garbage can only be a torn tail, since every batch is fsync'd before the next
+      }
+      start = nl + 1;
+      good = start;
+    }
+    if (good < size) {
+      await this.fh.truncate(good);
+      await this.fh.sync();
+    }
+    this.size = good;
+    if (size === 0) await fsyncDir(dirname(this.path)); // the new file's name must be durable too
+    return lines;
+  }
+
+  /** Writes the lines with one write and one fdatasync; resolves with where each line is. */
+  async writeBatch(values: T[]): Promise<{ offset: number; length: number }[]> {
+    if (!this.fh) throw new Error(`${this.path} is not open`);
+    const parts = values.map((v) => Buffer.from(`${JSON.stringify(v)}\n`, 'utf8'));
+    const all = Buffer.concat(parts);
+    const start = this.size;
+    try {
+      let written = 0;
+      while (written < all.length) {
+        const { bytesWritten } = await this.fh.write(all, written, all.length - written, start + written);
+        written += bytesWritten;
+      }
+      await this.fh.datasync();
+    } catch (e) {
+      // Cut a partial write back so the next batch starts on a clean line.
+      await this.fh.truncate(start).catch(() => undefined);
+      throw e;
+    }
+    this.size = start + all.length;
+    let offset = start;
+    return parts.map((p) => {
+      const at = { offset, length: p.length - 1 };
+      offset += p.length;
+      return at;
+    });
+  }
+
+  async readAt(offset: number, length: number): Promise<T> {
+    if (!this.fh) throw new Error(`${this.path} is not open`);
+    const buf = Buffer.alloc(length);
+    await this.fh.read(buf, 0, length, offset);
+    return JSON.parse(buf.toString('utf8')) as T;
+  }
+
+  async truncate(): Promise<void> {
+    if (!this.fh) return;
+    await this.fh.truncate(0);
+    await this.fh.sync();
+    this.size = 0;
+  }
+
+  async close(): Promise<void> {
+    await this.fh?.close();
+    this.fh = undefined;
+  }
+}

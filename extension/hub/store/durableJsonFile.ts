@@ -1,0 +1,49 @@
+// lowdb adapter for the checkpoint document: write a temp file, fsync it, rename it over the old
+// one, fsync the directory. A crash at any instant leaves either the old or the new document.
+import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Adapter } from 'lowdb';
+
+export async function fsyncDir(dir: string): Promise<void> {
+  if (process.platform === 'win32') return; // directories cannot be opened for fsync there
+  const fh = await open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+export class DurableJsonFile<T> implements Adapter<T> {
+  /** Size of the last document written; the store paces checkpoints by it. */
+  lastWrittenBytes = 0;
+
+  constructor(readonly path: string) {}
+
+  async read(): Promise<T | null> {
+    try {
+      return JSON.parse(await readFile(this.path, 'utf8')) as T;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
+  }
+
+  async write(data: T): Promise<void> {
+    const tmp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.tmp`);
+    const fh = await open(tmp, 'w', 0o600);
+    try {
+      const text = JSON.stringify(data);
+      await fh.writeFile(text);
+      this.lastWrittenBytes = Buffer.byteLength(text);
+      await fh.sync();
+    } catch (e) {
+      await fh.close().catch(() => undefined);
+      await unlink(tmp).catch(() => undefined);
+      throw e;
+    }
+    await fh.close();
+    await rename(tmp, this.path);
+    await fsyncDir(dirname(this.path));
+  }
+}

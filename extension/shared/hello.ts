@@ -1,0 +1,36 @@
+// The first line a client writes on the hub socket says what it is; everything after it is
+// newline-delimited JSON-RPC (MCP for agents, the control protocol for the editor and CLI).
+
+export const HELLO_VERSION = 1;
+
+export interface AgentHello {
+  handoff: typeof HELLO_VERSION;
+  kind: 'mcp';
+  /** Identity name from --name / HANDOFF_AGENT; absent means "register later through whoami". */
+  identity?: string;
+  /** Stable across reconnects when the agent sets HANDOFF_SESSION, so a reconnect replaces its entry. */
+  session?: string;
+  roles?: string[];
+  pid?: number;
+  client?: string;
+}
+
+export interface ControlHello {
+  handoff: typeof HELLO_VERSION;
+  kind: 'control';
+  client?: string;
+}
+
+export type Hello = AgentHello | ControlHello;
+
+/** The hub's one-line answer to a hello, before any JSON-RPC. */
+export interface HelloReply {
+  handoff: typeof HELLO_VERSION;
+  ok: boolean;
+  error?: string;
+  node?: string;
+  workspace?: string;
+  pid?: number;
+}
+
+export const MAX_HELLO_BYTES = 4096;

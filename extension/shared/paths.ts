@@ -1,0 +1,72 @@
+// Where a workspace's hub lives. Both the hub and every client derive the same path from the
+// workspace folder, so an agent started outside the editor's terminal still finds the hub.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, realpathSync, statSync, chmodSync } from 'node:fs';
+import { homedir, tmpdir, userInfo } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+
+/** Folder that marks a workspace root when walking up from a cwd. */
+const WORKSPACE_MARKERS = ['.git', '.vscode', '.handoff', 'package.json'];
+
+function canonical(dir: string): string {
+  const abs = resolve(dir);
+  try {
+    return realpathSync(abs);
+  } catch {
+    return abs;
+  }
+}
+
+export function workspaceKey(workspace: string): string {
+  return createHash('sha256').update(canonical(workspace)).digest('hex').slice(0, 16);
+}
+
+/** A user-private directory (0700) for sockets; created on demand. */
+export function runtimeDir(): string {
+  const base = process.env.XDG_RUNTIME_DIR && existsSync(process.env.XDG_RUNTIME_DIR)
+    ? process.env.XDG_RUNTIME_DIR
+    : tmpdir();
+  const uid = typeof process.getuid === 'function' ? process.getuid() : userInfo().username;
+  return join(base, `handoff-${uid}`);
+}
+
+export function ensurePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // mkdir's mode is masked by umask and ignored for an existing dir: enforce it, and refuse a dir
+  // someone else owns (another user could otherwise read the sockets in it).
+  const st = statSync(dir);
+  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
+    throw new Error(`${dir} belongs to uid ${st.uid}, not to you; remove it or set XDG_RUNTIME_DIR`);
+  }
+  if ((st.mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
+}
+
+export function hubSocketPath(workspace: string): string {
+  const key = workspaceKey(workspace);
+  if (process.platform === 'win32') return `\\\\.\\pipe\\handoff-${userInfo().username}-${key}`;
+  return join(runtimeDir(), `hub-${key}.sock`);
+}
+
+/** Default store location for a workspace when the editor does not give one. */
+export function defaultStoreDir(workspace: string): string {
+  const state = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
+  return join(state, 'handoff', workspaceKey(workspace));
+}
+
+/** The workspace folder a process belongs to: the nearest ancestor of cwd with a marker. */
+export function findWorkspace(cwd: string): string {
+  let dir = canonical(cwd);
+  for (;;) {
+    if (WORKSPACE_MARKERS.some((m) => existsSync(join(dir, m)))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return canonical(cwd);
+    dir = parent;
+  }
+}
+
+/** HANDOFF_HUB wins; otherwise the socket derived from the workspace of cwd. */
+export function resolveHubSocket(env: NodeJS.ProcessEnv, cwd: string): { socket: string; workspace?: string } {
+  if (env.HANDOFF_HUB) return { socket: env.HANDOFF_HUB };
+  const workspace = findWorkspace(cwd);
+  return { socket: hubSocketPath(workspace), workspace };
+}

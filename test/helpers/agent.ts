@@ -1,0 +1,86 @@
+// A real MCP client (the SDK's Client over StdioClientTransport) spawning the real bridge binary.
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { DIST, NODE } from './hubProcess';
+
+export interface ChannelPush {
+  content: string;
+  meta: Record<string, string>;
+  at: number;
+}
+
+export interface Agent {
+  name: string;
+  client: Client;
+  transport: StdioClientTransport;
+  pushes: ChannelPush[];
+  resourceUpdates: number;
+  stderr: () => string;
+  call(tool: string, args?: Record<string, unknown>): Promise<CallToolResult & { structuredContent?: any }>;
+  /** Calls a tool and throws if it returned an error. */
+  ok(tool: string, args?: Record<string, unknown>): Promise<any>;
+  close(): Promise<void>;
+  waitForPushes(n: number, timeoutMs?: number): Promise<void>;
+}
+
+export interface AgentSpec {
+  socket: string;
+  name?: string;
+  session?: string;
+  roles?: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+}
+
+export async function waitFor(cond: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const start = Date.now();
+  while (!cond()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export async function connectAgent(spec: AgentSpec): Promise<Agent> {
+  const args = [join(DIST, 'bridge.js')];
+  if (spec.name) args.push('--name', spec.name);
+  if (spec.session) args.push('--session', spec.session);
+  for (const r of spec.roles ?? []) args.push('--role', r);
+  const transport = new StdioClientTransport({
+    command: NODE,
+    args,
+    cwd: spec.cwd,
+    env: { ...(process.env as Record<string, string>), HANDOFF_HUB: spec.socket, ...spec.env },
+    stderr: 'pipe',
+  });
+  let err = '';
+  transport.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const client = new Client({ name: `test-${spec.name ?? 'anon'}`, version: '1.0.0' });
+  const agent: Agent = {
+    name: spec.name ?? '',
+    client,
+    transport,
+    pushes: [],
+    resourceUpdates: 0,
+    stderr: () => err,
+    call: (tool, a = {}) => client.callTool({ name: tool, arguments: a }) as Promise<any>,
+    async ok(tool, a = {}) {
+      const r = await agent.call(tool, a);
+      if (r.isError) throw new Error(`${tool} failed: ${JSON.stringify(r.content)}`);
+      return r.structuredContent;
+    },
+    close: () => client.close(),
+    waitForPushes: (n, timeoutMs = 10_000) => waitFor(() => agent.pushes.length >= n, timeoutMs, `${n} pushes to ${spec.name} (have ${agent.pushes.length})`),
+  };
+  client.fallbackNotificationHandler = async (n) => {
+    if (n.method === 'notifications/claude/channel') {
+      const p = n.params as { content: string; meta: Record<string, string> };
+      agent.pushes.push({ content: p.content, meta: p.meta, at: Date.now() });
+    } else if (n.method === 'notifications/resources/updated') {
+      agent.resourceUpdates++;
+    }
+  };
+  await client.connect(transport);
+  return agent;
+}

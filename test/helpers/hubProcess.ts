@@ -1,0 +1,90 @@
+// Starts the real hub binary (dist/hub.js) as a child process, the way `handoff hub` runs it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** The repository root: tests are bundled into out/test/…, so walk up to package.json. */
+function findRoot(dir: string): string {
+  while (!existsSync(join(dir, 'package.json')) || !existsSync(join(dir, 'esbuild.mjs'))) {
+    const up = resolve(dir, '..');
+    if (up === dir) throw new Error('cannot find the Handoff repository root');
+    dir = up;
+  }
+  return dir;
+}
+export const ROOT = findRoot(__dirname);
+export const DIST = join(ROOT, 'dist');
+export const NODE = process.execPath;
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `handoff-${prefix}-`));
+}
+
+export interface HubProcess {
+  workspace: string;
+  store: string;
+  socket: string;
+  proc: ChildProcess;
+  log: () => string;
+  kill9(): Promise<void>;
+  stop(): Promise<void>;
+  /** Starts a new hub process on the same workspace, store and socket. */
+  restart(): Promise<HubProcess>;
+}
+
+export interface HubSpec {
+  workspace?: string;
+  store?: string;
+  socket?: string;
+  env?: Record<string, string>;
+  args?: string[];
+}
+
+export function spawnHub(spec: HubSpec = {}): { proc: ChildProcess; ready: Promise<void>; output: () => string } {
+  const workspace = spec.workspace!;
+  const args = [join(DIST, 'hub.js'), '--workspace', workspace, '--store', spec.store!, '--socket', spec.socket!, ...(spec.args ?? [])];
+  const proc = spawn(NODE, args, { env: { ...process.env, ...spec.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const ready = new Promise<void>((res, rej) => {
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('listening on')) res();
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    proc.on('exit', (code) => rej(new Error(`hub exited with ${code} before listening:\n${out}`)));
+  });
+  return { proc, ready, output: () => out };
+}
+
+export async function startHub(spec: HubSpec = {}): Promise<HubProcess> {
+  const base = tempDir('hub');
+  const full = {
+    ...spec,
+    workspace: spec.workspace ?? join(base, 'ws'),
+    store: spec.store ?? join(base, 'store'),
+    socket: spec.socket ?? join(base, 'run', 'hub.sock'),
+  };
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(full.workspace, { recursive: true });
+  const { proc, ready, output } = spawnHub(full);
+  await ready;
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  return {
+    workspace: full.workspace,
+    store: full.store,
+    socket: full.socket,
+    proc,
+    log: output,
+    async kill9() {
+      proc.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      await exited;
+    },
+    restart: () => startHub(full),
+  };
+}
