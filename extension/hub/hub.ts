@@ -82,6 +82,13 @@ export class Hub {
   private nextSeq = 0;
   private readonly recent: RecentSends = new Map();
   private readonly inflight = new Map<string, Promise<SendResult>>();
+  /**
+   * `${identity}\n${id}` for every message pushed to some session of the identity. Kept in memory
+   * and set at push time, because the journaled push record lands a moment later and a session
+   * reconnecting in between must still get the message flagged as a replay.
+   */
+  private readonly pushedToIdentity = new Set<string>();
+  private pushedPruneAt = 4096;
   private readonly listeners = new Set<() => void>();
   private timer?: NodeJS.Timeout;
   private readonly log: (line: string) => void;
@@ -91,6 +98,10 @@ export class Hub {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.log = options.log ?? (() => undefined);
   }
+
+  private markStarted!: () => void;
+  /** Resolves once start() has opened (or failed to open) the store. */
+  readonly started = new Promise<void>((resolve) => (this.markStarted = resolve));
 
   /** Opens the store. If it cannot be opened the hub still serves and every write says why. */
   async start(): Promise<void> {
@@ -113,6 +124,7 @@ export class Hub {
     }
     this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 1000);
     this.timer.unref();
+    this.markStarted();
   }
 
   async close(): Promise<void> {
@@ -184,7 +196,7 @@ export class Hub {
     const limit = this.options.replayLimit ?? 50;
     const waiting = unackedFor(this.state, session.identity);
     for (const hot of waiting.slice(0, limit)) {
-      const seenBefore = hot.deliveries[session.identity].pushes.length > 0;
+      const seenBefore = this.pushedToIdentity.has(`${session.identity}\n${hot.message.id}`) || hot.deliveries[session.identity].pushes.length > 0;
       this.pushTo(session, hot, seenBefore ? 'replayed' : 'live');
     }
     if (waiting.length > limit) {
@@ -201,6 +213,7 @@ export class Hub {
     if (kind !== 'chase' && session.pushed.has(m.id)) return false;
     if (!session.deliver({ id: m.id, from: m.from, thread: m.thread, kind, text: renderMessage(m, kind) })) return false;
     session.pushed.add(m.id);
+    this.pushedToIdentity.add(`${session.identity}\n${m.id}`);
     const at = Date.now();
     this.store?.commit([{ type: 'pushed', id: m.id, recipient: session.identity, push: { session: session.key, node: this.node, at, kind } }])
       .then(() => this.changed(), (e) => this.log(`could not record a push of ${m.id}: ${(e as Error).message}`));
@@ -258,7 +271,7 @@ export class Hub {
       this.recent.delete(fingerprint);
       throw e;
     }
-    this.pruneRecent(now);
+    this.pruneMemory(now);
     const hot = this.state.hot[m.id];
     const recipients = m.recipients.map((identity) => {
       const sessions = this.pushToIdentity(identity, hot, 'live');
@@ -273,9 +286,14 @@ export class Hub {
     };
   }
 
-  private pruneRecent(now: number): void {
-    if (this.recent.size < 1024) return;
-    for (const [k, v] of this.recent) if (now - v.at > this.limits.duplicateWindowMs) this.recent.delete(k);
+  private pruneMemory(now: number): void {
+    if (this.recent.size >= 1024) {
+      for (const [k, v] of this.recent) if (now - v.at > this.limits.duplicateWindowMs) this.recent.delete(k);
+    }
+    if (this.pushedToIdentity.size >= this.pushedPruneAt) {
+      for (const k of this.pushedToIdentity) if (!this.state.hot[k.slice(k.indexOf('\n') + 1)]) this.pushedToIdentity.delete(k);
+      this.pushedPruneAt = Math.max(4096, 2 * this.pushedToIdentity.size); // amortised: O(1) per push
+    }
   }
 
   private async describeSend(id: string): Promise<SendResult> {

@@ -63,7 +63,13 @@ export async function listen(hub: Hub, path: string, options: ListenOptions): Pr
     unlinkSync(path);
   }
   const replayCaches = new Map<string, ReplayCache>();
-  const server = createServer((socket) => accept(hub, socket, replayCaches, options));
+  const server = createServer((socket) => {
+    socket.pause();
+    void hub.started.then(() => {
+      accept(hub, socket, replayCaches, options);
+      socket.resume();
+    });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(path, () => {

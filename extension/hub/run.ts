@@ -55,18 +55,19 @@ export async function runHub(args: HubArgs): Promise<void> {
     tickMs: Number(process.env.HANDOFF_TICK_MS) || 1000,
     log,
   });
-  await hub.start();
+  // Claim the socket before touching the store: a second hub for this workspace must stop here,
+  // before it could write the running hub's files. Connections wait until the store is open.
   let server;
   try {
     server = await listen(hub, socketPath, { heartbeatMs: Number(process.env.HANDOFF_HEARTBEAT_MS) || 15_000, log });
   } catch (e) {
     if (e instanceof HubAlreadyRunning) {
       log(e.message);
-      await hub.close();
       process.exit(3);
     }
     throw e;
   }
+  await hub.start();
   log(`listening on ${socketPath} for ${args.workspace} (store ${storeDir}, node ${hub.node}, pid ${process.pid})`);
 
   let stopping = false;

@@ -47,11 +47,14 @@ export async function connectAgent(spec: AgentSpec): Promise<Agent> {
   if (spec.name) args.push('--name', spec.name);
   if (spec.session) args.push('--session', spec.session);
   for (const r of spec.roles ?? []) args.push('--role', r);
+  const env = { ...(process.env as Record<string, string>), ...spec.env };
+  delete env.HANDOFF_HUB;
+  if (spec.socket) env.HANDOFF_HUB = spec.socket; // '' → the bridge derives the hub from its cwd
   const transport = new StdioClientTransport({
     command: NODE,
     args,
     cwd: spec.cwd,
-    env: { ...(process.env as Record<string, string>), HANDOFF_HUB: spec.socket, ...spec.env },
+    env,
     stderr: 'pipe',
   });
   let err = '';

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { hubSocketPath } from '../../extension/shared/paths';
 
 /** The repository root: tests are bundled into out/test/…, so walk up to package.json. */
 function findRoot(dir: string): string {
@@ -36,14 +37,15 @@ export interface HubProcess {
 export interface HubSpec {
   workspace?: string;
   store?: string;
-  socket?: string;
+  /** null: no --socket, the hub derives it from the workspace like the bridge does. */
+  socket?: string | null;
   env?: Record<string, string>;
   args?: string[];
 }
 
 export function spawnHub(spec: HubSpec = {}): { proc: ChildProcess; ready: Promise<void>; output: () => string } {
   const workspace = spec.workspace!;
-  const args = [join(DIST, 'hub.js'), '--workspace', workspace, '--store', spec.store!, '--socket', spec.socket!, ...(spec.args ?? [])];
+  const args = [join(DIST, 'hub.js'), '--workspace', workspace, '--store', spec.store!, ...(spec.socket ? ['--socket', spec.socket] : []), ...(spec.args ?? [])];
   const proc = spawn(NODE, args, { env: { ...process.env, ...spec.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const ready = new Promise<void>((res, rej) => {
@@ -64,7 +66,7 @@ export async function startHub(spec: HubSpec = {}): Promise<HubProcess> {
     ...spec,
     workspace: spec.workspace ?? join(base, 'ws'),
     store: spec.store ?? join(base, 'store'),
-    socket: spec.socket ?? join(base, 'run', 'hub.sock'),
+    socket: spec.socket === undefined ? join(base, 'run', 'hub.sock') : spec.socket,
   };
   const { mkdirSync } = await import('node:fs');
   mkdirSync(full.workspace, { recursive: true });
@@ -74,7 +76,7 @@ export async function startHub(spec: HubSpec = {}): Promise<HubProcess> {
   return {
     workspace: full.workspace,
     store: full.store,
-    socket: full.socket,
+    socket: full.socket ?? hubSocketPath(full.workspace),
     proc,
     log: output,
     async kill9() {

@@ -1,0 +1,21 @@
+// The user's Handoff settings, read fresh each time so changes apply without a reload.
+import { userInfo } from 'node:os';
+import * as vscode from 'vscode';
+
+/** The identity the person at the editor sends as: the setting, else the OS user name. */
+export function humanIdentity(): string {
+  const configured = vscode.workspace.getConfiguration('handoff').get<string>('identity', '').trim();
+  if (configured) return configured;
+  let user = 'human';
+  try {
+    user = userInfo().username;
+  } catch {
+    // No passwd entry (some containers): keep the fallback.
+  }
+  const safe = user.replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '');
+  return safe || 'human';
+}
+
+export function defaultSlaSeconds(): number {
+  return vscode.workspace.getConfiguration('handoff').get<number>('defaultSlaSeconds', 600);
+}

@@ -1,0 +1,220 @@
+// The hub as a process: one per workspace, stale sockets, private permissions, a bridge with no
+// hub, replayed JSON-RPC requests, half-open connections, and the CLI.
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, it } from 'node:test';
+import { connectAgent, waitFor } from '../helpers/agent';
+import { DIST, NODE, spawnHub, startHub, tempDir } from '../helpers/hubProcess';
+import { rawAgent } from '../helpers/rawAgent';
+import { hubSocketPath } from '../../extension/shared/paths';
+
+const run = promisify(execFile);
+
+describe('hub process', () => {
+  it('keeps its socket private: 0700 directory, 0600 socket', async () => {
+    const hub = await startHub();
+    try {
+      assert.equal(statSync(dirname(hub.socket)).mode & 0o777, 0o700);
+      assert.equal(statSync(hub.socket).mode & 0o777, 0o600);
+    } finally {
+      await hub.stop();
+    }
+    assert.equal(existsSync(hub.socket), false, 'a stopped hub removes its socket');
+  });
+
+  it('refuses a second hub for the same workspace, naming the running one', async () => {
+    const hub = await startHub();
+    try {
+      const second = spawnHub({ workspace: hub.workspace, store: hub.store, socket: hub.socket });
+      second.ready.catch(() => undefined);
+      const code = await new Promise<number | null>((r) => second.proc.on('exit', r));
+      assert.equal(code, 3);
+      assert.match(second.output(), new RegExp(`already running for .*\\(pid ${hub.proc.pid}`));
+      assert.doesNotMatch(second.output(), /store .*open/, 'the second hub never opened the store');
+      // The first one is unharmed.
+      const a = await connectAgent({ socket: hub.socket, name: 'still' });
+      assert.equal((await a.ok('whoami')).identity, 'still');
+      await a.close();
+    } finally {
+      await hub.stop();
+    }
+  });
+
+  it('replaces a stale socket left by a hub killed with -9', async () => {
+    const hub = await startHub();
+    await hub.kill9();
+    assert.ok(existsSync(hub.socket), 'kill -9 leaves the socket file behind');
+    const next = await hub.restart();
+    try {
+      const a = await connectAgent({ socket: next.socket, name: 'after' });
+      assert.equal((await a.ok('whoami')).identity, 'after');
+      await a.close();
+      assert.match(next.log(), /removing stale socket/);
+    } finally {
+      await next.stop();
+    }
+  });
+
+  it('the bridge with no hub fails loudly on stderr and as an MCP error, and exits', async () => {
+    const dir = tempDir('nohub');
+    const socket = join(dir, 'missing.sock');
+    const child = spawn(NODE, [join(DIST, 'bridge.js'), '--name', 'x'], { env: { ...process.env, HANDOFF_HUB: socket }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`);
+    const started = Date.now();
+    const code = await new Promise<number | null>((r) => child.on('exit', r));
+    assert.ok(Date.now() - started < 5000, 'it does not hang');
+    assert.equal(code, 1);
+    assert.match(err, /No Handoff hub at HANDOFF_HUB=.*missing\.sock/);
+    const reply = JSON.parse(out.trim());
+    assert.equal(reply.id, 1);
+    assert.equal(reply.error.code, -32000);
+    assert.match(reply.error.message, /handoff hub --workspace/);
+  });
+
+  it('the bridge finds the hub of its workspace from its cwd when HANDOFF_HUB is unset', async () => {
+    const ws = tempDir('cwd-ws');
+    mkdirSync(join(ws, '.git'));
+    mkdirSync(join(ws, 'src', 'deep'), { recursive: true });
+    // No --socket: the hub derives it from the workspace, as the bridge will.
+    const hub = await startHub({ workspace: ws, socket: null });
+    try {
+      assert.equal(hub.socket, hubSocketPath(ws));
+      const a = await connectAgent({ socket: '', name: 'nested', cwd: join(ws, 'src', 'deep') });
+      assert.equal((await a.ok('whoami')).workspace, ws);
+      await a.close();
+    } finally {
+      await hub.stop();
+    }
+  });
+
+  it('answers a replayed JSON-RPC tools/call from the first result (same session, even after a reconnect)', async () => {
+    const hub = await startHub();
+    try {
+      const bob = await connectAgent({ socket: hub.socket, name: 'bob' });
+      const raw = await rawAgent(hub.socket, { identity: 'alice', session: 'alice-raw' });
+      await raw.initialize();
+      const call = { name: 'send_handoff', arguments: { to: 'bob', body: 'replay me', idempotency_key: undefined } };
+      raw.request(7, 'tools/call', call);
+      raw.request(7, 'tools/call', call);
+      const first = await raw.response(7, 1);
+      const second = await raw.response(7, 2);
+      assert.equal(second.result.structuredContent.message_id, first.result.structuredContent.message_id);
+      raw.close();
+      const again = await rawAgent(hub.socket, { identity: 'alice', session: 'alice-raw' });
+      await again.initialize();
+      again.request(7, 'tools/call', call);
+      const third = await again.response(7);
+      assert.equal(third.result.structuredContent.message_id, first.result.structuredContent.message_id);
+      again.close();
+      const inbox = await bob.ok('inbox');
+      assert.equal(inbox.messages.filter((m: any) => m.body === 'replay me').length, 1, 'one message created');
+      await bob.close();
+    } finally {
+      await hub.stop();
+    }
+  });
+
+  it('drops a half-open connection that stops answering heartbeats, so it no longer counts as live', async () => {
+    const hub = await startHub({ env: { HANDOFF_HEARTBEAT_MS: '200' } });
+    try {
+      const watcher = await connectAgent({ socket: hub.socket, name: 'watcher' });
+      const zombie = await rawAgent(hub.socket, { identity: 'zombie', session: 'z' }, { answerPings: false });
+      await zombie.initialize();
+      const live = async () => (await watcher.ok('list_peers')).peers.find((p: any) => p.identity === 'zombie')?.live_sessions;
+      assert.equal(await live(), 1);
+      const until = Date.now() + 5000;
+      while ((await live()) !== 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(await live(), 0, 'an unanswered heartbeat removes the session');
+      zombie.close();
+      await watcher.close();
+    } finally {
+      await hub.stop();
+    }
+  });
+
+  it('an unnamed session registers through whoami; without a name every tool says how to get one', async () => {
+    const hub = await startHub();
+    try {
+      const anon = await connectAgent({ socket: hub.socket });
+      const refused = await anon.call('send_handoff', { to: 'x', body: 'y' });
+      assert.equal(refused.structuredContent.error.code, 'no_identity');
+      assert.match((refused.content[0] as any).text, /whoami with \{"name"/);
+      const me = await anon.ok('whoami', { name: 'late-namer', roles: ['reviewer'] });
+      assert.equal(me.identity, 'late-namer');
+      const peer = await connectAgent({ socket: hub.socket, name: 'lead' });
+      const sent = await peer.ok('send_handoff', { to: 'role:reviewer', body: 'review by role' });
+      assert.deepEqual(sent.recipients.map((r: any) => r.identity), ['late-namer']);
+      await anon.waitForPushes(1);
+      await anon.close();
+      await peer.close();
+    } finally {
+      await hub.stop();
+    }
+  });
+
+  it('the CLI sends, lists peers and inboxes, and `status` exits 1 once a send is past its SLA', async () => {
+    const hub = await startHub();
+    const cli = (...args: string[]) => run(NODE, [join(DIST, 'cli.js'), ...args, '--hub', hub.socket]).then((r) => ({ code: 0, ...r }), (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }));
+    try {
+      const dev = await connectAgent({ socket: hub.socket, name: 'dev' });
+      let status = await cli('status');
+      assert.equal(status.code, 0, status.stdout);
+      const sent = await cli('send', '--as', 'human', '--to', 'dev', '--json', 'please fix the build');
+      const result = JSON.parse(sent.stdout);
+      assert.equal(result.state, 'pushed');
+      await dev.waitForPushes(1);
+      const text = await cli('send', '--as', 'human', '--to', 'dve', 'typo');
+      assert.equal(text.code, 1);
+      assert.match(text.stderr, /Did you mean "dev"/);
+      const peers = await cli('peers');
+      assert.match(peers.stdout, /dev\s+1 live/);
+      const inbox = JSON.parse((await cli('inbox', '--as', 'dev', '--json')).stdout);
+      assert.equal(inbox[0].message.body, 'please fix the build');
+
+      await dev.close();
+    } finally {
+      await hub.stop();
+    }
+    const slaHub = await startHub({ env: { HANDOFF_TICK_MS: '100' }, args: ['--sla-seconds', '1'] });
+    const cli2 = (...args: string[]) => run(NODE, [join(DIST, 'cli.js'), ...args, '--hub', slaHub.socket]).then((r) => ({ code: 0, ...r }), (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }));
+    try {
+      const dev = await connectAgent({ socket: slaHub.socket, name: 'dev' });
+      const sent = JSON.parse((await cli2('send', '--as', 'human', '--to', 'dev', '--json', 'ack me within a second')).stdout);
+      assert.equal((await cli2('status')).code, 0);
+      await new Promise((r) => setTimeout(r, 1300));
+      const late = await cli2('status');
+      assert.equal(late.code, 1);
+      assert.match(late.stdout, new RegExp(`OVERDUE ${sent.message_id} human → dev:pushed`));
+      await dev.waitForPushes(2); // the one chase past the SLA
+      assert.equal(dev.pushes[1].meta.chase, 'true');
+      await dev.ok('ack', { message_id: sent.message_id });
+      assert.equal((await cli2('status')).code, 0, 'the ACK clears it');
+      await dev.close();
+    } finally {
+      await slaHub.stop();
+    }
+  });
+
+  it('a non-hub listening on the socket path is reported, not trusted', async () => {
+    const dir = tempDir('imposter');
+    const path = join(dir, 'hub.sock');
+    const server = createServer((s) => s.end('HTTP/1.1 400 Bad Request\r\n\r\n'));
+    await new Promise<void>((r) => server.listen(path, r));
+    writeFileSync(join(dir, 'note'), '');
+    try {
+      const r = await run(NODE, [join(DIST, 'cli.js'), 'status', '--hub', path]).catch((e) => e);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /not a Handoff hub/);
+    } finally {
+      server.close();
+    }
+  });
+});
