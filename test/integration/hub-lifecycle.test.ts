@@ -129,10 +129,13 @@ describe('hub process', () => {
       const zombie = await rawAgent(hub.socket, { identity: 'zombie', session: 'z' }, { answerPings: false });
       await zombie.initialize();
       const live = async () => (await watcher.ok('list_peers')).peers.find((p: any) => p.identity === 'zombie')?.live_sessions;
-      assert.equal(await live(), 1);
-      const until = Date.now() + 5000;
-      while ((await live()) !== 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-      assert.equal(await live(), 0, 'an unanswered heartbeat removes the session');
+      const until = async (n: number) => {
+        const end = Date.now() + 5000;
+        while ((await live()) !== n && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+        return live();
+      };
+      assert.equal(await until(1), 1, 'live once initialised');
+      assert.equal(await until(0), 0, 'an unanswered heartbeat removes the session');
       zombie.close();
       await watcher.close();
     } finally {
