@@ -173,13 +173,15 @@ export class Hub {
 
   /** Called once the agent's MCP session is initialised: records the name, replays its mail. */
   async attach(session: Session): Promise<void> {
-    this.sessions.add(session);
-    this.log(`session ${session.key} attached as ${session.identity} (${session.client})`);
+    // Known before live: once a peer shows as live, sending to its name must work.
     try {
       await this.remember(session.identity, session.roles);
     } catch (e) {
       this.log(`could not record identity ${session.identity}: ${(e as Error).message}`);
     }
+    if (!session.isOpen()) return; // closed while we were writing: never list a dead peer
+    this.sessions.add(session);
+    this.log(`session ${session.key} attached as ${session.identity} (${session.client})`);
     this.replay(session);
     this.changed();
   }
@@ -191,14 +193,19 @@ export class Hub {
     }
   }
 
-  /** Unacked mail to a (re)attached session, oldest first, bounded, flagged when seen before. */
+  /**
+   * Unacked mail to a (re)attached session, bounded. Mail this identity has never been pushed
+   * goes first, in FIFO order; then replays of what it was pushed before, flagged `replayed`.
+   * Past the bound, one notice says how many more wait in the inbox.
+   */
   private replay(session: Session): void {
     const limit = this.options.replayLimit ?? 50;
-    const waiting = unackedFor(this.state, session.identity);
-    for (const hot of waiting.slice(0, limit)) {
-      const seenBefore = this.pushedToIdentity.has(`${session.identity}\n${hot.message.id}`) || hot.deliveries[session.identity].pushes.length > 0;
-      this.pushTo(session, hot, seenBefore ? 'replayed' : 'live');
-    }
+    const seen = (hot: HotMessage) => this.pushedToIdentity.has(`${session.identity}\n${hot.message.id}`) || hot.deliveries[session.identity].pushes.length > 0;
+    const waiting = unackedFor(this.state, session.identity).filter((h) => !session.pushed.has(h.message.id));
+    const fresh = waiting.filter((h) => !seen(h));
+    const again = waiting.filter((h) => seen(h));
+    for (const hot of fresh.slice(0, limit)) this.pushTo(session, hot, 'live');
+    for (const hot of again.slice(0, Math.max(0, limit - fresh.length))) this.pushTo(session, hot, 'replayed');
     if (waiting.length > limit) {
       session.deliver({
         id: '', from: 'handoff', thread: '', kind: 'replayed',

@@ -20,6 +20,7 @@ export interface Session {
   lastSeen: number;
   /** Message ids pushed on this connection: a connection never gets the same message twice. */
   readonly pushed: Set<string>;
+  isOpen(): boolean;
   /** Writes the push to the agent; false if the connection is gone. */
   deliver(push: PushPayload): boolean;
   /** Drops the connection (replaced by a reconnect, or failed a heartbeat). */

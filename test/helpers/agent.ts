@@ -85,5 +85,14 @@ export async function connectAgent(spec: AgentSpec): Promise<Agent> {
     }
   };
   await client.connect(transport);
+  if (spec.name) {
+    // The session joins the registry once the hub has processed `initialized`; wait for that so
+    // a test that sends to this agent right away does not race its registration.
+    for (let i = 0; i < 500; i++) {
+      const me = (await agent.call('whoami')).structuredContent;
+      if (me?.live_sessions_of_identity > 0) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
   return agent;
 }

@@ -62,7 +62,7 @@ export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover
     if (!identity || !initialized || session) return;
     session = {
       key, identity, roles, client: hello.client ?? server.server.getClientVersion()?.name ?? 'unknown',
-      connectedAt: Date.now(), lastSeen: Date.now(), pushed: new Set(), deliver,
+      connectedAt: Date.now(), lastSeen: Date.now(), pushed: new Set(), deliver, isOpen: () => transport.isOpen,
       close: () => void transport.close(),
     };
     await hub.attach(session);
