@@ -1,0 +1,118 @@
+// G4 for the store: an unwritable, full or read-only store is a clear tool error that says
+// nothing was sent; the hub keeps serving; nothing acknowledged is lost, nothing refused appears.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { connectAgent } from '../helpers/agent';
+import { startHub, tempDir } from '../helpers/hubProcess';
+
+function tryMount(dir: string, sizeKb: number): boolean {
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeKb}k`, 'tmpfs', dir], { stdio: 'pipe' });
+    return true;
+  } catch (e) {
+    console.log(`# SKIPPING the full/read-only disk tests: cannot mount a small tmpfs here (${(e as Error).message.split('\n')[0]}); they need root`);
+    return false;
+  }
+}
+
+describe('G4: the store cannot be written', () => {
+  const mounts: string[] = [];
+  after(() => {
+    for (const m of mounts) {
+      try {
+        execFileSync('umount', ['-l', m], { stdio: 'pipe' });
+      } catch {
+        /* already gone */
+      }
+    }
+  });
+
+  it('a store path that cannot be created: the hub serves and every send says why', async () => {
+    const base = tempDir('blocked');
+    writeFileSync(join(base, 'file'), 'not a directory');
+    const hub = await startHub({ store: join(base, 'file', 'store') });
+    try {
+      const a = await connectAgent({ socket: hub.socket, name: 'alice' });
+      const r = await a.call('send_handoff', { to: 'alice', body: 'hello' });
+      assert.equal(r.isError, true);
+      assert.equal(r.structuredContent.error.code, 'store_unavailable');
+      assert.match((r.content[0] as any).text, /could not write its store in .*file\/store \((ENOTDIR|EEXIST)/);
+      assert.match((r.content[0] as any).text, /Nothing was sent/);
+      assert.equal((await a.ok('whoami')).identity, 'alice', 'still serving');
+      await a.close();
+    } finally {
+      await hub.stop();
+    }
+  });
+
+  it('disk full, then read-only: clear errors, the hub keeps serving, 0 lost and 0 phantom messages', async (t) => {
+    const dir = tempDir('tmpfs');
+    if (!tryMount(dir, 256)) return t.skip('needs root to mount a tmpfs');
+    mounts.push(dir);
+    const store = join(dir, 'store');
+    mkdirSync(store);
+    let hub = await startHub({ store });
+    const acknowledged: string[] = [];
+    const refused: string[] = [];
+    try {
+      const alice = await connectAgent({ socket: hub.socket, name: 'alice' });
+      const bob = await connectAgent({ socket: hub.socket, name: 'bob' });
+      await bob.close();
+      let errorText = '';
+      for (let i = 0; i < 200 && refused.length < 3; i++) {
+        const body = `${i} `.padEnd(8000, 'x');
+        const r = await alice.call('send_handoff', { to: 'bob', body });
+        if (r.isError) {
+          assert.equal(r.structuredContent.error.code, 'store_unavailable');
+          errorText = (r.content[0] as any).text;
+          refused.push(body);
+        } else acknowledged.push(body);
+      }
+      assert.ok(refused.length > 0, 'the disk filled up');
+      assert.match(errorText, /ENOSPC/);
+      assert.match(errorText, /Free disk space or fix the folder's permissions/);
+      assert.equal((await alice.ok('whoami')).identity, 'alice', 'still serving');
+
+      // Read-only (a mount cannot turn read-only under open writers, so the hub starts on it).
+      await alice.close();
+      await hub.stop();
+      execFileSync('mount', ['-o', 'remount,ro', dir]);
+      hub = await hub.restart();
+      const ro = await connectAgent({ socket: hub.socket, name: 'alice' });
+      const r = await ro.call('send_handoff', { to: 'bob', body: 'while read-only' });
+      assert.equal(r.structuredContent.error.code, 'store_unavailable');
+      assert.match((r.content[0] as any).text, /EROFS/);
+      assert.equal((await ro.ok('list_peers')).peers.length >= 0, true, 'still serving');
+      refused.push('while read-only');
+      await ro.close();
+      await hub.stop();
+      execFileSync('mount', ['-o', 'remount,rw', dir]);
+      hub = await hub.restart();
+
+      const writer = await connectAgent({ socket: hub.socket, name: 'alice' });
+      const later = await writer.ok('send_handoff', { to: 'bob', body: 'after the disk came back' });
+      acknowledged.push('after the disk came back');
+      assert.ok(later.message_id);
+      await writer.close();
+      await hub.kill9();
+      hub = await hub.restart();
+      const reader = await connectAgent({ socket: hub.socket, name: 'bob' });
+      const inbox = await reader.ok('inbox', { limit: 200 });
+      const bodies = inbox.messages.map((m: any) => m.body);
+      const lost = acknowledged.filter((b) => !bodies.includes(b));
+      const phantom = refused.filter((b) => bodies.includes(b));
+      const duplicated = bodies.length - new Set(bodies).size;
+      console.log(`# full disk: ${acknowledged.length} acknowledged, ${refused.length} refused, lost ${lost.length}, phantom ${phantom.length}, duplicated ${duplicated}`);
+      assert.equal(lost.length, 0);
+      assert.equal(phantom.length, 0, 'a refused send must not appear later');
+      assert.equal(duplicated, 0);
+      await reader.close();
+    } finally {
+      await hub.stop();
+      rmSync(store, { recursive: true, force: true });
+    }
+  });
+});
