@@ -1,0 +1,33 @@
+// A real MCP client nobody here wrote: the Claude Code CLI lists the bridge as connected.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, it } from 'node:test';
+import { DIST, NODE, ROOT, startHub, tempDir } from '../helpers/hubProcess';
+
+const run = promisify(execFile);
+const CLAUDE = join(ROOT, 'node_modules', '.bin', 'claude');
+
+describe('Claude Code CLI', () => {
+  it('`claude mcp list` shows the bridge ✔ Connected to a running hub, and ✗ without one', async (t) => {
+    if (!existsSync(CLAUDE)) {
+      console.log('# SKIPPING Claude Code test: node_modules/.bin/claude is missing (npm install @anthropic-ai/claude-code)');
+      return t.skip('claude CLI not installed');
+    }
+    const home = tempDir('claude-home');
+    const project = tempDir('claude-project');
+    const hub = await startHub();
+    const env = { ...process.env, HOME: home, HANDOFF_HUB: hub.socket, DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
+    try {
+      await run(CLAUDE, ['mcp', 'add', '--scope', 'local', 'handoff', '--', NODE, join(DIST, 'bridge.js'), '--name', 'claude-test'], { cwd: project, env });
+      const { stdout } = await run(CLAUDE, ['mcp', 'list'], { cwd: project, env, timeout: 60_000 });
+      assert.match(stdout, /handoff: .*bridge\.js --name claude-test - ✔ Connected/);
+    } finally {
+      await hub.stop();
+    }
+    const { stdout } = await run(CLAUDE, ['mcp', 'list'], { cwd: project, env, timeout: 60_000 });
+    assert.match(stdout, /handoff: .* - [✗✘] Failed to connect/);
+  });
+});
