@@ -8,6 +8,8 @@ import { BusError } from './bus/errors';
 import { coverage, dueEvents, ledgerEntry, overdue, pendingLedger, unackedFor, type Coverage, type LedgerEntry } from './bus/ledger';
 import type { BusEvent, BusState, Delivery, HotMessage, Outcome, PushKind, ReceiptKind } from './bus/model';
 import { emptyState } from './bus/model';
+import { isRemote, outboxFor } from './bus/relay';
+import type { RelayOutcome, RemoteLink, RemoteStatus } from './remote';
 import { renderMessage } from './render';
 import { SessionRegistry, type Session } from './sessions';
 import { Store } from './store/store';
@@ -21,6 +23,8 @@ export interface HubOptions {
   replayLimit?: number;
   tickMs?: number;
   log?: (line: string) => void;
+  /** How long a send to remote recipients waits for the homeserver before answering. */
+  relayWaitMs?: number;
 }
 
 export interface RecipientOutcome {
@@ -37,6 +41,8 @@ export interface SendResult {
   state: 'pushed' | 'queued';
   recipients: RecipientOutcome[];
   duplicate?: { why: 'idempotency_key' | 'probable_duplicate'; note: string };
+  /** Present when some recipients are on other nodes: whether the homeserver has it yet. */
+  relay?: RelayOutcome;
 }
 
 export interface SessionInfo {
@@ -65,6 +71,8 @@ export interface Snapshot {
   ledger: LedgerEntry[];
   overdue: { count: number; oldestSentAt?: number; ids: string[] };
   events: LedgerEntry[];
+  /** Present when a transport to other nodes is attached. */
+  remote?: RemoteStatus;
 }
 
 function storeFailure(dir: string, e: unknown): BusError {
@@ -93,6 +101,7 @@ export class Hub {
   private timer?: NodeJS.Timeout;
   private readonly log: (line: string) => void;
 
+  private remote?: RemoteLink;
   constructor(readonly options: HubOptions) {
     this.node = options.node ?? `${hostname()}:${basename(options.workspace)}`;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
@@ -130,6 +139,7 @@ export class Hub {
   async close(): Promise<void> {
     clearInterval(this.timer);
     for (const s of this.sessions.all()) s.close('the hub is stopping');
+    await this.remote?.close().catch((e) => this.log(`closing the link to other nodes: ${(e as Error).message}`));
     await this.store?.close();
   }
 
@@ -154,7 +164,8 @@ export class Hub {
   private async commit(events: BusEvent[]): Promise<void> {
     const store = this.writable();
     try {
-      await store.commit(events);
+      // Outbox entries for other nodes ride in the same journal record as what caused them.
+      await store.commit([...events, ...outboxFor(this.state, events)]);
     } catch (e) {
       throw storeFailure(store.dir, e);
     }
@@ -271,6 +282,7 @@ export class Hub {
     }
     const m = decision.message;
     const fingerprint = sendFingerprint(m.from, m.recipients, m.body);
+    const relayed = m.recipients.some(isRemote);
     this.recent.set(fingerprint, { id: m.id, at: now }); // before the await: a racing twin sees it
     try {
       await this.commit([{ type: 'sent', message: m }]);
@@ -291,9 +303,19 @@ export class Hub {
       state: recipients.some((r) => r.sessions > 0) ? 'pushed' : 'queued',
       recipients,
     };
+      ...(relayed ? { relay: await this.relayOutcome(m.id, this.options.relayWaitMs ?? 3000) } : {}),
   }
 
   private pruneMemory(now: number): void {
+  private async relayOutcome(id: string, waitMs: number): Promise<RelayOutcome> {
+    const relayed = this.state.hot[id]?.relayed;
+    if (relayed) return { state: 'on_homeserver', event_id: relayed.eventId, at: relayed.at };
+    if (!this.remote) {
+      return { state: 'in_outbox', note: 'Matrix is not connected on this hub: the handoff waits in the outbox (persisted with its txnId) and is sent when Matrix connects.' };
+    }
+    return this.remote.whereIs(id, waitMs);
+  }
+
     if (this.recent.size >= 1024) {
       for (const [k, v] of this.recent) if (now - v.at > this.limits.duplicateWindowMs) this.recent.delete(k);
     }
@@ -315,8 +337,41 @@ export class Hub {
       recipients,
     };
   }
+      ...(recipients.some((r) => isRemote(r.identity)) ? { relay: await this.relayOutcome(id, 0) } : {}),
 
   // ---- receipts ----
+
+  // ---- other nodes ----
+
+  /** Attaches (or, with undefined, detaches) the transport to other nodes. */
+  setRemote(link: RemoteLink | undefined): void {
+    this.remote = link;
+    this.changed();
+  }
+
+  get remoteLink(): RemoteLink | undefined {
+    return this.remote;
+  }
+
+  /** Whether a message id is known here, open or archived: ingest is idempotent by it. */
+  knows(id: string): boolean {
+    return !!this.state.hot[id] || !!this.store?.isArchived(id);
+  }
+
+  /**
+   * Events from the transport to other nodes (ingested messages and receipts, outbox progress),
+   * committed in one journal record (with the sync position,
+   * so a crash replays all or none of them); each new message is then pushed to every live
+   * session of its local recipients, once per session, exactly like a local send.
+   */
+  async applyRemote(events: BusEvent[]): Promise<void> {
+    for (const e of events) if (e.type === 'sent') e.message.seq = ++this.nextSeq;
+    await this.commit(events);
+    for (const e of events) {
+      const hot = e.type === 'sent' ? this.state.hot[e.message.id] : undefined;
+      if (hot) for (const r of hot.message.recipients) this.pushToIdentity(r, hot, 'live');
+    }
+  }
 
   async receipt(caller: Caller, id: string, kind: ReceiptKind, outcome?: Outcome, summary?: string): Promise<{ message_id: string; state: Delivery['state'] | 'settled'; recorded: boolean }> {
     const store = this.writable();
@@ -415,6 +470,7 @@ export class Hub {
       events,
     };
   }
+      ...(this.remote ? { remote: this.remote.status() } : {}),
 
   /** Chases once past the SLA, dead-letters past the TTL. */
   private async tick(): Promise<void> {

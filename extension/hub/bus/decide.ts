@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { BusError } from './errors';
 import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN, nearestNames } from './identity';
 import type { Attachment, BusEvent, BusState, HotMessage, Message, Outcome, ReceiptKind } from './model';
+import { isRemote, localize, qualify } from './relay';
 
 export interface Limits {
   maxBodyBytes: number;
@@ -89,18 +90,34 @@ function resolveRecipients(state: BusState, to: string[], ctx: SendContext): str
       holders.forEach((n) => out.add(n));
     } else if (!IDENTITY_PATTERN.test(target)) {
       throw new BusError('invalid_identity', `"${target}" is not an identity name: use letters, digits, '.', '_' or '-' (up to 64), optionally @node. list_peers shows the known names.`);
-    } else if (!state.identities[target]) {
-      const near = nearestNames(target, known);
-      const hint = near.length ? `Did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : `Known identities: ${known.slice(0, 10).join(', ') || '(none yet)'}.`;
-      throw new BusError('unknown_identity', `No identity "${target}" has ever connected to this hub, so nothing was sent. ${hint} Names match exactly; list_peers shows them.`, { suggestions: near, known });
     } else {
-      out.add(target);
+      out.add(resolveName(state, target, ctx.caller.node, known));
     }
   }
   if (out.size > ctx.limits.maxRecipients) {
     throw new BusError('invalid_input', `${out.size} recipients is over the limit of ${ctx.limits.maxRecipients}; split the handoff.`);
   }
   return [...out];
+}
+
+/**
+ * The identity a name means. `name@thisnode` is the local `name`; an unqualified name matches the
+ * local identity and every remote `name@node` — more than one match is an error that lists them,
+ * never a guess.
+ */
+function resolveName(state: BusState, target: string, node: string, known: string[]): string {
+  const name = localize(target, node);
+  const matches = isRemote(name)
+    ? (state.identities[name] ? [name] : [])
+    : [...(state.identities[name] ? [name] : []), ...known.filter((n) => n.startsWith(`${name}@`))];
+  if (matches.length === 1) return matches[0];
+  if (matches.length > 1) {
+    const options = matches.map((n) => qualify(n, node));
+    throw new BusError('ambiguous_identity', `"${target}" names ${matches.length} identities on different nodes, so nothing was sent. Address one of them by its qualified name: ${options.map((n) => `"${n}"`).join(', ')}.`, { options });
+  }
+  const near = nearestNames(name, known);
+  const hint = near.length ? `Did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : `Known identities: ${known.slice(0, 10).join(', ') || '(none yet)'}.`;
+  throw new BusError('unknown_identity', `No identity "${target}" has ever connected to this hub or been announced by another node, so nothing was sent. ${hint} Names match exactly; list_peers shows them.`, { suggestions: near, known });
 }
 
 export function decideSend(state: BusState, req: SendRequest, ctx: SendContext): SendDecision {

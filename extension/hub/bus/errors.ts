@@ -2,6 +2,7 @@
 
 export type BusErrorCode =
   | 'unknown_identity'
+  | 'ambiguous_identity'
   | 'invalid_identity'
   | 'no_identity'
   | 'invalid_message_id'

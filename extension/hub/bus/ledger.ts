@@ -1,6 +1,7 @@
 // Derived views of the bus: the pending ledger, what is overdue, coverage and ghosts, and the
 // timer-driven events (chase once past the SLA, dead-letter after the TTL). All plain functions.
 import type { BusEvent, BusState, Delivery, DeliveryState, HotMessage } from './model';
+import { isRemote } from './relay';
 
 export interface LedgerRecipient {
   recipient: string;
@@ -104,6 +105,8 @@ export interface Coverage {
   unacked: number;
   /** Unacked mail and no live session: someone is waiting on an agent that is not there. */
   ghost: boolean;
+  /** On another node (`name@node`): its sessions live there, so this hub cannot call it a ghost. */
+  remote: boolean;
 }
 
 function median(xs: number[]): number | undefined {
@@ -138,7 +141,8 @@ export function coverage(state: BusState, liveSessions: (identity: string) => nu
       lastSeen: state.identities[identity]?.lastSeen,
       liveSessions: live,
       unacked: waiting,
-      ghost: waiting > 0 && live === 0,
+      ghost: waiting > 0 && live === 0 && !isRemote(identity),
+      remote: isRemote(identity),
     };
   });
 }

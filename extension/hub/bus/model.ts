@@ -33,6 +33,15 @@ export interface Message {
   sentAt: number;
   sentBySession: string;
   node: string;
+  /** Set on a hub that received the message from another node: the Matrix event it came in. */
+  origin?: Origin;
+}
+
+/** The Matrix event a remote message arrived in, and the Matrix user who sent it. */
+export interface Origin {
+  room: string;
+  eventId: string;
+  sender: string;
 }
 
 /** Who did something, from which session and node, and when. */
@@ -90,6 +99,35 @@ export interface HotMessage {
   message: Message;
   deliveries: Record<string, Delivery>;
   resolution?: Resolution;
+  /** Set once the homeserver accepted the message's Matrix event (remote recipients only). */
+  relayed?: { eventId: string; at: number };
+}
+
+/**
+ * What goes to other nodes over Matrix. Remote names are `name@node`; a local name has no `@`.
+ * A message to remote recipients, or a local recipient's receipt for a remote sender's message.
+ */
+export type OutboxItem =
+  | { kind: 'message'; message: Message }
+  | { kind: 'receipt'; messageId: string; sender: string; refEventId?: string; receipt: Receipt };
+
+/** Persisted with its txnId before the first send, so every retry (even after a crash) reuses it. */
+export interface OutboxEntry {
+  txnId: string;
+  /** Send order: the outbox sends strictly in this order (FIFO per sender→recipient). */
+  order: number;
+  queuedAt: number;
+  item: OutboxItem;
+}
+
+export interface RelayState {
+  outbox: Record<string, OutboxEntry>;
+  /** Entries ever queued: the next entry's order. */
+  queued: number;
+  /** The homeserver's sync position (next_batch) after the last ingested sync. */
+  since?: string;
+  /** Per room, the last timeline event ingested: where a gap backfill stops. */
+  rooms: Record<string, { lastEventId: string }>;
 }
 
 export interface BusState {
@@ -101,6 +139,8 @@ export interface BusState {
   coverage: Record<string, CoverageCounters>;
   /** `${from}\n${key}` → message id, pruned after the idempotency window. */
   idempotency: Record<string, { id: string; at: number }>;
+  /** Only once Matrix has been used. */
+  relay?: RelayState;
 }
 
 export type BusEvent =
@@ -110,7 +150,11 @@ export type BusEvent =
   | { type: 'failed'; id: string; recipient: string; reason: string; at: number }
   | { type: 'chased'; id: string; recipient: string; at: number }
   | { type: 'resolved'; id: string; resolution: Resolution }
-  | { type: 'identity'; name: string; at: number; roles: string[] };
+  | { type: 'identity'; name: string; at: number; roles: string[] }
+  | { type: 'outboxed'; txnId: string; at: number; item: OutboxItem }
+  | { type: 'relayed'; txnId: string; eventId: string; at: number }
+  | { type: 'relay-failed'; txnId: string; reason: string; at: number }
+  | { type: 'synced'; since: string; room?: string; lastEventId?: string };
 
 export function emptyState(node: string): BusState {
   return { node, seq: 0, hot: {}, identities: {}, coverage: {}, idempotency: {} };

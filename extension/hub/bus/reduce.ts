@@ -1,6 +1,6 @@
 // How each journal event changes the bus state. Deterministic: no clock, no I/O — recovery
 // replays the journal through this same function and must land on the same state.
-import type { BusEvent, BusState, Delivery, DeliveryState, HotMessage } from './model';
+import type { BusEvent, BusState, Delivery, DeliveryState, HotMessage, RelayState } from './model';
 
 const ACK_LATENCY_SAMPLES = 200;
 
@@ -23,6 +23,10 @@ function countAck(state: BusState, hot: HotMessage, delivery: Delivery, at: numb
   c.acked++;
   c.ackLatencies.push(Math.max(0, at - hot.message.sentAt));
   if (c.ackLatencies.length > ACK_LATENCY_SAMPLES) c.ackLatencies.shift();
+}
+
+function relayOf(state: BusState): RelayState {
+  return (state.relay ??= { outbox: {}, queued: 0, rooms: {} });
 }
 
 /** Applies one event in place. Events for messages no longer hot (archived) are ignored. */
@@ -90,6 +94,39 @@ export function apply(state: BusState, event: BusEvent): void {
     case 'resolved': {
       const hot = state.hot[event.id];
       if (hot) hot.resolution = event.resolution;
+      return;
+    }
+    case 'outboxed': {
+      const relay = relayOf(state);
+      if (relay.outbox[event.txnId]) return;
+      relay.outbox[event.txnId] = { txnId: event.txnId, order: relay.queued++, queuedAt: event.at, item: event.item };
+      return;
+    }
+    case 'relayed': {
+      const entry = state.relay?.outbox[event.txnId];
+      if (!entry) return;
+      delete state.relay!.outbox[event.txnId];
+      const hot = entry.item.kind === 'message' ? state.hot[entry.item.message.id] : undefined;
+      if (hot) hot.relayed = { eventId: event.eventId, at: event.at };
+      return;
+    }
+    case 'relay-failed': {
+      const entry = state.relay?.outbox[event.txnId];
+      if (!entry) return;
+      delete state.relay!.outbox[event.txnId];
+      if (entry.item.kind !== 'message') return;
+      const hot = state.hot[entry.item.message.id];
+      for (const d of Object.values(hot?.deliveries ?? {})) {
+        if (!d.recipient.includes('@') || isTerminal(d.state)) continue;
+        d.state = 'failed';
+        d.failure = { reason: event.reason, at: event.at };
+      }
+      return;
+    }
+    case 'synced': {
+      const relay = relayOf(state);
+      relay.since = event.since;
+      if (event.room && event.lastEventId) relay.rooms[event.room] = { lastEventId: event.lastEventId };
       return;
     }
   }

@@ -1,0 +1,45 @@
+// What the bus owes other nodes: which events go out over Matrix, decided over the state before
+// they are committed, so the outbox entry is durable in the same journal record as the send (G1).
+// Names: a local identity has no `@`; a remote one is `name@node`, `node` being its hub's name.
+import type { BusEvent, BusState } from './model';
+
+export function isRemote(name: string): boolean {
+  return name.includes('@');
+}
+
+/** The name as another node sees it: local names get this node's qualifier. */
+export function qualify(name: string, node: string): string {
+  return isRemote(name) ? name : `${name}@${node}`;
+}
+
+/** The name as this node sees it: its own qualifier is dropped. */
+export function localize(name: string, node: string): string {
+  const own = `@${node}`;
+  return name.endsWith(own) ? name.slice(0, -own.length) : name;
+}
+
+export function messageTxnId(id: string): string {
+  return `handoff.${id}`;
+}
+
+/** Outbox entries for the events about to be committed: sends to remote recipients, and local
+ * recipients' receipts for messages that came from another node. */
+export function outboxFor(state: BusState, events: BusEvent[]): BusEvent[] {
+  const out: BusEvent[] = [];
+  for (const e of events) {
+    if (e.type === 'sent' && e.message.recipients.some(isRemote) && !e.message.origin) {
+      out.push({ type: 'outboxed', txnId: messageTxnId(e.message.id), at: e.message.sentAt, item: { kind: 'message', message: e.message } });
+    } else if (e.type === 'receipt' && !isRemote(e.receipt.by)) {
+      const m = state.hot[e.id]?.message;
+      if (!m || !isRemote(m.from)) continue;
+      const r = e.receipt;
+      out.push({
+        type: 'outboxed',
+        txnId: `receipt.${e.id}.${r.by}.${r.kind}.${r.at}`,
+        at: r.at,
+        item: { kind: 'receipt', messageId: e.id, sender: m.from, refEventId: m.origin?.eventId, receipt: r },
+      });
+    }
+  }
+  return out;
+}
