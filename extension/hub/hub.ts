@@ -97,11 +97,12 @@ export class Hub {
    */
   private readonly pushedToIdentity = new Set<string>();
   private pushedPruneAt = 4096;
+  private recentPruneAt = 1024;
   private readonly listeners = new Set<() => void>();
   private timer?: NodeJS.Timeout;
   private readonly log: (line: string) => void;
-
   private remote?: RemoteLink;
+
   constructor(readonly options: HubOptions) {
     this.node = options.node ?? `${hostname()}:${basename(options.workspace)}`;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
@@ -138,8 +139,8 @@ export class Hub {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    for (const s of this.sessions.all()) s.close('the hub is stopping');
     await this.remote?.close().catch((e) => this.log(`closing the link to other nodes: ${(e as Error).message}`));
+    for (const s of this.sessions.all()) s.close('the hub is stopping');
     await this.store?.close();
   }
 
@@ -281,8 +282,8 @@ export class Hub {
       return this.asDuplicate(await this.describeSend(decision.id), decision.why);
     }
     const m = decision.message;
-    const fingerprint = sendFingerprint(m.from, m.recipients, m.body);
     const relayed = m.recipients.some(isRemote);
+    const fingerprint = sendFingerprint(m.from, m.recipients, m.body);
     this.recent.set(fingerprint, { id: m.id, at: now }); // before the await: a racing twin sees it
     try {
       await this.commit([{ type: 'sent', message: m }]);
@@ -302,11 +303,10 @@ export class Hub {
       thread: m.thread,
       state: recipients.some((r) => r.sessions > 0) ? 'pushed' : 'queued',
       recipients,
-    };
       ...(relayed ? { relay: await this.relayOutcome(m.id, this.options.relayWaitMs ?? 3000) } : {}),
+    };
   }
 
-  private pruneMemory(now: number): void {
   private async relayOutcome(id: string, waitMs: number): Promise<RelayOutcome> {
     const relayed = this.state.hot[id]?.relayed;
     if (relayed) return { state: 'on_homeserver', event_id: relayed.eventId, at: relayed.at };
@@ -316,8 +316,10 @@ export class Hub {
     return this.remote.whereIs(id, waitMs);
   }
 
-    if (this.recent.size >= 1024) {
+  private pruneMemory(now: number): void {
+    if (this.recent.size >= this.recentPruneAt) {
       for (const [k, v] of this.recent) if (now - v.at > this.limits.duplicateWindowMs) this.recent.delete(k);
+      this.recentPruneAt = Math.max(1024, 2 * this.recent.size); // amortised: O(1) per send
     }
     if (this.pushedToIdentity.size >= this.pushedPruneAt) {
       for (const k of this.pushedToIdentity) if (!this.state.hot[k.slice(k.indexOf('\n') + 1)]) this.pushedToIdentity.delete(k);
@@ -335,11 +337,9 @@ export class Hub {
       thread: view.message.thread,
       state: recipients.some((r) => r.sessions > 0) ? 'pushed' : 'queued',
       recipients,
+      ...(recipients.some((r) => isRemote(r.identity)) ? { relay: await this.relayOutcome(id, 0) } : {}),
     };
   }
-      ...(recipients.some((r) => isRemote(r.identity)) ? { relay: await this.relayOutcome(id, 0) } : {}),
-
-  // ---- receipts ----
 
   // ---- other nodes ----
 
@@ -372,6 +372,8 @@ export class Hub {
       if (hot) for (const r of hot.message.recipients) this.pushToIdentity(r, hot, 'live');
     }
   }
+
+  // ---- receipts ----
 
   async receipt(caller: Caller, id: string, kind: ReceiptKind, outcome?: Outcome, summary?: string): Promise<{ message_id: string; state: Delivery['state'] | 'settled'; recorded: boolean }> {
     const store = this.writable();
@@ -468,9 +470,9 @@ export class Hub {
       ledger: this.pending(),
       overdue: { count: late.count, oldestSentAt: late.oldestSentAt, ids: late.items.map((i) => i.id) },
       events,
+      ...(this.remote ? { remote: this.remote.status() } : {}),
     };
   }
-      ...(this.remote ? { remote: this.remote.status() } : {}),
 
   /** Chases once past the SLA, dead-letters past the TTL. */
   private async tick(): Promise<void> {
