@@ -206,6 +206,47 @@ describe('hub process', () => {
     }
   });
 
+  it('replay on attach is bounded and says how many more wait', async () => {
+    const hub = await startHub({ args: ['--replay-limit', '5'] });
+    try {
+      const alice = await connectAgent({ socket: hub.socket, name: 'alice' });
+      const bob0 = await connectAgent({ socket: hub.socket, name: 'bob' });
+      await bob0.close();
+      for (let i = 0; i < 8; i++) await alice.ok('send_handoff', { to: 'bob', body: `queued ${i}` });
+      const bob = await connectAgent({ socket: hub.socket, name: 'bob' });
+      await bob.waitForPushes(6);
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(bob.pushes.length, 6);
+      assert.deepEqual(bob.pushes.slice(0, 5).map((p) => p.content.match(/queued \d/)![0]), ['queued 0', 'queued 1', 'queued 2', 'queued 3', 'queued 4']);
+      assert.match(bob.pushes[5].content, /Replay truncated: 3 more unacked handoffs/);
+      assert.equal((await bob.ok('inbox')).messages.length, 8, 'the rest are in the inbox');
+      await Promise.all([alice.close(), bob.close()]);
+    } finally {
+      await hub.stop();
+    }
+  });
+
+  it('G7: mail nobody ACKs is dead-lettered visibly after its TTL, never dropped silently', async () => {
+    const hub = await startHub({ env: { HANDOFF_TICK_MS: '100' } });
+    try {
+      const alice = await connectAgent({ socket: hub.socket, name: 'alice' });
+      const ghost = await connectAgent({ socket: hub.socket, name: 'ghost' });
+      await ghost.close();
+      const sent = await alice.ok('send_handoff', { to: 'ghost', body: 'anyone there?', ttl_seconds: 1 });
+      await new Promise((r) => setTimeout(r, 1500));
+      const pending = await alice.ok('pending');
+      const entry = pending.pending.find((e: any) => e.id === sent.message_id);
+      assert.equal(entry.deadLettered, true);
+      assert.equal(entry.recipients[0].state, 'failed');
+      assert.match(entry.recipients[0].failure, /dead-lettered: no ACK within the TTL of 1 s/);
+      const status = await run(NODE, [join(DIST, 'cli.js'), 'status', '--hub', hub.socket]).catch((e) => e);
+      assert.equal(status.code, 1, 'status flags the dead letter');
+      await alice.close();
+    } finally {
+      await hub.stop();
+    }
+  });
+
   it('a non-hub listening on the socket path is reported, not trusted', async () => {
     const dir = tempDir('imposter');
     const path = join(dir, 'hub.sock');
