@@ -36,6 +36,7 @@ async function copyWebviewAssets() {
     ['node_modules/@vscode-elements/elements/dist/bundled.js', 'dist/media/elements.js'],
     ['node_modules/@vscode/codicons/dist/codicon.css', 'dist/media/codicon.css'],
     ['node_modules/@vscode/codicons/dist/codicon.ttf', 'dist/media/codicon.ttf'],
+    ['media/panel.css', 'dist/media/panel.css'],
   ];
   for (const [from, to] of copies) if (fs.existsSync(from)) await cp(from, to);
 }
@@ -47,6 +48,17 @@ function testEntries(dir) {
     .filter((f) => /\.(test|bench)\.ts$/.test(f))
     .map((f) => `${dir}/${f}`);
 }
+// The sidebar webview's own script runs in the browser, not in Node.
+builds.push({
+  ...common,
+  platform: 'browser',
+  format: 'iife',
+  target: 'chrome120',
+  external: [],
+  entryPoints: { panel: 'media/panel.ts' },
+  outdir: 'dist/media',
+});
+
 const tests = testEntries('test');
 if (tests.length && !process.argv.includes('--no-tests')) {
   builds.push({
@@ -56,6 +68,19 @@ if (tests.length && !process.argv.includes('--no-tests')) {
     outbase: 'test',
     sourcemap: 'inline',
     external: ['vscode', 'playwright-core'],
+  });
+}
+
+// Extension-host suites (mocha inside a real VS Code): one bundle per suite folder's index.ts.
+const hostSuites = fs.existsSync('test/vscode/suite/index.ts') ? ['test/vscode/suite/index.ts'] : [];
+if (hostSuites.length && !process.argv.includes('--no-tests')) {
+  builds.push({
+    ...common,
+    entryPoints: hostSuites,
+    outdir: 'out/test',
+    outbase: 'test',
+    sourcemap: 'inline',
+    external: ['vscode', 'mocha'],
   });
 }
 

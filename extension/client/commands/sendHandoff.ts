@@ -1,0 +1,98 @@
+// "Handoff: Send Handoff…": pick a recipient (live and ghost marked), take the body from the
+// editor selection or an input box, send as the person's identity, and report the honest result —
+// queued or pushed to n sessions, never "sent" for something that did not happen.
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import type { SendResult, Snapshot } from '../../shared/protocol';
+import { plural } from '../format';
+import type { HubSupervisor } from '../hubSupervisor';
+import { defaultSlaSeconds, humanIdentity } from '../settings';
+
+interface RecipientPick extends vscode.QuickPickItem {
+  identity: string;
+}
+
+export function recipientPicks(s: Snapshot | undefined, me: string): RecipientPick[] {
+  const picks: RecipientPick[] = (s?.coverage ?? []).filter((c) => c.identity !== me).map((c) => ({
+    identity: c.identity,
+    label: `${c.ghost ? '$(warning)' : c.liveSessions ? '$(circle-filled)' : '$(circle-outline)'} ${c.identity}`,
+    description: c.ghost ? `ghost · ${c.unacked} unacked, nobody connected` : c.liveSessions ? `live · ${plural(c.liveSessions, 'session')}` : 'offline · will be queued',
+  }));
+  // Live first, then the rest by name.
+  picks.sort((a, b) => Number(b.description!.startsWith('live')) - Number(a.description!.startsWith('live')) || a.identity.localeCompare(b.identity));
+  if (picks.length > 1) picks.push({ identity: '*', label: '$(broadcast) *', description: 'everyone else on this hub' });
+  return picks;
+}
+
+/** One sentence that says exactly what happened to the message. */
+export function describeResult(r: SendResult): string {
+  if (r.duplicate) return `Not sent again: ${r.duplicate.note} (${r.message_id})`;
+  const parts = r.recipients.map((x) => (x.sessions > 0 ? `pushed to ${x.identity} (${plural(x.sessions, 'session')})` : `queued for ${x.identity} (no live session)`));
+  return `Handoff ${r.message_id} stored and ${parts.join('; ')}. Not proof of reading: the ACK shows in the Handoff panel.`;
+}
+
+async function pickRecipient(hub: HubSupervisor, me: string): Promise<string | undefined> {
+  const picks = recipientPicks(hub.snapshot, me);
+  const qp = vscode.window.createQuickPick<RecipientPick>();
+  qp.title = 'Send Handoff: recipient';
+  qp.placeholder = picks.length ? 'Pick a recipient, or type an identity name' : 'No identities yet: type an identity name';
+  qp.items = picks;
+  qp.matchOnDescription = true;
+  // A typed name that is not in the list is offered as-is; the hub answers an unknown name with an error that lists the nearest ones.
+  qp.onDidChangeValue((v) => {
+    const name = v.trim();
+    const known = picks.some((p) => p.identity === name);
+    qp.items = name && !known ? [...picks, { identity: name, label: `$(person) ${name}`, description: 'send to this name' }] : picks;
+  });
+  return new Promise((resolve) => {
+    qp.onDidAccept(() => {
+      resolve(qp.selectedItems[0]?.identity);
+      qp.hide();
+    });
+    qp.onDidHide(() => {
+      resolve(undefined);
+      qp.dispose();
+    });
+    qp.show();
+  });
+}
+
+async function composeBody(to: string): Promise<string | undefined> {
+  const editor = vscode.window.activeTextEditor;
+  const selection = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : '';
+  if (selection && editor) {
+    const where = `${basename(editor.document.fileName)}:${editor.selection.start.line + 1}-${editor.selection.end.line + 1}`;
+    const note = await vscode.window.showInputBox({
+      title: `Send Handoff to ${to}`,
+      prompt: `The selection (${where}) goes with it. Add a note above it, or leave empty.`,
+      placeHolder: 'What should they do with it?',
+    });
+    if (note === undefined) return undefined;
+    const fence = selection.includes('```') ? '~~~~' : '```';
+    return `${note.trim() ? `${note.trim()}\n\n` : ''}${where}\n${fence}\n${selection}\n${fence}`;
+  }
+  return vscode.window.showInputBox({
+    title: `Send Handoff to ${to}`,
+    prompt: 'What should they do? (select text in an editor first to send it along)',
+    validateInput: (v) => (v.trim() ? undefined : 'Write the handoff, or press Escape to cancel.'),
+  });
+}
+
+export async function sendHandoff(hub: HubSupervisor): Promise<SendResult | undefined> {
+  const me = humanIdentity();
+  const to = await pickRecipient(hub, me);
+  if (!to) return undefined;
+  const body = await composeBody(to);
+  if (body === undefined || !body.trim()) return undefined;
+  let result: SendResult;
+  try {
+    result = await hub.send({ as: me, to: [to], body, slaSeconds: defaultSlaSeconds(), requiresAck: true });
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Handoff NOT sent to ${to}: ${(e as Error).message}`);
+    return undefined;
+  }
+  const text = describeResult(result);
+  if (result.duplicate || result.state === 'queued') void vscode.window.showWarningMessage(text);
+  else void vscode.window.showInformationMessage(text);
+  return result;
+}

@@ -1,0 +1,124 @@
+// The extension host side of Handoff: supervises this window's hub and puts the bus in front of
+// the person — sidebar view, status bar, commands, terminal env, and Copilot's MCP server.
+import * as vscode from 'vscode';
+import type { LedgerEntry, Snapshot } from '../shared/protocol';
+import { connectClaude, connectCodex } from './commands/connectAgents';
+import { sendHandoff } from './commands/sendHandoff';
+import { HubSupervisor, type HubState } from './hubSupervisor';
+import { hubLocation, type HubLocation } from './location';
+import { registerMcpProvider, copilotServer } from './mcpProvider';
+import { MESSAGE_SCHEME, MessageDocuments, messageUri } from './messageDocument';
+import { panelModel } from './panel/model';
+import type { PanelModel } from './panel/protocol';
+import { PanelViewProvider } from './panel/viewProvider';
+import { humanIdentity } from './settings';
+import { StatusBar, type StatusView } from './statusBar';
+import { injectHubEnv } from './terminalEnv';
+
+/** What the extension exports: for tests and for other extensions that want to watch the bus. */
+export interface HandoffApi {
+  location: HubLocation;
+  hubState(): HubState;
+  hubPid(): number | undefined;
+  snapshot(): Snapshot | undefined;
+  panelModel(): PanelModel;
+  statusBar(): StatusView;
+  onDidChange: vscode.Event<void>;
+  copilotServer(): vscode.McpStdioServerDefinition;
+}
+
+let hub: HubSupervisor | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<HandoffApi> {
+  const log = vscode.window.createOutputChannel('Handoff', { log: true });
+  const location = hubLocation(context);
+  const version = String(context.extension.packageJSON.version ?? '0');
+  log.info(`workspace ${location.workspace}, store ${location.store}, socket ${location.socket}`);
+  injectHubEnv(context, location.socket);
+
+  const supervisor = new HubSupervisor(location, context.extensionPath, log);
+  hub = supervisor;
+  const changed = new vscode.EventEmitter<void>();
+
+  const chase = async (id: string) => {
+    const r = await supervisor.chase({ id, by: humanIdentity() });
+    void vscode.window.showInformationMessage(r.pushed > 0
+      ? `Chased ${id}: pushed again to ${r.pushed} session(s), flagged as a chase.`
+      : `Chase recorded for ${id}, but no recipient has a live session: it stays queued.`);
+  };
+  const panel = new PanelViewProvider(context.extensionUri, (filter) => panelModel(supervisor.state, supervisor.snapshot, filter), {
+    open: async (id) => {
+      const doc = await vscode.workspace.openTextDocument(messageUri(id));
+      await vscode.window.showTextDocument(doc, { preview: true });
+    },
+    copyId: async (id) => {
+      await vscode.env.clipboard.writeText(id);
+      vscode.window.setStatusBarMessage(`Copied ${id}`, 3000);
+    },
+    chase,
+    resolve: async (id) => {
+      await supervisor.resolve({ id, by: humanIdentity() });
+      vscode.window.setStatusBarMessage(`Handoff ${id} marked resolved`, 3000);
+    },
+    send: async () => void (await sendHandoff(supervisor)),
+  }, log);
+
+  const showPanel = async (filter: 'all' | 'overdue') => {
+    panel.setFilter(filter);
+    await vscode.commands.executeCommand(`${PanelViewProvider.viewId}.focus`);
+  };
+  const status = new StatusBar(() => supervisor.state, () => supervisor.snapshot, (items: LedgerEntry[]) => {
+    const first = items[0];
+    const who = first.recipients.filter((r) => r.overdue).map((r) => r.recipient).join(', ') || first.recipients.map((r) => r.recipient).join(', ');
+    const text = items.length === 1
+      ? `Handoff: ${who} has not acknowledged "${first.preview}" past its SLA.`
+      : `Handoff: ${items.length} handoffs went past their SLA without an ACK.`;
+    void vscode.window.showWarningMessage(text, 'Show', 'Chase').then((pick) => {
+      if (pick === 'Show') void showPanel('overdue');
+      if (pick === 'Chase') for (const e of items) void chase(e.id).catch((err) => vscode.window.showErrorMessage(`Handoff chase failed: ${(err as Error).message}`));
+    });
+  });
+  const refresh = () => {
+    status.update();
+    panel.refresh();
+    changed.fire();
+  };
+
+  context.subscriptions.push(
+    log,
+    changed,
+    status,
+    panel,
+    { dispose: () => void supervisor.dispose() },
+    supervisor.onDidChangeState(refresh),
+    supervisor.onDidChangeSnapshot(refresh),
+    vscode.window.registerWebviewViewProvider(PanelViewProvider.viewId, panel),
+    vscode.workspace.registerTextDocumentContentProvider(MESSAGE_SCHEME, new MessageDocuments((id) => supervisor.message(id))),
+    registerMcpProvider(context.extensionPath, location, version),
+    vscode.commands.registerCommand('handoff.send', () => sendHandoff(supervisor)),
+    vscode.commands.registerCommand('handoff.showPanel', () => showPanel('all')),
+    vscode.commands.registerCommand('handoff.showOverdue', () => showPanel('overdue')),
+    vscode.commands.registerCommand('handoff.restartHub', () => supervisor.restart()),
+    vscode.commands.registerCommand('handoff.showLog', () => log.show()),
+    vscode.commands.registerCommand('handoff.connectClaude', () => connectClaude(context.extensionPath, location, log)),
+    vscode.commands.registerCommand('handoff.connectCodex', () => connectCodex(context.extensionPath, log)),
+  );
+
+  await supervisor.start();
+  return {
+    location,
+    hubState: () => supervisor.state,
+    hubPid: () => supervisor.pid,
+    snapshot: () => supervisor.snapshot,
+    panelModel: () => panel.currentModel(),
+    statusBar: () => status.current,
+    onDidChange: changed.event,
+    copilotServer: () => copilotServer(context.extensionPath, location, version),
+  };
+}
+
+/** Stops the hub with the window: it removes its socket on the way out. */
+export async function deactivate(): Promise<void> {
+  await hub?.dispose();
+  hub = undefined;
+}

@@ -1,0 +1,210 @@
+// Starts this window's hub (dist/hub.js) through vscode-languageclient and keeps it running:
+// restart on crash (bounded), typed control requests, and the snapshot stream. The hub exits
+// when this extension host dies (languageserver watches its stdin and our pid), so it — and every
+// agent session registered in it — cannot outlive the window.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { CloseAction, ErrorAction, LanguageClient, State } from 'vscode-languageclient/node';
+import {
+  ChangedNotification, ChaseRequest, MessageRequest, ResolveRequest, SendRequest, SnapshotRequest,
+  type ActionParams, type SendParams, type SendResult, type Snapshot,
+} from '../shared/protocol';
+import type { MessageView } from '../hub/hub';
+import type { HubLocation } from './location';
+
+export type HubState =
+  | { kind: 'starting' }
+  | { kind: 'running'; pid?: number }
+  | { kind: 'down'; reason: string; restarting: boolean };
+
+/** The hub's exit code when another hub already serves this folder (see hub/run.ts). */
+const EXIT_ALREADY_RUNNING = 3;
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 3 * 60_000;
+
+export class HubSupervisor implements vscode.Disposable {
+  private client?: LanguageClient;
+  private current: HubState = { kind: 'starting' };
+  private latest?: Snapshot;
+  private lastStderr = '';
+  private lastExit?: { code: number | null; signal: NodeJS.Signals | null };
+  private exited: Promise<void> = Promise.resolve();
+  private child?: ChildProcess;
+  private readonly restarts: number[] = [];
+  private readonly stateEmitter = new vscode.EventEmitter<HubState>();
+  private readonly snapshotEmitter = new vscode.EventEmitter<Snapshot>();
+  readonly onDidChangeState = this.stateEmitter.event;
+  readonly onDidChangeSnapshot = this.snapshotEmitter.event;
+
+  constructor(
+    private readonly location: HubLocation,
+    private readonly extensionPath: string,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  get state(): HubState {
+    return this.current;
+  }
+
+  get snapshot(): Snapshot | undefined {
+    return this.latest;
+  }
+
+  get pid(): number | undefined {
+    const c = this.child;
+    return c && c.exitCode === null && c.signalCode === null ? c.pid : undefined;
+  }
+
+  async start(): Promise<void> {
+    this.client = this.createClient();
+    this.client.onDidChangeState((e) => {
+      if (e.newState === State.Running) void this.onRunning();
+      if (e.newState === State.Starting) this.setState({ kind: 'starting' });
+    });
+    this.client.onNotification(ChangedNotification.method, (s: Snapshot) => this.setSnapshot(s));
+    this.setState({ kind: 'starting' });
+    try {
+      await this.client.start();
+    } catch (e) {
+      this.setState({ kind: 'down', reason: this.explainExit(e), restarting: false });
+    }
+  }
+
+  /** "Handoff: Restart Hub": a fresh process, and a fresh crash budget. */
+  async restart(): Promise<void> {
+    this.restarts.length = 0;
+    const old = this.client;
+    this.client = undefined;
+    if (old) await old.dispose().catch((e) => this.log.warn(`stopping the hub: ${(e as Error).message}`));
+    await this.start();
+  }
+
+  async dispose(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.stateEmitter.dispose();
+    this.snapshotEmitter.dispose();
+    await client?.dispose(2000).catch(() => undefined);
+  }
+
+  send(params: SendParams): Promise<SendResult> {
+    return this.request(SendRequest.method, params);
+  }
+
+  chase(params: ActionParams): Promise<{ pushed: number }> {
+    return this.request(ChaseRequest.method, params);
+  }
+
+  resolve(params: ActionParams): Promise<void> {
+    return this.request(ResolveRequest.method, params);
+  }
+
+  message(id: string): Promise<MessageView | null> {
+    return this.request(MessageRequest.method, { id });
+  }
+
+  private async request<R>(method: string, params?: unknown): Promise<R> {
+    if (!this.client || this.current.kind !== 'running') {
+      throw new Error(this.current.kind === 'down' ? `The Handoff hub is down: ${this.current.reason}` : 'The Handoff hub is still starting; try again in a moment.');
+    }
+    return this.client.sendRequest<R>(method, params);
+  }
+
+  private async onRunning(): Promise<void> {
+    this.setState({ kind: 'running', pid: this.pid });
+    this.log.info(`hub running (pid ${this.pid}) on ${this.location.socket}`);
+    try {
+      this.setSnapshot(await this.client!.sendRequest<Snapshot>(SnapshotRequest.method));
+    } catch (e) {
+      this.log.error(`first snapshot failed: ${(e as Error).message}`);
+    }
+  }
+
+  private setState(state: HubState): void {
+    this.current = state;
+    this.stateEmitter.fire(state);
+  }
+
+  private setSnapshot(s: Snapshot): void {
+    this.latest = s;
+    this.snapshotEmitter.fire(s);
+  }
+
+  private createClient(): LanguageClient {
+    const serverOptions = (): Promise<ChildProcess> => Promise.resolve(this.spawnHub());
+    return new LanguageClient('handoff.hub', 'Handoff hub', serverOptions, {
+      documentSelector: [],
+      outputChannel: this.log,
+      connectionOptions: { maxRestartCount: MAX_RESTARTS },
+      errorHandler: {
+        error: () => ({ action: ErrorAction.Continue, handled: true }),
+        closed: async () => {
+          // The pipe can close a moment before the process reports its exit code.
+          await Promise.race([this.exited, new Promise((r) => setTimeout(r, 1000))]);
+          const why = this.explainExit();
+          if (this.lastExit?.code === EXIT_ALREADY_RUNNING || !this.allowRestart()) {
+            const reason = this.lastExit?.code === EXIT_ALREADY_RUNNING ? why : `${why} It crashed ${MAX_RESTARTS + 1} times in 3 minutes, so it is not restarted; see the Handoff log, then run "Handoff: Restart Hub".`;
+            this.setState({ kind: 'down', reason, restarting: false });
+            return { action: CloseAction.DoNotRestart, handled: true };
+          }
+          this.log.warn(`${why} Restarting it.`);
+          this.setState({ kind: 'down', reason: why, restarting: true });
+          return { action: CloseAction.Restart, handled: true };
+        },
+      },
+    });
+  }
+
+  private allowRestart(): boolean {
+    const now = Date.now();
+    this.restarts.push(now);
+    while (this.restarts.length && now - this.restarts[0] > RESTART_WINDOW_MS) this.restarts.shift();
+    return this.restarts.length <= MAX_RESTARTS;
+  }
+
+  private spawnHub(): ChildProcess {
+    const { workspace, store, socket } = this.location;
+    const hubJs = join(this.extensionPath, 'dist', 'hub.js');
+    // --stdio first: vscode-languageserver takes the first transport flag it sees, and would read
+    // the hub's own `--socket PATH` as its TCP `--socket PORT`.
+    const args = [hubJs, '--stdio', `--clientProcessId=${process.pid}`, '--workspace', workspace, '--store', store, '--socket', socket];
+    this.lastStderr = '';
+    this.lastExit = undefined;
+    // process.execPath is the editor's Node (or Electron, which ELECTRON_RUN_AS_NODE turns into Node).
+    const child = spawn(process.execPath, args, {
+      cwd: workspace,
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    this.log.info(`starting hub: ${process.execPath} ${args.join(' ')}`);
+    let partial = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      partial += chunk;
+      const lines = partial.split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        if (!line) continue;
+        const text = line.replace(/^\[handoff hub [^\]]*\] /, '');
+        // Keep the last sentence, not the last line of a stack trace.
+        if (!/^\s+at /.test(text)) this.lastStderr = text;
+        this.log.info(`hub: ${text}`);
+      }
+    });
+    this.exited = new Promise((resolve) => child.on('exit', (code, signal) => {
+      this.lastExit = { code, signal };
+      this.log.info(`hub pid ${child.pid} exited (code ${code}, signal ${signal})`);
+      resolve();
+    }));
+    return child;
+  }
+
+  private explainExit(e?: unknown): string {
+    const exit = this.lastExit;
+    const how = exit ? (exit.signal ? `was killed (${exit.signal})` : `exited with code ${exit.code}`) : 'stopped answering';
+    const detail = this.lastStderr ? ` Last words: ${this.lastStderr}` : e ? ` ${(e as Error).message}` : '';
+    return `The hub ${how}.${detail}`;
+  }
+}

@@ -1,0 +1,24 @@
+// Gives Copilot agent mode the bridge as an MCP server, launched with the editor's own Node and
+// pointed at this window's hub.
+import * as vscode from 'vscode';
+import { bridgeLaunch } from './bridgeLaunch';
+import type { HubLocation } from './location';
+
+export const MCP_PROVIDER_ID = 'handoff.bridge';
+
+export function copilotServer(extensionPath: string, location: HubLocation, version: string): vscode.McpStdioServerDefinition {
+  const launch = bridgeLaunch(extensionPath, 'copilot');
+  const def = new vscode.McpStdioServerDefinition('Handoff', launch.command, launch.args, {
+    ...launch.env,
+    HANDOFF_HUB: location.socket,
+    HANDOFF_CLIENT: 'copilot',
+  }, version);
+  def.cwd = vscode.Uri.file(location.workspace);
+  return def;
+}
+
+export function registerMcpProvider(extensionPath: string, location: HubLocation, version: string): vscode.Disposable {
+  return vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
+    provideMcpServerDefinitions: () => [copilotServer(extensionPath, location, version)],
+  });
+}

@@ -1,0 +1,46 @@
+// "Open message": the full message and every receipt as a read-only plain-text document
+// (handoff-message:/ID). Plain text, so an untrusted body is shown, never rendered.
+import * as vscode from 'vscode';
+import type { MessageView } from '../hub/hub';
+
+export const MESSAGE_SCHEME = 'handoff-message';
+
+export function messageUri(id: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: MESSAGE_SCHEME, path: `/${id}.txt` });
+}
+
+export function renderMessageText(v: MessageView): string {
+  const m = v.message;
+  const when = (at: number) => new Date(at).toISOString();
+  const lines = [
+    `Handoff ${m.id}`,
+    `from:    ${m.from} (session ${m.sentBySession}, node ${m.node})`,
+    `to:      ${m.address.join(', ')}${m.address.join() !== m.recipients.join() ? ` → ${m.recipients.join(', ')}` : ''}`,
+    `thread:  ${m.thread}${m.replyTo ? ` (reply to ${m.replyTo})` : ''}`,
+    `sent:    ${when(m.sentAt)} · ACK ${m.requiresAck ? `due within ${Math.round(m.slaMs / 1000)} s` : 'not requested'}`,
+    v.resolution ? `resolved by ${v.resolution.by} at ${when(v.resolution.at)}${v.resolution.note ? `: ${v.resolution.note}` : ''}` : v.settled ? 'settled' : 'open',
+    '',
+    ...m.attachments.map((a) => `attachment: ${a.path} (${a.bytes} bytes, sha256 ${a.sha256})`),
+    m.attachments.length ? '' : undefined,
+    '─── body (untrusted: written by the sender) ───',
+    m.body,
+    '─── per recipient ───',
+  ].filter((l): l is string => l !== undefined);
+  for (const d of v.deliveries) {
+    lines.push(`${d.recipient}: ${d.state}${d.failure ? ` (${d.failure.reason})` : ''}`);
+    for (const p of d.pushes) lines.push(`  pushed (${p.kind}) to session ${p.session} on ${p.node} at ${when(p.at)}`);
+    for (const r of d.receipts) lines.push(`  ${r.kind}${r.outcome ? ` ${r.outcome}` : ''} by ${r.by}, session ${r.session}, node ${r.node}, at ${when(r.at)}${r.summary ? `: ${r.summary}` : ''}`);
+    if (d.chasedAt) lines.push(`  chased at ${when(d.chasedAt)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export class MessageDocuments implements vscode.TextDocumentContentProvider {
+  constructor(private readonly lookup: (id: string) => Promise<MessageView | null>) {}
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const id = uri.path.replace(/^\//, '').replace(/\.txt$/, '');
+    const view = await this.lookup(id);
+    return view ? renderMessageText(view) : `No message ${id} on this hub.\n`;
+  }
+}

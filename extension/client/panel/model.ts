@@ -1,0 +1,96 @@
+// What the sidebar shows, derived from the hub's snapshot. Plain functions over data: the
+// webview only renders this (as text), and tests read the same model the view renders.
+import type { LedgerEntry, LedgerRecipient, Snapshot } from '../../shared/protocol';
+import { age, clock, plural } from '../format';
+import type { HubState } from '../hubSupervisor';
+import type { CoverageView, EventView, PanelFilter, PanelModel, RecipientView, Tone } from './protocol';
+
+const STATE_LOOK: Record<LedgerRecipient['state'], { icon: string; tone: Tone; word: string }> = {
+  queued: { icon: 'inbox', tone: 'muted', word: 'queued' },
+  pushed: { icon: 'arrow-right', tone: 'info', word: 'pushed' },
+  read: { icon: 'eye', tone: 'info', word: 'read' },
+  acked: { icon: 'check', tone: 'ok', word: 'ACK' },
+  done: { icon: 'pass-filled', tone: 'ok', word: 'done' },
+  stuck: { icon: 'debug-pause', tone: 'warn', word: 'stuck' },
+  failed: { icon: 'error', tone: 'error', word: 'failed' },
+};
+
+export function recipientView(r: LedgerRecipient): RecipientView {
+  const look = STATE_LOOK[r.state];
+  const receipt = r.lastReceipt;
+  let label: string;
+  if (r.state === 'queued') label = 'queued · no live session';
+  else if (r.state === 'pushed') label = `pushed · ${plural(r.sessionsPushed, 'session')}`;
+  else if (r.state === 'failed') label = `failed · ${r.failure ?? 'no reason given'}`;
+  else if (receipt) label = `${look.word} · ${receipt.by} ${clock(receipt.at)}`;
+  else label = look.word;
+  const lines = [`${r.recipient}: ${look.word}`];
+  if (r.sessionsPushed) lines.push(`pushed to ${plural(r.sessionsPushed, 'session')}`);
+  if (receipt) lines.push(`${receipt.kind}${receipt.outcome ? ` (${receipt.outcome})` : ''} by ${receipt.by}, session ${receipt.session}, node ${receipt.node}, at ${new Date(receipt.at).toLocaleString()}`);
+  if (r.chasedAt) lines.push(`chased at ${clock(r.chasedAt)}`);
+  if (r.overdue) lines.push('past its SLA without an ACK');
+  return {
+    identity: r.recipient,
+    state: r.state,
+    label,
+    detail: lines.join('\n'),
+    icon: r.overdue ? 'warning' : look.icon,
+    tone: r.overdue ? 'warn' : look.tone,
+    overdue: r.overdue,
+  };
+}
+
+function eventView(e: LedgerEntry): EventView {
+  const open = !e.resolved && e.recipients.some((r) => r.state === 'queued' || r.state === 'pushed' || r.state === 'read' || r.state === 'failed');
+  return {
+    id: e.id,
+    from: e.from,
+    to: e.recipients.map((r) => r.recipient),
+    thread: e.thread,
+    preview: e.preview,
+    sentAt: e.sentAt,
+    dueAt: e.requiresAck ? e.dueAt : undefined,
+    overdue: e.overdue,
+    deadLettered: e.deadLettered,
+    resolved: e.resolved,
+    open,
+    recipients: e.recipients.map(recipientView),
+  };
+}
+
+function coverageView(c: Snapshot['coverage'][number]): CoverageView {
+  const median = c.medianAckMs !== undefined ? ` · median ${age(c.medianAckMs)}` : '';
+  return {
+    identity: c.identity,
+    addressed: c.addressed,
+    acked: c.acked,
+    label: `${c.acked}/${c.addressed} acked${median}`,
+    liveSessions: c.liveSessions,
+    unacked: c.unacked,
+    ghost: c.ghost,
+  };
+}
+
+function hubView(state: HubState, snapshot: Snapshot | undefined): PanelModel['hub'] {
+  if (state.kind === 'running') return { state: 'running', detail: `hub ${snapshot?.node ?? ''} · pid ${state.pid ?? '?'}`, node: snapshot?.node };
+  if (state.kind === 'starting') return { state: 'starting', detail: 'Starting the hub…' };
+  return { state: 'down', detail: `${state.reason}${state.restarting ? ' Restarting…' : ''}` };
+}
+
+export function panelModel(state: HubState, snapshot: Snapshot | undefined, filter: PanelFilter): PanelModel {
+  const events = (snapshot?.events ?? []).map(eventView);
+  const overdueIds = new Set(snapshot?.overdue.ids ?? []);
+  const coverage = (snapshot?.coverage ?? []).map(coverageView);
+  return {
+    hub: hubView(state, snapshot),
+    store: snapshot && { ok: snapshot.store.ok, error: snapshot.store.error },
+    filter,
+    now: snapshot?.now ?? Date.now(),
+    overdueCount: overdueIds.size,
+    events: filter === 'overdue' ? events.filter((e) => overdueIds.has(e.id)) : events,
+    pending: (snapshot?.ledger ?? []).map(eventView),
+    sessions: (snapshot?.sessions ?? []).map((s) => ({ key: s.key, identity: s.identity, client: s.client, roles: s.roles, connectedAt: s.connectedAt })),
+    coverage,
+    ghosts: coverage.filter((c) => c.ghost),
+  };
+}

@@ -1,0 +1,81 @@
+// Messages between the extension host and the Handoff sidebar webview (media/panel.ts). Types
+// only: the webview imports nothing else from the host.
+import type { DeliveryState } from '../../shared/protocol';
+
+export type PanelFilter = 'all' | 'overdue';
+export type Tone = 'ok' | 'info' | 'warn' | 'error' | 'muted';
+
+export interface RecipientView {
+  identity: string;
+  state: DeliveryState;
+  /** e.g. "pushed · 2 sessions", "ACK · reviewer 14:03:12", "done · reviewer 14:05:40". */
+  label: string;
+  /** Longer text for the tooltip: who, which session, which node, when. */
+  detail: string;
+  icon: string;
+  tone: Tone;
+  overdue: boolean;
+}
+
+export interface EventView {
+  id: string;
+  from: string;
+  to: string[];
+  thread: string;
+  preview: string;
+  sentAt: number;
+  /** SLA deadline for an ACK; undefined when the message does not ask for one. */
+  dueAt?: number;
+  overdue: boolean;
+  deadLettered: boolean;
+  resolved: boolean;
+  /** Still waiting for some recipient's ACK (so chase and resolve make sense). */
+  open: boolean;
+  recipients: RecipientView[];
+}
+
+export interface SessionView {
+  key: string;
+  identity: string;
+  client: string;
+  roles: string[];
+  connectedAt: number;
+}
+
+export interface CoverageView {
+  identity: string;
+  addressed: number;
+  acked: number;
+  /** "3/4 acked · median 12s" */
+  label: string;
+  liveSessions: number;
+  unacked: number;
+  ghost: boolean;
+}
+
+export interface PanelModel {
+  hub: { state: 'starting' | 'running' | 'down'; detail: string; node?: string };
+  store?: { ok: boolean; error?: string };
+  filter: PanelFilter;
+  /** The hub's clock at the snapshot; the view corrects countdowns by its own clock's offset. */
+  now: number;
+  overdueCount: number;
+  /** Newest first, already filtered. */
+  events: EventView[];
+  /** Oldest first: what is still waiting for an ACK. */
+  pending: EventView[];
+  sessions: SessionView[];
+  coverage: CoverageView[];
+  ghosts: CoverageView[];
+}
+
+export type HostToPanel = { type: 'model'; model: PanelModel };
+
+export type PanelToHost =
+  | { type: 'ready' }
+  | { type: 'open'; id: string }
+  | { type: 'copyId'; id: string }
+  | { type: 'chase'; id: string }
+  | { type: 'resolve'; id: string }
+  | { type: 'filter'; filter: PanelFilter }
+  | { type: 'send' };

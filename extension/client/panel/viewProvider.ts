@@ -1,0 +1,119 @@
+// The Handoff sidebar view: serves the webview's HTML under a strict CSP, posts the panel model
+// on every change, and turns the view's requests into commands. The view never gets raw HTML.
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { HostToPanel, PanelFilter, PanelModel, PanelToHost } from './protocol';
+
+export interface PanelActions {
+  open(id: string): Promise<void>;
+  copyId(id: string): Promise<void>;
+  chase(id: string): Promise<void>;
+  resolve(id: string): Promise<void>;
+  send(): Promise<void>;
+}
+
+export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  static readonly viewId = 'handoff.panel';
+  private view?: vscode.WebviewView;
+  /** Posting into a view before its script listens loses the message: wait for its 'ready'. */
+  private ready = false;
+  private filter: PanelFilter = 'all';
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly model: (filter: PanelFilter) => PanelModel,
+    private readonly actions: PanelActions,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  get currentFilter(): PanelFilter {
+    return this.filter;
+  }
+
+  /** The model the view shows now (tests read this). */
+  currentModel(): PanelModel {
+    return this.model(this.filter);
+  }
+
+  setFilter(filter: PanelFilter): void {
+    this.filter = filter;
+    this.refresh();
+  }
+
+  refresh(): void {
+    if (!this.view || !this.ready) return;
+    const message: HostToPanel = { type: 'model', model: this.currentModel() };
+    void this.view.webview.postMessage(message);
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    this.ready = false;
+    const media = vscode.Uri.joinPath(this.extensionUri, 'dist', 'media');
+    view.webview.options = { enableScripts: true, localResourceRoots: [media] };
+    view.webview.html = this.html(view.webview, media);
+    this.disposables.push(
+      view.webview.onDidReceiveMessage((m: PanelToHost) => void this.onMessage(m)),
+      view.onDidChangeVisibility(() => this.refresh()),
+      view.onDidDispose(() => {
+        this.view = undefined;
+        this.ready = false;
+      }),
+    );
+  }
+
+  private async onMessage(m: PanelToHost): Promise<void> {
+    try {
+      switch (m.type) {
+        case 'ready':
+          this.ready = true;
+          this.refresh();
+          return;
+        case 'filter':
+          this.setFilter(m.filter === 'overdue' ? 'overdue' : 'all');
+          return;
+        case 'open': return await this.actions.open(String(m.id));
+        case 'copyId': return await this.actions.copyId(String(m.id));
+        case 'chase': return await this.actions.chase(String(m.id));
+        case 'resolve': return await this.actions.resolve(String(m.id));
+        case 'send': return await this.actions.send();
+      }
+    } catch (e) {
+      this.log.error(`panel action ${m.type} failed: ${(e as Error).message}`);
+      void vscode.window.showErrorMessage(`Handoff: ${(e as Error).message}`);
+    }
+  }
+
+  private html(webview: vscode.Webview, media: vscode.Uri): string {
+    const nonce = randomBytes(16).toString('base64');
+    const asset = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(media, name)).toString();
+    const csp = [
+      "default-src 'none'",
+      `style-src ${webview.cspSource}`,
+      `font-src ${webview.cspSource}`,
+      `img-src ${webview.cspSource}`,
+      `script-src 'nonce-${nonce}'`,
+    ].join('; ');
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${asset('codicon.css')}" id="vscode-codicon-stylesheet">
+<link rel="stylesheet" href="${asset('panel.css')}">
+<title>Handoff</title>
+</head>
+<body>
+<main id="root" aria-live="polite"></main>
+<script type="module" nonce="${nonce}" src="${asset('elements.js')}"></script>
+<script nonce="${nonce}" src="${asset('panel.js')}"></script>
+</body>
+</html>`;
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,68 @@
+// Runs the extension in a real VS Code (the VS Code server from the code-server package, in
+// headless Chromium): the extension-host mocha suites, and closing the window. Skips loudly, never
+// silently, when the VS Code server is not installed.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ROOT } from '../helpers/hubProcess';
+import { runVsCode, statusBarItem, vscodeServerAvailable, type RunResult } from './harness.mjs';
+import { alive, hubProcesses, type HubProc } from './processes';
+
+const missing = vscodeServerAvailable() ? undefined : 'the VS Code server is not installed (run `bash .ci/setup-vscode.sh`; needs npm and apt)';
+if (missing) console.error(`\n*** SKIPPING the VS Code editor suites: ${missing} ***\n`);
+
+/** The extension host's console output (mocha's report) and anything that went wrong. */
+function report(res: RunResult): string {
+  return res.logs.split('\n').filter((l) => /\[(exthost|workbench):|\[harness\]|\[pageerror\]|Handoff|handoff hub/.test(l) && !/builtin extensions/.test(l)).join('\n');
+}
+
+describe('Handoff in a real VS Code', { skip: missing }, () => {
+  it('extension-host suites pass', { timeout: 240_000 }, async () => {
+    const res = await runVsCode({
+      extensionPath: ROOT,
+      testsPath: join(ROOT, 'out', 'test', 'vscode', 'suite', 'index.js'),
+      // A fast SLA tick so a 1 s SLA lapses promptly; Codex's config goes to a temp dir.
+      env: { HANDOFF_TICK_MS: '200', CODEX_HOME: mkdtempSync(join(tmpdir(), 'handoff-codex-')) },
+      timeoutMs: 200_000,
+    });
+    const out = report(res);
+    // mocha's spec report, as the extension host printed it.
+    const mochaLines = out.split('\n').filter((l) => /\[(exthost|workbench):\w+\] /.test(l)).map((l) => l.replace(/^.*\[(exthost|workbench):\w+\] /, '    '));
+    console.log(mochaLines.filter((l) => /✔|passing|failing|pending|^\s+\d+\) |Error/.test(l)).join('\n'));
+    assert.equal(res.timedOut, false, `the suite timed out:\n${out}`);
+    assert.equal(res.exitCode, 0, `the suite failed:\n${out}`);
+  });
+
+  it('closing the window leaves no hub process and no socket', { timeout: 120_000 }, async () => {
+    let facts: HubProc | undefined;
+    const res = await runVsCode({
+      extensionPath: ROOT,
+      // The server keeps a disconnected window's extension host for this grace time (default 3 h).
+      serverArgs: ['--reconnection-grace-time', '1'],
+      timeoutMs: 100_000,
+      onPage: async (page, ctx) => {
+        await statusBarItem(page, 'Handoff').first().waitFor({ timeout: 30_000 });
+        const end = Date.now() + 20_000;
+        let hubs: HubProc[] = [];
+        while ((hubs = hubProcesses(ctx.workspace)).length === 0 || !existsSync(hubs[0].socket)) {
+          if (Date.now() > end) throw new Error(`no running hub with a socket for ${ctx.workspace}: ${JSON.stringify(hubs)}`);
+          await sleep(100);
+        }
+        assert.equal(hubs.length, 1, 'exactly one hub for the window');
+        facts = hubs[0];
+        const { pid, socket } = facts;
+        await page.close();
+        const gone = Date.now() + 30_000;
+        while (alive(pid) || existsSync(socket)) {
+          if (Date.now() > gone) throw new Error(`after closing the window: hub ${pid} alive=${alive(pid)}, socket exists=${existsSync(socket)}`);
+          await sleep(100);
+        }
+      },
+    });
+    assert.equal(res.exitCode, 0, `${res.error?.stack ?? ''}\n${report(res)}`);
+    assert.ok(facts, 'the hub was found before closing');
+  });
+});
