@@ -11,7 +11,11 @@ import type { Hub } from './hub';
 import { serveAgent } from './mcp/agentConnection';
 import { ReplayCache } from './mcp/replayCache';
 
-export class HubAlreadyRunning extends Error {}
+export class HubAlreadyRunning extends Error {
+  constructor(running: HelloReply, path: string) {
+    super(`A Handoff hub is already running for ${running.workspace ?? 'this workspace'} (pid ${running.pid ?? '?'}, node ${running.node ?? '?'}) on ${path}. Use it, or stop it first.`);
+  }
+}
 
 /** Asks whatever listens on `path` who it is; undefined if nothing answers (a stale socket). */
 export function probeHub(path: string, timeoutMs = 1500): Promise<HelloReply | undefined> {
@@ -56,13 +60,13 @@ export async function listen(hub: Hub, path: string, options: ListenOptions): Pr
   if (process.platform !== 'win32') ensurePrivateDir(dirname(path));
   const running = existsSync(path) || process.platform === 'win32' ? await probeHub(path) : undefined;
   if (running) {
-    throw new HubAlreadyRunning(`A Handoff hub is already running for ${running.workspace ?? 'this workspace'} (pid ${running.pid ?? '?'}, node ${running.node ?? '?'}) on ${path}. Use it, or stop it first.`);
+    throw new HubAlreadyRunning(running, path);
   }
   if (process.platform !== 'win32' && existsSync(path)) {
     options.log(`removing stale socket ${path} (nothing answered on it)`);
     unlinkSync(path);
   }
-  const replayCaches = new Map<string, ReplayCache>();
+  const replayCaches = new BoundedMap<string, ReplayCache>(1024);
   const server = createServer((socket) => {
     socket.pause();
     void hub.started.then(() => {
@@ -70,15 +74,36 @@ export async function listen(hub: Hub, path: string, options: ListenOptions): Pr
       socket.resume();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(path, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(path, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (e) {
+    // Another hub won a race for the same path between our probe and our listen.
+    const winner = (e as NodeJS.ErrnoException).code === 'EADDRINUSE' ? await probeHub(path) : undefined;
+    if (winner) throw new HubAlreadyRunning(winner, path);
+    throw e;
+  }
   if (process.platform !== 'win32') chmodSync(path, 0o600);
   return server;
+}
+
+/** Replay caches of stable session keys: the least recently connected are forgotten first. */
+class BoundedMap<K, V> extends Map<K, V> {
+  constructor(private readonly max: number) {
+    super();
+  }
+
+  override set(key: K, value: V): this {
+    this.delete(key);
+    super.set(key, value);
+    if (this.size > this.max) this.delete(this.keys().next().value as K);
+    return this;
+  }
 }
 
 function accept(hub: Hub, socket: Socket, replayCaches: Map<string, ReplayCache>, options: ListenOptions): void {

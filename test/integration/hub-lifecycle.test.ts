@@ -44,6 +44,19 @@ describe('hub process', () => {
     }
   });
 
+  it('three hubs started at once for one workspace: exactly one runs', async () => {
+    const base = tempDir('race');
+    const spec = { workspace: join(base, 'ws'), store: join(base, 'store'), socket: join(base, 'run', 'hub.sock') };
+    mkdirSync(spec.workspace, { recursive: true });
+    const hubs = [0, 1, 2].map(() => spawnHub(spec));
+    const outcomes = await Promise.all(hubs.map((h) => h.ready.then(() => 'running', () => `exit ${h.proc.exitCode}`)));
+    try {
+      assert.deepEqual([...outcomes].sort(), ['exit 3', 'exit 3', 'running'], hubs.map((h) => h.output()).join('\n'));
+    } finally {
+      for (const h of hubs) h.proc.kill('SIGTERM');
+    }
+  });
+
   it('replaces a stale socket left by a hub killed with -9', async () => {
     const hub = await startHub();
     await hub.kill9();
