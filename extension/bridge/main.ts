@@ -1,9 +1,9 @@
 // handoff-mcp: the agent's stdio MCP server. It only pipes bytes between stdio and the hub
 // socket (the hub serves MCP), and exits when either side closes. With no hub it fails loudly —
 // on stderr and as an MCP error — instead of hanging or pretending.
-import { createConnection } from 'node:net';
 import { parseArgs } from 'node:util';
-import { HELLO_VERSION, type AgentHello, type HelloReply } from '../shared/hello';
+import { greet } from '../shared/greet';
+import { HELLO_VERSION, type AgentHello } from '../shared/hello';
 import { resolveHubSocket } from '../shared/paths';
 
 const { values } = parseArgs({
@@ -52,40 +52,12 @@ function failLoudly(why: string): void {
   process.stdin.on('end', () => process.exit(1));
 }
 
-const socket = createConnection(socketPath);
-let connected = false;
-socket.once('error', (e: NodeJS.ErrnoException) => {
-  if (!connected) failLoudly(`${e.code ?? e.message} on ${socketPath}`);
-});
-socket.on('connect', () => {
-  socket.write(`${JSON.stringify(hello)}\n`);
-  let head = Buffer.alloc(0);
-  const onHead = (chunk: Buffer) => {
-    head = Buffer.concat([head, chunk]);
-    const nl = head.indexOf(0x0a);
-    if (nl < 0) return;
-    socket.off('data', onHead);
-    let reply: HelloReply;
-    try {
-      reply = JSON.parse(head.subarray(0, nl).toString('utf8')) as HelloReply;
-    } catch {
-      socket.destroy();
-      failLoudly('something that is not a Handoff hub answered');
-      return;
-    }
-    if (!reply.ok) {
-      socket.destroy();
-      failLoudly(reply.error ?? 'the hub refused the connection');
-      return;
-    }
-    connected = true;
-    const rest = head.subarray(nl + 1);
-    if (rest.length) process.stdout.write(rest);
-    socket.pipe(process.stdout);
-    process.stdin.pipe(socket);
-    socket.on('close', () => process.exit(0));
-    socket.on('error', () => process.exit(1));
-    process.stdin.on('end', () => socket.end());
-  };
-  socket.on('data', onHead);
-});
+greet(socketPath, hello).then(({ socket, rest }) => {
+  if (rest.length) process.stdout.write(rest);
+  socket.pipe(process.stdout);
+  process.stdin.pipe(socket);
+  socket.resume();
+  socket.on('close', () => process.exit(0));
+  socket.on('error', () => process.exit(1));
+  process.stdin.on('end', () => socket.end());
+}, (e: NodeJS.ErrnoException) => failLoudly(e.code ? `${e.code} on ${socketPath}` : e.message));

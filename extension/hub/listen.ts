@@ -1,7 +1,8 @@
 // The hub's socket: one per workspace, in a user-private directory. Each connection starts with a
 // hello line (shared/hello.ts) that says whether it is an agent (MCP) or a control client.
 import { existsSync, unlinkSync, chmodSync } from 'node:fs';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
+import { greet, NotAHub } from '../shared/greet';
 import { dirname } from 'node:path';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { ensurePrivateDir } from '../shared/paths';
@@ -13,38 +14,22 @@ import { ReplayCache } from './mcp/replayCache';
 
 export class HubAlreadyRunning extends Error {
   constructor(running: HelloReply, path: string) {
-    super(`A Handoff hub is already running for ${running.workspace ?? 'this workspace'} (pid ${running.pid ?? '?'}, node ${running.node ?? '?'}) on ${path}. Use it, or stop it first.`);
+    super(!running.ok
+      ? `Something already listens on ${path} and does not answer as a Handoff hub (${running.error}). Stop it, or remove the file if nothing should be there.`
+      : `A Handoff hub is already running for ${running.workspace ?? 'this workspace'} (pid ${running.pid ?? '?'}, node ${running.node ?? '?'}) on ${path}. Use it, or stop it first.`);
   }
 }
 
 /** Asks whatever listens on `path` who it is; undefined if nothing answers (a stale socket). */
-export function probeHub(path: string, timeoutMs = 1500): Promise<HelloReply | undefined> {
-  return new Promise((resolve) => {
-    const socket = createConnection(path);
-    let buf = '';
-    const done = (r: HelloReply | undefined) => {
-      socket.destroy();
-      resolve(r);
-    };
-    const timer = setTimeout(() => done(undefined), timeoutMs);
-    socket.on('connect', () => socket.write(`${JSON.stringify({ handoff: HELLO_VERSION, kind: 'control', client: 'probe' })}\n`));
-    socket.on('data', (d) => {
-      buf += d.toString('utf8');
-      const nl = buf.indexOf('\n');
-      if (nl >= 0) {
-        clearTimeout(timer);
-        try {
-          done(JSON.parse(buf.slice(0, nl)) as HelloReply);
-        } catch {
-          done({ handoff: HELLO_VERSION, ok: false, error: 'something that is not a Handoff hub listens there' });
-        }
-      }
-    });
-    socket.on('error', () => {
-      clearTimeout(timer);
-      done(undefined);
-    });
-  });
+async function probeHub(path: string): Promise<HelloReply | undefined> {
+  try {
+    const { socket, reply } = await greet(path, { handoff: HELLO_VERSION, kind: 'control', client: 'probe' }, 1500);
+    socket.destroy();
+    return reply;
+  } catch (e) {
+    if (e instanceof NotAHub) return { handoff: HELLO_VERSION, ok: false, error: e.message };
+    return undefined; // ENOENT, ECONNREFUSED: nobody home
+  }
 }
 
 export interface ListenOptions {
