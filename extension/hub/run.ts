@@ -17,6 +17,8 @@ export interface HubArgs {
   replayLimit?: number;
   /** Launched by vscode-languageclient: serve the control protocol on stdio/IPC. */
   editor: boolean;
+  /** Over node IPC (TransportKind.ipc) rather than stdio. */
+  ipc?: boolean;
 }
 
 export function parseHubArgs(argv: string[]): HubArgs {
@@ -38,6 +40,7 @@ export function parseHubArgs(argv: string[]): HubArgs {
     slaSeconds: num(values['sla-seconds']),
     replayLimit: num(values['replay-limit']),
     editor: !!values['node-ipc'] || !!values.stdio,
+    ipc: !!values['node-ipc'],
   };
 }
 
@@ -89,8 +92,11 @@ export async function runHub(args: HubArgs): Promise<void> {
 
   if (args.editor) {
     // Imported here so the headless hub and the CLI do not load the language server library.
-    const { createConnection, ProposedFeatures } = await import('vscode-languageserver/node');
-    const connection = createConnection(ProposedFeatures.all);
+    const { createConnection, ProposedFeatures, IPCMessageReader, IPCMessageWriter } = await import('vscode-languageserver/node');
+    // Streams passed explicitly: argv sniffing cannot be relied on once the library is bundled.
+    const connection = args.ipc
+      ? createConnection(ProposedFeatures.all, new IPCMessageReader(process), new IPCMessageWriter(process))
+      : createConnection(ProposedFeatures.all, process.stdin, process.stdout);
     connection.onInitialize(() => ({ capabilities: {}, serverInfo: { name: 'handoff-hub', version: '0.1.0' } }));
     serveControl(hub, connection);
     connection.onShutdown(() => stop('shutdown requested by the editor'));
