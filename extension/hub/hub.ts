@@ -201,6 +201,9 @@ export class Hub {
   detach(session: Session): void {
     if (this.sessions.remove(session)) {
       this.log(`session ${session.key} (${session.identity}) detached`);
+      // "Last seen" is when its last session left, not when it first connected.
+      this.store?.commit([{ type: 'identity', name: session.identity, at: Date.now(), roles: session.roles }])
+        .catch((e) => this.log(`could not record when ${session.identity} left: ${(e as Error).message}`));
       this.changed();
     }
   }
@@ -427,7 +430,7 @@ export class Hub {
   }
 
   coverage(): Coverage[] {
-    return coverage(this.state, (identity) => this.sessions.count(identity));
+    return coverage(this.state, (identity) => this.sessions.count(identity), Date.now());
   }
 
   // ---- people's actions (editor, CLI) ----

@@ -112,7 +112,7 @@ describe('receipts and the lifecycle', () => {
     apply(s, decideReceipt(s.hot[m.id], false, m.id, 'result', bob, T0 + 9000, 'done', 'shipped')!);
     assert.equal(s.hot[m.id].deliveries.bob.state, 'done');
     assert.equal(isSettled(s.hot[m.id], T0 + 9000), true);
-    const c = coverage(s, () => 0).find((x) => x.identity === 'bob')!;
+    const c = coverage(s, () => 0, T0).find((x) => x.identity === 'bob')!;
     assert.deepEqual([c.addressed, c.acked, c.medianAckMs], [1, 1, 5000]);
   });
 
@@ -143,8 +143,8 @@ describe('ledger, SLA and TTL', () => {
     assert.deepEqual(dueEvents(s, T0 + slaMs + 2), [], 'one chase only');
     assert.equal(overdue(s, T0 + slaMs + 2).count, 1);
     assert.equal(pendingLedger(s, T0 + slaMs + 2, 'alice')[0].overdue, true);
-    assert.equal(coverage(s, () => 0).find((c) => c.identity === 'bob')!.ghost, true);
-    assert.equal(coverage(s, () => 1).find((c) => c.identity === 'bob')!.ghost, false);
+    assert.equal(coverage(s, () => 0, T0).find((c) => c.identity === 'bob')!.ghost, true);
+    assert.equal(coverage(s, () => 1, T0).find((c) => c.identity === 'bob')!.ghost, false);
     const dead = dueEvents(s, T0 + ttlMs + 1);
     assert.equal(dead[0].type, 'failed');
     dead.forEach((e) => apply(s, e));

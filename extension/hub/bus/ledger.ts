@@ -122,7 +122,7 @@ export function unackedFor(state: BusState, identity: string): HotMessage[] {
     .sort((a, b) => a.message.seq - b.message.seq);
 }
 
-export function coverage(state: BusState, liveSessions: (identity: string) => number): Coverage[] {
+export function coverage(state: BusState, liveSessions: (identity: string) => number, now: number): Coverage[] {
   const unacked = new Map<string, number>();
   for (const h of Object.values(state.hot)) {
     if (h.resolution || !h.message.requiresAck) continue;
@@ -138,7 +138,7 @@ export function coverage(state: BusState, liveSessions: (identity: string) => nu
       addressed: c.addressed,
       acked: c.acked,
       medianAckMs: median(c.ackLatencies),
-      lastSeen: state.identities[identity]?.lastSeen,
+      lastSeen: live > 0 ? now : state.identities[identity]?.lastSeen,
       liveSessions: live,
       unacked: waiting,
       ghost: waiting > 0 && live === 0 && !isRemote(identity),
