@@ -60,7 +60,10 @@ function reconcile<T>(container: HTMLElement, items: T[], key: (t: T) => string,
       const fresh = render(item);
       fresh.dataset.key = k;
       fresh.dataset.sig = sig;
-      if (row) row.replaceWith(fresh);
+      if (row) {
+        if (row === cursor) cursor = fresh;
+        row.replaceWith(fresh);
+      }
       row = fresh;
     }
     if (row !== cursor) container.insertBefore(row, cursor);
@@ -79,7 +82,7 @@ function eventRow(e: EventView): HTMLElement {
   const actions = el('span', { class: 'actions' },
     action('go-to-file', 'Open message', 'open', e.id),
     action('copy', 'Copy message id', 'copyId', e.id),
-    e.open && action('bell', 'Chase: push again, flagged as a chase', 'chase', e.id),
+    e.awaitingAck && action('bell', 'Chase: push again, flagged as a chase', 'chase', e.id),
     e.open && action('check-all', 'Mark resolved', 'resolve', e.id));
   return el('article', { class: `event ${flags}`.trim(), 'data-id': e.id, tabindex: '0' },
     el('div', { class: 'head' },
@@ -92,13 +95,15 @@ function eventRow(e: EventView): HTMLElement {
 }
 
 function pendingRow(e: EventView): HTMLElement {
-  const who = e.recipients.filter((r) => r.state === 'queued' || r.state === 'pushed' || r.state === 'read' || r.state === 'failed').map((r) => r.identity);
-  return el('div', { class: `pending-row ${e.overdue || e.deadLettered ? 'overdue' : ''}`.trim(), 'data-id': e.id },
-    icon(e.overdue || e.deadLettered ? 'warning' : 'clock'),
-    el('span', { class: 'pending-main' }, el('span', { class: 'from' }, e.from), icon('arrow-small-right', 'dim'), el('span', { class: 'to' }, who.join(', ')),
-      el('span', { class: 'preview' }, e.preview)),
-    el('span', { class: 'countdown', 'data-due': e.dueAt === undefined ? '' : String(e.dueAt) }, e.deadLettered ? 'dead-lettered' : countdown(e)),
-    el('span', { class: 'actions' }, action('bell', 'Chase', 'chase', e.id), action('check-all', 'Mark resolved', 'resolve', e.id)));
+  const late = e.overdue || e.deadLettered;
+  const status = e.deadLettered ? 'dead-lettered' : e.awaitingAck ? countdown(e) : 'awaiting result';
+  return el('div', { class: `pending-row ${late ? 'overdue' : ''}`.trim(), 'data-id': e.id },
+    el('div', { class: 'head' },
+      icon(late ? 'warning' : 'clock'),
+      el('span', { class: 'from' }, e.from), icon('arrow-small-right', 'dim'), el('span', { class: 'to' }, e.to.join(', ')),
+      el('span', { class: 'countdown', 'data-due': e.awaitingAck && !e.deadLettered && e.dueAt !== undefined ? String(e.dueAt) : '' }, status),
+      el('span', { class: 'actions' }, e.awaitingAck && action('bell', 'Chase: push again, flagged as a chase', 'chase', e.id), action('check-all', 'Mark resolved', 'resolve', e.id))),
+    el('div', { class: 'preview' }, e.preview));
 }
 
 function sessionRow(s: SessionView): HTMLElement {
@@ -115,7 +120,7 @@ function coverageRow(c: CoverageView): HTMLElement {
   const status = c.ghost
     ? el('span', { class: 'ghost', title: `${c.unacked} unacked and no live session` }, icon('warning'), `ghost · ${c.unacked} waiting`)
     : el('span', { class: c.liveSessions ? 'live-count' : 'dim' }, c.liveSessions ? `${c.liveSessions} live` : 'offline');
-  return el('div', { class: `coverage-row ${c.ghost ? 'is-ghost' : ''}`.trim(), 'data-identity': c.identity },
+  return el('div', { class: `coverage-row ${c.ghost ? 'is-ghost' : ''}`.trim(), 'data-identity': c.identity, title: c.detail },
     el('span', { class: 'who' }, c.identity), meter, el('span', { class: 'dim' }, c.label), status);
 }
 
@@ -145,8 +150,7 @@ function renderHub(m: PanelModel): void {
   if (hubLine.dataset.sig === sig) return;
   hubLine.dataset.sig = sig;
   hubLine.className = `hub-line tone-${tone}`;
-  hubLine.replaceChildren(icon(iconName), el('span', { class: 'hub-text' }, text),
-    el('vscode-icon', { name: 'send', 'action-icon': '', label: 'Send Handoff…', title: 'Send Handoff…', 'data-action': 'send' }));
+  hubLine.replaceChildren(icon(iconName), el('span', { class: 'hub-text', title: text }, text));
 }
 
 function renderFilter(m: PanelModel): void {
@@ -188,7 +192,7 @@ function tick(): void {
     if (!c.dataset.due) continue;
     const left = Number(c.dataset.due) - hubNow();
     const text = left >= 0 ? `ACK due in ${span(left)}` : `overdue by ${span(-left)}`;
-    if (c.textContent !== text && c.textContent !== 'dead-lettered') c.textContent = text;
+    if (c.textContent !== text) c.textContent = text;
   }
 }
 setInterval(tick, 1000);
@@ -200,7 +204,6 @@ document.addEventListener('click', (ev) => {
   const act = target.dataset.action;
   const id = target.dataset.id ?? '';
   if (act === 'filter') host.postMessage({ type: 'filter', filter: target.dataset.filter === 'overdue' ? 'overdue' : 'all' });
-  else if (act === 'send') host.postMessage({ type: 'send' });
   else if (act === 'open' || act === 'copyId' || act === 'chase' || act === 'resolve') host.postMessage({ type: act, id });
 });
 

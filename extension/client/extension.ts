@@ -60,7 +60,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<Handof
       await supervisor.resolve({ id, by: humanIdentity() });
       vscode.window.setStatusBarMessage(`Handoff ${id} marked resolved`, 3000);
     },
-    send: async () => void (await sendHandoff(supervisor)),
   }, log);
 
   const showPanel = async (filter: 'all' | 'overdue') => {

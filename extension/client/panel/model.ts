@@ -41,7 +41,8 @@ export function recipientView(r: LedgerRecipient): RecipientView {
 }
 
 function eventView(e: LedgerEntry): EventView {
-  const open = !e.resolved && e.recipients.some((r) => r.state === 'queued' || r.state === 'pushed' || r.state === 'read' || r.state === 'failed');
+  const awaitingAck = !e.resolved && e.requiresAck && e.recipients.some((r) => r.state === 'queued' || r.state === 'pushed' || r.state === 'read');
+  const open = !e.resolved && e.recipients.some((r) => r.state !== 'done');
   return {
     id: e.id,
     from: e.from,
@@ -53,18 +54,26 @@ function eventView(e: LedgerEntry): EventView {
     overdue: e.overdue,
     deadLettered: e.deadLettered,
     resolved: e.resolved,
+    awaitingAck,
     open,
     recipients: e.recipients.map(recipientView),
   };
 }
 
 function coverageView(c: Snapshot['coverage'][number]): CoverageView {
-  const median = c.medianAckMs !== undefined ? ` · median ${age(c.medianAckMs)}` : '';
+  const detail = [
+    `${c.identity}: ${c.acked} of ${c.addressed} addressed handoffs acknowledged`,
+    c.medianAckMs !== undefined ? `median time to ACK ${age(c.medianAckMs)}` : undefined,
+    `${c.liveSessions} live session(s)`,
+    c.ghost ? `GHOST: ${c.unacked} unacked and nobody connected` : undefined,
+    c.lastSeen ? `last seen ${new Date(c.lastSeen).toLocaleString()}` : undefined,
+  ].filter(Boolean).join('\n');
   return {
     identity: c.identity,
     addressed: c.addressed,
     acked: c.acked,
-    label: `${c.acked}/${c.addressed} acked${median}`,
+    label: `${c.acked}/${c.addressed} acked`,
+    detail,
     liveSessions: c.liveSessions,
     unacked: c.unacked,
     ghost: c.ghost,

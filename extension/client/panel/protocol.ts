@@ -29,7 +29,9 @@ export interface EventView {
   overdue: boolean;
   deadLettered: boolean;
   resolved: boolean;
-  /** Still waiting for some recipient's ACK (so chase and resolve make sense). */
+  /** Some recipient has not ACKed yet (queued, pushed or read). */
+  awaitingAck: boolean;
+  /** Not settled: waiting for an ACK or a result, or dead-lettered (so chase and resolve make sense). */
   open: boolean;
   recipients: RecipientView[];
 }
@@ -46,8 +48,10 @@ export interface CoverageView {
   identity: string;
   addressed: number;
   acked: number;
-  /** "3/4 acked · median 12s" */
+  /** "3/4 acked" */
   label: string;
+  /** Tooltip: median ACK time, last seen. */
+  detail: string;
   liveSessions: number;
   unacked: number;
   ghost: boolean;
@@ -77,5 +81,4 @@ export type PanelToHost =
   | { type: 'copyId'; id: string }
   | { type: 'chase'; id: string }
   | { type: 'resolve'; id: string }
-  | { type: 'filter'; filter: PanelFilter }
-  | { type: 'send' };
+  | { type: 'filter'; filter: PanelFilter };

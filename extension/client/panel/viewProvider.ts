@@ -9,7 +9,6 @@ export interface PanelActions {
   copyId(id: string): Promise<void>;
   chase(id: string): Promise<void>;
   resolve(id: string): Promise<void>;
-  send(): Promise<void>;
 }
 
 export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -77,7 +76,6 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
         case 'copyId': return await this.actions.copyId(String(m.id));
         case 'chase': return await this.actions.chase(String(m.id));
         case 'resolve': return await this.actions.resolve(String(m.id));
-        case 'send': return await this.actions.send();
       }
     } catch (e) {
       this.log.error(`panel action ${m.type} failed: ${(e as Error).message}`);

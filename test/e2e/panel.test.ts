@@ -1,0 +1,152 @@
+// Playwright end to end, in headless Chromium against a real VS Code (the VS Code server): real
+// agents hand off over the real bridge while the person watches the Handoff view, sends from the
+// command palette, and sees the status bar warn. Screenshots in a light and a dark theme go to
+// .test-artifacts/e2e/. Skips loudly when the VS Code server is not installed.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Frame, Page } from 'playwright-core';
+import { connectAgent, waitFor, type Agent } from '../helpers/agent';
+import { ROOT } from '../helpers/hubProcess';
+import { runCommand, runVsCode, statusBarItem, vscodeServerAvailable, webviewFrame } from '../vscode/harness.mjs';
+import { hubProcesses } from '../vscode/processes';
+
+const missing = vscodeServerAvailable() ? undefined : 'the VS Code server is not installed (run `bash .ci/setup-vscode.sh`; needs npm and apt)';
+if (missing) console.error(`\n*** SKIPPING the VS Code end-to-end tests: ${missing} ***\n`);
+
+const ARTIFACTS = join(ROOT, '.test-artifacts', 'e2e');
+const XSS = '<img src=x onerror=alert(1)>';
+const THEMES = [
+  { name: 'light', theme: 'Default Light Modern', workbenchClass: /\bvs\b/ },
+  { name: 'dark', theme: 'Default Dark Modern', workbenchClass: /\bvs-dark\b/ },
+];
+
+async function hubSocket(workspace: string): Promise<string> {
+  const end = Date.now() + 20_000;
+  for (;;) {
+    const hub = hubProcesses(workspace)[0];
+    if (hub && existsSync(hub.socket)) return hub.socket;
+    if (Date.now() > end) throw new Error(`no hub socket for ${workspace}`);
+    await sleep(100);
+  }
+}
+
+async function panelFrame(page: Page): Promise<Frame> {
+  await runCommand(page, 'Handoff: Show Panel');
+  return webviewFrame(page, (f) => f.locator('#events-list').count().then((n) => n > 0), 30_000);
+}
+
+/** "Handoff: Send Handoff…" from F1: pick the recipient, type the body, read the honest result. */
+async function sendFromPalette(page: Page, to: string, body: string): Promise<string> {
+  await runCommand(page, 'Handoff: Send Handoff…');
+  const input = page.locator('.quick-input-widget input');
+  await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: to }).first().waitFor();
+  await input.fill(to);
+  await page.locator('.quick-input-widget .monaco-list-row.focused').filter({ hasText: to }).waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget').filter({ hasText: `Send Handoff to ${to}` }).waitFor();
+  await input.fill(body);
+  await page.keyboard.press('Enter');
+  // The result is a notification: a toast, or in the notification center when toasts are queued.
+  const toast = page.locator('.notification-list-item').filter({ hasText: /stored and/ }).first();
+  await toast.waitFor({ state: 'attached', timeout: 15_000 }).catch(() => runCommand(page, 'Notifications: Show Notifications'));
+  await toast.waitFor({ timeout: 15_000 }).catch(async (e) => {
+    await page.screenshot({ path: join(ARTIFACTS, 'send-failed.png') });
+    throw e;
+  });
+  return (await toast.innerText()).replace(/\s+/g, ' ');
+}
+
+describe('Handoff view, status bar and Send Handoff in a real VS Code', { skip: missing }, () => {
+  for (const t of THEMES) {
+    it(`renders receipts, escapes bodies, sends from F1 — ${t.name} theme`, { timeout: 180_000 }, async () => {
+      mkdirSync(ARTIFACTS, { recursive: true });
+      const agents: Agent[] = [];
+      const cspViolations: string[] = [];
+      const dialogs: string[] = [];
+      const shots: string[] = [];
+      const res = await runVsCode({
+        extensionPath: ROOT,
+        userSettings: { 'workbench.colorTheme': t.theme, 'handoff.identity': 'maria' },
+        env: { HANDOFF_TICK_MS: '200' },
+        viewport: { width: 1280, height: 800 },
+        timeoutMs: 150_000,
+        onPage: async (page, ctx) => {
+          page.on('console', (m) => { if (/Content Security Policy|Refused to/.test(m.text())) cspViolations.push(m.text()); });
+          page.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); });
+          await statusBarItem(page, 'Handoff').first().waitFor({ timeout: 30_000 });
+          const themed = Date.now() + 10_000;
+          while (!t.workbenchClass.test(await page.locator('.monaco-workbench').first().getAttribute('class') ?? '')) {
+            if (Date.now() > themed) throw new Error(`the ${t.theme} theme was not applied`);
+            await sleep(100);
+          }
+          const socket = await hubSocket(ctx.workspace);
+
+          const builder = await connectAgent({ socket, name: 'builder', session: 'builder-1' });
+          const reviewer = await connectAgent({ socket, name: 'reviewer', session: 'reviewer-1' });
+          agents.push(builder, reviewer);
+          const review = await builder.ok('send_handoff', { to: 'reviewer', body: 'Review PR #12: the parser now streams tokens; check the error paths.', sla_seconds: 600 });
+          await reviewer.waitForPushes(1);
+          await reviewer.ok('ack', { message_id: review.message_id });
+          const hostile = await builder.ok('send_handoff', { to: 'reviewer', body: XSS, sla_seconds: 600 });
+          await reviewer.waitForPushes(2);
+          await reviewer.ok('mark_read', { message_id: hostile.message_id });
+          // A ghost: mail for someone who connected once and left, with a 1 s SLA that lapses.
+          const tester = await connectAgent({ socket, name: 'tester', session: 'tester-1' });
+          await tester.close();
+          await builder.ok('send_handoff', { to: 'tester', body: 'Run the integration suite on the release branch', sla_seconds: 1 });
+
+          const frame = await panelFrame(page);
+          const ackRow = frame.locator(`article.event[data-id="${review.message_id}"]`);
+          await ackRow.locator('.receipt[data-recipient="reviewer"][data-state="acked"]').waitFor({ timeout: 15_000 });
+          assert.match(await ackRow.locator('.receipt .label').innerText(), /^ACK · reviewer \d\d:\d\d:\d\d$/);
+
+          const xssRow = frame.locator(`article.event[data-id="${hostile.message_id}"]`);
+          await xssRow.locator('.receipt[data-state="read"]').waitFor();
+          assert.equal(await xssRow.locator('.preview').innerText(), XSS, 'the body shows as text');
+          assert.equal(await frame.locator('img').count(), 0, 'no element was made from the body');
+
+          const warning = statusBarItem(page, /overdue/);
+          await warning.first().waitFor({ timeout: 15_000 });
+          assert.match(await warning.first().innerText(), /1 overdue · \d+s/);
+          await frame.locator('.coverage-row.is-ghost[data-identity="tester"]').waitFor();
+
+          const result = await sendFromPalette(page, 'reviewer', 'Please re-run the flaky checkout test');
+          assert.match(result, /stored and pushed to reviewer \(1 session\)/);
+          await reviewer.waitForPushes(3);
+          const push = reviewer.pushes[2];
+          assert.equal(push.meta.from, 'maria');
+          assert.match(push.content, /Please re-run the flaky checkout test/);
+          await frame.locator('article.event .preview', { hasText: 'Please re-run the flaky checkout test' }).waitFor();
+
+          // Let toasts fade from the shot; keep the sidebar and the status bar.
+          await page.keyboard.press('Escape');
+          await page.locator('.notifications-toasts .notification-list-item').first().waitFor({ state: 'detached', timeout: 15_000 }).catch(() => undefined);
+          const full = join(ARTIFACTS, `${t.name}-window.png`);
+          await page.screenshot({ path: full });
+          const sidebar = join(ARTIFACTS, `${t.name}-panel.png`);
+          await page.locator('#workbench\\.parts\\.sidebar').screenshot({ path: sidebar });
+          const status = join(ARTIFACTS, `${t.name}-statusbar.png`);
+          await page.locator('#workbench\\.parts\\.statusbar').screenshot({ path: status });
+          await warning.first().hover();
+          await page.locator('.monaco-hover, .workbench-hover').filter({ hasText: 'past the SLA' }).first().waitFor({ timeout: 10_000 });
+          const tooltip = join(ARTIFACTS, `${t.name}-statusbar-tooltip.png`);
+          await page.screenshot({ path: tooltip, clip: { x: 0, y: 500, width: 700, height: 300 } });
+          shots.push(full, sidebar, status, tooltip);
+
+          await warning.first().click();
+          await frame.locator('.filter-bar:not([hidden])', { hasText: 'Showing 1 overdue' }).waitFor();
+          assert.equal(await frame.locator('#events-list article.event').count(), 1, 'the panel is filtered to the overdue item');
+        },
+      });
+      await Promise.all(agents.map((a) => a.close().catch(() => undefined)));
+      assert.equal(res.exitCode, 0, `${res.error?.stack ?? res.error}\n${res.logs.split('\n').filter((l) => /harness|pageerror|Handoff|handoff/.test(l)).slice(-40).join('\n')}`);
+      assert.deepEqual(cspViolations, [], 'no CSP violations');
+      assert.deepEqual(dialogs, [], 'no script from a body ran');
+      await waitFor(() => shots.every((s) => existsSync(s)), 1000, 'screenshots');
+      console.log(`screenshots: ${shots.join(', ')}`);
+    });
+  }
+});
