@@ -38,6 +38,14 @@ async function panelFrame(page: Page): Promise<Frame> {
   return webviewFrame(page, (f) => f.locator('#events-list').count().then((n) => n > 0), 30_000);
 }
 
+/** Notifications matching `text`, read from the notification center (headless windows show no toasts). */
+async function notifications(page: Page, text: string | RegExp) {
+  await runCommand(page, 'Notifications: Show Notifications');
+  const items = page.locator('.notifications-center .notification-list-item').filter({ hasText: text });
+  await items.first().waitFor({ timeout: 15_000 });
+  return items;
+}
+
 /** "Handoff: Send Handoff…" from F1: pick the recipient, type the body, read the honest result. */
 async function sendFromPalette(page: Page, to: string, body: string): Promise<string> {
   await runCommand(page, 'Handoff: Send Handoff…');
@@ -49,13 +57,7 @@ async function sendFromPalette(page: Page, to: string, body: string): Promise<st
   await page.locator('.quick-input-widget').filter({ hasText: `Send Handoff to ${to}` }).waitFor();
   await input.fill(body);
   await page.keyboard.press('Enter');
-  // The result is a notification: a toast, or in the notification center when toasts are queued.
-  const toast = page.locator('.notification-list-item').filter({ hasText: /stored and/ }).first();
-  await toast.waitFor({ state: 'attached', timeout: 15_000 }).catch(() => runCommand(page, 'Notifications: Show Notifications'));
-  await toast.waitFor({ timeout: 15_000 }).catch(async (e) => {
-    await page.screenshot({ path: join(ARTIFACTS, 'send-failed.png') });
-    throw e;
-  });
+  const toast = (await notifications(page, /stored and/)).first();
   return (await toast.innerText()).replace(/\s+/g, ' ');
 }
 
@@ -113,6 +115,13 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', { skip: 
           assert.match(await warning.first().innerText(), /1 overdue · \d+s/);
           await frame.locator('.coverage-row.is-ghost[data-identity="tester"]').waitFor();
 
+          // One notification when the item first went overdue, not one per tick.
+          await sleep(1500);
+          const escalations = await notifications(page, 'has not acknowledged');
+          assert.equal(await escalations.count(), 1, 'notified once');
+          assert.match(await escalations.first().innerText(), /tester has not acknowledged "Run the integration suite on the release branch" past its SLA/);
+          await runCommand(page, 'Notifications: Clear All Notifications');
+
           const result = await sendFromPalette(page, 'reviewer', 'Please re-run the flaky checkout test');
           assert.match(result, /stored and pushed to reviewer \(1 session\)/);
           await reviewer.waitForPushes(3);
@@ -121,9 +130,8 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', { skip: 
           assert.match(push.content, /Please re-run the flaky checkout test/);
           await frame.locator('article.event .preview', { hasText: 'Please re-run the flaky checkout test' }).waitFor();
 
-          // Let toasts fade from the shot; keep the sidebar and the status bar.
-          await page.keyboard.press('Escape');
-          await page.locator('.notifications-toasts .notification-list-item').first().waitFor({ state: 'detached', timeout: 15_000 }).catch(() => undefined);
+          // Keep notifications out of the shot: the sidebar and the status bar are the subject.
+          await runCommand(page, 'Notifications: Clear All Notifications');
           const full = join(ARTIFACTS, `${t.name}-window.png`);
           await page.screenshot({ path: full });
           const sidebar = join(ARTIFACTS, `${t.name}-panel.png`);

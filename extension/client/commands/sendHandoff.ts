@@ -3,33 +3,10 @@
 // queued or pushed to n sessions, never "sent" for something that did not happen.
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import type { SendResult, Snapshot } from '../../shared/protocol';
-import { plural } from '../format';
+import type { SendResult } from '../../shared/protocol';
 import type { HubSupervisor } from '../hubSupervisor';
 import { defaultSlaSeconds, humanIdentity } from '../settings';
-
-interface RecipientPick extends vscode.QuickPickItem {
-  identity: string;
-}
-
-export function recipientPicks(s: Snapshot | undefined, me: string): RecipientPick[] {
-  const picks: RecipientPick[] = (s?.coverage ?? []).filter((c) => c.identity !== me).map((c) => ({
-    identity: c.identity,
-    label: `${c.ghost ? '$(warning)' : c.liveSessions ? '$(circle-filled)' : '$(circle-outline)'} ${c.identity}`,
-    description: c.ghost ? `ghost · ${c.unacked} unacked, nobody connected` : c.liveSessions ? `live · ${plural(c.liveSessions, 'session')}` : 'offline · will be queued',
-  }));
-  // Live first, then the rest by name.
-  picks.sort((a, b) => Number(b.description!.startsWith('live')) - Number(a.description!.startsWith('live')) || a.identity.localeCompare(b.identity));
-  if (picks.length > 1) picks.push({ identity: '*', label: '$(broadcast) *', description: 'everyone else on this hub' });
-  return picks;
-}
-
-/** One sentence that says exactly what happened to the message. */
-export function describeResult(r: SendResult): string {
-  if (r.duplicate) return `Not sent again: ${r.duplicate.note} (${r.message_id})`;
-  const parts = r.recipients.map((x) => (x.sessions > 0 ? `pushed to ${x.identity} (${plural(x.sessions, 'session')})` : `queued for ${x.identity} (no live session)`));
-  return `Handoff ${r.message_id} stored and ${parts.join('; ')}. Not proof of reading: the ACK shows in the Handoff panel.`;
-}
+import { describeResult, recipientPicks, type RecipientPick } from './sendText';
 
 async function pickRecipient(hub: HubSupervisor, me: string): Promise<string | undefined> {
   const picks = recipientPicks(hub.snapshot, me);

@@ -187,7 +187,11 @@ describe('Handoff in a real VS Code', () => {
     const historyId = api.panelModel().events[0]?.id;
     assert.ok(historyId, 'there is history from the earlier tests');
     const seen: string[] = [];
-    const sub = api.onDidChange(() => seen.push(api.hubState().kind));
+    const bars: string[] = [];
+    const sub = api.onDidChange(() => {
+      seen.push(api.hubState().kind);
+      bars.push(`${api.statusBar().background ?? 'none'}:${api.statusBar().text}`);
+    });
     try {
       process.kill(before, 'SIGKILL');
       await eventually('restarted', () => api.hubState().kind === 'running' && api.hubPid() !== before && api.hubPid(), 20_000);
@@ -195,6 +199,7 @@ describe('Handoff in a real VS Code', () => {
       sub.dispose();
     }
     assert.ok(seen.includes('down'), `the crash was noticed (states seen: ${seen.join(' → ')})`);
+    assert.ok(bars.includes('error:$(error) Handoff: hub down'), `the status bar showed the hub down (saw ${bars.join(' | ')})`);
     assert.ok(!alive(before), 'the old process is gone');
     const erin = await agent('erin');
     assert.equal((await erin.ok('whoami')).identity, 'erin');

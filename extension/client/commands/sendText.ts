@@ -1,0 +1,29 @@
+// What "Send Handoff…" shows: the recipient list with live/ghost marks, and the one sentence
+// that says what happened to a send. Plain functions, so they are tested without an editor.
+import type { QuickPickItem } from 'vscode';
+import type { SendResult, Snapshot } from '../../shared/protocol';
+import { plural } from '../format';
+
+export interface RecipientPick extends QuickPickItem {
+  identity: string;
+}
+
+export function recipientPicks(s: Snapshot | undefined, me: string): RecipientPick[] {
+  // Live first, then the rest by name.
+  const others = (s?.coverage ?? []).filter((c) => c.identity !== me)
+    .sort((a, b) => Number(b.liveSessions > 0) - Number(a.liveSessions > 0) || a.identity.localeCompare(b.identity));
+  const picks: RecipientPick[] = others.map((c) => ({
+    identity: c.identity,
+    label: `${c.ghost ? '$(warning)' : c.liveSessions ? '$(circle-filled)' : '$(circle-outline)'} ${c.identity}`,
+    description: c.ghost ? `ghost · ${c.unacked} unacked, nobody connected` : c.liveSessions ? `live · ${plural(c.liveSessions, 'session')}` : 'offline · will be queued',
+  }));
+  if (picks.length > 1) picks.push({ identity: '*', label: '$(broadcast) *', description: 'everyone else on this hub' });
+  return picks;
+}
+
+/** One sentence that says exactly what happened to the message. */
+export function describeResult(r: SendResult): string {
+  if (r.duplicate) return `Not sent again: ${r.duplicate.note} (${r.message_id})`;
+  const parts = r.recipients.map((x) => (x.sessions > 0 ? `pushed to ${x.identity} (${plural(x.sessions, 'session')})` : `queued for ${x.identity} (no live session)`));
+  return `Handoff ${r.message_id} stored and ${parts.join('; ')}. Not proof of reading: the ACK shows in the Handoff panel.`;
+}

@@ -1,0 +1,94 @@
+// The editor's pure parts: the Codex config edit, the send result sentence, the recipient list,
+// and the panel model built from a snapshot. No editor needed.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { codexTable, upsertCodexServer } from '../../extension/client/commands/codexConfig';
+import { describeResult, recipientPicks } from '../../extension/client/commands/sendText';
+import { panelModel } from '../../extension/client/panel/model';
+import type { LedgerEntry, Snapshot } from '../../extension/shared/protocol';
+
+const launch = { command: '/opt/code/node', args: ['/ext/dist/bridge.js'], env: { ELECTRON_RUN_AS_NODE: '1' } };
+const table = codexTable('handoff', launch);
+
+describe('Codex config', () => {
+  it('appends the table, naming HANDOFF_HUB in env_vars', () => {
+    const out = upsertCodexServer('', 'handoff', table);
+    assert.equal(out, '[mcp_servers.handoff]\ncommand = "/opt/code/node"\nargs = ["/ext/dist/bridge.js"]\nenv = { ELECTRON_RUN_AS_NODE = "1" }\nenv_vars = ["HANDOFF_HUB"]\n');
+  });
+
+  it('keeps everything else and replaces its own table and sub-tables in place', () => {
+    const before = 'model = "o4"\n\n[mcp_servers.handoff]\ncommand = "old"\n\n[mcp_servers.handoff.env]\nX = "1"\n\n[mcp_servers.other]\ncommand = "other"\n';
+    const out = upsertCodexServer(before, 'handoff', table);
+    assert.equal(out.match(/\[mcp_servers\.handoff/g)?.length, 1, 'one table, no stale sub-table');
+    assert.ok(out.startsWith('model = "o4"\n\n[mcp_servers.handoff]\ncommand = "/opt/code/node"'));
+    assert.ok(out.endsWith('[mcp_servers.other]\ncommand = "other"\n'));
+    assert.equal(upsertCodexServer(out, 'handoff', table), out, 'idempotent');
+  });
+
+  it('escapes paths as TOML strings', () => {
+    const t = codexTable('handoff', { ...launch, command: 'C:\\Program Files\\Code "x"\\node.exe' });
+    assert.match(t, /^command = "C:\\\\Program Files\\\\Code \\"x\\"\\\\node\.exe"$/m);
+  });
+});
+
+describe('Send Handoff text', () => {
+  const base = { message_id: '01JD3V7W2K8Q5X9Y4Z6A1B2C3D', seq: 1, thread: 't' };
+  it('says queued when nobody is live and pushed with the session count otherwise — never just "sent"', () => {
+    const text = describeResult({ ...base, state: 'pushed', recipients: [{ identity: 'bob', state: 'pushed', sessions: 2 }, { identity: 'eve', state: 'queued', sessions: 0 }] });
+    assert.match(text, /pushed to bob \(2 sessions\); queued for eve \(no live session\)/);
+    assert.match(text, /Not proof of reading/);
+    assert.doesNotMatch(text, /\bsent\b/);
+  });
+
+  it('says a duplicate was not sent again', () => {
+    const text = describeResult({ ...base, state: 'pushed', recipients: [], duplicate: { why: 'probable_duplicate', note: 'Same body moments ago.' } });
+    assert.equal(text, 'Not sent again: Same body moments ago. (01JD3V7W2K8Q5X9Y4Z6A1B2C3D)');
+  });
+
+  it('lists live identities first, marks ghosts, and leaves out the sender', () => {
+    const cov = (identity: string, liveSessions: number, ghost = false) => ({ identity, addressed: 1, acked: 0, liveSessions, unacked: ghost ? 2 : 0, ghost });
+    const picks = recipientPicks({ coverage: [cov('zed', 1), cov('amy', 0, true), cov('me', 1), cov('bob', 2)] } as unknown as Snapshot, 'me');
+    assert.deepEqual(picks.map((p) => p.identity), ['bob', 'zed', 'amy', '*']);
+    assert.equal(picks[2].description, 'ghost · 2 unacked, nobody connected');
+    assert.match(picks[0].label, /^\$\(circle-filled\) bob$/);
+  });
+});
+
+describe('panel model', () => {
+  const now = Date.UTC(2026, 0, 1, 12, 0, 0);
+  const entry = (id: string, overdue: boolean, recipients: LedgerEntry['recipients']): LedgerEntry => ({
+    id, from: 'alice', thread: id, preview: '<b>hi</b>', sentAt: now - 5000, dueAt: now - 1000, requiresAck: true, recipients, overdue, deadLettered: false, resolved: false,
+  });
+  const acked = entry('A', false, [{ recipient: 'bob', state: 'acked', sessionsPushed: 1, overdue: false, lastReceipt: { kind: 'ack', by: 'bob', session: 'bob-1', node: 'n1', at: now - 2000 } }]);
+  const late = entry('B', true, [{ recipient: 'eve', state: 'queued', sessionsPushed: 0, overdue: true }]);
+  const snapshot = {
+    node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [],
+    ledger: [acked, late], overdue: { count: 1, oldestSentAt: late.sentAt, ids: ['B'] }, events: [late, acked],
+  } as Snapshot;
+
+  it('labels each receipt state with who and when, and flags the overdue recipient', () => {
+    const m = panelModel({ kind: 'running', pid: 42 }, snapshot, 'all');
+    const bob = m.events.find((e) => e.id === 'A')!.recipients[0];
+    assert.match(bob.label, /^ACK · bob \d\d:\d\d:\d\d$/);
+    assert.match(bob.detail, /ack by bob, session bob-1, node n1/);
+    assert.equal(bob.tone, 'ok');
+    const eve = m.events.find((e) => e.id === 'B')!.recipients[0];
+    assert.equal(eve.label, 'queued · no live session');
+    assert.equal(eve.icon, 'warning');
+    assert.equal(m.events.find((e) => e.id === 'A')!.awaitingAck, false);
+    assert.equal(m.events.find((e) => e.id === 'B')!.awaitingAck, true);
+    assert.equal(m.events[0].preview, '<b>hi</b>', 'text is passed through as text; the view never parses it');
+  });
+
+  it('filters to the overdue items when the status bar asks', () => {
+    const m = panelModel({ kind: 'running', pid: 42 }, snapshot, 'overdue');
+    assert.deepEqual(m.events.map((e) => e.id), ['B']);
+    assert.equal(m.pending.length, 2, 'the pending ledger is not filtered');
+  });
+
+  it('says why the hub is down', () => {
+    const m = panelModel({ kind: 'down', reason: 'The hub was killed (SIGKILL).', restarting: true }, undefined, 'all');
+    assert.equal(m.hub.state, 'down');
+    assert.equal(m.hub.detail, 'The hub was killed (SIGKILL). Restarting…');
+  });
+});
