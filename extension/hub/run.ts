@@ -70,9 +70,7 @@ export async function runHub(args: HubArgs): Promise<void> {
     }
     throw e;
   }
-  await hub.start();
-  log(`listening on ${socketPath} for ${args.workspace} (store ${storeDir}, node ${hub.node}, pid ${process.pid})`);
-
+  // Before anything can be announced: a signal from here on must still remove the socket.
   let stopping = false;
   const stop = async (why: string) => {
     if (stopping) return;
@@ -89,6 +87,9 @@ export async function runHub(args: HubArgs): Promise<void> {
   });
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+
+  await hub.start();
+  log(`listening on ${socketPath} for ${args.workspace} (store ${storeDir}, node ${hub.node}, pid ${process.pid})`);
 
   if (args.editor) {
     // Imported here so the headless hub and the CLI do not load the language server library.
