@@ -25,13 +25,21 @@ describe('Handoff in a real VS Code', { skip: missing }, () => {
       extensionPath: ROOT,
       testsPath: join(ROOT, 'out', 'test', 'vscode', 'suite', 'index.js'),
       // A fast SLA tick so a 1 s SLA lapses promptly; Codex's config goes to a temp dir.
-      env: { HANDOFF_TICK_MS: '200', CODEX_HOME: mkdtempSync(join(tmpdir(), 'handoff-codex-')) },
+      // The real claude CLI (a devDependency) writes its config to a temp dir.
+      env: {
+        HANDOFF_TICK_MS: '200',
+        CODEX_HOME: mkdtempSync(join(tmpdir(), 'handoff-codex-')),
+        CLAUDE_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'handoff-claude-')),
+        DISABLE_AUTOUPDATER: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      },
+      userSettings: { 'handoff.claudeCommand': join(ROOT, 'node_modules', '.bin', 'claude') },
       timeoutMs: 200_000,
     });
     const out = report(res);
     // mocha's spec report, as the extension host printed it.
     const mochaLines = out.split('\n').filter((l) => /\[(exthost|workbench):\w+\] /.test(l)).map((l) => l.replace(/^.*\[(exthost|workbench):\w+\] /, '    '));
-    console.log(mochaLines.filter((l) => /✔|passing|failing|pending|^\s+\d+\) |Error/.test(l)).join('\n'));
+    console.log(mochaLines.filter((l) => /✔|passing|failing|pending|SKIPPING|^\s+\d+\) |^\s+(AssertionError|Error)/.test(l)).join('\n'));
     assert.equal(res.timedOut, false, `the suite timed out:\n${out}`);
     assert.equal(res.exitCode, 0, `the suite failed:\n${out}`);
   });

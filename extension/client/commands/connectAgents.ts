@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import * as vscode from 'vscode';
 import { bridgeLaunch } from '../bridgeLaunch';
 import type { HubLocation } from '../location';
+import { claudeCommand } from '../settings';
 import { codexTable, upsertCodexServer } from './codexConfig';
 
 const run = promisify(execFile);
@@ -21,22 +22,24 @@ function quote(arg: string): string {
 export async function connectClaude(extensionPath: string, location: HubLocation, log: vscode.LogOutputChannel): Promise<boolean> {
   const launch = bridgeLaunch(extensionPath);
   const envArgs = Object.entries(launch.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-  const add = ['mcp', 'add', '--scope', 'local', ...envArgs, SERVER_NAME, '--', launch.command, ...launch.args];
-  const shown = `claude ${add.map(quote).join(' ')}`;
+  // The name goes before -e: claude's -e takes every following word up to `--` as KEY=VALUE.
+  const add = ['mcp', 'add', '--scope', 'local', SERVER_NAME, ...envArgs, '--', launch.command, ...launch.args];
+  const claude = claudeCommand();
+  const shown = `${quote(claude)} ${add.map(quote).join(' ')}`;
   const opts = { cwd: location.workspace, timeout: 30_000 };
   try {
     // A previous registration (perhaps of an older extension path) is replaced, not duplicated.
-    await run('claude', ['mcp', 'remove', '--scope', 'local', SERVER_NAME], opts).catch(() => undefined);
-    const { stdout } = await run('claude', add, opts);
+    await run(claude, ['mcp', 'remove', '--scope', 'local', SERVER_NAME], opts).catch(() => undefined);
+    const { stdout } = await run(claude, add, opts);
     log.info(`${shown}\n${stdout.trim()}`);
     void vscode.window.showInformationMessage(`Claude Code: added the "${SERVER_NAME}" MCP server for ${location.workspace} (local scope). Restart running claude sessions to pick it up.`);
     return true;
   } catch (e) {
     const err = e as NodeJS.ErrnoException & { stderr?: string };
-    const why = err.code === 'ENOENT' ? 'the `claude` command is not on PATH' : (err.stderr?.trim() || err.message);
+    const why = err.code === 'ENOENT' ? `\`${claude}\` was not found (install Claude Code, or set handoff.claudeCommand)` : (err.stderr?.trim() || err.message);
     log.error(`${shown} failed: ${why}`);
     const copy = 'Copy Command';
-    const pick = await vscode.window.showErrorMessage(`Claude Code was NOT connected: ${why}. Install Claude Code, or run this in the folder: ${shown}`, copy);
+    const pick = await vscode.window.showErrorMessage(`Claude Code was NOT connected: ${why}. Or run this in the folder: ${shown}`, copy);
     if (pick === copy) await vscode.env.clipboard.writeText(shown);
     return false;
   }

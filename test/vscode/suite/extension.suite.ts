@@ -2,9 +2,11 @@
 // handoff between two real agents (MCP SDK clients over the real bridge), the SLA warning in the
 // status bar, crash detection and restart, Copilot's MCP definition and the Codex config.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as vscode from 'vscode';
@@ -14,6 +16,7 @@ import { hubSocketPath } from '../../../extension/shared/paths';
 import { connectAgent, waitFor, type Agent } from '../../helpers/agent';
 
 const EXTENSION_ID = 'handoff.handoff';
+const run = promisify(execFile);
 
 function alive(pid: number): boolean {
   try {
@@ -180,6 +183,20 @@ describe('Handoff in a real VS Code', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('"Connect Claude Code" registers the bridge with the real claude CLI, which connects it', async function () {
+    // The editor's PATH comes from a login shell, so the runner names the CLI in the setting.
+    const claude = vscode.workspace.getConfiguration('handoff').get<string>('claudeCommand');
+    if (!claude || !existsSync(claude) || !process.env.CLAUDE_CONFIG_DIR) {
+      console.log(`SKIPPING the Claude Code connect test: handoff.claudeCommand (${claude}) does not exist (npm install @anthropic-ai/claude-code) or CLAUDE_CONFIG_DIR is unset`);
+      this.skip();
+    }
+    assert.equal(await vscode.commands.executeCommand('handoff.connectClaude'), true);
+    assert.equal(await vscode.commands.executeCommand('handoff.connectClaude'), true, 'a second run replaces the entry');
+    const { stdout } = await run(claude!, ['mcp', 'list'], { cwd: api.location.workspace, timeout: 60_000 });
+    assert.match(stdout, /^handoff: .*bridge\.js - ✔ Connected$/m);
+    assert.equal(stdout.match(/^handoff:/gm)?.length, 1);
   });
 
   it('a killed hub is detected, restarted, and keeps its history', async () => {
