@@ -11,11 +11,12 @@ const common = {
   sourcemap: true,
   external: ['vscode'],
   logLevel: 'warning',
-  // matrix-js-sdk is only needed when Matrix is configured; it is loaded lazily by the hub.
 };
 const entries = [
   { in: 'extension/client/extension.ts', out: 'extension' },
   { in: 'extension/hub/main.ts', out: 'hub' },
+  // matrix-js-sdk lives in its own bundle, required by the hub only when Matrix is configured.
+  { in: 'extension/hub/matrix/index.ts', out: 'matrix' },
   { in: 'extension/bridge/main.ts', out: 'bridge', banner: '#!/usr/bin/env node' },
   { in: 'extension/cli/main.ts', out: 'cli', banner: '#!/usr/bin/env node' },
 ];

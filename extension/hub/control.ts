@@ -2,12 +2,15 @@
 // languageclient connection and the CLI's socket connections get the same handlers.
 import { ResponseError } from 'vscode-jsonrpc';
 import {
-  BUS_ERROR, ChangedNotification, ChaseRequest, InboxRequest, MessageRequest, ReceiptRequest, ResolveRequest, SendRequest, SnapshotRequest,
-  type ActionParams, type InboxParams, type MessageParams, type ReceiptParams, type SendParams,
+  BUS_ERROR, ChangedNotification, ChaseRequest, InboxRequest, MatrixConnectRequest, MatrixDisconnectRequest, MessageRequest, ReceiptRequest,
+  ResolveRequest, SendRequest, SnapshotRequest,
+  type ActionParams, type InboxParams, type MatrixConnectParams, type MessageParams, type ReceiptParams, type SendParams,
 } from '../shared/protocol';
 import { BusError } from './bus/errors';
 import { isIdentityName } from './bus/identity';
 import type { Hub } from './hub';
+import { matrixConfig, MatrixConfigError } from './matrix/config';
+import { startMatrix } from './matrix/load';
 
 /** What both a vscode-languageserver Connection and a vscode-jsonrpc MessageConnection offer. */
 interface Connection {
@@ -51,6 +54,27 @@ export function serveControl(hub: Hub, connection: Connection, debounceMs = 100)
     hub.receipt({ identity: checkName(p.as), session: controlSession, node: hub.node }, p.id, p.kind, p.outcome, p.summary)));
   connection.onRequest(ChaseRequest.method, (p: ActionParams) => guard(() => hub.chase(p.id, p.by)));
   connection.onRequest(ResolveRequest.method, (p: ActionParams) => guard(() => hub.resolve(p.id, p.by, p.note)));
+  connection.onRequest(MatrixConnectRequest.method, (p: MatrixConnectParams) => guard(async () => {
+    let config;
+    try {
+      config = matrixConfig(p ?? {}, MatrixConnectRequest.method);
+    } catch (e) {
+      if (e instanceof MatrixConfigError) throw new BusError('invalid_input', e.message);
+      throw e;
+    }
+    await hub.remoteLink?.close();
+    hub.setRemote(undefined);
+    try {
+      return startMatrix(hub, config, hub.options.log ?? (() => undefined)).status();
+    } catch (e) {
+      if (e instanceof MatrixConfigError) throw new BusError('invalid_input', e.message);
+      throw e;
+    }
+  }));
+  connection.onRequest(MatrixDisconnectRequest.method, () => guard(async () => {
+    await hub.remoteLink?.close();
+    hub.setRemote(undefined);
+  }));
 
   let timer: NodeJS.Timeout | undefined;
   const stop = hub.onChanged(() => {

@@ -7,6 +7,8 @@ import { defaultStoreDir, hubSocketPath } from '../shared/paths';
 import { serveControl } from './control';
 import { Hub } from './hub';
 import { HubAlreadyRunning, listen } from './listen';
+import { loadMatrixConfig, MatrixConfigError } from './matrix/config';
+import { startMatrix } from './matrix/load';
 
 export interface HubArgs {
   workspace: string;
@@ -15,6 +17,9 @@ export interface HubArgs {
   node?: string;
   slaSeconds?: number;
   replayLimit?: number;
+  /** JSON file with the Matrix settings (see matrix/config.ts); env vars work too. */
+  matrixConfig?: string;
+  relayWaitMs?: number;
   /** Launched by vscode-languageclient: serve the control protocol on stdio/IPC. */
   editor: boolean;
   /** Over node IPC (TransportKind.ipc) rather than stdio. */
@@ -28,6 +33,7 @@ export function parseHubArgs(argv: string[]): HubArgs {
     options: {
       workspace: { type: 'string' }, store: { type: 'string' }, socket: { type: 'string' }, node: { type: 'string' },
       'sla-seconds': { type: 'string' }, 'replay-limit': { type: 'string' },
+      'matrix-config': { type: 'string' }, 'relay-wait-ms': { type: 'string' },
       'node-ipc': { type: 'boolean' }, stdio: { type: 'boolean' },
     },
   });
@@ -39,6 +45,8 @@ export function parseHubArgs(argv: string[]): HubArgs {
     node: values.node as string | undefined,
     slaSeconds: num(values['sla-seconds']),
     replayLimit: num(values['replay-limit']),
+    matrixConfig: values['matrix-config'] as string | undefined,
+    relayWaitMs: num(values['relay-wait-ms']),
     editor: !!values['node-ipc'] || !!values.stdio,
     ipc: !!values['node-ipc'],
   };
@@ -56,6 +64,7 @@ export async function runHub(args: HubArgs): Promise<void> {
     replayLimit: args.replayLimit,
     limits: args.slaSeconds ? { defaultSlaMs: args.slaSeconds * 1000 } : undefined,
     tickMs: Number(process.env.HANDOFF_TICK_MS) || 1000,
+    relayWaitMs: args.relayWaitMs,
     log,
   });
   // Claim the socket before touching the store: a second hub for this workspace must stop here,
@@ -89,6 +98,15 @@ export async function runHub(args: HubArgs): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
   await hub.start();
+  try {
+    const matrix = loadMatrixConfig(args.matrixConfig);
+    if (matrix) startMatrix(hub, matrix, log);
+  } catch (e) {
+    if (!(e instanceof MatrixConfigError)) throw e;
+    log(e.message);
+    // Headless, a broken Matrix setup must stop the hub (a script would not notice); in the editor the local bus keeps working.
+    if (!args.editor) process.exit(2);
+  }
   log(`listening on ${socketPath} for ${args.workspace} (store ${storeDir}, node ${hub.node}, pid ${process.pid})`);
 
   if (args.editor) {

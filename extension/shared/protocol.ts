@@ -5,7 +5,9 @@ import { NotificationType, RequestType, RequestType0 } from 'vscode-jsonrpc';
 import type { SendResult, Snapshot } from '../hub/hub';
 import type { Delivery, Message, Outcome } from '../hub/bus/model';
 
-export type { SendResult, Snapshot };
+import type { RemoteStatus } from '../hub/remote';
+
+export type { SendResult, Snapshot, RemoteStatus };
 export type { Coverage, LedgerEntry, LedgerRecipient } from '../hub/bus/ledger';
 export type { Delivery, DeliveryState, Message } from '../hub/bus/model';
 
@@ -85,6 +87,32 @@ export namespace ChaseRequest {
 export namespace ResolveRequest {
   export const method = 'handoff/resolve';
   export const type = new RequestType<ActionParams, void, void>(method);
+}
+
+/**
+ * Connects this hub to Matrix now (replacing any current link). The extension keeps the access
+ * token in SecretStorage and passes it here or, at hub start, in the HANDOFF_MATRIX_TOKEN env var;
+ * the hub never writes it anywhere. The reply is the link's status; later states arrive in
+ * snapshot.remote.
+ */
+export interface MatrixConnectParams {
+  homeserver: string;
+  accessToken: string;
+  /** `!id:server`, or `#alias:server` (created invite-only, allowed senders invited, if missing). */
+  room: string;
+  /** Matrix user ids whose handoffs are accepted; the hub's own account always is. */
+  allowedSenders?: string[];
+}
+
+export namespace MatrixConnectRequest {
+  export const method = 'handoff/matrix/connect';
+  export const type = new RequestType<MatrixConnectParams, RemoteStatus, void>(method);
+}
+
+/** Stops the Matrix link; the outbox stays persisted and is sent on the next connect. */
+export namespace MatrixDisconnectRequest {
+  export const method = 'handoff/matrix/disconnect';
+  export const type = new RequestType0<void, void>(method);
 }
 
 /** Sent (debounced) whenever the bus changes; carries the new snapshot. */

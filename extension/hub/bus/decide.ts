@@ -107,7 +107,7 @@ function resolveRecipients(state: BusState, to: string[], ctx: SendContext): str
  */
 function resolveName(state: BusState, target: string, node: string, known: string[]): string {
   const name = localize(target, node);
-  const matches = isRemote(name)
+  const matches = isRemote(target) // qualified (by this node or another): exactly that identity
     ? (state.identities[name] ? [name] : [])
     : [...(state.identities[name] ? [name] : []), ...known.filter((n) => n.startsWith(`${name}@`))];
   if (matches.length === 1) return matches[0];

@@ -1,0 +1,98 @@
+// Matrix settings for a hub, from a JSON file (`handoff hub --matrix-config FILE`), from the
+// environment, or from the editor's handoff/matrix/connect request. The access token is read
+// from the file, a token file or an env var, and never appears in a log line or an error.
+// This file must not import matrix-js-sdk: the hub reads it before deciding to load the SDK.
+import { readFileSync } from 'node:fs';
+
+export interface MatrixConfig {
+  homeserver: string;
+  accessToken: string;
+  /** The bus room: `!id:server`, or `#alias:server` (created, invite-only, if it does not exist). */
+  room: string;
+  /** Matrix users whose handoffs and receipts are accepted. Fail closed: nobody else, ever. */
+  allowedSenders: string[];
+  /** Timeline events per sync; a longer gap is backfilled through /messages. */
+  syncTimelineLimit: number;
+  /** Where the token came from, for logs (never the token). */
+  tokenSource: string;
+}
+
+/** What a config file or the editor's connect request holds. */
+export interface MatrixSettings {
+  homeserver?: unknown;
+  accessToken?: unknown;
+  accessTokenFile?: unknown;
+  room?: unknown;
+  allowedSenders?: unknown;
+  syncTimelineLimit?: unknown;
+}
+
+export class MatrixConfigError extends Error {}
+
+const USER_ID = /^@[^:\s]+:\S+$/;
+const ROOM = /^[!#][^:\s]+:\S+$/;
+
+function fail(where: string, what: string): never {
+  throw new MatrixConfigError(`Matrix configuration (${where}): ${what}`);
+}
+
+/** Validates settings; `where` names their source in errors. */
+export function matrixConfig(s: MatrixSettings, where: string, env: NodeJS.ProcessEnv = process.env): MatrixConfig {
+  const homeserver = typeof s.homeserver === 'string' ? s.homeserver.replace(/\/+$/, '') : '';
+  if (!/^https?:\/\/[^\s/]+/.test(homeserver)) fail(where, 'homeserver must be an http(s) URL such as https://matrix.example.org');
+  if (typeof s.room !== 'string' || !ROOM.test(s.room)) fail(where, 'room must be a room id (!id:server) or an alias (#name:server)');
+  const allowed = s.allowedSenders ?? [];
+  if (!Array.isArray(allowed) || !allowed.every((u) => typeof u === 'string' && USER_ID.test(u))) {
+    fail(where, 'allowedSenders must be a list of Matrix user ids such as "@bob:example.org" (your own account is always allowed)');
+  }
+  let accessToken: string;
+  let tokenSource: string;
+  if (typeof s.accessToken === 'string' && s.accessToken.trim()) {
+    accessToken = s.accessToken.trim();
+    tokenSource = where;
+  } else if (typeof s.accessTokenFile === 'string' && s.accessTokenFile) {
+    try {
+      accessToken = readFileSync(s.accessTokenFile, 'utf8').trim();
+    } catch (e) {
+      fail(where, `cannot read accessTokenFile ${s.accessTokenFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    tokenSource = `file ${s.accessTokenFile}`;
+  } else if (env.HANDOFF_MATRIX_TOKEN?.trim()) {
+    accessToken = env.HANDOFF_MATRIX_TOKEN.trim();
+    tokenSource = 'env HANDOFF_MATRIX_TOKEN';
+  } else {
+    fail(where, 'no access token: give accessToken, accessTokenFile, or the HANDOFF_MATRIX_TOKEN env var');
+  }
+  if (!accessToken) fail(where, `the access token from ${tokenSource} is empty`);
+  const limit = s.syncTimelineLimit === undefined ? 50 : Number(s.syncTimelineLimit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) fail(where, 'syncTimelineLimit must be an integer from 1 to 1000');
+  return { homeserver, accessToken, room: s.room, allowedSenders: allowed as string[], syncTimelineLimit: limit, tokenSource };
+}
+
+/**
+ * The headless hub's Matrix config: `--matrix-config FILE` (JSON), else HANDOFF_MATRIX_CONFIG,
+ * else HANDOFF_MATRIX_HOMESERVER + HANDOFF_MATRIX_ROOM (+ HANDOFF_MATRIX_ALLOWED, comma
+ * separated). Undefined when none is given: Matrix stays off and its SDK is never loaded.
+ */
+export function loadMatrixConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env): MatrixConfig | undefined {
+  const path = file ?? env.HANDOFF_MATRIX_CONFIG;
+  if (path) {
+    let settings: MatrixSettings;
+    try {
+      settings = JSON.parse(readFileSync(path, 'utf8')) as MatrixSettings;
+    } catch (e) {
+      // Not the parser's message: it quotes the file's text, which may hold the token.
+      const code = (e as NodeJS.ErrnoException).code;
+      fail(path, code ? `cannot read it (${code})` : 'it is not valid JSON');
+    }
+    return matrixConfig(settings, path, env);
+  }
+  if (!env.HANDOFF_MATRIX_HOMESERVER) return undefined;
+  return matrixConfig({
+    homeserver: env.HANDOFF_MATRIX_HOMESERVER,
+    room: env.HANDOFF_MATRIX_ROOM,
+    allowedSenders: (env.HANDOFF_MATRIX_ALLOWED ?? '').split(',').map((u) => u.trim()).filter(Boolean),
+    accessTokenFile: env.HANDOFF_MATRIX_TOKEN_FILE,
+    syncTimelineLimit: env.HANDOFF_MATRIX_SYNC_LIMIT,
+  }, 'environment', env);
+}

@@ -1,0 +1,123 @@
+// The homeserver's client-server API, through matrix-js-sdk's authenticated HTTP layer. Only the
+// calls the bus needs; the SDK's own sync loop is not used (it keeps its position in memory,
+// does not backfill limited syncs, and backs off ~17 s after an outage) — ingest.ts owns sync.
+import { ConnectionError, createClient, MatrixError, Method, type MatrixClient } from 'matrix-js-sdk/lib/matrix.js';
+import { logger as sdkLogger } from 'matrix-js-sdk/lib/logger.js';
+import type { MatrixConfig } from './config';
+import { NODE_STATE } from './wire';
+
+/** The SDK logs requests at debug level to the console, which may be the editor's JSON-RPC
+ * channel: drop debug/info, send warnings to our log. Its child loggers copy this factory. */
+export function quietSdkLogs(log: (line: string) => void): void {
+  // It is a loglevel logger underneath; its type does not say so.
+  const root = sdkLogger as unknown as { methodFactory: (method: string) => (...args: unknown[]) => void; rebuild(): void };
+  root.methodFactory = (method) => (method === 'warn' || method === 'error'
+    ? (...args) => log(`matrix-js-sdk ${method}: ${args.map(String).join(' ')}`)
+    : () => undefined);
+  root.rebuild();
+}
+
+/** How a failed request should be handled. */
+export type Failure =
+  | { kind: 'retry'; afterMs?: number; why: string }
+  | { kind: 'refused'; why: string }
+  | { kind: 'permanent'; why: string };
+
+export function classify(e: unknown): Failure {
+  if (e instanceof MatrixError) {
+    const why = `${e.httpStatus ?? ''} ${e.errcode ?? ''} ${e.data?.error ?? ''}`.trim();
+    if (e.isRateLimitError()) return { kind: 'retry', afterMs: e.getRetryAfterMs() ?? undefined, why };
+    if (e.httpStatus === 401 || e.httpStatus === 403) return { kind: 'refused', why };
+    if (e.httpStatus && e.httpStatus >= 400 && e.httpStatus < 500 && e.httpStatus !== 408) return { kind: 'permanent', why };
+    return { kind: 'retry', why };
+  }
+  if (e instanceof ConnectionError) return { kind: 'retry', why: `homeserver unreachable (${(e.cause as Error | undefined)?.message ?? e.message})` };
+  if ((e as Error)?.name === 'AbortError' || (e as Error)?.name === 'TimeoutError') return { kind: 'retry', why: 'request timed out' };
+  return { kind: 'retry', why: (e as Error)?.message ?? String(e) };
+}
+
+export interface SyncResponse {
+  next_batch: string;
+  rooms?: { join?: Record<string, JoinedRoom> };
+}
+
+export interface JoinedRoom {
+  state?: { events?: RawEvent[] };
+  timeline?: { events?: RawEvent[]; limited?: boolean; prev_batch?: string };
+  ephemeral?: { events?: { type: string; content: unknown }[] };
+}
+
+export interface RawEvent {
+  event_id: string;
+  type: string;
+  sender: string;
+  origin_server_ts: number;
+  state_key?: string;
+  content: Record<string, unknown>;
+}
+
+const enc = encodeURIComponent;
+
+export class Homeserver {
+  private readonly client: MatrixClient;
+
+  constructor(readonly config: MatrixConfig) {
+    this.client = createClient({ baseUrl: config.homeserver, accessToken: config.accessToken, logger: sdkLogger });
+  }
+
+  private request<T>(method: Method, path: string, query?: Record<string, string>, body?: object, timeoutMs = 20_000, signal?: AbortSignal): Promise<T> {
+    return this.client.http.authedRequest<T>(method, path, query, body as Record<string, unknown> | undefined, { localTimeoutMs: timeoutMs, abortSignal: signal });
+  }
+
+  whoami(): Promise<{ user_id: string; device_id?: string }> {
+    return this.request(Method.Get, '/account/whoami');
+  }
+
+  /** Joins the room (an invite or a public alias), or creates the alias's room, invite-only, inviting the allowed senders. */
+  async joinOrCreate(room: string, invite: string[]): Promise<string> {
+    try {
+      return (await this.request<{ room_id: string }>(Method.Post, `/join/${enc(room)}`, undefined, {})).room_id;
+    } catch (e) {
+      if (!(e instanceof MatrixError) || e.errcode !== 'M_NOT_FOUND' || !room.startsWith('#')) throw e;
+    }
+    const alias = room.slice(1, room.indexOf(':'));
+    try {
+      const created = await this.request<{ room_id: string }>(Method.Post, '/createRoom', undefined, {
+        room_alias_name: alias, preset: 'private_chat', name: `Handoff bus ${room}`, invite,
+        // Every hub announces its identities as room state; members need no moderator rights for it.
+        power_level_content_override: { events: { [NODE_STATE]: 0 } },
+        topic: 'Handoff: a message bus between coding agents. Handoffs, ACKs and results are posted here by the hubs.',
+      });
+      return created.room_id;
+    } catch (e) {
+      // Another hub created it a moment ago: join that one.
+      if (e instanceof MatrixError && e.errcode === 'M_ROOM_IN_USE') return (await this.request<{ room_id: string }>(Method.Post, `/join/${enc(room)}`, undefined, {})).room_id;
+      throw e;
+    }
+  }
+
+  /** Idempotent by txnId: the homeserver answers a repeated txnId with the first event id. */
+  async send(room: string, type: string, txnId: string, content: object): Promise<string> {
+    return (await this.request<{ event_id: string }>(Method.Put, `/rooms/${enc(room)}/send/${enc(type)}/${enc(txnId)}`, undefined, content)).event_id;
+  }
+
+  async putState(room: string, type: string, stateKey: string, content: object): Promise<void> {
+    await this.request(Method.Put, `/rooms/${enc(room)}/state/${enc(type)}/${enc(stateKey)}`, undefined, content);
+  }
+
+  sync(since: string | undefined, filter: object, timeoutMs: number, signal: AbortSignal): Promise<SyncResponse> {
+    const query: Record<string, string> = { filter: JSON.stringify(filter), timeout: String(timeoutMs) };
+    if (since) query.since = since;
+    return this.request(Method.Get, '/sync', query, undefined, timeoutMs + 20_000, signal);
+  }
+
+  /** One page of the room's timeline, newest first from `from` (dir b). */
+  messages(room: string, from: string, limit: number, signal: AbortSignal): Promise<{ chunk: RawEvent[]; end?: string }> {
+    return this.request(Method.Get, `/rooms/${enc(room)}/messages`, { from, dir: 'b', limit: String(limit) }, undefined, 20_000, signal);
+  }
+
+  stop(): void {
+    this.client.stopClient();
+    this.client.http.abort();
+  }
+}

@@ -1,0 +1,149 @@
+// The hub's link to other nodes over one Matrix room: finds out who the token belongs to, joins
+// (or creates) the bus room, then runs the outbox, the ingest and the node announcement side by
+// side, and reports one honest connection state.
+import { IDENTITY_PATTERN } from '../bus/identity';
+import { isRemote } from '../bus/relay';
+import type { Hub } from '../hub';
+import type { RelayOutcome, RemoteLink, RemoteStatus } from '../remote';
+import { MatrixConfigError, type MatrixConfig } from './config';
+import { classify, Homeserver } from './homeserver';
+import { Ingest } from './ingest';
+import { Outbox } from './outbox';
+import { announcement, NODE_STATE } from './wire';
+
+export class MatrixLink implements RemoteLink {
+  private readonly hs: Homeserver;
+  private state: RemoteStatus['state'] = 'connecting';
+  private error?: string;
+  private userId?: string;
+  private roomId?: string;
+  private lastSyncAt?: number;
+  private outbox?: Outbox;
+  private ingest?: Ingest;
+  private stopped = false;
+  private stopChanges?: () => void;
+  private announced?: string;
+  private announcing = false;
+  private announceError?: string;
+
+  constructor(private readonly hub: Hub, private readonly config: MatrixConfig, private readonly log: (line: string) => void) {
+    if (!IDENTITY_PATTERN.test(`x@${hub.node}`)) {
+      throw new MatrixConfigError(`This hub's node name "${hub.node}" cannot qualify identities on Matrix (letters, digits, '.', '_', ':' or '-', up to 128): start the hub with --node NAME.`);
+    }
+    this.hs = new Homeserver(config);
+  }
+
+  /** Connects in the background; status() says how far it got. */
+  start(): void {
+    this.log(`matrix: connecting to ${this.config.homeserver} (token from ${this.config.tokenSource}), room ${this.config.room}`);
+    void this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    for (let attempt = 0; !this.stopped; attempt++) {
+      try {
+        const me = await this.hs.whoami();
+        this.userId = me.user_id;
+        const invite = this.config.allowedSenders.filter((u) => u !== me.user_id);
+        this.roomId = await this.hs.joinOrCreate(this.config.room, invite);
+        break;
+      } catch (e) {
+        const f = classify(e);
+        this.trouble(f.why, f.kind !== 'retry');
+        await new Promise((r) => setTimeout(r, f.kind === 'retry' ? Math.min(250 * 2 ** attempt, 5000) : 10_000));
+      }
+    }
+    if (this.stopped || !this.roomId || !this.userId) return;
+    this.log(`matrix: ${this.userId} in room ${this.roomId} as node ${this.hub.node}`);
+    const hooks = {
+      log: (line: string) => this.log(`matrix: ${line}`),
+      onTrouble: (why: string, refused: boolean) => this.trouble(why, refused),
+    };
+    this.outbox = new Outbox(this.hub, this.hs, this.roomId, { ...hooks, onSuccess: () => this.healthy() });
+    const allowed = new Set([...this.config.allowedSenders, this.userId]);
+    this.ingest = new Ingest(this.hub, this.hs, this.roomId, allowed, this.config.syncTimelineLimit, {
+      ...hooks,
+      onSynced: () => {
+        this.lastSyncAt = Date.now();
+        if (this.state !== 'connected') this.outbox?.poke(); // back after an outage: skip the backoff
+        this.healthy();
+      },
+    });
+    this.stopChanges = this.hub.onChanged(() => {
+      this.outbox?.poke();
+      void this.announce();
+    });
+    void this.outbox.run();
+    void this.ingest.run();
+    void this.announce();
+  }
+
+  private trouble(why: string, refused: boolean): void {
+    if (this.stopped) return;
+    if (this.error !== why) this.log(`matrix: ${refused ? 'refused' : 'retrying'}: ${why}`);
+    this.state = refused ? 'refused' : 'retrying';
+    this.error = why;
+  }
+
+  private healthy(): void {
+    if (this.state !== 'connected') this.log('matrix: connected');
+    this.state = 'connected';
+    this.error = undefined;
+  }
+
+  /** Publishes this node's identities as room state whenever they change (latest wins). */
+  private async announce(): Promise<void> {
+    if (this.announcing || !this.roomId || this.stopped) return;
+    const identities = Object.values(this.hub.state.identities)
+      .filter((i) => !isRemote(i.name))
+      .map((i) => ({ name: i.name, roles: i.roles }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+    const content = announcement(this.hub.node, identities);
+    const signature = JSON.stringify(content);
+    // Nothing to say until a first identity connects: state events count against rate limits.
+    if (signature === this.announced || (this.announced === undefined && identities.length === 0)) return;
+    this.announcing = true;
+    try {
+      await this.hs.putState(this.roomId, NODE_STATE, this.hub.node, content);
+      this.announced = signature;
+      this.announceError = undefined;
+    } catch (e) {
+      const why = classify(e).why;
+      if (why !== this.announceError) this.log(`matrix: announcing this node's identities failed (retrying; other nodes cannot address them until it works): ${why}`);
+      this.announceError = why;
+      await new Promise((r) => setTimeout(r, 1000));
+    } finally {
+      this.announcing = false;
+    }
+    void this.announce(); // changed meanwhile, or failed: go again
+  }
+
+  whereIs(messageId: string, waitMs: number): Promise<RelayOutcome> {
+    if (!this.outbox) {
+      return Promise.resolve({ state: 'in_outbox', note: `Stored durably; Matrix is ${this.state} (${this.error ?? 'joining the room'}), so it is not on the homeserver yet. It is sent with its persisted txnId once connected.`, last_error: this.error });
+    }
+    return this.outbox.whereIs(messageId, waitMs);
+  }
+
+  status(): RemoteStatus {
+    return {
+      transport: 'matrix',
+      state: this.stopped ? 'stopped' : this.state,
+      homeserver: this.config.homeserver,
+      userId: this.userId,
+      room: this.roomId ?? this.config.room,
+      error: this.error,
+      outbox: Object.keys(this.hub.state.relay?.outbox ?? {}).length,
+      lastSyncAt: this.lastSyncAt,
+      advisoryReads: this.ingest?.advisoryReads() ?? {},
+    };
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    this.stopChanges?.();
+    this.outbox?.stop();
+    this.ingest?.stop();
+    this.hs.stop();
+  }
+}

@@ -1,0 +1,14 @@
+// Loads the Matrix transport on demand from its own bundle (dist/matrix.js, next to dist/hub.js):
+// matrix-js-sdk is large, and a hub without Matrix must start without reading it.
+import { join } from 'node:path';
+import type { Hub } from '../hub';
+import type { RemoteLink } from '../remote';
+import type { MatrixConfig } from './config';
+
+export function startMatrix(hub: Hub, config: MatrixConfig, log: (line: string) => void): RemoteLink {
+  const bundle = join(__dirname, 'matrix.js');
+  const { connectMatrix } = require(bundle) as typeof import('./index');
+  const link = connectMatrix(hub, config, log);
+  hub.setRemote(link);
+  return link;
+}

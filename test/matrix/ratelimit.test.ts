@@ -1,0 +1,68 @@
+// Synapse's default message rate limit (rc_message: 0.2/s, burst 10) restored: the outboxes of
+// both hubs meet 429 M_LIMIT_EXCEEDED, wait retry_after_ms, and retry with the same txnId.
+// Nothing is lost, nothing arrives twice, every ACK comes back.
+import assert from 'node:assert/strict';
+import { after, it } from 'node:test';
+import { connectAgent, type Agent } from '../helpers/agent';
+import type { HubProcess } from '../helpers/hubProcess';
+import { autoAck, countPushes, matrixHub, matrixSuite, synapse, unique, user, waitFor, waitPeer, type Synapse } from './world';
+
+const N = 14;
+
+matrixSuite('Matrix: rate limited by the homeserver', () => {
+  let hs: Synapse | undefined;
+  const hubs: HubProcess[] = [];
+  const agents: Agent[] = [];
+  let stopAck = () => undefined as void;
+  after(async () => {
+    stopAck();
+    for (const a of agents) await a.close().catch(() => undefined);
+    for (const h of hubs) await h.stop().catch(() => undefined);
+    await hs?.stop();
+  });
+
+  it(`${N} handoffs and their ACKs through 429s: none lost, none twice`, async () => {
+    const t0 = Date.now();
+    hs = await synapse({ defaultMessageRateLimit: true });
+    const tag = unique();
+    const a = await user(hs, `a-${tag}`);
+    const b = await user(hs, `b-${tag}`);
+    const room = `#rl-${tag}:${hs.serverName}`;
+    const hubA = await matrixHub(hs, { node: 'nodeA', user: a, room, allowed: [b.userId], relayWaitMs: 200 });
+    const hubB = await matrixHub(hs, { node: 'nodeB', user: b, room, allowed: [a.userId] });
+    hubs.push(hubA, hubB);
+    const alice = await connectAgent({ socket: hubA.socket, name: 'alice', session: 'alice-1' });
+    const bob = await connectAgent({ socket: hubB.socket, name: 'bob', session: 'bob-1' });
+    agents.push(alice, bob);
+    stopAck = autoAck(bob);
+    await waitPeer(alice, 'bob@nodeB');
+
+    const ids: string[] = [];
+    const limited: string[] = [];
+    for (let i = 0; i < N; i++) {
+      const r = await alice.ok('send_handoff', { to: 'bob', body: `rate limited ${tag} #${i}` });
+      ids.push(r.message_id);
+      if (r.relay.state === 'in_outbox' && /M_LIMIT_EXCEEDED/.test(r.relay.last_error ?? '')) limited.push(r.message_id);
+    }
+    const want = new Set(ids);
+    await waitFor(() => countPushes([bob], want).unflagged.size === N, 120_000, `all ${N} pushed`);
+    let pending: any[] = [];
+    const start = Date.now();
+    while (Date.now() - start < 120_000) {
+      pending = (await alice.ok('pending')).pending.filter((e: any) => want.has(e.id));
+      if (pending.length === N && pending.every((e) => e.recipients[0].state === 'acked')) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    const { unflagged, flagged } = countPushes([bob], want);
+    const twice = [...unflagged].filter(([, n]) => n > 1).length;
+    console.log(`# rate limited: ${N} sent, ${limited.length} replies said "in outbox: 429", lost ${N - unflagged.size}, twice ${twice}, ` +
+      `acked at sender ${pending.filter((e) => e.recipients[0].state === 'acked').length}/${N}, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    assert.match(hubA.log(), /429 M_LIMIT_EXCEEDED/, 'the sender hub really was rate limited');
+    assert.ok(limited.length > 0, 'some send replies honestly said the homeserver had not taken it yet');
+    assert.equal(unflagged.size, N, 'lost');
+    assert.equal(twice, 0, 'twice');
+    assert.equal(flagged, 0);
+    assert.ok(pending.length === N && pending.every((e) => e.recipients[0].state === 'acked'), 'every ACK came back');
+  });
+});

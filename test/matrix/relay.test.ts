@@ -1,0 +1,181 @@
+// The Matrix side of the bus without a homeserver: name resolution across nodes, outbox decisions,
+// the wire format round trip, recovery by replay, config errors, and lazy loading of the SDK.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { decideSend, DEFAULT_LIMITS } from '../../extension/hub/bus/decide';
+import { BusError } from '../../extension/hub/bus/errors';
+import { emptyState, type BusEvent, type Message } from '../../extension/hub/bus/model';
+import { apply } from '../../extension/hub/bus/reduce';
+import { outboxFor } from '../../extension/hub/bus/relay';
+import { loadMatrixConfig, MatrixConfigError } from '../../extension/hub/matrix/config';
+import { localMessage, outboxEvent, readMessage, readReceipt } from '../../extension/hub/matrix/wire';
+import { DIST, NODE, tempDir } from '../helpers/hubProcess';
+
+const T0 = 1_700_000_000_000;
+
+function world(node: string, names: string[]) {
+  const s = emptyState(node);
+  for (const name of names) apply(s, { type: 'identity', name, at: T0, roles: [] });
+  return s;
+}
+
+function send(state: ReturnType<typeof world>, to: string[], from = 'alice') {
+  let n = 0;
+  return decideSend(state, { to, body: 'b' }, {
+    caller: { identity: from, session: 's1', node: state.node }, now: T0, newId: () => `01JD3V7W2K8Q5X9Y4Z6A1B${String(n++).padStart(4, '0')}`,
+    nextSeq: () => ++state.seq, liveIdentities: new Set(), recent: new Map(), limits: DEFAULT_LIMITS,
+  });
+}
+
+describe('names across nodes', () => {
+  const s = world('nodeA', ['alice', 'bob', 'bob@nodeB', 'carol@nodeC', 'carol@nodeD']);
+
+  it('an unqualified name held by one node resolves to it', () => {
+    const d = send(world('nodeA', ['alice', 'dave@nodeB']), ['dave']);
+    assert.equal(d.kind, 'new');
+    assert.deepEqual(d.kind === 'new' && d.message.recipients, ['dave@nodeB']);
+  });
+
+  it('an unqualified name on several nodes is an error listing the qualified options', () => {
+    for (const [name, options] of [['bob', ['bob@nodeA', 'bob@nodeB']], ['carol', ['carol@nodeC', 'carol@nodeD']]] as const) {
+      assert.throws(() => send(s, [name]), (e: BusError) => e.code === 'ambiguous_identity' && JSON.stringify(e.details.options) === JSON.stringify(options));
+    }
+  });
+
+  it('a qualified name is exact; this node\'s own qualifier means the local identity', () => {
+    const local = send(s, ['bob@nodeA']);
+    assert.deepEqual(local.kind === 'new' && local.message.recipients, ['bob']);
+    const remote = send(s, ['bob@nodeB']);
+    assert.deepEqual(remote.kind === 'new' && remote.message.recipients, ['bob@nodeB']);
+    assert.throws(() => send(s, ['bob@nodeZ']), (e: BusError) => e.code === 'unknown_identity');
+  });
+});
+
+describe('outbox decisions and recovery', () => {
+  it('a send to a remote recipient gets an outbox entry in the same commit; a local one does not', () => {
+    const s = world('nodeA', ['alice', 'bob', 'bob@nodeB']);
+    const d = send(s, ['bob@nodeB', 'bob@nodeA']);
+    assert.equal(d.kind, 'new');
+    const m = (d as { message: Message }).message;
+    const extra = outboxFor(s, [{ type: 'sent', message: m }]);
+    assert.equal(extra.length, 1);
+    assert.equal(extra[0].type === 'outboxed' && extra[0].txnId, `handoff.${m.id}`);
+    assert.deepEqual(outboxFor(s, [{ type: 'sent', message: { ...(send(world('nodeA', ['alice', 'bob']), ['bob']) as { message: Message }).message } }]), []);
+  });
+
+  it('a local recipient\'s receipt for a remote sender goes back; a remote receipt does not echo', () => {
+    const s = world('nodeB', ['bob']);
+    const m: Message = {
+      id: '01JD3V7W2K8Q5X9Y4Z6A1B0001', seq: 1, from: 'alice@nodeA', address: ['bob'], recipients: ['bob'], thread: 't', body: 'b', attachments: [],
+      requiresAck: true, slaMs: 1000, ttlMs: 10_000, sentAt: T0, sentBySession: 's', node: 'nodeA', origin: { room: '!r:x', eventId: '$e', sender: '@a:x' },
+    };
+    apply(s, { type: 'sent', message: m });
+    const ack: BusEvent = { type: 'receipt', id: m.id, recipient: 'bob', receipt: { kind: 'ack', by: 'bob', session: 'b1', node: 'nodeB', at: T0 + 5 } };
+    const [entry] = outboxFor(s, [ack]);
+    assert.ok(entry.type === 'outboxed' && entry.item.kind === 'receipt' && entry.item.refEventId === '$e' && entry.item.sender === 'alice@nodeA');
+    assert.deepEqual(outboxFor(s, [{ type: 'sent', message: m }]), [], 'an ingested message is not relayed again');
+  });
+
+  it('replaying the journal lands on the same outbox, relay marks and sync position', () => {
+    const s = world('nodeA', ['alice', 'bob@nodeB']);
+    const m = (send(s, ['bob']) as { message: Message }).message;
+    const events: BusEvent[] = [{ type: 'sent', message: m }, ...outboxFor(s, [{ type: 'sent', message: m }])];
+    const m2 = (send(s, ['bob'], 'alice') as { message: Message }).message;
+    events.push({ type: 'sent', message: { ...m2, id: '01JD3V7W2K8Q5X9Y4Z6A1B9999', body: 'c' } });
+    events.push(...outboxFor(s, [events[2]]));
+    events.push({ type: 'relayed', txnId: `handoff.${m.id}`, eventId: '$one', at: T0 + 1 });
+    events.push({ type: 'synced', since: 's42', room: '!r:x', lastEventId: '$one' });
+    const a = emptyState('nodeA');
+    const b = emptyState('nodeA');
+    for (const e of events) apply(a, e);
+    for (const e of JSON.parse(JSON.stringify(events)) as BusEvent[]) apply(b, e);
+    assert.deepEqual(JSON.parse(JSON.stringify(a)), b, "the journal (JSON) replays to the same state");
+    assert.deepEqual(Object.keys(a.relay!.outbox), ['handoff.01JD3V7W2K8Q5X9Y4Z6A1B9999']);
+    assert.equal(a.relay!.outbox['handoff.01JD3V7W2K8Q5X9Y4Z6A1B9999'].order, 1);
+    assert.deepEqual(a.hot[m.id].relayed, { eventId: '$one', at: T0 + 1 });
+    assert.equal(a.relay!.since, 's42');
+    assert.equal(a.relay!.rooms['!r:x'].lastEventId, '$one');
+  });
+
+  it('a refused event fails only the remote deliveries, visibly', () => {
+    const s = world('nodeA', ['alice', 'bob', 'bob@nodeB']);
+    const m = (send(s, ['bob@nodeB', 'bob@nodeA']) as { message: Message }).message;
+    apply(s, { type: 'sent', message: m });
+    for (const e of outboxFor(s, [{ type: 'sent', message: m }])) apply(s, e);
+    apply(s, { type: 'relay-failed', txnId: `handoff.${m.id}`, reason: 'too large', at: T0 + 1 });
+    assert.equal(s.hot[m.id].deliveries['bob@nodeB'].state, 'failed');
+    assert.equal(s.hot[m.id].deliveries['bob@nodeB'].failure?.reason, 'too large');
+    assert.equal(s.hot[m.id].deliveries.bob.state, 'queued');
+  });
+});
+
+describe('wire format', () => {
+  const m: Message = {
+    id: '01JD3V7W2K8Q5X9Y4Z6A1B0001', seq: 3, from: 'alice', address: ['bob'], recipients: ['bob@nodeB', 'carol@nodeC'], thread: 't', body: 'do <it>',
+    attachments: [], requiresAck: true, slaMs: 1000, ttlMs: 10_000, sentAt: T0, sentBySession: 's1', node: 'nodeA',
+  };
+
+  it('a handoff reads back on the recipient node with its local names and origin', () => {
+    const { type, content } = outboxEvent({ txnId: 'x', order: 0, queuedAt: T0, item: { kind: 'message', message: m } }, 'nodeA');
+    assert.equal(type, 'm.room.message');
+    const w = readMessage(content);
+    assert.ok(typeof w !== 'string');
+    const local = localMessage(w, 'nodeB', { event_id: '$e', type, sender: '@a:x', origin_server_ts: T0, content }, '!r:x');
+    assert.equal(local?.from, 'alice@nodeA');
+    assert.deepEqual(local?.recipients, ['bob']);
+    assert.deepEqual(local?.address, ['bob', 'carol@nodeC']);
+    assert.deepEqual(local?.origin, { room: '!r:x', eventId: '$e', sender: '@a:x' });
+    assert.equal(localMessage(w, 'nodeZ', { event_id: '$e', type, sender: '@a:x', origin_server_ts: T0, content }, '!r:x'), undefined, 'not for nodeZ');
+  });
+
+  it('refuses malformed or inconsistent events', () => {
+    const good = outboxEvent({ txnId: 'x', order: 0, queuedAt: T0, item: { kind: 'message', message: m } }, 'nodeA').content;
+    const bad = (patch: Record<string, unknown>) => readMessage({ ...good, 'org.handoff.message': { ...(good['org.handoff.message'] as object), ...patch } });
+    assert.equal(bad({ id: 'nope' }), 'bad id');
+    assert.equal(bad({ from: 'alice@nodeX' }), 'bad from/node', 'a sender must be on the node it claims');
+    assert.equal(bad({ to: ['bob'] }), 'bad to');
+    assert.equal(bad({ body: 'x'.repeat(70_000) }), 'bad body');
+    assert.equal(readMessage({ body: 'hello' }), 'no handoff data');
+    assert.equal(readReceipt({ 'org.handoff.receipt': { message_id: m.id, sender: 'alice@nodeA', kind: 'ack', by: 'bob@nodeB', node: 'nodeC', session: 's', at: 1 } }), 'bad sender/by/node', 'only the recipient\'s node writes its receipt');
+  });
+});
+
+describe('configuration and loading', () => {
+  it('says what is wrong without quoting the token', () => {
+    const dir = tempDir('mxcfg');
+    const secret = 'syt_SECRET_TOKEN_123';
+    const file = join(dir, 'm.json');
+    writeFileSync(file, `{"homeserver": "http://h", "room": "#r:h", "accessToken": "${secret}", oops}`);
+    assert.throws(() => loadMatrixConfig(file, {}), (e: Error) => e instanceof MatrixConfigError && /not valid JSON/.test(e.message) && !e.message.includes(secret));
+    writeFileSync(file, JSON.stringify({ homeserver: 'ftp://h', room: '#r:h', accessToken: secret }));
+    assert.throws(() => loadMatrixConfig(file, {}), /homeserver must be an http\(s\) URL/);
+    writeFileSync(file, JSON.stringify({ homeserver: 'http://h', room: 'r', accessToken: secret }));
+    assert.throws(() => loadMatrixConfig(file, {}), /room must be/);
+    writeFileSync(file, JSON.stringify({ homeserver: 'http://h', room: '#r:h', allowedSenders: ['bob'], accessToken: secret }));
+    assert.throws(() => loadMatrixConfig(file, {}), /allowedSenders/);
+    writeFileSync(file, JSON.stringify({ homeserver: 'http://h', room: '#r:h' }));
+    assert.throws(() => loadMatrixConfig(file, {}), /no access token/);
+    assert.equal(loadMatrixConfig(file, { HANDOFF_MATRIX_TOKEN: secret })?.tokenSource, 'env HANDOFF_MATRIX_TOKEN');
+    assert.equal(loadMatrixConfig(undefined, {}), undefined, 'no config: Matrix off');
+  });
+
+  it('a headless hub with a broken Matrix config exits non-zero and says why', () => {
+    const dir = tempDir('mxbad');
+    const file = join(dir, 'm.json');
+    writeFileSync(file, JSON.stringify({ homeserver: 'http://h', room: 'nope', accessToken: 'syt_x' }));
+    const r = spawnSync(NODE, [join(DIST, 'hub.js'), '--workspace', dir, '--store', join(dir, 's'), '--socket', join(dir, 'h.sock'), '--matrix-config', file], { encoding: 'utf8', timeout: 20_000 });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /room must be a room id/);
+    assert.ok(!r.stderr.includes('syt_x'));
+  });
+
+  it('matrix-js-sdk lives in dist/matrix.js only: a local hub never parses it', () => {
+    const hub = readFileSync(join(DIST, 'hub.js'), 'utf8');
+    const matrix = readFileSync(join(DIST, 'matrix.js'), 'utf8');
+    assert.ok(matrix.includes('FetchHttpApi'), 'the SDK is in the Matrix bundle');
+    assert.ok(!hub.includes('FetchHttpApi') && !hub.includes('matrix-js-sdk'), 'and not in the hub bundle');
+  });
+});

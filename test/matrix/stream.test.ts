@@ -1,0 +1,127 @@
+// Hundreds of handoffs from one hub to another through a real Synapse, while the homeserver is
+// stopped and started again, and each hub is killed with SIGKILL and restarted. Counted at the
+// end: every message arrives, none twice, and every ACK makes it back to the sender.
+import assert from 'node:assert/strict';
+import { after, it } from 'node:test';
+import { connectAgent, type Agent } from '../helpers/agent';
+import type { HubProcess } from '../helpers/hubProcess';
+import { autoAck, countPushes, matrixHub, matrixSuite, synapse, unique, user, waitFor, waitMatrix, waitPeer, type Synapse } from './world';
+
+const N = Number(process.env.HANDOFF_MATRIX_STREAM) || 300;
+
+matrixSuite('Matrix: a stream of handoffs through a homeserver outage and kill -9 of both hubs', () => {
+  let hs: Synapse | undefined;
+  const hubs: HubProcess[] = [];
+  const agents: Agent[] = [];
+  const stops: (() => void)[] = [];
+  after(async () => {
+    stops.forEach((s) => s());
+    for (const a of agents) await a.close().catch(() => undefined);
+    for (const h of hubs) await h.stop().catch(() => undefined);
+    await hs?.stop();
+  });
+
+  it(`${N} handoffs: every one arrives, none twice, every ACK returns`, async () => {
+    const t0 = Date.now();
+    hs = await synapse();
+    const tag = unique();
+    const a = await user(hs, `a-${tag}`);
+    const b = await user(hs, `b-${tag}`);
+    const room = `#stream-${tag}:${hs.serverName}`;
+    // A short relay wait keeps sends during the outage quick; a small sync window forces backfill.
+    let hubA = await matrixHub(hs, { node: 'nodeA', user: a, room, allowed: [b.userId], relayWaitMs: 100 });
+    let hubB = await matrixHub(hs, { node: 'nodeB', user: b, room, allowed: [a.userId], syncTimelineLimit: 10, args: ['--replay-limit', '1000'] });
+    hubs.push(hubA, hubB);
+    let alice = await connectAgent({ socket: hubA.socket, name: 'alice', session: 'alice-1' });
+    let bob = await connectAgent({ socket: hubB.socket, name: 'bob', session: 'bob-1' });
+    agents.push(alice, bob);
+    stops.push(autoAck(bob));
+    await waitPeer(alice, 'bob@nodeB');
+
+    const ids: string[] = [];
+    const replies: { i: number; relay: string }[] = [];
+    const send = async (i: number) => {
+      const r = await alice.ok('send_handoff', { to: 'bob', body: `stream ${tag} #${i}` });
+      ids.push(r.message_id);
+      replies.push({ i, relay: r.relay.state });
+    };
+    const q = Math.floor(N / 6);
+    let i = 0;
+
+    // 1. Normal traffic.
+    for (; i < q; i++) await send(i);
+
+    // 2. The homeserver goes away; sends go on (and say they are only in the outbox). Hub A is
+    //    killed with entries still in its outbox and restarted before the homeserver returns.
+    await hs.stop();
+    const outageFrom = i;
+    const phase = (what: string) => console.log(`# ${what} at ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    phase('homeserver stopped');
+    for (; i < 2 * q; i++) await send(i);
+    await hubA.kill9();
+    await alice.close().catch(() => undefined);
+    hubA = await hubA.restart();
+    hubs.push(hubA);
+    alice = await connectAgent({ socket: hubA.socket, name: 'alice', session: 'alice-1' });
+    agents.push(alice);
+    for (; i < 3 * q; i++) await send(i);
+    const outageTo = i;
+    await new Promise((r) => setTimeout(r, 1000));
+    await hs.restart();
+    phase('homeserver back');
+
+    // 3. Hub B is killed mid-stream and restarted; what was sent meanwhile is a gap to backfill.
+    for (; i < 4 * q; i++) await send(i);
+    await hubB.kill9();
+    phase('hub B killed');
+    await bob.close().catch(() => undefined);
+    for (; i < 5 * q; i++) await send(i);
+    hubB = await hubB.restart();
+    hubs.push(hubB);
+    bob = await connectAgent({ socket: hubB.socket, name: 'bob', session: 'bob-1' });
+    agents.push(bob);
+    stops.push(autoAck(bob));
+    phase('hub B back');
+
+    // 4. The rest.
+    for (; i < N; i++) await send(i);
+    assert.equal(ids.length, N);
+    phase('all sent');
+
+    const bobs = agents.filter((x) => x.name === 'bob');
+    const want = new Set(ids);
+    const reached = () => new Set(bobs.flatMap((x) => x.pushes.map((p) => p.meta.message_id)).filter((id) => want.has(id))).size;
+    await waitFor(() => reached() === N, 90_000, `all ${N} handoffs pushed to bob (have ${reached()})`);
+    // Every ACK back at the sender: nothing pending that is not acked.
+    let pending: any[] = [];
+    const start = Date.now();
+    while (Date.now() - start < 60_000) {
+      pending = (await alice.ok('pending')).pending;
+      if (pending.filter((e) => want.has(e.id)).every((e) => e.recipients[0].state === 'acked')) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const mine = pending.filter((e) => want.has(e.id));
+    await new Promise((r) => setTimeout(r, 1000)); // let a late duplicate show itself
+
+    const { unflagged, flagged } = countPushes(bobs, want);
+    const twice = [...unflagged].filter(([, n]) => n > 1);
+    const lost = ids.filter((id) => !bobs.some((x) => x.pushes.some((p) => p.meta.message_id === id)));
+    console.log(`# matrix stream: ${N} sent, lost ${lost.length}, delivered twice ${twice.length}, flagged replays ${flagged}, ` +
+      `acked at sender ${mine.filter((e) => e.recipients[0].state === 'acked').length}/${N}, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    assert.deepEqual(lost, [], 'lost');
+    assert.deepEqual(twice, [], 'delivered twice');
+    assert.equal(mine.length, N, 'every handoff in the sender ledger');
+    assert.ok(mine.every((e) => e.recipients[0].state === 'acked'), `not acked: ${mine.filter((e) => e.recipients[0].state !== 'acked').map((e) => e.id).slice(0, 5)}`);
+    for (const id of ids.slice(0, 20)) {
+      const d = (await alice.ok('get_receipts', { message_id: id })).deliveries[0];
+      assert.equal(d.receipts.filter((r: any) => r.kind === 'ack').length, 1, `one ACK receipt for ${id}`);
+    }
+
+    // Honest replies: with the homeserver down nothing can be on it.
+    for (const r of replies) if (r.i >= outageFrom && r.i < outageTo) assert.equal(r.relay, 'in_outbox', `send #${r.i} during the outage`);
+    const early = replies.filter((r) => r.i < outageFrom);
+    assert.ok(early.every((r) => r.relay === 'on_homeserver' || r.relay === 'in_outbox'), 'before the outage: on the homeserver, or honestly not yet');
+    console.log(`# replies before the outage: ${early.filter((r) => r.relay === 'on_homeserver').length}/${early.length} on the homeserver within the 100 ms relay wait`);
+    await waitMatrix(hubA, 'connected', 10_000);
+  });
+});

@@ -1,0 +1,178 @@
+// A real Synapse and real hubs (dist/hub.js with --matrix-config) for the Matrix suites. Skips
+// loudly when Synapse is not installed; under CI=true a missing Synapse fails instead.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { SnapshotRequest, type Snapshot } from '../../extension/shared/protocol';
+import { connectControl } from '../../extension/shared/controlClient';
+import { waitFor, type Agent } from '../helpers/agent';
+import { startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
+// The plain-JS harness (test/matrix/synapse.mjs), bundled into this test by esbuild.
+import { startSynapse, synapseAvailable, synapseVenvDir } from './synapse.mjs';
+
+export interface Synapse {
+  url: string;
+  port: number;
+  serverName: string;
+  stop(): Promise<void>;
+  kill9(): Promise<void>;
+  restart(): Promise<void>;
+  registerUser(localpart: string, password: string): Promise<{ userId: string; accessToken: string; deviceId: string }>;
+  logs(): string;
+}
+
+export interface MatrixUser {
+  userId: string;
+  accessToken: string;
+  password: string;
+}
+
+/** describe() when Synapse is installed; otherwise a skipped test that says why, out loud. */
+export function matrixSuite(name: string, body: () => void): void {
+  if (synapseAvailable()) {
+    describe(name, body);
+    return;
+  }
+  const why = `Synapse is not installed at ${synapseVenvDir()} — run .ci/setup-synapse.sh`;
+  if (process.env.CI) {
+    describe(name, () => it('needs Synapse', () => { throw new Error(why); }));
+    return;
+  }
+  console.error(`\n*** SKIPPED: ${name}: ${why} ***\n`);
+  describe(name, () => it(`SKIPPED: ${why}`, { skip: why }, () => undefined));
+}
+
+export async function synapse(opts: { defaultMessageRateLimit?: boolean } = {}): Promise<Synapse> {
+  return startSynapse({ dir: tempDir('synapse'), ...opts }) as Promise<Synapse>;
+}
+
+export const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+export async function user(hs: Synapse, name: string): Promise<MatrixUser> {
+  const password = `pw-${name}`;
+  const u = await hs.registerUser(name, password);
+  return { userId: u.userId, accessToken: u.accessToken, password };
+}
+
+/** Another device of the same account: its own access token. */
+export async function login(hs: Synapse, u: MatrixUser): Promise<MatrixUser> {
+  const res = await fetch(`${hs.url}/_matrix/client/v3/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ type: 'm.login.password', identifier: { type: 'm.id.user', user: u.userId }, password: u.password }),
+  });
+  const body = (await res.json()) as { access_token: string };
+  if (!res.ok) throw new Error(`login ${u.userId}: ${res.status} ${JSON.stringify(body)}`);
+  return { ...u, accessToken: body.access_token };
+}
+
+export interface MatrixHubSpec {
+  node: string;
+  user: MatrixUser;
+  room: string;
+  allowed: string[];
+  syncTimelineLimit?: number;
+  relayWaitMs?: number;
+  args?: string[];
+}
+
+/** A hub process with Matrix configured; the token sits in a 0600 file, never on the command line. */
+export async function matrixHub(hs: Synapse, spec: MatrixHubSpec): Promise<HubProcess> {
+  const dir = tempDir(`cfg-${spec.node}`);
+  const tokenFile = join(dir, 'token');
+  writeFileSync(tokenFile, spec.user.accessToken, { mode: 0o600 });
+  const config = join(dir, 'matrix.json');
+  writeFileSync(config, JSON.stringify({
+    homeserver: hs.url, room: spec.room, allowedSenders: spec.allowed, accessTokenFile: tokenFile,
+    syncTimelineLimit: spec.syncTimelineLimit,
+  }));
+  const hub = await startHub({ args: ['--node', spec.node, '--matrix-config', config, '--relay-wait-ms', String(spec.relayWaitMs ?? 2000), ...(spec.args ?? [])] });
+  await waitMatrix(hub, 'connected', 30_000);
+  return hub;
+}
+
+export async function snapshot(hub: HubProcess): Promise<Snapshot> {
+  const c = await connectControl(hub.socket, 'test');
+  try {
+    return await c.connection.sendRequest(SnapshotRequest.type);
+  } finally {
+    c.close();
+  }
+}
+
+export async function waitMatrix(hub: HubProcess, state: string, timeoutMs: number): Promise<void> {
+  const start = Date.now();
+  let last: Snapshot['remote'];
+  while (Date.now() - start < timeoutMs) {
+    last = (await snapshot(hub)).remote;
+    if (last?.state === state) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`hub did not reach Matrix state ${state} in ${timeoutMs} ms: ${JSON.stringify(last)}\n${hub.log()}`);
+}
+
+/** Waits until the agent's hub knows a (remote) identity: its node announced it. */
+export async function waitPeer(agent: Agent, identity: string, timeoutMs = 15_000): Promise<void> {
+  let peers: string[] = [];
+  const start = Date.now();
+  while (Date.now() - start < timeoutMs) {
+    peers = (await agent.ok('list_peers')).peers.map((p: { identity: string }) => p.identity);
+    if (peers.includes(identity)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${agent.name} never learned ${identity}; peers: ${peers.join(', ')}`);
+}
+
+/** Raw client-server API as a person's client would call it. */
+export async function api(hs: Synapse, token: string, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${hs.url}/_matrix/client/v3${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** Pushes per message id, split into first pushes and flagged replays/chases. */
+export function countPushes(agents: Agent[], ids?: Set<string>): { unflagged: Map<string, number>; flagged: number } {
+  const unflagged = new Map<string, number>();
+  let flagged = 0;
+  for (const a of agents) {
+    for (const p of a.pushes) {
+      const id = p.meta.message_id;
+      if (!id || (ids && !ids.has(id))) continue;
+      if (p.meta.replayed === 'true' || p.meta.chase === 'true') flagged++;
+      else unflagged.set(id, (unflagged.get(id) ?? 0) + 1);
+    }
+  }
+  return { unflagged, flagged };
+}
+
+/**
+ * Acks every handoff pushed to the agent, as a diligent agent would. Acks that fail (its hub was
+ * killed) are left: the message stays unacked and is replayed after the restart.
+ */
+export function autoAck(agent: Agent): () => void {
+  const done = new Set<string>();
+  let busy = false;
+  const timer = setInterval(async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      for (const p of agent.pushes) {
+        const id = p.meta.message_id;
+        if (!id || done.has(id)) continue;
+        const r = await agent.call('ack', { message_id: id }).catch(() => undefined);
+        if (!r || r.isError) break;
+        done.add(id);
+      }
+    } finally {
+      busy = false;
+    }
+  }, 20);
+  return () => clearInterval(timer);
+}
+
+export { waitFor };
