@@ -101,9 +101,10 @@ function pendingRow(e: EventView): HTMLElement {
     el('div', { class: 'head' },
       icon(late ? 'warning' : 'clock'),
       el('span', { class: 'from' }, e.from), icon('arrow-small-right', 'dim'), el('span', { class: 'to' }, e.to.join(', ')),
-      el('span', { class: 'countdown', 'data-due': e.awaitingAck && !e.deadLettered && e.dueAt !== undefined ? String(e.dueAt) : '' }, status),
       el('span', { class: 'actions' }, e.awaitingAck && action('bell', 'Chase: push again, flagged as a chase', 'chase', e.id), action('check-all', 'Mark resolved', 'resolve', e.id))),
-    el('div', { class: 'preview' }, e.preview));
+    el('div', { class: 'preview' },
+      el('span', { class: 'countdown', 'data-due': e.awaitingAck && !e.deadLettered && e.dueAt !== undefined ? String(e.dueAt) : '' }, status),
+      ' · ', e.preview));
 }
 
 function sessionRow(s: SessionView): HTMLElement {

@@ -21,6 +21,7 @@ const XSS = '<img src=x onerror=alert(1)>';
 const THEMES = [
   { name: 'light', theme: 'Default Light Modern', workbenchClass: /\bvs\b/ },
   { name: 'dark', theme: 'Default Dark Modern', workbenchClass: /\bvs-dark\b/ },
+  { name: 'high-contrast', theme: 'Default High Contrast', workbenchClass: /\bhc-black\b/ },
 ];
 
 async function hubSocket(workspace: string): Promise<string> {
@@ -105,6 +106,9 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', { skip: 
           await ackRow.locator('.receipt[data-recipient="reviewer"][data-state="acked"]').waitFor({ timeout: 15_000 });
           assert.match(await ackRow.locator('.receipt .label').innerText(), /^ACK · reviewer \d\d:\d\d:\d\d$/);
 
+          // Unchanged rows are kept, not rebuilt, when later updates arrive: no flicker.
+          await ackRow.evaluate((n) => { (n as HTMLElement).dataset.probe = 'kept'; });
+
           const xssRow = frame.locator(`article.event[data-id="${hostile.message_id}"]`);
           await xssRow.locator('.receipt[data-state="read"]').waitFor();
           assert.equal(await xssRow.locator('.preview').innerText(), XSS, 'the body shows as text');
@@ -129,9 +133,12 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', { skip: 
           assert.equal(push.meta.from, 'maria');
           assert.match(push.content, /Please re-run the flaky checkout test/);
           await frame.locator('article.event .preview', { hasText: 'Please re-run the flaky checkout test' }).waitFor();
+          assert.equal(await ackRow.getAttribute('data-probe'), 'kept', 'the unchanged row survived four updates');
 
           // Keep notifications out of the shot: the sidebar and the status bar are the subject.
           await runCommand(page, 'Notifications: Clear All Notifications');
+          await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+          await sleep(300); // the palette's fade-out
           const full = join(ARTIFACTS, `${t.name}-window.png`);
           await page.screenshot({ path: full });
           const sidebar = join(ARTIFACTS, `${t.name}-panel.png`);
@@ -147,6 +154,35 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', { skip: 
           await warning.first().click();
           await frame.locator('.filter-bar:not([hidden])', { hasText: 'Showing 1 overdue' }).waitFor();
           assert.equal(await frame.locator('#events-list article.event').count(), 1, 'the panel is filtered to the overdue item');
+          await frame.locator('.filter-bar a', { hasText: 'Show all' }).click();
+          await frame.locator('.filter-bar').waitFor({ state: 'hidden' });
+
+          if (t.name !== 'dark') return; // the row actions once are enough
+          const act = async (row: ReturnType<Frame['locator']>, name: string) => {
+            await row.hover();
+            await row.locator(`vscode-icon[data-action="${name}"]`).click();
+          };
+          // Chase: pushed again to the live session, flagged as a chase.
+          const before = reviewer.pushes.length;
+          await act(xssRow, 'chase');
+          await reviewer.waitForPushes(before + 1);
+          assert.equal(reviewer.pushes[before].meta.message_id, hostile.message_id);
+          assert.equal(reviewer.pushes[before].meta.chase, 'true');
+          // Copy id.
+          await act(xssRow, 'copyId');
+          await statusBarItem(page, `Copied ${hostile.message_id}`).first().waitFor();
+          // Open in full: a read-only document with the body as text and every receipt.
+          await act(xssRow, 'open');
+          const editor = page.locator('.monaco-editor .view-lines').filter({ hasText: `Handoff ${hostile.message_id}` });
+          await editor.waitFor();
+          // Monaco renders spaces as no-break spaces.
+          assert.match((await editor.innerText()).replace(/\u00a0/g, ' '), /<img src=x onerror=alert\(1\)>[\s\S]*read by reviewer, session reviewer-1/);
+          // Resolve the overdue ghost item: the warning goes away.
+          const ghostRow = frame.locator('article.event.overdue');
+          await act(ghostRow, 'resolve');
+          await frame.locator('article.event.resolved').waitFor();
+          await warning.first().waitFor({ state: 'detached', timeout: 10_000 });
+          await page.screenshot({ path: join(ARTIFACTS, 'dark-actions.png') });
         },
       });
       await Promise.all(agents.map((a) => a.close().catch(() => undefined)));
