@@ -111,7 +111,9 @@ export class Ingest {
       let timeline = joined.timeline?.events ?? [];
       const last = this.hub.state.relay?.rooms[this.room]?.lastEventId;
       if (!first && joined.timeline?.limited && last && joined.timeline.prev_batch) {
-        timeline = [...(await this.backfill(joined.timeline.prev_batch, last)), ...timeline];
+        const gap = await this.backfill(joined.timeline.prev_batch, last);
+        this.hooks.log(`backfilled ${gap.length} events that a limited sync skipped`);
+        timeline = [...gap, ...timeline];
       }
       for (const ev of [...(joined.state?.events ?? []), ...timeline.filter((e) => e.state_key !== undefined)]) {
         if (ev.type === NODE_STATE) this.announced(ev, events);

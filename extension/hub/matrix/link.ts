@@ -50,7 +50,7 @@ export class MatrixLink implements RemoteLink {
       } catch (e) {
         const f = classify(e);
         this.trouble(f.why, f.kind !== 'retry');
-        await new Promise((r) => setTimeout(r, f.kind === 'retry' ? Math.min(250 * 2 ** attempt, 5000) : 10_000));
+        await new Promise((r) => setTimeout(r, f.kind === 'retry' ? Math.min(250 * 2 ** attempt, 2000) : 10_000));
       }
     }
     if (this.stopped || !this.roomId || !this.userId) return;

@@ -110,9 +110,9 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
   }, guarded(ctx, () => {
     const peers = hub.coverage().map((c) => ({
       identity: c.identity, live_sessions: c.liveSessions, last_seen: c.lastSeen ? new Date(c.lastSeen).toISOString() : undefined,
-      ghost: c.ghost, unacked: c.unacked, addressed: c.addressed, acked: c.acked, median_ack_ms: c.medianAckMs,
+      ghost: c.ghost, remote: c.remote, unacked: c.unacked, addressed: c.addressed, acked: c.acked, median_ack_ms: c.medianAckMs,
     }));
-    const lines = peers.map((p) => `${p.identity}: ${p.live_sessions} live${p.ghost ? ' — GHOST: unacked mail, nobody connected' : ''}`);
+    const lines = peers.map((p) => p.remote ? `${p.identity}: on another node (its hub knows its sessions)` : `${p.identity}: ${p.live_sessions} live${p.ghost ? ' — GHOST: unacked mail, nobody connected' : ''}`);
     return result(ctx, lines.join('\n') || 'No identities have connected yet.', { peers });
   }));
 
