@@ -20,6 +20,8 @@ export type HubState =
 
 /** The hub's exit code when another hub already serves this folder (see hub/run.ts). */
 const EXIT_ALREADY_RUNNING = 3;
+/** A reloaded window's previous hub may still be shutting down: wait this long for it to go. */
+const BUSY_SOCKET_WAIT_MS = 15_000;
 const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 3 * 60_000;
 
@@ -32,6 +34,7 @@ export class HubSupervisor implements vscode.Disposable {
   private exited: Promise<void> = Promise.resolve();
   private child?: ChildProcess;
   private readonly restarts: number[] = [];
+  private busySince?: number;
   private readonly stateEmitter = new vscode.EventEmitter<HubState>();
   private readonly snapshotEmitter = new vscode.EventEmitter<Snapshot>();
   readonly onDidChangeState = this.stateEmitter.event;
@@ -74,6 +77,7 @@ export class HubSupervisor implements vscode.Disposable {
   /** "Handoff: Restart Hub": a fresh process, and a fresh crash budget. */
   async restart(): Promise<void> {
     this.restarts.length = 0;
+    this.busySince = undefined;
     const old = this.client;
     this.client = undefined;
     if (old) await old.dispose().catch((e) => this.log.warn(`stopping the hub: ${(e as Error).message}`));
@@ -112,6 +116,7 @@ export class HubSupervisor implements vscode.Disposable {
   }
 
   private async onRunning(): Promise<void> {
+    this.busySince = undefined;
     this.setState({ kind: 'running', pid: this.pid });
     this.log.info(`hub running (pid ${this.pid}) on ${this.location.socket}`);
     try {
@@ -143,6 +148,14 @@ export class HubSupervisor implements vscode.Disposable {
           // The pipe can close a moment before the process reports its exit code.
           await Promise.race([this.exited, new Promise((r) => setTimeout(r, 1000))]);
           const why = this.explainExit();
+          if (this.lastExit?.code === EXIT_ALREADY_RUNNING) {
+            this.busySince ??= Date.now();
+            if (Date.now() - this.busySince < BUSY_SOCKET_WAIT_MS) {
+              this.log.info(`${why} Waiting for it to stop, then retrying.`);
+              await new Promise((r) => setTimeout(r, 1000));
+              return { action: CloseAction.Restart, handled: true };
+            }
+          }
           if (this.lastExit?.code === EXIT_ALREADY_RUNNING || !this.allowRestart()) {
             const reason = this.lastExit?.code === EXIT_ALREADY_RUNNING ? why : `${why} It crashed ${MAX_RESTARTS + 1} times in 3 minutes, so it is not restarted; see the Handoff log, then run "Handoff: Restart Hub".`;
             this.setState({ kind: 'down', reason, restarting: false });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT } from '../helpers/hubProcess';
-import { runVsCode, statusBarItem, vscodeServerAvailable, type RunResult } from './harness.mjs';
+import { runCommand, runVsCode, statusBarItem, vscodeServerAvailable, type RunResult } from './harness.mjs';
 import { alive, hubProcesses, type HubProc } from './processes';
 
 const missing = vscodeServerAvailable() ? undefined : 'the VS Code server is not installed (run `bash .ci/setup-vscode.sh`; needs npm and apt)';
@@ -44,7 +44,7 @@ describe('Handoff in a real VS Code', { skip: missing }, () => {
     assert.equal(res.exitCode, 0, `the suite failed:\n${out}`);
   });
 
-  it('closing the window leaves no hub process and no socket', { timeout: 120_000 }, async () => {
+  it('a reload keeps one hub on the same socket; closing the window leaves no hub process and no socket', { timeout: 120_000 }, async () => {
     let facts: HubProc | undefined;
     const res = await runVsCode({
       extensionPath: ROOT,
@@ -60,8 +60,20 @@ describe('Handoff in a real VS Code', { skip: missing }, () => {
           await sleep(100);
         }
         assert.equal(hubs.length, 1, 'exactly one hub for the window');
+        const first = hubs[0];
+        const pids0 = first.pid;
+
+        // Reload: the old hub goes with the old extension host, a new one takes the same socket.
+        await runCommand(page, 'Developer: Reload Window');
+        const reloaded = Date.now() + 40_000;
+        while ((hubs = hubProcesses(ctx.workspace)).length !== 1 || hubs[0].pid === pids0 || !existsSync(hubs[0].socket)) {
+          if (Date.now() > reloaded) throw new Error(`after a reload: ${JSON.stringify(hubs)} (before: ${pids0})`);
+          await sleep(100);
+        }
+        await page.locator('#workbench\\.parts\\.statusbar .statusbar-item[aria-label^="Handoff: everything is acknowledged"]').waitFor({ timeout: 30_000 });
         facts = hubs[0];
         const { pid, socket } = facts;
+        assert.equal(socket, first.socket, 'HANDOFF_HUB stays the same across reloads');
         await page.close();
         const gone = Date.now() + 30_000;
         while (alive(pid) || existsSync(socket)) {
