@@ -62,9 +62,9 @@ async function sendFromPalette(page: Page, to: string, body: string): Promise<st
   return (await toast.innerText()).replace(/\s+/g, ' ');
 }
 
-describe('Handoff view, status bar and Send Handoff in a real VS Code', { skip: missing }, () => {
+describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
   for (const t of THEMES) {
-    it(`renders receipts, escapes bodies, sends from F1 — ${t.name} theme`, { timeout: 180_000 }, async () => {
+    it(`renders receipts, escapes bodies, sends from F1 — ${t.name} theme`, { timeout: 180_000, skip: missing }, async () => {
       mkdirSync(ARTIFACTS, { recursive: true });
       const agents: Agent[] = [];
       const cspViolations: string[] = [];
@@ -183,6 +183,10 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', { skip: 
           await frame.locator('article.event.resolved').waitFor();
           await warning.first().waitFor({ state: 'detached', timeout: 10_000 });
           await page.screenshot({ path: join(ARTIFACTS, 'dark-actions.png') });
+          // Away and back: the editor rebuilds the view, which asks for the model again.
+          await runCommand(page, 'View: Show Explorer');
+          const again = await panelFrame(page);
+          await again.locator(`article.event[data-id="${review.message_id}"] .receipt[data-state="acked"]`).waitFor();
         },
       });
       await Promise.all(agents.map((a) => a.close().catch(() => undefined)));

@@ -17,7 +17,8 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
   /** Posting into a view before its script listens loses the message: wait for its 'ready'. */
   private ready = false;
   private filter: PanelFilter = 'all';
-  private readonly disposables: vscode.Disposable[] = [];
+  /** Subscriptions of the current view; the editor may dispose a view and resolve a new one. */
+  private viewSubscriptions: vscode.Disposable[] = [];
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -47,19 +48,17 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
+    this.disposeView();
     this.view = view;
     this.ready = false;
     const media = vscode.Uri.joinPath(this.extensionUri, 'dist', 'media');
     view.webview.options = { enableScripts: true, localResourceRoots: [media] };
     view.webview.html = this.html(view.webview, media);
-    this.disposables.push(
+    this.viewSubscriptions = [
       view.webview.onDidReceiveMessage((m: PanelToHost) => void this.onMessage(m)),
       view.onDidChangeVisibility(() => this.refresh()),
-      view.onDidDispose(() => {
-        this.view = undefined;
-        this.ready = false;
-      }),
-    );
+      view.onDidDispose(() => this.disposeView()),
+    ];
   }
 
   private async onMessage(m: PanelToHost): Promise<void> {
@@ -111,7 +110,14 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
 </html>`;
   }
 
+  private disposeView(): void {
+    for (const d of this.viewSubscriptions) d.dispose();
+    this.viewSubscriptions = [];
+    this.view = undefined;
+    this.ready = false;
+  }
+
   dispose(): void {
-    for (const d of this.disposables) d.dispose();
+    this.disposeView();
   }
 }
