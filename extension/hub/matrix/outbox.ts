@@ -25,6 +25,8 @@ export class Outbox {
   lastError?: string;
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly refusedTxns = new Map<string, string>();
+  /** Taken by the homeserver, its `relayed` record still being written: not sent again meanwhile. */
+  private readonly accepted = new Map<string, { eventId: string; at: number }>();
 
   constructor(
     private readonly hub: Hub,
@@ -49,7 +51,9 @@ export class Outbox {
 
   private next(): OutboxEntry | undefined {
     let first: OutboxEntry | undefined;
-    for (const e of Object.values(this.hub.state.relay?.outbox ?? {})) if (!first || e.order < first.order) first = e;
+    for (const e of Object.values(this.hub.state.relay?.outbox ?? {})) {
+      if (!this.accepted.has(e.txnId) && (!first || e.order < first.order)) first = e;
+    }
     return first;
   }
 
@@ -77,14 +81,10 @@ export class Outbox {
       const { type, content } = outboxEvent(entry, this.hub.node);
       try {
         const eventId = await this.hs.send(this.room, type, entry.txnId, content);
-        // If this commit is lost (a crash right here), the next start PUTs the same txnId again and
-        // the homeserver answers with this same event id — or, past its dedupe window, the
-        // receiving hubs drop the copy by message id.
-        await this.hub.applyRemote([{ type: 'relayed', txnId: entry.txnId, eventId, at: Date.now() }]);
         this.failures = 0;
         this.lastError = undefined;
         this.hooks.onSuccess();
-        this.notify(entry.txnId);
+        this.record(entry.txnId, eventId);
       } catch (e) {
         if (this.stopped) return;
         const f = classify(e);
@@ -106,6 +106,24 @@ export class Outbox {
     }
   }
 
+  /**
+   * Journals that the homeserver took the event, while the next entry goes out: order is kept by
+   * the PUTs, not by this write. If the write is lost (a crash, a full disk), the entry is PUT
+   * again with its txnId and the homeserver answers with the same event id — or, past its dedupe
+   * window, the receiving hubs drop the copy by message id.
+   */
+  private record(txnId: string, eventId: string): void {
+    const at = Date.now();
+    this.accepted.set(txnId, { eventId, at });
+    this.notify(txnId);
+    this.hub.applyRemote([{ type: 'relayed', txnId, eventId, at }])
+      .catch((e) => this.hooks.log(`could not record that ${txnId} reached the homeserver (it is sent again): ${(e as Error).message}`))
+      .finally(() => {
+        this.accepted.delete(txnId);
+        this.poke();
+      });
+  }
+
   private notify(txnId: string): void {
     for (const w of this.waiters.get(txnId) ?? []) w();
     this.waiters.delete(txnId);
@@ -114,7 +132,7 @@ export class Outbox {
   /** Where a message's Matrix event is, waiting up to `waitMs` for the homeserver to take it. */
   async whereIs(messageId: string, waitMs: number): Promise<RelayOutcome> {
     const txnId = messageTxnId(messageId);
-    if (this.hub.state.relay?.outbox[txnId] && waitMs > 0) {
+    if (this.hub.state.relay?.outbox[txnId] && !this.accepted.has(txnId) && waitMs > 0) {
       await new Promise<void>((resolve) => {
         const set = this.waiters.get(txnId) ?? new Set();
         this.waiters.set(txnId, set);
@@ -127,7 +145,7 @@ export class Outbox {
         set.add(done);
       });
     }
-    const relayed = this.hub.state.hot[messageId]?.relayed;
+    const relayed = this.hub.state.hot[messageId]?.relayed ?? this.accepted.get(txnId);
     if (relayed) return { state: 'on_homeserver', event_id: relayed.eventId, at: relayed.at };
     const refused = this.refusedTxns.get(txnId);
     if (refused) return { state: 'refused', reason: refused };
