@@ -3,7 +3,7 @@
 // command palette, and sees the status bar warn. Screenshots in a light and a dark theme go to
 // .test-artifacts/e2e/. Skips loudly when the VS Code server is not installed.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -72,7 +72,7 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
       const shots: string[] = [];
       const res = await runVsCode({
         extensionPath: ROOT,
-        userSettings: { 'workbench.colorTheme': t.theme, 'handoff.identity': 'maria' },
+        userSettings: { 'workbench.colorTheme': t.theme, 'handoff.identity': 'maria', 'handoff.defaultSlaSeconds': 900 },
         env: { HANDOFF_TICK_MS: '200' },
         viewport: { width: 1280, height: 800 },
         timeoutMs: 150_000,
@@ -130,7 +130,10 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
           assert.match(result, /stored and pushed to reviewer \(1 session\)/);
           await reviewer.waitForPushes(3);
           const push = reviewer.pushes[2];
-          assert.equal(push.meta.from, 'maria');
+          assert.equal(push.meta.from, 'maria', 'sent as handoff.identity');
+          const mine = frame.locator('.pending-row', { hasText: 'Please re-run the flaky checkout test' }).locator('.countdown');
+          await mine.waitFor();
+          assert.match(await mine.innerText(), /^ACK due in 1[45]m \d\ds$/, 'the SLA is handoff.defaultSlaSeconds');
           assert.match(push.content, /Please re-run the flaky checkout test/);
           await frame.locator('article.event .preview', { hasText: 'Please re-run the flaky checkout test' }).waitFor();
           assert.equal(await ackRow.getAttribute('data-probe'), 'kept', 'the unchanged row survived four updates');
@@ -183,6 +186,19 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
           await frame.locator('article.event.resolved').waitFor();
           await warning.first().waitFor({ state: 'detached', timeout: 10_000 });
           await page.screenshot({ path: join(ARTIFACTS, 'dark-actions.png') });
+          // The editor selection goes along, with where it came from.
+          writeFileSync(join(ctx.workspace, 'parser.js'), 'export function parse(line) {\n  return line.split(",");\n}\n');
+          await page.keyboard.press('Control+P');
+          await page.locator('.quick-input-widget input').fill('parser.js');
+          await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'parser.js' }).first().waitFor();
+          await page.keyboard.press('Enter');
+          await page.locator('.monaco-editor .view-lines', { hasText: 'export function parse' }).click();
+          await page.keyboard.press('Control+A');
+          const pushesBefore = reviewer.pushes.length;
+          await sendFromPalette(page, 'reviewer', 'Does this handle quoted commas?');
+          await reviewer.waitForPushes(pushesBefore + 1);
+          assert.match(reviewer.pushes[pushesBefore].content, /Does this handle quoted commas\?[\s\S]*parser\.js:1-4[\s\S]*return line\.split\(","\);/);
+
           // Away and back: the editor rebuilds the view, which asks for the model again.
           await runCommand(page, 'View: Show Explorer');
           const again = await panelFrame(page);
