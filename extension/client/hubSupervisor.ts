@@ -141,7 +141,6 @@ export class HubSupervisor implements vscode.Disposable {
     return new LanguageClient('handoff.hub', 'Handoff hub', serverOptions, {
       documentSelector: [],
       outputChannel: this.log,
-      connectionOptions: { maxRestartCount: MAX_RESTARTS },
       errorHandler: {
         error: () => ({ action: ErrorAction.Continue, handled: true }),
         closed: async () => {

@@ -48,17 +48,17 @@ async function notifications(page: Page, text: string | RegExp) {
 }
 
 /** "Handoff: Send Handoff…" from F1: pick the recipient, type the body, read the honest result. */
-async function sendFromPalette(page: Page, to: string, body: string): Promise<string> {
+async function sendFromPalette(page: Page, to: string, body: string, outcome: RegExp = /stored and/): Promise<string> {
   await runCommand(page, 'Handoff: Send Handoff…');
   const input = page.locator('.quick-input-widget input');
-  await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: to }).first().waitFor();
+  await page.locator('.quick-input-widget .monaco-list-row').first().waitFor();
   await input.fill(to);
-  await page.locator('.quick-input-widget .monaco-list-row.focused').filter({ hasText: to }).waitFor();
+  await page.locator('.quick-input-widget .monaco-list-row.focused').filter({ hasText: to }).first().waitFor();
   await page.keyboard.press('Enter');
   await page.locator('.quick-input-widget').filter({ hasText: `Send Handoff to ${to}` }).waitFor();
   await input.fill(body);
   await page.keyboard.press('Enter');
-  const toast = (await notifications(page, /stored and/)).first();
+  const toast = (await notifications(page, outcome)).first();
   return (await toast.innerText()).replace(/\s+/g, ' ');
 }
 
@@ -198,6 +198,12 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
           await sendFromPalette(page, 'reviewer', 'Does this handle quoted commas?');
           await reviewer.waitForPushes(pushesBefore + 1);
           assert.match(reviewer.pushes[pushesBefore].content, /Does this handle quoted commas\?[\s\S]*parser\.js:1-4[\s\S]*return line\.split\(","\);/);
+
+          // A typo is a loud failure that names the nearest identity, never "sent".
+          await runCommand(page, 'Notifications: Clear All Notifications');
+          const typo = await sendFromPalette(page, 'reviewr', 'Ping', /NOT sent/);
+          assert.match(typo, /Handoff NOT sent to reviewr: .*reviewer/);
+          assert.doesNotMatch(typo, /stored/);
 
           // Away and back: the editor rebuilds the view, which asks for the model again.
           await runCommand(page, 'View: Show Explorer');
