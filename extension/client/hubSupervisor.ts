@@ -1,7 +1,8 @@
 // Starts this window's hub (dist/hub.js) through vscode-languageclient and keeps it running:
 // restart on crash (bounded), typed control requests, and the snapshot stream. The hub exits
 // when this extension host dies (languageserver watches its stdin and our pid), so it — and every
-// agent session registered in it — cannot outlive the window.
+// agent session registered in it — cannot outlive the window. When another hub already serves
+// the folder, the window uses that one over its socket, and starts its own once it is gone.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -12,16 +13,15 @@ import {
 } from '../shared/protocol';
 import type { MessageView } from '../hub/hub';
 import type { HubLocation } from './location';
+import { SharedHub } from './sharedHub';
 
 export type HubState =
   | { kind: 'starting' }
-  | { kind: 'running'; pid?: number }
+  | { kind: 'running'; pid?: number; shared?: boolean }
   | { kind: 'down'; reason: string; restarting: boolean };
 
 /** The hub's exit code when another hub already serves this folder (see hub/run.ts). */
 const EXIT_ALREADY_RUNNING = 3;
-/** A reloaded window's previous hub may still be shutting down: wait this long for it to go. */
-const BUSY_SOCKET_WAIT_MS = 15_000;
 const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 3 * 60_000;
 
@@ -34,7 +34,7 @@ export class HubSupervisor implements vscode.Disposable {
   private exited: Promise<void> = Promise.resolve();
   private child?: ChildProcess;
   private readonly restarts: number[] = [];
-  private busySince?: number;
+  private shared?: SharedHub;
   private readonly stateEmitter = new vscode.EventEmitter<HubState>();
   private readonly snapshotEmitter = new vscode.EventEmitter<Snapshot>();
   readonly onDidChangeState = this.stateEmitter.event;
@@ -55,6 +55,7 @@ export class HubSupervisor implements vscode.Disposable {
   }
 
   get pid(): number | undefined {
+    if (this.shared) return this.shared.pid;
     const c = this.child;
     return c && c.exitCode === null && c.signalCode === null ? c.pid : undefined;
   }
@@ -70,23 +71,24 @@ export class HubSupervisor implements vscode.Disposable {
     try {
       await this.client.start();
     } catch (e) {
-      this.setState({ kind: 'down', reason: this.explainExit(e), restarting: false });
+      if (!this.shared) this.setState({ kind: 'down', reason: this.explainExit(e), restarting: false });
     }
   }
 
   /** "Handoff: Restart Hub": a fresh process, and a fresh crash budget. */
   async restart(): Promise<void> {
     this.restarts.length = 0;
-    this.busySince = undefined;
-    const old = this.client;
-    this.client = undefined;
-    if (old) await old.dispose().catch((e) => this.log.warn(`stopping the hub: ${(e as Error).message}`));
+    await this.stopOwn();
+    this.shared?.close();
+    this.shared = undefined;
     await this.start();
   }
 
   async dispose(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    this.shared?.close();
+    this.shared = undefined;
     this.stateEmitter.dispose();
     this.snapshotEmitter.dispose();
     await client?.dispose(2000).catch(() => undefined);
@@ -109,14 +111,46 @@ export class HubSupervisor implements vscode.Disposable {
   }
 
   private async request<R>(method: string, params?: unknown): Promise<R> {
-    if (!this.client || this.current.kind !== 'running') {
+    if (this.current.kind !== 'running' || !(this.shared ?? this.client)) {
       throw new Error(this.current.kind === 'down' ? `The Handoff hub is down: ${this.current.reason}` : 'The Handoff hub is still starting; try again in a moment.');
     }
-    return this.client.sendRequest<R>(method, params);
+    return this.shared ? this.shared.request<R>(method, params) : this.client!.sendRequest<R>(method, params);
+  }
+
+  private async stopOwn(): Promise<void> {
+    const old = this.client;
+    this.client = undefined;
+    if (old) await old.dispose().catch((e) => this.log.warn(`stopping the hub: ${(e as Error).message}`));
+  }
+
+  /** Uses the hub that holds the socket; false if it is gone by now (then ours can start). */
+  private async useShared(): Promise<boolean> {
+    let shared: SharedHub;
+    try {
+      shared = await SharedHub.connect(this.location.socket);
+    } catch (e) {
+      this.log.info(`the other hub did not answer (${(e as Error).message}); starting ours again`);
+      return false;
+    }
+    this.shared = shared;
+    shared.onChanged((s) => this.setSnapshot(s));
+    shared.onClose(() => {
+      if (this.shared !== shared) return;
+      this.shared = undefined;
+      this.log.warn(`the shared hub (pid ${shared.pid}) went away; starting this window's own hub`);
+      void this.stopOwn().then(() => this.start());
+    });
+    this.log.info(`another hub (pid ${shared.pid}) serves ${this.location.workspace}; using it over ${this.location.socket}`);
+    this.setState({ kind: 'running', pid: shared.pid, shared: true });
+    try {
+      this.setSnapshot(await shared.snapshot());
+    } catch (e) {
+      this.log.error(`snapshot from the shared hub failed: ${(e as Error).message}`);
+    }
+    return true;
   }
 
   private async onRunning(): Promise<void> {
-    this.busySince = undefined;
     this.setState({ kind: 'running', pid: this.pid });
     this.log.info(`hub running (pid ${this.pid}) on ${this.location.socket}`);
     try {
@@ -147,16 +181,11 @@ export class HubSupervisor implements vscode.Disposable {
           // The pipe can close a moment before the process reports its exit code.
           await Promise.race([this.exited, new Promise((r) => setTimeout(r, 1000))]);
           const why = this.explainExit();
-          if (this.lastExit?.code === EXIT_ALREADY_RUNNING) {
-            this.busySince ??= Date.now();
-            if (Date.now() - this.busySince < BUSY_SOCKET_WAIT_MS) {
-              this.log.info(`${why} Waiting for it to stop, then retrying.`);
-              await new Promise((r) => setTimeout(r, 1000));
-              return { action: CloseAction.Restart, handled: true };
-            }
+          if (this.lastExit?.code === EXIT_ALREADY_RUNNING && (await this.useShared())) {
+            return { action: CloseAction.DoNotRestart, handled: true };
           }
-          if (this.lastExit?.code === EXIT_ALREADY_RUNNING || !this.allowRestart()) {
-            const reason = this.lastExit?.code === EXIT_ALREADY_RUNNING ? why : `${why} It crashed ${MAX_RESTARTS + 1} times in 3 minutes, so it is not restarted; see the Handoff log, then run "Handoff: Restart Hub".`;
+          if (!this.allowRestart()) {
+            const reason = `${why} It crashed ${MAX_RESTARTS + 1} times in 3 minutes, so it is not restarted; see the Handoff log, then run "Handoff: Restart Hub".`;
             this.setState({ kind: 'down', reason, restarting: false });
             return { action: CloseAction.DoNotRestart, handled: true };
           }

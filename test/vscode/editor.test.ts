@@ -7,8 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ROOT } from '../helpers/hubProcess';
-import { runCommand, runVsCode, statusBarItem, vscodeServerAvailable, type RunResult } from './harness.mjs';
+import { workspaceKey } from '../../extension/shared/paths';
+import { connectAgent } from '../helpers/agent';
+import { ROOT, startHub } from '../helpers/hubProcess';
+import { runCommand, runVsCode, statusBarItem, vscodeServerAvailable, webviewFrame, type RunResult } from './harness.mjs';
 import { alive, hubProcesses, type HubProc } from './processes';
 
 const missing = vscodeServerAvailable() ? undefined : 'the VS Code server is not installed (run `bash .ci/setup-vscode.sh`; needs npm and apt)';
@@ -84,5 +86,51 @@ describe('Handoff in a real VS Code', () => {
     });
     assert.equal(res.exitCode, 0, `${res.error?.stack ?? ''}\n${report(res)}`);
     assert.ok(facts, 'the hub was found before closing');
+  });
+
+  it('uses a hub started outside the window, and starts its own when that one stops', { timeout: 120_000, skip: missing }, async () => {
+    // A headless hub on the socket the window will derive (same runtime dir, same folder).
+    const base = mkdtempSync(join(tmpdir(), 'handoff-shared-'));
+    const runtime = join(base, 'run');
+    const workspace = join(base, 'ws');
+    const uid = process.getuid?.() ?? 0;
+    const socket = join(runtime, `handoff-${uid}`, `hub-${workspaceKey(workspace)}.sock`);
+    const { mkdirSync, realpathSync } = await import('node:fs');
+    mkdirSync(runtime, { recursive: true });
+    mkdirSync(workspace, { recursive: true });
+    const headless = await startHub({ workspace: realpathSync(workspace), socket });
+    let own: HubProc | undefined;
+    try {
+      const res = await runVsCode({
+        extensionPath: ROOT,
+        workspace: realpathSync(workspace),
+        env: { XDG_RUNTIME_DIR: runtime },
+        timeoutMs: 100_000,
+        onPage: async (page, ctx) => {
+          await page.locator('#workbench\\.parts\\.statusbar .statusbar-item[aria-label^="Handoff: everything is acknowledged"]').waitFor({ timeout: 30_000 });
+          await runCommand(page, 'Handoff: Show Panel');
+          const frame = await webviewFrame(page, (f) => f.locator('.hub-text').count().then((n) => n > 0), 30_000);
+          await frame.locator('.hub-text', { hasText: `pid ${headless.proc.pid} · shared` }).waitFor();
+          assert.deepEqual(hubProcesses(ctx.workspace).map((h) => h.pid), [headless.proc.pid], 'the window started no second hub');
+          const agent = await connectAgent({ socket, name: 'night-shift' });
+          await agent.ok('send_handoff', { to: 'night-shift', body: 'note to self from the headless hub' });
+          await frame.locator('article.event .preview', { hasText: 'note to self from the headless hub' }).waitFor();
+          await agent.close();
+
+          await headless.stop();
+          const end = Date.now() + 30_000;
+          while (!(own = hubProcesses(ctx.workspace).find((h) => h.pid !== headless.proc.pid)) || !existsSync(own.socket)) {
+            if (Date.now() > end) throw new Error('the window did not start its own hub after the shared one stopped');
+            await sleep(100);
+          }
+          assert.equal(own.socket, socket);
+          await frame.locator('.hub-text', { hasText: `pid ${own.pid}` }).waitFor({ timeout: 15_000 });
+          assert.doesNotMatch(await frame.locator('.hub-text').innerText(), /shared/);
+        },
+      });
+      assert.equal(res.exitCode, 0, `${res.error?.stack ?? ''}\n${report(res)}`);
+    } finally {
+      await headless.stop();
+    }
   });
 });

@@ -81,7 +81,10 @@ function coverageView(c: Snapshot['coverage'][number]): CoverageView {
 }
 
 function hubView(state: HubState, snapshot: Snapshot | undefined): PanelModel['hub'] {
-  if (state.kind === 'running') return { state: 'running', detail: `hub ${snapshot?.node ?? ''} · pid ${state.pid ?? '?'}`, node: snapshot?.node };
+  if (state.kind === 'running') {
+    const whose = state.shared ? ' · shared: started outside this window' : '';
+    return { state: 'running', detail: `hub ${snapshot?.node ?? ''} · pid ${state.pid ?? '?'}${whose}`, node: snapshot?.node };
+  }
   if (state.kind === 'starting') return { state: 'starting', detail: 'Starting the hub…' };
   return { state: 'down', detail: `${state.reason}${state.restarting ? ' Restarting…' : ''}` };
 }
