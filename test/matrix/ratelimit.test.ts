@@ -38,14 +38,16 @@ matrixSuite('Matrix: rate limited by the homeserver', () => {
     await waitPeer(alice, 'bob@nodeB');
 
     const ids: string[] = [];
+    const notYet: string[] = [];
     const limited: string[] = [];
     for (let i = 0; i < N; i++) {
       const r = await alice.ok('send_handoff', { to: 'bob', body: `rate limited ${tag} #${i}` });
       ids.push(r.message_id);
+      if (r.relay.state === 'in_outbox') notYet.push(r.message_id);
       if (r.relay.state === 'in_outbox' && /M_LIMIT_EXCEEDED/.test(r.relay.last_error ?? '')) limited.push(r.message_id);
     }
     const want = new Set(ids);
-    await waitFor(() => countPushes([bob], want).unflagged.size === N, 120_000, `all ${N} pushed`);
+    await waitFor(() => countPushes([bob], want).unflagged.size === N, 120_000).catch(() => undefined); // the counts say what is missing
     let pending: any[] = [];
     const start = Date.now();
     while (Date.now() - start < 120_000) {
@@ -56,10 +58,12 @@ matrixSuite('Matrix: rate limited by the homeserver', () => {
     await new Promise((r) => setTimeout(r, 500));
     const { unflagged, flagged } = countPushes([bob], want);
     const twice = [...unflagged].filter(([, n]) => n > 1).length;
-    console.log(`# rate limited: ${N} sent, ${limited.length} replies said "in outbox: 429", lost ${N - unflagged.size}, twice ${twice}, ` +
+    console.log(`# rate limited: ${N} sent, ${notYet.length} replies said "in outbox" (${limited.length} naming the 429), lost ${N - unflagged.size}, twice ${twice}, ` +
       `acked at sender ${pending.filter((e) => e.recipients[0].state === 'acked').length}/${N}, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     assert.match(hubA.log(), /429 M_LIMIT_EXCEEDED/, 'the sender hub really was rate limited');
-    assert.ok(limited.length > 0, 'some send replies honestly said the homeserver had not taken it yet');
+    // The burst allows 10 events (the node announcement is one): later sends cannot be on the
+    // homeserver within the 200 ms relay wait, and their replies must say so.
+    assert.ok(notYet.length > 0, 'some send replies honestly said the homeserver had not taken it yet');
     assert.equal(unflagged.size, N, 'lost');
     assert.equal(twice, 0, 'twice');
     assert.equal(flagged, 0);
