@@ -27,6 +27,8 @@ export interface RemoteStatus {
   lastSyncAt?: number;
   /** By message id. m.read receipts are per Matrix user, not per session: advisory only. */
   advisoryReads: Record<string, AdvisoryRead[]>;
+  /** Says the above in words, for the panel to show next to them. */
+  advisoryReadsNote: string;
 }
 
 export interface RemoteLink {

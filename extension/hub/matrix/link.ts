@@ -136,6 +136,7 @@ export class MatrixLink implements RemoteLink {
       outbox: Object.keys(this.hub.state.relay?.outbox ?? {}).length,
       lastSyncAt: this.lastSyncAt,
       advisoryReads: this.ingest?.advisoryReads() ?? {},
+      advisoryReadsNote: 'Matrix m.read receipts: a Matrix user (a person in Element, or any session of a hub on that account) read up to this handoff. Per user, not per session; advisory, never an ACK.',
     };
   }
 
