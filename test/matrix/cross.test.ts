@@ -3,6 +3,8 @@
 // a person sees in Element, advisory m.read, fail-closed senders, name collisions, and two hubs
 // sharing one Matrix account.
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
 import { startHub, type HubProcess } from '../helpers/hubProcess';
@@ -255,6 +257,30 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     } finally {
       control.close();
     }
+  });
+
+  it('a sync position the homeserver refuses: the hub starts over and backfills to its last event', async () => {
+    await alice.close();
+    await hubA.stop(); // a clean stop checkpoints the state, position included
+    const file = join(hubA.store, 'state.json');
+    const doc = JSON.parse(readFileSync(file, 'utf8'));
+    assert.ok(doc.state.relay.since, 'the position is persisted');
+    doc.state.relay.since = 'bogus_token';
+    writeFileSync(file, JSON.stringify(doc));
+    const ids: string[] = [];
+    // More than the sync window (50): the fresh sync is limited, so the gap must be backfilled.
+    for (let i = 0; i < 60; i++) ids.push((await bob.ok('send_handoff', { to: 'alice', body: `while A was away ${i}` })).message_id);
+    hubA = await hubA.restart();
+    hubs.push(hubA);
+    await waitMatrix(hubA, 'connected', 30_000);
+    alice = await connectAgent({ socket: hubA.socket, name: 'alice', session: 'alice-1' });
+    agents.push(alice);
+    const want = new Set(ids);
+    await waitFor(() => countPushes([alice], want).unflagged.size === ids.length, 20_000, 'all handoffs sent while hub A was down');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.ok([...countPushes([alice], want).unflagged.values()].every((n) => n === 1), 'each once');
+    assert.match(hubA.log(), /refused the saved sync position/);
+    assert.match(hubA.log(), /backfilled \d+ events/);
   });
 
   it('never writes the access token to its log', () => {

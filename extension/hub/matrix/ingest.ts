@@ -27,6 +27,8 @@ export class Ingest {
   private readonly ownOrder = new Map<string, number>();
   private readonly reads = new Map<string, AdvisoryRead[]>();
   private readonly rejected = new Set<string>();
+  /** The persisted position was refused (another homeserver, or one that forgot it). */
+  private restart = false;
 
   constructor(
     private readonly hub: Hub,
@@ -65,20 +67,26 @@ export class Ingest {
     };
     let failures = 0;
     while (!this.abort.signal.aborted) {
-      const since = this.hub.state.relay?.since;
+      const since = this.restart ? undefined : this.hub.state.relay?.since;
       let res: SyncResponse;
       try {
         res = await this.hs.sync(since, filter, since ? POLL_MS : 0, this.abort.signal);
       } catch (e) {
         if (this.abort.signal.aborted) return;
         const f = classify(e);
+        if (f.kind === 'permanent' && since) {
+          this.hooks.log(`the homeserver refused the saved sync position (${f.why}); starting from its present state`);
+          this.restart = true;
+          continue;
+        }
         this.hooks.onTrouble(f.why, f.kind === 'refused');
         await this.pause(f.kind === 'retry' && f.afterMs !== undefined ? f.afterMs : f.kind === 'refused' ? 10_000 : Math.min(100 * 2 ** failures++, MAX_BACKOFF_MS));
         continue;
       }
       failures = 0;
       try {
-        await this.take(res, since === undefined);
+        await this.take(res);
+        this.restart = false;
         this.hooks.onSynced();
       } catch (e) {
         if (this.abort.signal.aborted) return;
@@ -100,17 +108,22 @@ export class Ingest {
   }
 
   /**
-   * One sync response → one commit. On the very first sync the room's history is not taken:
-   * handoffs before this node announced its identities cannot have been addressed to it.
+   * One sync response → one commit. The first time this hub reads the room its history is not
+   * taken: handoffs from before this node announced its identities cannot be addressed to it.
+   * After that, a gap — a limited sync, or a fresh one because the saved position was refused —
+   * is backfilled back to the last event taken.
    */
-  private async take(res: SyncResponse, first: boolean): Promise<void> {
+  private async take(res: SyncResponse): Promise<void> {
     const joined: JoinedRoom | undefined = res.rooms?.join?.[this.room];
     const events: BusEvent[] = [];
     let lastEventId: string | undefined;
     if (joined) {
       let timeline = joined.timeline?.events ?? [];
       const last = this.hub.state.relay?.rooms[this.room]?.lastEventId;
-      if (!first && joined.timeline?.limited && last && joined.timeline.prev_batch) {
+      const first = last === undefined;
+      const seen = last ? timeline.findIndex((e) => e.event_id === last) : -1;
+      if (seen >= 0) timeline = timeline.slice(seen + 1);
+      else if (last && joined.timeline?.limited && joined.timeline.prev_batch) {
         const gap = await this.backfill(joined.timeline.prev_batch, last);
         this.hooks.log(`backfilled ${gap.length} events that a limited sync skipped`);
         timeline = [...gap, ...timeline];
