@@ -210,7 +210,9 @@ export class Hub {
 
   /**
    * Unacked mail to a (re)attached session, bounded. Mail this identity has never been pushed
-   * goes first, in FIFO order; then replays of what it was pushed before, flagged `replayed`.
+   * goes first, in FIFO order; then replays of what it was pushed before, flagged `replayed`,
+   * fewest pushes to this session key first — a push to a connection that died right after it is
+   * the likeliest to have gone unread, and the bound rotates through the rest over reconnects.
    * Past the bound, one notice says how many more wait in the inbox.
    */
   private replay(session: Session): void {
@@ -218,7 +220,8 @@ export class Hub {
     const seen = (hot: HotMessage) => this.pushedToIdentity.has(`${session.identity}\n${hot.message.id}`) || hot.deliveries[session.identity].pushes.length > 0;
     const waiting = unackedFor(this.state, session.identity).filter((h) => !session.pushed.has(h.message.id));
     const fresh = waiting.filter((h) => !seen(h));
-    const again = waiting.filter((h) => seen(h));
+    const pushesTo = (h: HotMessage) => h.deliveries[session.identity].pushes.filter((p) => p.session === session.key).length;
+    const again = waiting.filter((h) => seen(h)).map((h) => ({ h, n: pushesTo(h) })).sort((a, b) => a.n - b.n || a.h.message.seq - b.h.message.seq).map((x) => x.h);
     for (const hot of fresh.slice(0, limit)) this.pushTo(session, hot, 'live');
     for (const hot of again.slice(0, Math.max(0, limit - fresh.length))) this.pushTo(session, hot, 'replayed');
     if (waiting.length > limit) {
@@ -410,11 +413,12 @@ export class Hub {
     return view;
   }
 
-  inbox(identity: string, opts: { unreadOnly?: boolean; limit?: number } = {}): { message: HotMessage['message']; delivery: Delivery }[] {
+  /** Open mail of an identity, oldest first; `afterSeq` pages on from the last seq seen. */
+  inbox(identity: string, opts: { unreadOnly?: boolean; limit?: number; afterSeq?: number } = {}): { message: HotMessage['message']; delivery: Delivery }[] {
     const out: { message: HotMessage['message']; delivery: Delivery }[] = [];
     for (const hot of Object.values(this.state.hot)) {
       const d = hot.deliveries[identity];
-      if (!d || hot.resolution) continue;
+      if (!d || hot.resolution || hot.message.seq <= (opts.afterSeq ?? 0)) continue;
       if (opts.unreadOnly && d.state !== 'queued' && d.state !== 'pushed') continue;
       out.push({ message: hot.message, delivery: d });
     }
