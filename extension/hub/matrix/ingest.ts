@@ -14,6 +14,8 @@ const POLL_MS = 30_000;
 const MAX_BACKOFF_MS = 2000;
 const BACKFILL_PAGE = 100;
 const BACKFILL_MAX_PAGES = 100;
+/** Own events remembered for m.read's "up to here"; older ones match only exactly. */
+const OWN_ORDER_KEPT = 10_000;
 
 export interface IngestHooks {
   log: (line: string) => void;
@@ -25,6 +27,7 @@ export class Ingest {
   private readonly abort = new AbortController();
   /** Our own handoff events in timeline order, for m.read's "read up to here" (this run only). */
   private readonly ownOrder = new Map<string, number>();
+  private order = 0;
   private readonly reads = new Map<string, AdvisoryRead[]>();
   private readonly rejected = new Set<string>();
   /** The persisted position was refused (another homeserver, or one that forgot it). */
@@ -186,7 +189,8 @@ export class Ingest {
       const w = readMessage(ev.content);
       if (typeof w === 'string') return this.hooks.log(`ignoring handoff event ${ev.event_id}: ${w}`);
       if (w.node === node) {
-        this.ownOrder.set(ev.event_id, this.ownOrder.size);
+        this.ownOrder.set(ev.event_id, this.order++);
+        if (this.ownOrder.size > OWN_ORDER_KEPT) this.ownOrder.delete(this.ownOrder.keys().next().value!);
         return;
       }
       if (!this.allowedSender(ev) || taken.has(w.id) || this.hub.knows(w.id)) return;
