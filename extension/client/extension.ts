@@ -1,13 +1,14 @@
 // The extension host side of Handoff: supervises this window's hub and puts the bus in front of
 // the person — sidebar view, status bar, commands, terminal env, and Copilot's MCP server.
 import * as vscode from 'vscode';
-import type { LedgerEntry, Snapshot } from '../shared/protocol';
+import type { Snapshot } from '../shared/protocol';
 import { connectClaude, connectCodex } from './commands/connectAgents';
 import { sendHandoff } from './commands/sendHandoff';
 import { HubSupervisor, type HubState } from './hubSupervisor';
 import { hubLocation, type HubLocation } from './location';
 import { registerMcpProvider, copilotServer } from './mcpProvider';
 import { MESSAGE_SCHEME, MessageDocuments, messageUri } from './messageDocument';
+import { notifyOverdue } from './overdueNotice';
 import { panelModel } from './panel/model';
 import type { PanelModel } from './panel/protocol';
 import { PanelViewProvider } from './panel/viewProvider';
@@ -66,17 +67,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Handof
     panel.setFilter(filter);
     await vscode.commands.executeCommand(`${PanelViewProvider.viewId}.focus`);
   };
-  const status = new StatusBar(() => supervisor.state, () => supervisor.snapshot, (items: LedgerEntry[]) => {
-    const first = items[0];
-    const who = first.recipients.filter((r) => r.overdue).map((r) => r.recipient).join(', ') || first.recipients.map((r) => r.recipient).join(', ');
-    const text = items.length === 1
-      ? `Handoff: ${who} has not acknowledged "${first.preview}" past its SLA.`
-      : `Handoff: ${items.length} handoffs went past their SLA without an ACK.`;
-    void vscode.window.showWarningMessage(text, 'Show', 'Chase').then((pick) => {
-      if (pick === 'Show') void showPanel('overdue');
-      if (pick === 'Chase') for (const e of items) void chase(e.id).catch((err) => vscode.window.showErrorMessage(`Handoff chase failed: ${(err as Error).message}`));
-    });
-  });
+  const status = new StatusBar(() => supervisor.state, () => supervisor.snapshot,
+    (items) => notifyOverdue(items, () => showPanel('overdue'), chase));
   const refresh = () => {
     status.update();
     panel.refresh();

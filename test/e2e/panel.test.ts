@@ -43,7 +43,7 @@ async function panelFrame(page: Page): Promise<Frame> {
 async function notifications(page: Page, text: string | RegExp) {
   await runCommand(page, 'Notifications: Show Notifications');
   const items = page.locator('.notifications-center .notification-list-item').filter({ hasText: text });
-  await items.first().waitFor({ timeout: 15_000 });
+  await items.first().waitFor({ timeout: 30_000 });
   return items;
 }
 
@@ -58,8 +58,15 @@ async function sendFromPalette(page: Page, to: string, body: string, outcome: Re
   await page.locator('.quick-input-widget').filter({ hasText: `Send Handoff to ${to}` }).waitFor();
   await input.fill(body);
   await page.keyboard.press('Enter');
-  const toast = (await notifications(page, outcome)).first();
-  return (await toast.innerText()).replace(/\s+/g, ' ');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+  try {
+    const toast = (await notifications(page, outcome)).first();
+    return (await toast.innerText()).replace(/\s+/g, ' ');
+  } catch (e) {
+    const seen = await page.locator('.notification-list-item').allInnerTexts();
+    await page.screenshot({ path: join(ARTIFACTS, `send-failed-${Date.now()}.png`) });
+    throw new Error(`no notification matching ${outcome} after sending to ${to}; notifications: ${JSON.stringify(seen)}`, { cause: e });
+  }
 }
 
 describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
