@@ -10,6 +10,7 @@ import { parseHubArgs, runHub } from '../hub/run';
 const USAGE = `usage: handoff <command> [options]
 
   hub     --workspace DIR [--store DIR] [--socket PATH]   run the hub headless
+          [--node NAME] [--matrix-config FILE]            …linked to other hubs over Matrix
   send    --to NAME[,NAME] [--as NAME] [--thread T] [--key K] [--insist] BODY…
   inbox   [--as NAME] [--unread]
   peers
@@ -80,6 +81,7 @@ async function main(argv: string[]): Promise<number> {
         const late = s.ledger.filter((e) => s.overdue.ids.includes(e.id));
         const lines = [
           `hub ${s.node} · ${s.sessions.length} live session(s) · ${s.ledger.length} open · store ${s.store.ok ? 'ok' : `FAILING: ${s.store.error}`}`,
+          ...(s.remote ? [`  matrix ${s.remote.state}${s.remote.error ? ` (${s.remote.error})` : ''} · ${s.remote.userId ?? '?'} in ${s.remote.room ?? '?'} · outbox ${s.remote.outbox}`] : []),
           ...late.map((e) => `  OVERDUE ${e.id} ${e.from} → ${e.recipients.map((r) => `${r.recipient}:${r.state}${r.failure ? ` (${r.failure})` : ''}`).join(', ')} · sent ${age(s.now - e.sentAt)} ago · ${e.preview}`),
         ];
         if (late.length === 0) lines.push('  every handoff is acknowledged or within its SLA');

@@ -3,11 +3,12 @@
 // a person sees in Element, advisory m.read, fail-closed senders, name collisions, and two hubs
 // sharing one Matrix account.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
-import { startHub, type HubProcess } from '../helpers/hubProcess';
+import { DIST, NODE, startHub, type HubProcess } from '../helpers/hubProcess';
 import { connectControl } from '../../extension/shared/controlClient';
 import { MatrixConnectRequest, MatrixDisconnectRequest } from '../../extension/shared/protocol';
 import { api, countPushes, login, matrixHub, matrixSuite, snapshot, synapse, unique, user, waitFor, waitMatrix, waitPeer, type MatrixUser, type Synapse } from './world';
@@ -105,6 +106,11 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     assert.equal(alice.pushes[0].meta.message_id, reply.message_id);
     assert.equal(alice.pushes[0].meta.from, 'bob@nodeB');
     await alice.ok('ack', { message_id: reply.message_id });
+  });
+
+  it('handoff status shows the Matrix link of a headless hub', () => {
+    const r = spawnSync(NODE, [join(DIST, 'cli.js'), 'status', '--hub', hubB.socket], { encoding: 'utf8', timeout: 20_000 });
+    assert.match(r.stdout, new RegExp(`matrix connected · ${b.userId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in !\\S+ · outbox 0`), r.stdout + r.stderr);
   });
 
   it('reads sensibly in a plain Matrix client: readable body, receipts related by m.reference', async () => {
