@@ -15,3 +15,11 @@ export function clock(at: number): string {
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
+
+/**
+ * Untrusted text for a notification: VS Code turns `[label](command:…)` in a notification into a
+ * clickable link, so a zero-width space between `]` and `(` keeps a body from planting one.
+ */
+export function inertLinks(text: string): string {
+  return text.replace(/\]\(/g, ']\u200b(');
+}

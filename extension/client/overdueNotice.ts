@@ -2,16 +2,17 @@
 // acknowledged what, and offer to show it or chase it.
 import * as vscode from 'vscode';
 import type { LedgerEntry } from '../shared/protocol';
+import { inertLinks } from './format';
 
 export function overdueText(items: LedgerEntry[]): string {
   if (items.length > 1) return `Handoff: ${items.length} handoffs went past their SLA without an ACK.`;
   const e = items[0];
   if (e.deadLettered) {
     const who = e.recipients.filter((r) => r.state === 'failed').map((r) => r.recipient).join(', ');
-    return `Handoff: "${e.preview}" was dead-lettered for ${who}: no ACK within its TTL.`;
+    return `Handoff: "${inertLinks(e.preview)}" was dead-lettered for ${who}: no ACK within its TTL.`;
   }
   const who = e.recipients.filter((r) => r.overdue).map((r) => r.recipient).join(', ');
-  return `Handoff: ${who} has not acknowledged "${e.preview}" past its SLA.`;
+  return `Handoff: ${who} has not acknowledged "${inertLinks(e.preview)}" past its SLA.`;
 }
 
 export function notifyOverdue(items: LedgerEntry[], show: () => unknown, chase: (id: string) => Promise<void>): void {

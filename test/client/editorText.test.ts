@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { codexTable, upsertCodexServer } from '../../extension/client/commands/codexConfig';
 import { describeResult, recipientPicks } from '../../extension/client/commands/sendText';
+import { inertLinks } from '../../extension/client/format';
 import { panelModel } from '../../extension/client/panel/model';
 import type { LedgerEntry, Snapshot } from '../../extension/shared/protocol';
 
@@ -51,6 +52,16 @@ describe('Send Handoff text', () => {
     assert.deepEqual(picks.map((p) => p.identity), ['bob', 'zed', 'amy', '*']);
     assert.equal(picks[2].description, 'ghost · 2 unacked, nobody connected');
     assert.match(picks[0].label, /^\$\(circle-filled\) bob$/);
+  });
+});
+
+describe('notification text', () => {
+  it('cannot carry a clickable command link from a body', () => {
+    const linked = /\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^)\s]+)/i; // VS Code's notification link syntax
+    const body = 'see [Run me](command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22rm%22%7D) and [docs](https://x.y)';
+    assert.match(body, linked);
+    assert.doesNotMatch(inertLinks(body), linked);
+    assert.equal(inertLinks(body).replace(/\u200b/g, ''), body, 'nothing else changes');
   });
 });
 
