@@ -36,9 +36,14 @@ if (desktop) {
   process.exit(0);
 }
 
+if (!vscodeServerAvailable()) {
+  // First run on a machine without desktop VS Code: install the server (npm packages only).
+  console.log('Desktop `code` is not installed: installing the VS Code server (code-server from npm) once…');
+  spawnSync('bash', [join(root, '.ci', 'setup-vscode.sh')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+}
 const pkg = vscodeServerAvailable();
 if (!pkg) {
-  console.error('Neither desktop `code` nor the VS Code server is installed. Install the server with: bash .ci/setup-vscode.sh');
+  console.error('Neither desktop `code` nor the VS Code server could be found or installed; see the setup log above (bash .ci/setup-vscode.sh).');
   process.exit(1);
 }
 const port = Number(process.env.PORT) || 8080;

@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { hubSocketPath } from '../shared/paths';
+import { defaultStoreDir, hubSocketPath } from '../shared/paths';
 
 export interface HubLocation {
   workspace: string;
@@ -16,8 +16,9 @@ export function hubLocation(context: vscode.ExtensionContext): HubLocation {
   const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
   // Without a folder there is still one hub per window kind: a private folder in global storage.
   const workspace = folder?.uri.fsPath ?? join(context.globalStorageUri.fsPath, 'no-folder');
-  const base = context.storageUri?.fsPath ?? join(context.globalStorageUri.fsPath, 'no-folder');
-  const store = join(base, 'store');
+  // The store belongs to the folder, not to the editor: a headless `handoff hub` on the same folder
+  // (which may take over when the window closes, or run before it opens) sees the same history.
+  const store = folder ? defaultStoreDir(workspace) : join(workspace, 'store');
   mkdirSync(workspace, { recursive: true });
   mkdirSync(store, { recursive: true });
   return { workspace, store, socket: hubSocketPath(workspace) };
