@@ -17,19 +17,24 @@ export function quietSdkLogs(log: (line: string) => void): void {
   root.rebuild();
 }
 
-/** How a failed request should be handled. */
+/** How a failed request should be handled; `status` is the HTTP status when there was one. */
 export type Failure =
-  | { kind: 'retry'; afterMs?: number; why: string }
-  | { kind: 'refused'; why: string }
-  | { kind: 'permanent'; why: string };
+  | { kind: 'retry'; afterMs?: number; why: string; status?: number }
+  | { kind: 'refused'; why: string; status?: number }
+  | { kind: 'permanent'; why: string; status?: number };
+
+/** Only what can never succeed is permanent; anything else (a restarting homeserver answers
+ * oddly too) is retried, because giving up on an event loses a handoff. */
+const PERMANENT = new Set(['M_TOO_LARGE', 'M_BAD_JSON', 'M_NOT_JSON']);
 
 export function classify(e: unknown): Failure {
   if (e instanceof MatrixError) {
     const why = `${e.httpStatus ?? ''} ${e.errcode ?? ''} ${e.data?.error ?? ''}`.trim();
-    if (e.isRateLimitError()) return { kind: 'retry', afterMs: e.getRetryAfterMs() ?? undefined, why };
-    if (e.httpStatus === 401 || e.httpStatus === 403) return { kind: 'refused', why };
-    if (e.httpStatus && e.httpStatus >= 400 && e.httpStatus < 500 && e.httpStatus !== 408) return { kind: 'permanent', why };
-    return { kind: 'retry', why };
+    const status = e.httpStatus;
+    if (e.isRateLimitError()) return { kind: 'retry', afterMs: e.getRetryAfterMs() ?? undefined, why, status };
+    if (status === 401 || status === 403) return { kind: 'refused', why, status };
+    if (status === 413 || PERMANENT.has(e.errcode ?? '')) return { kind: 'permanent', why, status };
+    return { kind: 'retry', why, status };
   }
   if (e instanceof ConnectionError) return { kind: 'retry', why: `homeserver unreachable (${(e.cause as Error | undefined)?.message ?? e.message})` };
   if ((e as Error)?.name === 'AbortError' || (e as Error)?.name === 'TimeoutError') return { kind: 'retry', why: 'request timed out' };

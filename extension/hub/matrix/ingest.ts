@@ -77,7 +77,7 @@ export class Ingest {
       } catch (e) {
         if (this.abort.signal.aborted) return;
         const f = classify(e);
-        if (f.kind === 'permanent' && since) {
+        if (f.status === 400 && since) {
           this.hooks.log(`the homeserver refused the saved sync position (${f.why}); starting from its present state`);
           this.restart = true;
           continue;
