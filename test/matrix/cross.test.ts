@@ -113,6 +113,20 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     assert.match(r.stdout, new RegExp(`matrix connected · ${b.userId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in !\\S+ · outbox 0`), r.stdout + r.stderr);
   });
 
+  it('a handoff too large for a Matrix event: the reply says it was refused, the delivery fails visibly', async () => {
+    const big = await alice.ok('send_handoff', { to: 'bob', body: `${'x'.repeat(40_000)} ${'é'.repeat(12_000)}` });
+    assert.equal(big.relay.state, 'refused', JSON.stringify(big.relay));
+    assert.match(big.relay.reason, /M_TOO_LARGE/);
+    const d = (await alice.ok('get_receipts', { message_id: big.message_id })).deliveries[0];
+    assert.equal(d.state, 'failed');
+    assert.match(d.failure, /refused the Matrix event for good/);
+    const fits = await alice.ok('send_handoff', { to: 'bob', body: 'y'.repeat(30_000) });
+    assert.equal(fits.relay.state, 'on_homeserver', 'a long body fits: the readable copy is cut short');
+    await waitFor(() => bob.pushes.some((p) => p.meta.message_id === fits.message_id), 15_000, 'the long handoff');
+    assert.ok(bob.pushes.find((p) => p.meta.message_id === fits.message_id)!.content.includes('y'.repeat(30_000)), 'in full');
+    await bob.ok('ack', { message_id: fits.message_id });
+  });
+
   it('reads sensibly in a plain Matrix client: readable body, receipts related by m.reference', async () => {
     const sent = await alice.ok('send_handoff', { to: 'bob', body: 'Please rebase <b>feature</b> onto main' });
     await waitFor(() => bob.pushes.some((p) => p.meta.message_id === sent.message_id), 15_000, 'push');

@@ -14,6 +14,7 @@ export const RECEIPT_KEY = 'org.handoff.receipt';
 /** Room state, one per node (state_key = node): the identities that node hosts. */
 export const NODE_STATE = 'org.handoff.node';
 const MAX_BODY_BYTES = 64 * 1024;
+const READABLE_CHARS = 2000;
 
 export interface WireMessage {
   id: string;
@@ -65,7 +66,9 @@ export function outboxEvent(entry: OutboxEntry, node: string): { type: string; c
       sent_at: m.sentAt, session: m.sentBySession, node,
     };
     const ask = m.requiresAck ? ' (needs an ACK)' : '';
-    const body = `Handoff from ${wire.from} to ${wire.to.join(', ')}${ask}:\n\n${m.body}\n\n— handoff ${m.id}, thread ${m.thread}`;
+    // The readable copy is cut short: the event must stay under the homeserver's 64 KiB limit.
+    const text = m.body.length > READABLE_CHARS ? `${m.body.slice(0, READABLE_CHARS)}… (${m.body.length} characters in all)` : m.body;
+    const body = `Handoff from ${wire.from} to ${wire.to.join(', ')}${ask}:\n\n${text}\n\n— handoff ${m.id}, thread ${m.thread}`;
     return { type: MESSAGE_TYPE, content: { msgtype: 'm.text', body, [HANDOFF_KEY]: wire } };
   }
   const r = item.receipt;
