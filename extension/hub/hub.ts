@@ -5,8 +5,8 @@ import { basename } from 'node:path';
 import { monotonicFactory } from 'ulid';
 import { checkMessageId, decideReceipt, decideSend, DEFAULT_LIMITS, sendFingerprint, type Caller, type Limits, type RecentSends, type SendRequest } from './bus/decide';
 import { BusError } from './bus/errors';
-import { coverage, dueEvents, ledgerEntry, overdue, pendingLedger, unackedFor, type Coverage, type LedgerEntry } from './bus/ledger';
-import type { BusEvent, BusState, Delivery, HotMessage, Outcome, PushKind, ReceiptKind } from './bus/model';
+import { coverage, dueEvents, ledgerEntry, overdue, pendingLedger, sessionsReached, unackedFor, type Coverage, type LedgerEntry } from './bus/ledger';
+import type { BusEvent, BusState, Delivery, HotMessage, Message, Outcome, PushKind, ReceiptKind } from './bus/model';
 import { emptyState } from './bus/model';
 import { isRemote, outboxFor } from './bus/relay';
 import type { RelayOutcome, RemoteLink, RemoteStatus } from './remote';
@@ -73,6 +73,18 @@ export interface Snapshot {
   events: LedgerEntry[];
   /** Present when a transport to other nodes is attached. */
   remote?: RemoteStatus;
+}
+
+/** The honest answer to a send: `pushed` only if some live session was written to. */
+function sendResult(m: Message, recipients: RecipientOutcome[], relay?: RelayOutcome): SendResult {
+  return {
+    message_id: m.id,
+    seq: m.seq,
+    thread: m.thread,
+    state: recipients.some((r) => r.sessions > 0) ? 'pushed' : 'queued',
+    recipients,
+    ...(relay ? { relay } : {}),
+  };
 }
 
 function storeFailure(dir: string, e: unknown): BusError {
@@ -303,14 +315,7 @@ export class Hub {
       const sessions = this.pushToIdentity(identity, hot, 'live');
       return { identity, state: sessions > 0 ? 'pushed' as const : 'queued' as const, sessions };
     });
-    return {
-      message_id: m.id,
-      seq: m.seq,
-      thread: m.thread,
-      state: recipients.some((r) => r.sessions > 0) ? 'pushed' : 'queued',
-      recipients,
-      ...(relayed ? { relay: await this.relayOutcome(m.id, this.options.relayWaitMs ?? 3000) } : {}),
-    };
+    return sendResult(m, recipients, relayed ? await this.relayOutcome(m.id, this.options.relayWaitMs ?? 3000) : undefined);
   }
 
   private async relayOutcome(id: string, waitMs: number): Promise<RelayOutcome> {
@@ -336,15 +341,8 @@ export class Hub {
   private async describeSend(id: string): Promise<SendResult> {
     const view = await this.lookup(id);
     if (!view) throw new BusError('unknown_message', `Message ${id} is no longer on this hub.`);
-    const recipients = view.deliveries.map((d) => ({ identity: d.recipient, state: d.state, sessions: new Set(d.pushes.map((p) => p.session)).size }));
-    return {
-      message_id: id,
-      seq: view.message.seq,
-      thread: view.message.thread,
-      state: recipients.some((r) => r.sessions > 0) ? 'pushed' : 'queued',
-      recipients,
-      ...(recipients.some((r) => isRemote(r.identity)) ? { relay: await this.relayOutcome(id, 0) } : {}),
-    };
+    const recipients = view.deliveries.map((d) => ({ identity: d.recipient, state: d.state, sessions: sessionsReached(d) }));
+    return sendResult(view.message, recipients, recipients.some((r) => isRemote(r.identity)) ? await this.relayOutcome(id, 0) : undefined);
   }
 
   // ---- other nodes ----
@@ -352,6 +350,11 @@ export class Hub {
   /** Attaches (or, with undefined, detaches) the transport to other nodes. */
   setRemote(link: RemoteLink | undefined): void {
     this.remote = link;
+    this.changed();
+  }
+
+  /** The link's connection state changed (no journal event says so): the views must hear it. */
+  remoteChanged(): void {
     this.changed();
   }
 

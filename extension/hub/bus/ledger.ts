@@ -31,6 +31,11 @@ export function awaitingAck(d: Delivery): boolean {
   return d.state === 'queued' || d.state === 'pushed' || d.state === 'read';
 }
 
+/** How many distinct sessions a delivery was pushed to. */
+export function sessionsReached(d: Delivery): number {
+  return new Set(d.pushes.map((p) => p.session)).size;
+}
+
 export function isOverdue(hot: HotMessage, d: Delivery, now: number): boolean {
   return hot.message.requiresAck && !hot.resolution && awaitingAck(d) && now > hot.message.sentAt + hot.message.slaMs;
 }
@@ -47,7 +52,7 @@ export function ledgerEntry(hot: HotMessage, now: number): LedgerEntry {
     return {
       recipient: d.recipient,
       state: d.state,
-      sessionsPushed: new Set(d.pushes.map((p) => p.session)).size,
+      sessionsPushed: sessionsReached(d),
       lastReceipt: last && { kind: last.kind, by: last.by, session: last.session, node: last.node, at: last.at, outcome: last.outcome },
       failure: d.failure?.reason,
       chasedAt: d.chasedAt,
