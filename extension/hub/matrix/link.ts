@@ -80,15 +80,20 @@ export class MatrixLink implements RemoteLink {
 
   private trouble(why: string, refused: boolean): void {
     if (this.stopped) return;
-    if (this.error !== why) this.log(`matrix: ${refused ? 'refused' : 'retrying'}: ${why}`);
-    this.state = refused ? 'refused' : 'retrying';
+    const state = refused ? 'refused' : 'retrying';
+    if (this.error === why && this.state === state) return;
+    if (this.error !== why) this.log(`matrix: ${state}: ${why}`);
+    this.state = state;
     this.error = why;
+    this.hub.remoteChanged();
   }
 
   private healthy(): void {
-    if (this.state !== 'connected') this.log('matrix: connected');
+    if (this.state === 'connected') return;
+    this.log('matrix: connected');
     this.state = 'connected';
     this.error = undefined;
+    this.hub.remoteChanged();
   }
 
   /** Publishes this node's identities as room state whenever they change (latest wins). */
