@@ -1,7 +1,7 @@
 // The Handoff sidebar webview. It renders the panel model the host posts (as text only: every
 // field is untrusted, bodies above all) and patches rows in place by message id, so live updates
 // neither flicker nor move the scroll position.
-import type { CoverageView, EventView, HostToPanel, PanelModel, PanelToHost, RecipientView, SessionView } from '../extension/client/panel/protocol';
+import type { CoverageView, EventView, HostToPanel, MatrixView, PanelModel, PanelToHost, RecipientView, SessionView } from '../extension/client/panel/protocol';
 
 declare function acquireVsCodeApi(): { postMessage(m: PanelToHost): void };
 const host = acquireVsCodeApi();
@@ -91,6 +91,7 @@ function eventRow(e: EventView): HTMLElement {
       actions),
     el('div', { class: 'preview', title: e.id }, e.preview),
     el('ul', { class: 'receipts' }, ...e.recipients.map(receipt)),
+    e.advisoryReads && el('div', { class: 'advisory dim', title: e.advisoryReads.note }, icon('eye'), el('span', { class: 'label' }, e.advisoryReads.label)),
     e.thread !== e.id ? el('div', { class: 'thread dim' }, icon('comment-discussion'), `thread ${e.thread}`) : undefined);
 }
 
@@ -135,12 +136,13 @@ function section(id: string, heading: string): { box: HTMLElement; list: HTMLEle
 
 const root = document.getElementById('root')!;
 const hubLine = el('div', { class: 'hub-line' });
+const matrixBox = el('section', { class: 'matrix', 'aria-label': 'Matrix link', hidden: '' });
 const filterBar = el('div', { class: 'filter-bar', hidden: '' });
 const events = section('events', 'Events');
 const pending = section('pending', 'Pending');
 const sessions = section('sessions', 'Sessions');
 const coverage = section('coverage', 'Coverage');
-root.append(hubLine, filterBar, events.box, pending.box, sessions.box, coverage.box);
+root.append(hubLine, matrixBox, filterBar, events.box, pending.box, sessions.box, coverage.box);
 
 function renderHub(m: PanelModel): void {
   const storeBad = m.store && !m.store.ok;
@@ -152,6 +154,31 @@ function renderHub(m: PanelModel): void {
   hubLine.dataset.sig = sig;
   hubLine.className = `hub-line tone-${tone}`;
   hubLine.replaceChildren(icon(iconName), el('span', { class: 'hub-text', title: text }, text));
+}
+
+/** The Matrix header: state, account, room, homeserver, outbox and last sync; hidden when Matrix is off. */
+function renderMatrix(x: MatrixView | undefined): void {
+  const sig = JSON.stringify(x ?? null);
+  if (matrixBox.dataset.sig === sig) return;
+  matrixBox.dataset.sig = sig;
+  if (!x) {
+    matrixBox.hidden = true;
+    matrixBox.replaceChildren();
+    return;
+  }
+  matrixBox.hidden = false;
+  matrixBox.className = `matrix tone-${x.tone}`;
+  matrixBox.dataset.state = x.state;
+  const outbox = el('vscode-badge', { variant: x.outbox ? 'counter' : 'default', title: x.outboxLabel, class: 'outbox' }, `outbox ${x.outbox}`);
+  const rows: HTMLElement[] = [
+    el('div', { class: `matrix-head tone-${x.tone}` }, icon(x.icon), el('span', { class: 'matrix-state', title: x.headline }, `Matrix ${x.state}`), outbox),
+    el('div', { class: 'matrix-detail' }, icon('account', 'dim'), el('span', { class: 'matrix-user' }, x.userId ?? 'signing in…'),
+      el('span', { class: 'dim' }, 'in'), el('span', { class: 'matrix-room', title: x.room ?? '' }, x.room ?? '')),
+    el('div', { class: 'matrix-detail dim' }, icon('server'), el('span', { class: 'matrix-homeserver', title: x.homeserver }, x.homeserver),
+      el('span', { class: 'matrix-sync' }, `· ${x.lastSyncLabel}`)),
+  ];
+  if (x.error) rows.push(el('div', { class: 'matrix-error', title: x.error }, icon('warning'), el('span', {}, x.error)));
+  matrixBox.replaceChildren(...rows);
 }
 
 function renderFilter(m: PanelModel): void {
@@ -171,6 +198,7 @@ function renderFilter(m: PanelModel): void {
 function render(m: PanelModel): void {
   clockOffset = m.now - Date.now();
   renderHub(m);
+  renderMatrix(m.matrix);
   renderFilter(m);
   reconcile(events.list, m.events, (e) => e.id, eventRow);
   events.badge.textContent = String(m.events.length);

@@ -3,9 +3,12 @@
 import * as vscode from 'vscode';
 import type { Snapshot } from '../shared/protocol';
 import { connectClaude, connectCodex } from './commands/connectAgents';
+import { connectMatrix, disconnectMatrix, type ConnectMatrixArgs } from './commands/connectMatrix';
 import { sendHandoff } from './commands/sendHandoff';
 import { HubSupervisor, type HubState } from './hubSupervisor';
 import { hubLocation, type HubLocation } from './location';
+import { MatrixCredentials } from './matrix/credentials';
+import { reconnectOnStart } from './matrix/reconnect';
 import { registerMcpProvider, copilotServer } from './mcpProvider';
 import { MESSAGE_SCHEME, MessageDocuments, messageUri } from './messageDocument';
 import { notifyOverdue } from './overdueNotice';
@@ -26,6 +29,8 @@ export interface HandoffApi {
   statusBar(): StatusView;
   onDidChange: vscode.Event<void>;
   copilotServer(): vscode.McpStdioServerDefinition;
+  /** Whether SecretStorage holds a Matrix token for this homeserver (never the token itself). */
+  hasMatrixToken(homeserver: string): Promise<boolean>;
 }
 
 let hub: HubSupervisor | undefined;
@@ -40,6 +45,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Handof
   const supervisor = new HubSupervisor(location, context.extensionPath, log);
   hub = supervisor;
   const changed = new vscode.EventEmitter<void>();
+  const matrix = new MatrixCredentials(context.secrets, context.workspaceState);
 
   const chase = async (id: string) => {
     const r = await supervisor.chase({ id, by: humanIdentity() });
@@ -83,6 +89,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Handof
     { dispose: () => void supervisor.dispose() },
     supervisor.onDidChangeState(refresh),
     supervisor.onDidChangeSnapshot(refresh),
+    reconnectOnStart(supervisor, matrix, log),
     vscode.window.registerWebviewViewProvider(PanelViewProvider.viewId, panel),
     vscode.workspace.registerTextDocumentContentProvider(MESSAGE_SCHEME, new MessageDocuments((id) => supervisor.message(id))),
     registerMcpProvider(context.extensionPath, location, version),
@@ -93,6 +100,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Handof
     vscode.commands.registerCommand('handoff.showLog', () => log.show()),
     vscode.commands.registerCommand('handoff.connectClaude', () => connectClaude(context.extensionPath, location, log)),
     vscode.commands.registerCommand('handoff.connectCodex', () => connectCodex(context.extensionPath, log)),
+    vscode.commands.registerCommand('handoff.connectMatrix', (args?: ConnectMatrixArgs) => connectMatrix(supervisor, matrix, log, args)),
+    vscode.commands.registerCommand('handoff.disconnectMatrix', (args?: { forgetToken?: boolean }) => disconnectMatrix(supervisor, matrix, args)),
   );
 
   await supervisor.start();
@@ -105,6 +114,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Handof
     statusBar: () => status.current,
     onDidChange: changed.event,
     copilotServer: () => copilotServer(context.extensionPath, location, version),
+    hasMatrixToken: async (homeserver) => !!(await matrix.token(homeserver)),
   };
 }
 

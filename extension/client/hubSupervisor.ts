@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { CloseAction, ErrorAction, LanguageClient, State } from 'vscode-languageclient/node';
 import {
-  ChangedNotification, ChaseRequest, MessageRequest, ResolveRequest, SendRequest, SnapshotRequest,
-  type ActionParams, type SendParams, type SendResult, type Snapshot,
+  ChangedNotification, ChaseRequest, MatrixConnectRequest, MatrixDisconnectRequest, MessageRequest, ResolveRequest, SendRequest,
+  SnapshotRequest, type ActionParams, type MatrixConnectParams, type RemoteStatus, type SendParams, type SendResult, type Snapshot,
 } from '../shared/protocol';
 import type { MessageView } from '../hub/hub';
 import type { HubLocation } from './location';
@@ -108,6 +108,22 @@ export class HubSupervisor implements vscode.Disposable {
 
   message(id: string): Promise<MessageView | null> {
     return this.request(MessageRequest.method, { id });
+  }
+
+  /** The params carry the access token: never log them. (A verbose JSON-RPC trace, `handoff.hub.trace.server`, would.) */
+  matrixConnect(params: MatrixConnectParams): Promise<RemoteStatus> {
+    return this.request(MatrixConnectRequest.method, params);
+  }
+
+  matrixDisconnect(): Promise<void> {
+    return this.request(MatrixDisconnectRequest.method);
+  }
+
+  /** Asks the hub for a fresh snapshot now, and publishes it like a pushed one. */
+  async refreshSnapshot(): Promise<Snapshot> {
+    const s = await this.request<Snapshot>(SnapshotRequest.method);
+    this.setSnapshot(s);
+    return s;
   }
 
   private async request<R>(method: string, params?: unknown): Promise<R> {

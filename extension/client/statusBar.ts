@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { LedgerEntry, Snapshot } from '../shared/protocol';
 import { age, plural } from './format';
 import type { HubState } from './hubSupervisor';
+import { remoteBadge, remoteTooltip } from './matrix/remoteText';
 
 export interface StatusView {
   text: string;
@@ -15,6 +16,19 @@ export interface StatusView {
 
 /** What the item shows, as data (tests assert on it, the item renders it). */
 export function statusView(state: HubState, s: Snapshot | undefined, now = Date.now()): StatusView {
+  const view = busView(state, s, now);
+  if (state.kind !== 'running' || !s?.remote) return view;
+  // The Matrix link rides along: a mark in the text, its state in the tooltip; refused needs a look.
+  const refused = s.remote.state === 'refused';
+  return {
+    text: `${view.text} ${remoteBadge(s.remote)}`,
+    tooltip: `${view.tooltip}\n${remoteTooltip(s.remote)}`,
+    background: view.background ?? (refused ? 'warning' : undefined),
+    command: refused && !view.background ? 'handoff.connectMatrix' : view.command,
+  };
+}
+
+function busView(state: HubState, s: Snapshot | undefined, now: number): StatusView {
   if (state.kind === 'starting') return { text: '$(sync~spin) Handoff', tooltip: 'Starting the Handoff hub…', command: 'handoff.showLog' };
   if (state.kind === 'down') {
     return {

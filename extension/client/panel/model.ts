@@ -1,9 +1,10 @@
 // What the sidebar shows, derived from the hub's snapshot. Plain functions over data: the
 // webview only renders this (as text), and tests read the same model the view renders.
-import type { LedgerEntry, LedgerRecipient, Snapshot } from '../../shared/protocol';
+import type { LedgerEntry, LedgerRecipient, RemoteStatus, Snapshot } from '../../shared/protocol';
 import { age, clock, plural } from '../format';
 import type { HubState } from '../hubSupervisor';
-import type { CoverageView, EventView, PanelFilter, PanelModel, RecipientView, Tone } from './protocol';
+import { advisoryReadsLabel, lastSyncLabel, outboxLabel, remoteHeadline, remoteLook } from '../matrix/remoteText';
+import type { CoverageView, EventView, MatrixView, PanelFilter, PanelModel, RecipientView, Tone } from './protocol';
 
 const STATE_LOOK: Record<LedgerRecipient['state'], { icon: string; tone: Tone; word: string }> = {
   queued: { icon: 'inbox', tone: 'muted', word: 'queued' },
@@ -40,9 +41,10 @@ export function recipientView(r: LedgerRecipient): RecipientView {
   };
 }
 
-function eventView(e: LedgerEntry): EventView {
+function eventView(e: LedgerEntry, remote?: RemoteStatus): EventView {
   const awaitingAck = !e.resolved && e.requiresAck && e.recipients.some((r) => r.state === 'queued' || r.state === 'pushed' || r.state === 'read');
   const open = !e.resolved && e.recipients.some((r) => r.state !== 'done');
+  const reads = remote?.advisoryReads[e.id];
   return {
     id: e.id,
     from: e.from,
@@ -57,6 +59,24 @@ function eventView(e: LedgerEntry): EventView {
     awaitingAck,
     open,
     recipients: e.recipients.map(recipientView),
+    advisoryReads: remote && reads?.length ? { label: `${advisoryReadsLabel(reads)} · m.read, advisory (per Matrix user, not per session)`, note: remote.advisoryReadsNote } : undefined,
+  };
+}
+
+function matrixView(r: RemoteStatus): MatrixView {
+  return {
+    state: r.state,
+    ...remoteLook(r),
+    headline: remoteHeadline(r),
+    homeserver: r.homeserver,
+    userId: r.userId,
+    room: r.room,
+    error: r.error,
+    outbox: r.outbox,
+    outboxLabel: outboxLabel(r),
+    lastSyncAt: r.lastSyncAt,
+    lastSyncLabel: lastSyncLabel(r),
+    advisoryReadsNote: r.advisoryReadsNote,
   };
 }
 
@@ -90,17 +110,19 @@ function hubView(state: HubState, snapshot: Snapshot | undefined): PanelModel['h
 }
 
 export function panelModel(state: HubState, snapshot: Snapshot | undefined, filter: PanelFilter): PanelModel {
-  const events = (snapshot?.events ?? []).map(eventView);
+  const remote = snapshot?.remote;
+  const events = (snapshot?.events ?? []).map((e) => eventView(e, remote));
   const overdueIds = new Set(snapshot?.overdue.ids ?? []);
   const coverage = (snapshot?.coverage ?? []).map(coverageView);
   return {
     hub: hubView(state, snapshot),
+    matrix: remote && matrixView(remote),
     store: snapshot && { ok: snapshot.store.ok, error: snapshot.store.error },
     filter,
     now: snapshot?.now ?? Date.now(),
     overdueCount: overdueIds.size,
     events: filter === 'overdue' ? events.filter((e) => overdueIds.has(e.id)) : events,
-    pending: (snapshot?.ledger ?? []).map(eventView),
+    pending: (snapshot?.ledger ?? []).map((e) => eventView(e, remote)),
     sessions: (snapshot?.sessions ?? []).map((s) => ({ key: s.key, identity: s.identity, client: s.client, roles: s.roles, connectedAt: s.connectedAt })),
     coverage,
     ghosts: coverage.filter((c) => c.ghost),

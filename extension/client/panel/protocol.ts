@@ -1,6 +1,6 @@
 // Messages between the extension host and the Handoff sidebar webview (media/panel.ts). Types
 // only: the webview imports nothing else from the host.
-import type { DeliveryState } from '../../shared/protocol';
+import type { DeliveryState, RemoteStatus } from '../../shared/protocol';
 
 export type PanelFilter = 'all' | 'overdue';
 export type Tone = 'ok' | 'info' | 'warn' | 'error' | 'muted';
@@ -34,6 +34,27 @@ export interface EventView {
   /** Not settled: waiting for an ACK or a result, or dead-lettered (so chase and resolve make sense). */
   open: boolean;
   recipients: RecipientView[];
+  /** Matrix m.read receipts: per Matrix user, advisory — never a recipient's receipt. */
+  advisoryReads?: { label: string; note: string };
+}
+
+/** The Matrix link, for the panel's header. */
+export interface MatrixView {
+  state: RemoteStatus['state'];
+  icon: string;
+  tone: Tone;
+  /** "Matrix connected as @alice:example.org in !room:example.org" */
+  headline: string;
+  homeserver: string;
+  userId?: string;
+  room?: string;
+  error?: string;
+  outbox: number;
+  outboxLabel: string;
+  lastSyncAt?: number;
+  lastSyncLabel: string;
+  /** What m.read receipts are (and are not), in words. */
+  advisoryReadsNote: string;
 }
 
 export interface SessionView {
@@ -59,6 +80,8 @@ export interface CoverageView {
 
 export interface PanelModel {
   hub: { state: 'starting' | 'running' | 'down'; detail: string; node?: string };
+  /** Absent when Matrix is off. */
+  matrix?: MatrixView;
   store?: { ok: boolean; error?: string };
   filter: PanelFilter;
   /** The hub's clock at the snapshot; the view corrects countdowns by its own clock's offset. */

@@ -1,0 +1,47 @@
+// The Matrix link's status in words and icons, shared by the status bar and the panel. Plain
+// functions over the hub's RemoteStatus.
+import type { RemoteStatus } from '../../shared/protocol';
+import type { Tone } from '../panel/protocol';
+import { clock } from '../format';
+
+export function remoteHeadline(r: RemoteStatus): string {
+  switch (r.state) {
+    case 'connected': return `Matrix connected as ${r.userId ?? '?'} in ${r.room ?? '?'}`;
+    case 'connecting': return `Matrix connecting to ${r.homeserver}…`;
+    case 'retrying': return `Matrix retrying ${r.homeserver}: ${r.error ?? 'unreachable'}`;
+    case 'refused': return `Matrix refused by ${r.homeserver}: ${r.error ?? 'no reason given'}`;
+    case 'stopped': return 'Matrix link stopped';
+  }
+}
+
+export function outboxLabel(r: RemoteStatus): string {
+  return r.outbox ? `outbox ${r.outbox} (not on the homeserver yet)` : 'outbox empty';
+}
+
+export function lastSyncLabel(r: RemoteStatus): string {
+  return r.lastSyncAt ? `last sync ${clock(r.lastSyncAt)}` : 'not synced yet';
+}
+
+/** The short mark after "Handoff" in the status bar. */
+export function remoteBadge(r: RemoteStatus): string {
+  if (r.state === 'retrying' || r.state === 'refused') return `$(debug-disconnect) Matrix ${r.state}`;
+  if (r.state === 'stopped') return '$(debug-disconnect) Matrix stopped';
+  if (r.outbox) return `$(cloud-upload) ${r.outbox}`;
+  return r.state === 'connecting' ? '$(cloud) …' : '$(cloud)';
+}
+
+export function remoteTooltip(r: RemoteStatus): string {
+  return [remoteHeadline(r), `${outboxLabel(r)} · ${lastSyncLabel(r)}`].join('\n');
+}
+
+export function remoteLook(r: RemoteStatus): { icon: string; tone: Tone } {
+  if (r.state === 'connected') return { icon: r.outbox ? 'cloud-upload' : 'cloud', tone: 'ok' };
+  if (r.state === 'connecting') return { icon: 'cloud', tone: 'muted' };
+  if (r.state === 'retrying') return { icon: 'debug-disconnect', tone: 'warn' };
+  return { icon: 'debug-disconnect', tone: 'error' };
+}
+
+/** "@bob:example.org 14:03:12, @carol:example.org 14:05:40" */
+export function advisoryReadsLabel(reads: RemoteStatus['advisoryReads'][string]): string {
+  return reads.map((r) => `${r.user} ${clock(r.at)}`).join(', ');
+}

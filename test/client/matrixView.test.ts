@@ -1,0 +1,65 @@
+// The Matrix link as the editor shows it: the panel's header and advisory reads, and the status
+// bar's mark, built from the hub's RemoteStatus. No editor, no homeserver.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { remoteBadge, remoteTooltip } from '../../extension/client/matrix/remoteText';
+import { panelModel } from '../../extension/client/panel/model';
+import type { LedgerEntry, RemoteStatus, Snapshot } from '../../extension/shared/protocol';
+
+const now = Date.UTC(2026, 0, 1, 12, 0, 0);
+const remote = (over: Partial<RemoteStatus> = {}): RemoteStatus => ({
+  transport: 'matrix', state: 'connected', homeserver: 'https://hs.example.org', userId: '@alice:example.org', room: '!abc:example.org',
+  outbox: 0, lastSyncAt: now, advisoryReads: {}, advisoryReadsNote: 'Per user, not per session; advisory, never an ACK.', ...over,
+});
+const entry: LedgerEntry = {
+  id: 'M1', from: 'alice', thread: 'M1', preview: 'review', sentAt: now - 5000, dueAt: now + 60_000, requiresAck: true,
+  recipients: [{ recipient: 'bob@nodeB', state: 'pushed', sessionsPushed: 0, overdue: false }], overdue: false, deadLettered: false, resolved: false,
+};
+const snapshot = (r?: RemoteStatus) => ({
+  node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [],
+  ledger: [entry], overdue: { count: 0, ids: [] }, events: [entry], ...(r ? { remote: r } : {}),
+} as unknown as Snapshot);
+const running = { kind: 'running' as const, pid: 1 };
+
+describe('Matrix in the panel model', () => {
+  it('has no Matrix header when Matrix is off', () => {
+    assert.equal(panelModel(running, snapshot(), 'all').matrix, undefined);
+  });
+
+  it('shows state, account, room, homeserver and outbox', () => {
+    const m = panelModel(running, snapshot(remote({ outbox: 3 })), 'all').matrix!;
+    assert.equal(m.state, 'connected');
+    assert.equal(m.headline, 'Matrix connected as @alice:example.org in !abc:example.org');
+    assert.equal(m.outboxLabel, 'outbox 3 (not on the homeserver yet)');
+    assert.equal(m.icon, 'cloud-upload');
+    assert.match(m.lastSyncLabel, /^last sync \d\d:\d\d:\d\d$/);
+  });
+
+  it('says why when refused or retrying, in the tone of the problem', () => {
+    const refused = panelModel(running, snapshot(remote({ state: 'refused', error: '401 M_UNKNOWN_TOKEN' })), 'all').matrix!;
+    assert.equal(refused.tone, 'error');
+    assert.equal(refused.headline, 'Matrix refused by https://hs.example.org: 401 M_UNKNOWN_TOKEN');
+    const retrying = panelModel(running, snapshot(remote({ state: 'retrying', error: 'ECONNREFUSED' })), 'all').matrix!;
+    assert.equal(retrying.tone, 'warn');
+  });
+
+  it('labels m.read receipts as advisory and per Matrix user, on the message they read, not as receipts', () => {
+    const r = remote({ advisoryReads: { M1: [{ user: '@bob:example.org', at: now }] } });
+    const model = panelModel(running, snapshot(r), 'all');
+    const row = model.events[0];
+    assert.match(row.advisoryReads!.label, /^@bob:example\.org \d\d:\d\d:\d\d · m\.read, advisory \(per Matrix user, not per session\)$/);
+    assert.equal(row.advisoryReads!.note, r.advisoryReadsNote);
+    assert.equal(row.recipients[0].state, 'pushed', 'an m.read does not move the recipient state');
+    assert.equal(model.pending[0].advisoryReads?.label, row.advisoryReads!.label);
+  });
+});
+
+describe('Matrix in the status bar', () => {
+  it('marks connected quietly, the outbox with its count, trouble in words', () => {
+    assert.equal(remoteBadge(remote()), '$(cloud)');
+    assert.equal(remoteBadge(remote({ outbox: 2 })), '$(cloud-upload) 2');
+    assert.equal(remoteBadge(remote({ state: 'retrying' })), '$(debug-disconnect) Matrix retrying');
+    assert.equal(remoteBadge(remote({ state: 'refused' })), '$(debug-disconnect) Matrix refused');
+    assert.match(remoteTooltip(remote({ state: 'retrying', error: 'ECONNREFUSED', outbox: 1 })), /^Matrix retrying https:\/\/hs\.example\.org: ECONNREFUSED\noutbox 1 \(not on the homeserver yet\) · last sync/);
+  });
+});
