@@ -12,6 +12,8 @@ import { connectAgent } from '../helpers/agent';
 import { ROOT, startHub } from '../helpers/hubProcess';
 import { runCommand, runVsCode, statusBarItem, vscodeServerAvailable, webviewFrame, type RunResult } from './harness.mjs';
 import { alive, hubProcesses, type HubProc } from './processes';
+import { synapse, user, type Synapse } from '../matrix/world';
+import { synapseAvailable, synapseVenvDir } from '../matrix/synapse.mjs';
 
 const missing = vscodeServerAvailable() ? undefined : 'the VS Code server is not installed (run `bash .ci/setup-vscode.sh`; needs npm and apt)';
 if (missing) console.error(`\n*** SKIPPING the VS Code editor suites: ${missing} ***\n`);
@@ -23,6 +25,16 @@ function report(res: RunResult): string {
 
 describe('Handoff in a real VS Code', () => {
   it('extension-host suites pass', { timeout: 240_000, skip: missing }, async () => {
+    // The Matrix suite needs a real homeserver: one Synapse for this run, if installed (else it skips loudly).
+    let hs: Synapse | undefined;
+    let matrix: Record<string, string> = {};
+    if (synapseAvailable()) {
+      hs = await synapse();
+      const editor = await user(hs, 'editor');
+      matrix = { HANDOFF_TEST_MATRIX: JSON.stringify({ homeserver: hs.url, serverName: hs.serverName, user: 'editor', password: editor.password, userId: editor.userId }) };
+    } else {
+      console.error(`\n*** The Matrix extension-host test will skip: Synapse is not installed at ${synapseVenvDir()} ***\n`);
+    }
     const res = await runVsCode({
       extensionPath: ROOT,
       testsPath: join(ROOT, 'out', 'test', 'vscode', 'suite', 'index.js'),
@@ -34,10 +46,11 @@ describe('Handoff in a real VS Code', () => {
         CLAUDE_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'handoff-claude-')),
         DISABLE_AUTOUPDATER: '1',
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        ...matrix,
       },
       userSettings: { 'handoff.claudeCommand': join(ROOT, 'node_modules', '.bin', 'claude') },
       timeoutMs: 200_000,
-    });
+    }).finally(() => hs?.stop());
     const out = report(res);
     // mocha's spec report, as the extension host printed it.
     const mochaLines = out.split('\n').filter((l) => /\[(exthost|workbench):\w+\] /.test(l)).map((l) => l.replace(/^.*\[(exthost|workbench):\w+\] /, '    '));
