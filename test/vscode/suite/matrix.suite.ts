@@ -1,7 +1,7 @@
 // "Handoff: Connect Matrix" inside a real VS Code against a real Synapse (started by
 // editor.test.ts, which passes it in HANDOFF_TEST_MATRIX): the command, driven with its prompts
 // answered by arguments, links the hub; the panel model and the status bar say so; the token sits
-// in SecretStorage and not in settings; a bad token is a clear refusal that saves nothing.
+// in SecretStorage and not in settings; a bad token or password is a clear refusal that saves nothing.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,6 +37,16 @@ describe('Connect Matrix in a real VS Code', () => {
     assert.match(outcome!.error ?? '', /M_UNKNOWN_TOKEN/);
     assert.equal(await api.hasMatrixToken(hs.homeserver), false, 'a refused token is not kept');
     assert.equal(api.panelModel().matrix, undefined, 'the refused link is stopped, not left retrying');
+  });
+
+  it('a wrong password is refused by the homeserver, and the error does not repeat it', async () => {
+    const outcome = await vscode.commands.executeCommand<ConnectMatrixOutcome>('handoff.connectMatrix', {
+      homeserver: hs.homeserver, user: hs.user, password: 'not-the-password-42', room: room(), allowedSenders: [],
+    });
+    assert.equal(outcome?.state, 'failed');
+    assert.match(outcome!.error ?? '', /Matrix NOT connected: .* refused the login \(M_FORBIDDEN/);
+    assert.doesNotMatch(outcome!.error ?? '', /not-the-password-42/);
+    assert.equal(await api.hasMatrixToken(hs.homeserver), false);
   });
 
   it('a password login connects; model and status bar say so; the token is in SecretStorage only', async () => {
