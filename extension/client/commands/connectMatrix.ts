@@ -51,7 +51,7 @@ async function obtainToken(homeserver: string, args: ConnectMatrixArgs): Promise
   if (!user || !password) {
     const how = await vscode.window.showQuickPick([
       { label: '$(account) Sign in with username and password', id: 'login' as const, detail: `A new device login on ${homeserver}` },
-      { label: '$(key) Paste an access token', id: 'token' as const, detail: 'From Element: Settings → Help & About → Access Token' },
+      { label: '$(key) Paste an access token', id: 'token' as const, detail: 'E.g. from Element: Settings → Help & About → Advanced → Access Token' },
     ], { title: `${TITLE} (2/4)`, placeHolder: 'How should the hub sign in?', ignoreFocusOut: true });
     if (!how) return undefined;
     if (how.id === 'token') {
