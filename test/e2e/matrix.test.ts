@@ -3,8 +3,8 @@
 // a password login), the panel's Matrix header and the status bar say "connected", a handoff crosses
 // to a second hub and the recipient's m.read shows as advisory, a hub restart links again from the
 // saved settings + SecretStorage token, and "Disconnect Matrix" + "Forget Token" ends that. The token
-// must appear in no file the editor, the hub or the logs wrote. Screenshots (light and dark) go to
-// .test-artifacts/e2e/. Skips loudly when Synapse or the VS Code server is not installed.
+// must appear in no file the editor, the hub or the logs wrote. Screenshots (light, dark and high
+// contrast) go to .test-artifacts/e2e/. Skips loudly when Synapse or the VS Code server is not installed.
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,6 +27,7 @@ const ARTIFACTS = join(ROOT, '.test-artifacts', 'e2e');
 const THEMES = [
   { name: 'light', theme: 'Default Light Modern', signIn: 'token' as const },
   { name: 'dark', theme: 'Default Dark Modern', signIn: 'password' as const },
+  { name: 'high-contrast', theme: 'Default High Contrast', signIn: 'token' as const },
 ];
 
 async function hubOf(workspace: string, not?: number): Promise<{ pid: number; socket: string }> {
