@@ -12,6 +12,7 @@ import {
   SnapshotRequest, type ActionParams, type MatrixConnectParams, type RemoteStatus, type SendParams, type SendResult, type Snapshot,
 } from '../shared/protocol';
 import type { MessageView } from '../hub/hub';
+import { connectControl } from '../shared/controlClient';
 import type { HubLocation } from './location';
 import { SharedHub } from './sharedHub';
 
@@ -110,9 +111,19 @@ export class HubSupervisor implements vscode.Disposable {
     return this.request(MessageRequest.method, { id });
   }
 
-  /** The params carry the access token: never log them. (A verbose JSON-RPC trace, `handoff.hub.trace.server`, would.) */
-  matrixConnect(params: MatrixConnectParams): Promise<RemoteStatus> {
-    return this.request(MatrixConnectRequest.method, params);
+  /**
+   * The params carry the access token, so they never travel on the languageclient connection,
+   * whose verbose trace (`handoff.hub.trace.server`) would log them: a one-off control connection
+   * on the hub's private socket carries them instead, untraced.
+   */
+  async matrixConnect(params: MatrixConnectParams): Promise<RemoteStatus> {
+    if (this.current.kind !== 'running') return this.request(MatrixConnectRequest.method, params); // says why not
+    const control = await connectControl(this.location.socket, 'vscode-matrix-connect');
+    try {
+      return await control.connection.sendRequest<RemoteStatus>(MatrixConnectRequest.method, params);
+    } finally {
+      control.close();
+    }
   }
 
   matrixDisconnect(): Promise<void> {
