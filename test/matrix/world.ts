@@ -8,18 +8,10 @@ import { connectControl } from '../../extension/shared/controlClient';
 import { waitFor, type Agent } from '../helpers/agent';
 import { startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
 // The plain-JS harness (test/matrix/synapse.mjs), bundled into this test by esbuild.
-import { startSynapse, synapseAvailable, synapseVenvDir } from './synapse.mjs';
+import { startSynapse, synapseAvailable, synapseVenvDir, type StartedSynapse } from './synapse.mjs';
 
-export interface Synapse {
-  url: string;
-  port: number;
-  serverName: string;
-  stop(): Promise<void>;
-  kill9(): Promise<void>;
-  restart(): Promise<void>;
-  registerUser(localpart: string, password: string): Promise<{ userId: string; accessToken: string; deviceId: string }>;
-  logs(): string;
-}
+/** A running homeserver: the harness's own type, declared in synapse.d.mts. */
+export type Synapse = StartedSynapse;
 
 export interface MatrixUser {
   userId: string;
