@@ -89,7 +89,9 @@ function sendResult(m: Message, recipients: RecipientOutcome[], relay?: RelayOut
 
 function storeFailure(dir: string, e: unknown): BusError {
   const err = e as NodeJS.ErrnoException;
-  return new BusError('store_unavailable', `The hub could not write its store in ${dir} (${err.code ?? ''} ${err.message}). Nothing was sent or recorded. Free disk space or fix the folder's permissions, then retry; the hub keeps running.`.replace('( ', '('));
+  // Node's fs messages already start with the code ("ENOSPC: no space left…"); others may not.
+  const why = err.code && !err.message.startsWith(err.code) ? `${err.code}: ${err.message}` : err.message;
+  return new BusError('store_unavailable', `The hub could not write its store in ${dir} (${why}). Nothing was sent or recorded. Free disk space or fix the folder's permissions, then retry; the hub keeps running.`);
 }
 
 export class Hub {
