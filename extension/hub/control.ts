@@ -31,6 +31,16 @@ async function guard<T>(work: () => Promise<T> | T): Promise<T> {
   }
 }
 
+/** Bad Matrix settings are the caller's input error (the message never holds the token). */
+function asInvalidInput<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (e) {
+    if (e instanceof MatrixConfigError) throw new BusError('invalid_input', e.message);
+    throw e;
+  }
+}
+
 function checkName(name: string): string {
   if (!isIdentityName(name)) throw new BusError('invalid_identity', `"${name}" is not an identity name: use letters, digits, '.', '_' or '-'.`);
   return name;
@@ -54,27 +64,16 @@ export function serveControl(hub: Hub, connection: Connection, debounceMs = 100)
     hub.receipt({ identity: checkName(p.as), session: controlSession, node: hub.node }, p.id, p.kind, p.outcome, p.summary)));
   connection.onRequest(ChaseRequest.method, (p: ActionParams) => guard(() => hub.chase(p.id, p.by)));
   connection.onRequest(ResolveRequest.method, (p: ActionParams) => guard(() => hub.resolve(p.id, p.by, p.note)));
+  const dropRemote = async () => {
+    await hub.remoteLink?.close();
+    hub.setRemote(undefined);
+  };
   connection.onRequest(MatrixConnectRequest.method, (p: MatrixConnectParams) => guard(async () => {
-    let config;
-    try {
-      config = matrixConfig(p ?? {}, MatrixConnectRequest.method);
-    } catch (e) {
-      if (e instanceof MatrixConfigError) throw new BusError('invalid_input', e.message);
-      throw e;
-    }
-    await hub.remoteLink?.close();
-    hub.setRemote(undefined);
-    try {
-      return startMatrix(hub, config, hub.options.log ?? (() => undefined)).status();
-    } catch (e) {
-      if (e instanceof MatrixConfigError) throw new BusError('invalid_input', e.message);
-      throw e;
-    }
+    const config = asInvalidInput(() => matrixConfig(p ?? {}, MatrixConnectRequest.method));
+    await dropRemote();
+    return asInvalidInput(() => startMatrix(hub, config, hub.options.log ?? (() => undefined))).status();
   }));
-  connection.onRequest(MatrixDisconnectRequest.method, () => guard(async () => {
-    await hub.remoteLink?.close();
-    hub.setRemote(undefined);
-  }));
+  connection.onRequest(MatrixDisconnectRequest.method, () => guard(dropRemote));
 
   let timer: NodeJS.Timeout | undefined;
   const stop = hub.onChanged(() => {
