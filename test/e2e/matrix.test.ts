@@ -4,24 +4,23 @@
 // to a second hub and the recipient's m.read shows as advisory, a hub restart links again from the
 // saved settings + SecretStorage token, and "Disconnect Matrix" + "Forget Token" ends that. The token
 // must appear in no file the editor, the hub or the logs wrote. Screenshots (light, dark and high
-// contrast) go to .test-artifacts/e2e/. Skips loudly when Synapse or the VS Code server is not installed.
+// contrast) go to .test-artifacts/e2e/. Skips loudly when Synapse or the VS Code server is not installed
+// (fails under CI=true).
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Frame, Page } from 'playwright-core';
 import { connectAgent, type Agent } from '../helpers/agent';
 import { ROOT, type HubProcess } from '../helpers/hubProcess';
 import { api, matrixHub, synapse, unique, user, waitPeer, type Synapse } from '../matrix/world';
-import { synapseAvailable, synapseVenvDir } from '../matrix/synapse.mjs';
-import { runCommand, runVsCode, statusBarItem, vscodeServerAvailable, webviewFrame } from '../vscode/harness.mjs';
+import { runCommand, runVsCode, statusBarItem, webviewFrame } from '../vscode/harness.mjs';
+import { announce, firstMissing, itNeeds, synapseMissing, vscodeMissing } from '../helpers/tools.mjs';
 import { hubProcesses } from '../vscode/processes';
 
-const missing = !vscodeServerAvailable()
-  ? 'the VS Code server is not installed (run `bash .ci/setup-vscode.sh`; needs npm and apt)'
-  : !synapseAvailable() ? `Synapse is not installed at ${synapseVenvDir()} (run .ci/setup-synapse.sh)` : undefined;
-if (missing) console.error(`\n*** SKIPPING the Connect Matrix end-to-end tests: ${missing} ***\n`);
+const missing = firstMissing(vscodeMissing(), synapseMissing());
+announce('the Connect Matrix end-to-end tests', missing);
 
 const ARTIFACTS = join(ROOT, '.test-artifacts', 'e2e');
 const THEMES = [
@@ -122,7 +121,7 @@ describe('Connect Matrix in a real VS Code against a real Synapse', () => {
   });
 
   for (const t of THEMES) {
-    it(`connects by ${t.signIn}, shows the link and advisory reads, reconnects after a restart, disconnects — ${t.name} theme`, { timeout: 300_000, skip: missing }, async () => {
+    itNeeds(missing, `connects by ${t.signIn}, shows the link and advisory reads, reconnects after a restart, disconnects — ${t.name} theme`, { timeout: 300_000 }, async () => {
       mkdirSync(ARTIFACTS, { recursive: true });
       const id = unique();
       const alice = await user(hs!, `alice${id}`);

@@ -7,14 +7,15 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { connectAgent } from '../helpers/agent';
 import { startHub, tempDir } from '../helpers/hubProcess';
+import { skipOrFail } from '../helpers/skip.mjs';
 
-function tryMount(dir: string, sizeKb: number): boolean {
+/** undefined once a small tmpfs is mounted on dir, else why it could not be (it needs root). */
+function tryMount(dir: string, sizeKb: number): string | undefined {
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeKb}k`, 'tmpfs', dir], { stdio: 'pipe' });
-    return true;
+    return undefined;
   } catch (e) {
-    console.log(`# SKIPPING the full/read-only disk tests: cannot mount a small tmpfs here (${(e as Error).message.split('\n')[0]}); they need root`);
-    return false;
+    return `the full/read-only disk test cannot mount a small tmpfs here (${(e as Error).message.split('\n')[0]}); it needs root`;
   }
 }
 
@@ -50,7 +51,8 @@ describe('G4: the store cannot be written', () => {
 
   it('disk full, then read-only: clear errors, the hub keeps serving, 0 lost and 0 phantom messages', async (t) => {
     const dir = tempDir('tmpfs');
-    if (!tryMount(dir, 256)) return t.skip('needs root to mount a tmpfs');
+    const unmountable = tryMount(dir, 256);
+    if (unmountable) return skipOrFail(t, unmountable);
     mounts.push(dir);
     const store = join(dir, 'store');
     mkdirSync(store);

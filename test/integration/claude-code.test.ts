@@ -1,21 +1,19 @@
 // A real MCP client nobody here wrote: the Claude Code CLI lists the bridge as connected.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import { DIST, NODE, ROOT, startHub, tempDir } from '../helpers/hubProcess';
+import { claudeMissing, skipOrFail } from '../helpers/tools.mjs';
 
 const run = promisify(execFile);
 const CLAUDE = join(ROOT, 'node_modules', '.bin', 'claude');
 
 describe('Claude Code CLI', () => {
   it('`claude mcp list` shows the bridge ✔ Connected to a running hub, and ✗ without one', async (t) => {
-    if (!existsSync(CLAUDE)) {
-      console.log('# SKIPPING Claude Code test: node_modules/.bin/claude is missing (npm install @anthropic-ai/claude-code)');
-      return t.skip('claude CLI not installed');
-    }
+    const missing = claudeMissing(ROOT);
+    if (missing) return skipOrFail(t, missing);
     const home = tempDir('claude-home');
     const project = tempDir('claude-project');
     const hub = await startHub();

@@ -2,13 +2,13 @@
 // loudly when Synapse is not installed; under CI=true a missing Synapse fails instead.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
 import { SnapshotRequest, type Snapshot } from '../../extension/shared/protocol';
 import { connectControl } from '../../extension/shared/controlClient';
 import { waitFor, type Agent } from '../helpers/agent';
 import { startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
 // The plain-JS harness (test/matrix/synapse.mjs), bundled into this test by esbuild.
-import { startSynapse, synapseAvailable, synapseVenvDir, type StartedSynapse } from './synapse.mjs';
+import { startSynapse, type StartedSynapse } from './synapse.mjs';
+import { describeNeeds, synapseMissing } from '../helpers/tools.mjs';
 
 /** A running homeserver: the harness's own type, declared in synapse.d.mts. */
 export type Synapse = StartedSynapse;
@@ -19,19 +19,9 @@ export interface MatrixUser {
   password: string;
 }
 
-/** describe() when Synapse is installed; otherwise a skipped test that says why, out loud. */
+/** describe() when Synapse is installed; otherwise a test that skips saying why, out loud (fails under CI=true). */
 export function matrixSuite(name: string, body: () => void): void {
-  if (synapseAvailable()) {
-    describe(name, body);
-    return;
-  }
-  const why = `Synapse is not installed at ${synapseVenvDir()} — run .ci/setup-synapse.sh`;
-  if (process.env.CI) {
-    describe(name, () => it('needs Synapse', () => { throw new Error(why); }));
-    return;
-  }
-  console.error(`\n*** SKIPPED: ${name}: ${why} ***\n`);
-  describe(name, () => it(`SKIPPED: ${why}`, { skip: why }, () => undefined));
+  describeNeeds(synapseMissing(), name, body);
 }
 
 export async function synapse(opts: { defaultMessageRateLimit?: boolean } = {}): Promise<Synapse> {

@@ -1,22 +1,22 @@
 // Runs the extension in a real VS Code (the VS Code server from the code-server package, in
 // headless Chromium): the extension-host mocha suites, and closing the window. Skips loudly, never
-// silently, when the VS Code server is not installed.
+// silently, when the VS Code server is not installed; fails instead under CI=true.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { workspaceKey } from '../../extension/shared/paths';
 import { connectAgent } from '../helpers/agent';
 import { ROOT, startHub } from '../helpers/hubProcess';
-import { runCommand, runVsCode, statusBarItem, vscodeServerAvailable, webviewFrame, type RunResult } from './harness.mjs';
+import { runCommand, runVsCode, statusBarItem, webviewFrame, type RunResult } from './harness.mjs';
 import { alive, hubProcesses, type HubProc } from './processes';
 import { synapse, user, type Synapse } from '../matrix/world';
-import { synapseAvailable, synapseVenvDir } from '../matrix/synapse.mjs';
+import { announce, itNeeds, strict, synapseMissing, vscodeMissing } from '../helpers/tools.mjs';
 
-const missing = vscodeServerAvailable() ? undefined : 'the VS Code server is not installed (run `bash .ci/setup-vscode.sh`; needs npm and apt)';
-if (missing) console.error(`\n*** SKIPPING the VS Code editor suites: ${missing} ***\n`);
+const missing = vscodeMissing();
+announce('the VS Code editor suites', missing);
 
 /** The extension host's console output (mocha's report) and anything that went wrong. */
 function report(res: RunResult): string {
@@ -24,16 +24,18 @@ function report(res: RunResult): string {
 }
 
 describe('Handoff in a real VS Code', () => {
-  it('extension-host suites pass', { timeout: 240_000, skip: missing }, async () => {
-    // The Matrix suite needs a real homeserver: one Synapse for this run, if installed (else it skips loudly).
+  itNeeds(missing, 'extension-host suites pass', { timeout: 240_000 }, async () => {
+    // The Matrix suite needs a real homeserver: one Synapse for this run, if installed (else it skips
+    // loudly, or fails under CI=true).
     let hs: Synapse | undefined;
     let matrix: Record<string, string> = {};
-    if (synapseAvailable()) {
+    const noSynapse = synapseMissing();
+    if (!noSynapse) {
       hs = await synapse();
       const editor = await user(hs, 'editor');
       matrix = { HANDOFF_TEST_MATRIX: JSON.stringify({ homeserver: hs.url, serverName: hs.serverName, user: 'editor', password: editor.password, userId: editor.userId }) };
     } else {
-      console.error(`\n*** The Matrix extension-host test will skip: Synapse is not installed at ${synapseVenvDir()} ***\n`);
+      console.error(`\n*** The Matrix extension-host test will ${strict() ? 'fail (CI=true)' : 'skip'}: ${noSynapse} ***\n`);
     }
     const res = await runVsCode({
       extensionPath: ROOT,
@@ -59,7 +61,7 @@ describe('Handoff in a real VS Code', () => {
     assert.equal(res.exitCode, 0, `the suite failed:\n${out}`);
   });
 
-  it('a reload keeps one hub on the same socket; closing the window leaves no hub process and no socket', { timeout: 120_000, skip: missing }, async () => {
+  itNeeds(missing, 'a reload keeps one hub on the same socket; closing the window leaves no hub process and no socket', { timeout: 120_000 }, async () => {
     let facts: HubProc | undefined;
     const res = await runVsCode({
       extensionPath: ROOT,
@@ -101,7 +103,7 @@ describe('Handoff in a real VS Code', () => {
     assert.ok(facts, 'the hub was found before closing');
   });
 
-  it('uses a hub started outside the window, and starts its own when that one stops', { timeout: 120_000, skip: missing }, async () => {
+  itNeeds(missing, 'uses a hub started outside the window, and starts its own when that one stops', { timeout: 120_000 }, async () => {
     // A headless hub on the socket the window will derive (same runtime dir, same folder).
     const base = mkdtempSync(join(tmpdir(), 'handoff-shared-'));
     const runtime = join(base, 'run');

@@ -6,13 +6,14 @@
 //    then the sample's webview panel via the command palette, a click inside the webview and its
 //    reply, screenshot /tmp/harness-webview.png
 // After each run: no server or browser process may be left.
-// HANDOFF_REQUIRE_VSCODE=1 turns "not installed" from a loud skip into a failure.
+// CI=true (or HANDOFF_REQUIRE_VSCODE=1) turns "not installed" from a loud skip into a failure.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runVsCode, vscodeServerAvailable, vscodeNodeBinary, statusBarItem, runCommand, webviewFrame } from './harness.mjs';
+import { strict, whyMissing } from '../helpers/skip.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const sample = path.join(here, 'sample');
@@ -21,9 +22,9 @@ const WEBVIEW_SHOT = process.env.HANDOFF_WEBVIEW_SHOT || '/tmp/harness-webview.p
 
 const installed = vscodeServerAvailable();
 if (!installed) {
-  const msg = 'SKIP harness-selftest: VS Code server not installed - run: bash .ci/setup-vscode.sh';
-  console.log(msg);
-  process.exit(process.env.HANDOFF_REQUIRE_VSCODE === '1' ? 1 : 0);
+  const fail = strict() || process.env.HANDOFF_REQUIRE_VSCODE === '1';
+  console.log(`${fail ? 'FAIL' : 'SKIP'} harness-selftest: ${whyMissing('setup-vscode', 'the VS Code server')}`);
+  process.exit(fail ? 1 : 0);
 }
 console.log(`VS Code server: ${installed}`);
 

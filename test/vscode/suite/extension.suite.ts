@@ -14,6 +14,7 @@ import type { HandoffApi } from '../../../extension/client/extension';
 import { connectControl } from '../../../extension/shared/controlClient';
 import { hubSocketPath } from '../../../extension/shared/paths';
 import { connectAgent, waitFor, type Agent } from '../../helpers/agent';
+import { skipOrFail } from '../../helpers/skip.mjs';
 
 const EXTENSION_ID = 'handoff.handoff';
 const run = promisify(execFile);
@@ -189,8 +190,7 @@ describe('Handoff in a real VS Code', () => {
     // The editor's PATH comes from a login shell, so the runner names the CLI in the setting.
     const claude = vscode.workspace.getConfiguration('handoff').get<string>('claudeCommand');
     if (!claude || !existsSync(claude) || !process.env.CLAUDE_CONFIG_DIR) {
-      console.log(`SKIPPING the Claude Code connect test: handoff.claudeCommand (${claude}) does not exist (npm install @anthropic-ai/claude-code) or CLAUDE_CONFIG_DIR is unset`);
-      this.skip();
+      skipOrFail(this, `the Claude Code connect test: handoff.claudeCommand (${claude}) does not exist (npm install @anthropic-ai/claude-code) or CLAUDE_CONFIG_DIR is unset`);
     }
     assert.equal(await vscode.commands.executeCommand('handoff.connectClaude'), true);
     assert.equal(await vscode.commands.executeCommand('handoff.connectClaude'), true, 'a second run replaces the entry');

@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import type { ConnectMatrixOutcome } from '../../../extension/client/commands/connectMatrix';
 import type { HandoffApi } from '../../../extension/client/extension';
 import { waitFor } from '../../helpers/agent';
+import { skipOrFail } from '../../helpers/skip.mjs';
 
 interface TestHomeserver { homeserver: string; serverName: string; user: string; password: string; userId: string }
 
@@ -18,8 +19,7 @@ describe('Connect Matrix in a real VS Code', () => {
 
   before(async function () {
     if (!process.env.HANDOFF_TEST_MATRIX) {
-      console.log('SKIPPING the Connect Matrix extension-host tests: no Synapse (HANDOFF_TEST_MATRIX unset; install it with .ci/setup-synapse.sh)');
-      this.skip();
+      skipOrFail(this, 'the Connect Matrix extension-host tests need Synapse (HANDOFF_TEST_MATRIX unset: editor.test.ts found no Synapse; install it with .ci/setup-synapse.sh)');
     }
     hs = JSON.parse(process.env.HANDOFF_TEST_MATRIX!) as TestHomeserver;
     api = await vscode.extensions.getExtension<HandoffApi>('handoff.handoff')!.activate();
