@@ -19,6 +19,8 @@ const entries = [
   { in: 'extension/hub/matrix/index.ts', out: 'matrix' },
   { in: 'extension/bridge/main.ts', out: 'bridge', banner: '#!/usr/bin/env node' },
   { in: 'extension/cli/main.ts', out: 'cli', banner: '#!/usr/bin/env node' },
+  // What installed agent hooks run: small, so an agent's every tool call pays only a Node start.
+  { in: 'extension/hook/bin.ts', out: 'hook' },
 ];
 const fs = await import('node:fs');
 const builds = entries

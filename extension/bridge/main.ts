@@ -9,11 +9,12 @@ import { resolveHubSocket } from '../shared/paths';
 const { values } = parseArgs({
   args: process.argv.slice(2),
   strict: false,
-  options: { name: { type: 'string' }, session: { type: 'string' }, role: { type: 'string', multiple: true }, hub: { type: 'string' } },
+  options: { name: { type: 'string' }, session: { type: 'string' }, role: { type: 'string', multiple: true }, hub: { type: 'string' }, workspace: { type: 'string' } },
 });
 
 const env = { ...process.env, ...(values.hub ? { HANDOFF_HUB: String(values.hub) } : {}) };
-const { socket: socketPath, workspace } = resolveHubSocket(env, process.cwd());
+// --workspace (written by `handoff connect`) pins the hub even when the agent runs elsewhere.
+const { socket: socketPath, workspace } = resolveHubSocket(env, process.cwd(), values.workspace as string | undefined);
 const hello: AgentHello = {
   handoff: HELLO_VERSION,
   kind: 'mcp',
@@ -21,6 +22,7 @@ const hello: AgentHello = {
   session: (values.session as string | undefined) ?? process.env.HANDOFF_SESSION,
   roles: (values.role as string[] | undefined) ?? process.env.HANDOFF_ROLES?.split(',').filter(Boolean),
   pid: process.pid,
+  agentPid: process.ppid,
   client: process.env.HANDOFF_CLIENT,
 };
 

@@ -1,9 +1,12 @@
 // `handoff`: the headless face of the bus — run a hub, send, read an inbox, list peers, and
 // `status` for scripts and CI (exits 1 when anything is past its SLA or dead-lettered).
 import { userInfo } from 'node:os';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { runHook } from '../hook/main';
+import { AGENT_CLIS, connectAgent, disconnectAgent, type AgentCli } from '../shared/connect';
 import { connectControl } from '../shared/controlClient';
-import { resolveHubSocket } from '../shared/paths';
+import { findWorkspace, resolveHubSocket } from '../shared/paths';
 import { InboxRequest, SendRequest, SnapshotRequest, type InboxItem, type SendResult, type Snapshot } from '../shared/protocol';
 import { parseHubArgs, runHub } from '../hub/run';
 
@@ -15,6 +18,11 @@ const USAGE = `usage: handoff <command> [options]
   inbox   [--as NAME] [--unread]
   peers
   status                      exits 1 when a handoff is past its SLA or dead-lettered
+  connect    claude|codex|gemini [--name NAME] [--workspace DIR]
+                              register the bridge and install the hooks that bring handoffs
+                              into the agent's model context (idempotent; says what it wrote)
+  disconnect claude|codex|gemini [--workspace DIR]   remove exactly what connect added
+  hook       CLI EVENT --name NAME                   what the installed hooks run
 
 common: --hub SOCKET (default: $HANDOFF_HUB, else the hub of the workspace of the cwd)
         --json  print machine-readable output
@@ -23,6 +31,29 @@ common: --hub SOCKET (default: $HANDOFF_HUB, else the hub of the workspace of th
 function age(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   return s < 90 ? `${s}s` : s < 5400 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
+}
+
+function connectCommand(command: 'connect' | 'disconnect', argv: string[]): number {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { name: { type: 'string' }, workspace: { type: 'string' }, json: { type: 'boolean' } } });
+  const cli = positionals[0] as AgentCli;
+  if (!AGENT_CLIS.includes(cli)) {
+    process.stderr.write(`handoff ${command}: say which agent CLI: ${AGENT_CLIS.join(', ')}\n`);
+    return 2;
+  }
+  const workspace = values.workspace ? resolve(values.workspace) : findWorkspace(process.cwd());
+  const name = values.name ?? cli;
+  const options = { workspace, name, launch: { node: process.execPath, dist: __dirname } };
+  try {
+    const changes = command === 'connect' ? connectAgent(cli, options) : disconnectAgent(cli, options);
+    if (values.json) process.stdout.write(`${JSON.stringify(changes.map((c) => ({ path: c.path, what: c.what })), null, 2)}\n`);
+    else if (changes.length === 0) process.stdout.write(`${cli}: nothing to change (${command === 'connect' ? `already connected as ${name}` : 'not connected'} for ${workspace}).\n`);
+    else for (const c of changes) process.stdout.write(`${c.path}: ${c.what}\n`);
+    if (command === 'connect' && !values.json) process.stdout.write(`Start ${cli} in ${workspace} (or restart a running session) to pick it up.\n`);
+    return 0;
+  } catch (e) {
+    process.stderr.write(`handoff ${command} ${cli}: ${(e as Error).message}\n`);
+    return 1;
+  }
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -35,6 +66,8 @@ async function main(argv: string[]): Promise<number> {
     await runHub(parseHubArgs(rest));
     return -1; // keeps running
   }
+  if (command === 'hook') return runHook(rest);
+  if (command === 'connect' || command === 'disconnect') return connectCommand(command, rest);
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,

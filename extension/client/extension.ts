@@ -2,7 +2,7 @@
 // the person — sidebar view, status bar, commands, terminal env, and Copilot's MCP server.
 import * as vscode from 'vscode';
 import type { Snapshot } from '../shared/protocol';
-import { connectClaude, connectCodex } from './commands/connectAgents';
+import { connectAgentCommand, type ConnectAgentArgs } from './commands/connectAgents';
 import { connectMatrix, disconnectMatrix, type ConnectMatrixArgs } from './commands/connectMatrix';
 import { sendHandoff } from './commands/sendHandoff';
 import { HubSupervisor, type HubState } from './hubSupervisor';
@@ -98,8 +98,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Handof
     vscode.commands.registerCommand('handoff.showOverdue', () => showPanel('overdue')),
     vscode.commands.registerCommand('handoff.restartHub', () => supervisor.restart()),
     vscode.commands.registerCommand('handoff.showLog', () => log.show()),
-    vscode.commands.registerCommand('handoff.connectClaude', () => connectClaude(context.extensionPath, location, log)),
-    vscode.commands.registerCommand('handoff.connectCodex', () => connectCodex(context.extensionPath, log)),
+    vscode.commands.registerCommand('handoff.connectClaude', (args?: ConnectAgentArgs) => connectAgentCommand('claude', context.extensionPath, location, log, args)),
+    vscode.commands.registerCommand('handoff.connectCodex', (args?: ConnectAgentArgs) => connectAgentCommand('codex', context.extensionPath, location, log, args)),
+    vscode.commands.registerCommand('handoff.connectGemini', (args?: ConnectAgentArgs) => connectAgentCommand('gemini', context.extensionPath, location, log, args)),
     vscode.commands.registerCommand('handoff.connectMatrix', (args?: ConnectMatrixArgs) => connectMatrix(supervisor, matrix, log, args)),
     vscode.commands.registerCommand('handoff.disconnectMatrix', (args?: { forgetToken?: boolean }) => disconnectMatrix(supervisor, matrix, args)),
   );

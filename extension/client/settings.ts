@@ -16,11 +16,6 @@ export function humanIdentity(): string {
   return safe || 'human';
 }
 
-/** Claude Code's CLI: `claude` from the PATH the editor sees, unless the setting names another. */
-export function claudeCommand(): string {
-  return vscode.workspace.getConfiguration('handoff').get<string>('claudeCommand', '').trim() || 'claude';
-}
-
 export function defaultSlaSeconds(): number {
   return vscode.workspace.getConfiguration('handoff').get<number>('defaultSlaSeconds', 600);
 }

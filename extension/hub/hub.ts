@@ -5,10 +5,12 @@ import { basename } from 'node:path';
 import { monotonicFactory } from 'ulid';
 import { checkMessageId, decideReceipt, decideSend, DEFAULT_LIMITS, sendFingerprint, type Caller, type Limits, type RecentSends, type SendRequest } from './bus/decide';
 import { BusError } from './bus/errors';
-import { coverage, dueEvents, ledgerEntry, overdue, pendingLedger, sessionsReached, unackedFor, type Coverage, type LedgerEntry } from './bus/ledger';
+import { coverage, dueEvents, isUnread, ledgerEntry, overdue, pendingLedger, sessionsReached, unackedFor, type Coverage, type LedgerEntry } from './bus/ledger';
 import type { BusEvent, BusState, Delivery, HotMessage, Message, Outcome, PushKind, ReceiptKind } from './bus/model';
 import { emptyState } from './bus/model';
+import { isTerminal } from './bus/reduce';
 import { isRemote, outboxFor } from './bus/relay';
+import { Attention, type SeenWhen } from './attention';
 import type { RelayOutcome, RemoteLink, RemoteStatus } from './remote';
 import { renderMessage } from './render';
 import { SessionRegistry, type Session } from './sessions';
@@ -31,6 +33,8 @@ export interface RecipientOutcome {
   identity: string;
   state: Delivery['state'];
   sessions: number;
+  /** When its model will see it, as far as its hooked sessions tell: now, next tool call, next turn, or only when it calls inbox. */
+  seen_when: SeenWhen | 'on_another_node';
 }
 
 export interface SendResult {
@@ -116,11 +120,27 @@ export class Hub {
   private timer?: NodeJS.Timeout;
   private readonly log: (line: string) => void;
   private remote?: RemoteLink;
+  readonly attention: Attention;
 
   constructor(readonly options: HubOptions) {
     this.node = options.node ?? `${hostname()}:${basename(options.workspace)}`;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.log = options.log ?? (() => undefined);
+    this.attention = new Attention({ state: () => this.state, commit: (e) => this.commit(e), sessions: this.sessions, node: this.node, log: this.log });
+  }
+
+  private seenWhen(identity: string): RecipientOutcome['seen_when'] {
+    return isRemote(identity) ? 'on_another_node' : this.attention.seenWhen(identity);
+  }
+
+  /**
+   * Handoffs a Handoff tool result just showed the caller's model: surfaced once per session.
+   * Best effort: a store that cannot be written must not keep an agent from reading its mail.
+   */
+  async surfacedInTool(caller: Caller, ids: string[], tool: string): Promise<void> {
+    if (ids.length === 0 || !this.store) return;
+    await this.attention.surface(caller.identity, caller.session, 'tool_result', `tool ${tool}`, new Set(ids))
+      .catch((e) => this.log(`could not record that ${tool} showed ${caller.identity} ${ids.length} handoffs: ${(e as Error).message}`));
   }
 
   private markStarted!: () => void;
@@ -315,8 +335,9 @@ export class Hub {
     const hot = this.state.hot[m.id];
     const recipients = m.recipients.map((identity) => {
       const sessions = this.pushToIdentity(identity, hot, 'live');
-      return { identity, state: sessions > 0 ? 'pushed' as const : 'queued' as const, sessions };
+      return { identity, state: sessions > 0 ? 'pushed' as const : 'queued' as const, sessions, seen_when: this.seenWhen(identity) };
     });
+    this.attention.arrived(m.recipients);
     return sendResult(m, recipients, relayed ? await this.relayOutcome(m.id, this.options.relayWaitMs ?? 3000) : undefined);
   }
 
@@ -343,7 +364,7 @@ export class Hub {
   private async describeSend(id: string): Promise<SendResult> {
     const view = await this.lookup(id);
     if (!view) throw new BusError('unknown_message', `Message ${id} is no longer on this hub.`);
-    const recipients = view.deliveries.map((d) => ({ identity: d.recipient, state: d.state, sessions: sessionsReached(d) }));
+    const recipients = view.deliveries.map((d) => ({ identity: d.recipient, state: d.state, sessions: sessionsReached(d), seen_when: this.seenWhen(d.recipient) }));
     return sendResult(view.message, recipients, recipients.some((r) => isRemote(r.identity)) ? await this.relayOutcome(id, 0) : undefined);
   }
 
@@ -381,6 +402,7 @@ export class Hub {
     for (const e of events) {
       const hot = e.type === 'sent' ? this.state.hot[e.message.id] : undefined;
       if (hot) for (const r of hot.message.recipients) this.pushToIdentity(r, hot, 'live');
+      if (hot) this.attention.arrived(hot.message.recipients);
     }
   }
 
@@ -418,20 +440,25 @@ export class Hub {
     return view;
   }
 
-  /** Open mail of an identity, oldest first; `afterSeq` pages on from the last seq seen. */
+  /** Open mail of an identity (not yet done, stuck or failed), oldest first; `afterSeq` pages on from the last seq seen. */
   inbox(identity: string, opts: { unreadOnly?: boolean; limit?: number; afterSeq?: number } = {}): { message: HotMessage['message']; delivery: Delivery }[] {
     const out: { message: HotMessage['message']; delivery: Delivery }[] = [];
     for (const hot of Object.values(this.state.hot)) {
       const d = hot.deliveries[identity];
-      if (!d || hot.resolution || hot.message.seq <= (opts.afterSeq ?? 0)) continue;
-      if (opts.unreadOnly && d.state !== 'queued' && d.state !== 'pushed') continue;
+      if (!d || hot.resolution || isTerminal(d.state) || hot.message.seq <= (opts.afterSeq ?? 0)) continue;
+      if (opts.unreadOnly && !isUnread(d)) continue;
       out.push({ message: hot.message, delivery: d });
     }
     return out.sort((a, b) => a.message.seq - b.message.seq).slice(0, opts.limit ?? 20);
   }
 
   unacked(identity: string): string[] {
-    return unackedFor(this.state, identity).map((h) => h.message.id);
+    return this.unackedMessages(identity).map((h) => h.message.id);
+  }
+
+  /** Open handoffs the identity has not ACKed, oldest first. */
+  unackedMessages(identity: string): HotMessage[] {
+    return unackedFor(this.state, identity);
   }
 
   pending(identity?: string): LedgerEntry[] {

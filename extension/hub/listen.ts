@@ -9,6 +9,7 @@ import { ensurePrivateDir } from '../shared/paths';
 import { HELLO_VERSION, MAX_HELLO_BYTES, type Hello, type HelloReply } from '../shared/hello';
 import { serveControl } from './control';
 import type { Hub } from './hub';
+import { serveHook } from './hookService';
 import { serveAgent } from './mcp/agentConnection';
 import { ReplayCache } from './mcp/replayCache';
 
@@ -128,6 +129,8 @@ function accept(hub: Hub, socket: Socket, replayCaches: Map<string, ReplayCache>
       connection.listen();
       socket.on('close', () => connection.dispose());
       socket.resume();
+    } else if (hello.kind === 'hook') {
+      serveHook(hub, socket, hello, options.log);
     } else {
       socket.destroy();
     }

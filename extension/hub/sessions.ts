@@ -17,6 +17,8 @@ export interface Session {
   readonly roles: string[];
   readonly connectedAt: number;
   readonly client: string;
+  /** The agent CLI process that spawned the bridge: its hooks run under the same process. */
+  readonly agentPid?: number;
   lastSeen: number;
   /** Message ids pushed on this connection: a connection never gets the same message twice. */
   readonly pushed: Set<string>;

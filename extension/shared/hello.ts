@@ -1,6 +1,8 @@
 // The first line a client writes on the hub socket says what it is; everything after it is
 // newline-delimited JSON-RPC (MCP for agents, the control protocol for the editor and CLI).
 
+import type { HookHello } from './hook';
+
 export const HELLO_VERSION = 1;
 
 export interface AgentHello {
@@ -12,6 +14,8 @@ export interface AgentHello {
   session?: string;
   roles?: string[];
   pid?: number;
+  /** The bridge's parent: the agent CLI process, whose hooks the hub matches to this session. */
+  agentPid?: number;
   client?: string;
 }
 
@@ -21,7 +25,7 @@ export interface ControlHello {
   client?: string;
 }
 
-export type Hello = AgentHello | ControlHello;
+export type Hello = AgentHello | ControlHello | HookHello;
 
 /** The hub's one-line answer to a hello, before any JSON-RPC. */
 export interface HelloReply {

@@ -21,12 +21,17 @@ export function workspaceKey(workspace: string): string {
   return createHash('sha256').update(canonical(workspace)).digest('hex').slice(0, 16);
 }
 
-/** A user-private directory (0700) for sockets; created on demand. */
+/**
+ * A user-private directory (0700) for sockets; created on demand. Without XDG_RUNTIME_DIR (agent
+ * CLIs strip it from their servers' and hooks' env) the standard /run/user/<uid> is used when it
+ * exists, so the hub and its agents agree on the path either way.
+ */
 export function runtimeDir(): string {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : userInfo().username;
+  const standard = `/run/user/${uid}`;
   const base = process.env.XDG_RUNTIME_DIR && existsSync(process.env.XDG_RUNTIME_DIR)
     ? process.env.XDG_RUNTIME_DIR
-    : tmpdir();
-  const uid = typeof process.getuid === 'function' ? process.getuid() : userInfo().username;
+    : process.platform === 'linux' && existsSync(standard) ? standard : tmpdir();
   return join(base, `handoff-${uid}`);
 }
 
@@ -64,9 +69,9 @@ export function findWorkspace(cwd: string): string {
   }
 }
 
-/** HANDOFF_HUB wins; otherwise the socket derived from the workspace of cwd. */
-export function resolveHubSocket(env: NodeJS.ProcessEnv, cwd: string): { socket: string; workspace?: string } {
+/** HANDOFF_HUB wins; then a pinned workspace (as given); otherwise the socket of the workspace of cwd. */
+export function resolveHubSocket(env: NodeJS.ProcessEnv, cwd: string, pinned?: string): { socket: string; workspace?: string } {
   if (env.HANDOFF_HUB) return { socket: env.HANDOFF_HUB };
-  const workspace = findWorkspace(cwd);
+  const workspace = pinned ? canonical(pinned) : findWorkspace(cwd);
   return { socket: hubSocketPath(workspace), workspace };
 }

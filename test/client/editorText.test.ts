@@ -2,14 +2,15 @@
 // and the panel model built from a snapshot. No editor needed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { codexTable, upsertCodexServer } from '../../extension/client/commands/codexConfig';
+import { codexServerTable, upsertTable } from '../../extension/shared/connect/codexToml';
 import { describeResult, recipientPicks } from '../../extension/client/commands/sendText';
 import { inertLinks } from '../../extension/client/format';
 import { panelModel } from '../../extension/client/panel/model';
 import type { LedgerEntry, Snapshot } from '../../extension/shared/protocol';
 
 const launch = { command: '/opt/code/node', args: ['/ext/dist/bridge.js'], env: { ELECTRON_RUN_AS_NODE: '1' } };
-const table = codexTable('handoff', launch);
+const table = codexServerTable('handoff', launch);
+const upsertCodexServer = (toml: string, name: string, t: string) => upsertTable(toml, `mcp_servers.${name}`, t);
 
 describe('Codex config', () => {
   it('appends the table, naming HANDOFF_HUB in env_vars', () => {
@@ -27,7 +28,7 @@ describe('Codex config', () => {
   });
 
   it('escapes paths as TOML strings', () => {
-    const t = codexTable('handoff', { ...launch, command: 'C:\\Program Files\\Code "x"\\node.exe' });
+    const t = codexServerTable('handoff', { ...launch, command: 'C:\\Program Files\\Code "x"\\node.exe' });
     assert.match(t, /^command = "C:\\\\Program Files\\\\Code \\"x\\"\\\\node\.exe"$/m);
   });
 });
@@ -35,7 +36,7 @@ describe('Codex config', () => {
 describe('Send Handoff text', () => {
   const base = { message_id: '01JD3V7W2K8Q5X9Y4Z6A1B2C3D', seq: 1, thread: 't' };
   it('says queued when nobody is live and pushed with the session count otherwise — never just "sent"', () => {
-    const text = describeResult({ ...base, state: 'pushed', recipients: [{ identity: 'bob', state: 'pushed', sessions: 2 }, { identity: 'eve', state: 'queued', sessions: 0 }] });
+    const text = describeResult({ ...base, state: 'pushed', recipients: [{ identity: 'bob', state: 'pushed', sessions: 2, seen_when: 'next_tool_call' }, { identity: 'eve', state: 'queued', sessions: 0, seen_when: 'when_it_calls_inbox' }] });
     assert.match(text, /pushed to bob \(2 sessions\); queued for eve \(no live session\)/);
     assert.match(text, /Not proof of reading/);
     assert.doesNotMatch(text, /\bsent\b/);
@@ -70,8 +71,8 @@ describe('panel model', () => {
   const entry = (id: string, overdue: boolean, recipients: LedgerEntry['recipients']): LedgerEntry => ({
     id, from: 'alice', thread: id, preview: '<b>hi</b>', sentAt: now - 5000, dueAt: now - 1000, requiresAck: true, recipients, overdue, deadLettered: false, resolved: false,
   });
-  const acked = entry('A', false, [{ recipient: 'bob', state: 'acked', sessionsPushed: 1, overdue: false, lastReceipt: { kind: 'ack', by: 'bob', session: 'bob-1', node: 'n1', at: now - 2000 } }]);
-  const late = entry('B', true, [{ recipient: 'eve', state: 'queued', sessionsPushed: 0, overdue: true }]);
+  const acked = entry('A', false, [{ recipient: 'bob', state: 'acked', sessionsPushed: 1, overdue: false, awaitingAck: false, lastReceipt: { kind: 'ack', by: 'bob', session: 'bob-1', node: 'n1', at: now - 2000 } }]);
+  const late = entry('B', true, [{ recipient: 'eve', state: 'queued', sessionsPushed: 0, overdue: true, awaitingAck: true }]);
   const snapshot = {
     node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [],
     ledger: [acked, late], overdue: { count: 1, oldestSentAt: late.sentAt, ids: ['B'] }, events: [late, acked],

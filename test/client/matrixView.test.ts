@@ -13,7 +13,7 @@ const remote = (over: Partial<RemoteStatus> = {}): RemoteStatus => ({
 });
 const entry: LedgerEntry = {
   id: 'M1', from: 'alice', thread: 'M1', preview: 'review', sentAt: now - 5000, dueAt: now + 60_000, requiresAck: true,
-  recipients: [{ recipient: 'bob@nodeB', state: 'pushed', sessionsPushed: 0, overdue: false }], overdue: false, deadLettered: false, resolved: false,
+  recipients: [{ recipient: 'bob@nodeB', state: 'pushed', sessionsPushed: 0, overdue: false, awaitingAck: true }], overdue: false, deadLettered: false, resolved: false,
 };
 const snapshot = (r?: RemoteStatus) => ({
   node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [],

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { connectAgent } from '../helpers/agent';
+import { connectAgent, plainBody } from '../helpers/agent';
 import { startHub, tempDir } from '../helpers/hubProcess';
 import { skipOrFail } from '../helpers/skip.mjs';
 
@@ -103,7 +103,7 @@ describe('G4: the store cannot be written', () => {
       hub = await hub.restart();
       const reader = await connectAgent({ socket: hub.socket, name: 'bob' });
       const inbox = await reader.ok('inbox', { limit: 200 });
-      const bodies = inbox.messages.map((m: any) => m.body);
+      const bodies = inbox.messages.map(plainBody);
       const lost = acknowledged.filter((b) => !bodies.includes(b));
       const phantom = refused.filter((b) => bodies.includes(b));
       const duplicated = bodies.length - new Set(bodies).size;

@@ -96,3 +96,8 @@ export async function connectAgent(spec: AgentSpec): Promise<Agent> {
   }
   return agent;
 }
+
+/** A message body from structuredContent without its untrusted-data fence. */
+export function plainBody(m: { body: string }): string {
+  return m.body.replace(/^<handoff-body id="[^"]*">\n/, '').replace(/\n<\/handoff-body>$/, '').replace(/&lt;(\/?handoff-body)/gi, '<$1');
+}

@@ -1,7 +1,7 @@
 // Two real agents (SDK Client → real bridge → real hub) hand work to each other.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { connectAgent, waitFor, type Agent } from '../helpers/agent';
+import { connectAgent, plainBody, waitFor, type Agent } from '../helpers/agent';
 import { startHub, type HubProcess } from '../helpers/hubProcess';
 
 describe('handoff between two agents over the real bridge', () => {
@@ -32,7 +32,7 @@ describe('handoff between two agents over the real bridge', () => {
     const before = bob.pushes.length;
     const sent = await alice.ok('send_handoff', { to: 'bob', body: 'Review PR #12 please', thread: 'pr-12' });
     assert.equal(sent.state, 'pushed');
-    assert.deepEqual(sent.recipients, [{ identity: 'bob', state: 'pushed', sessions: 1 }]);
+    assert.deepEqual(sent.recipients, [{ identity: 'bob', state: 'pushed', sessions: 1, seen_when: 'when_it_calls_inbox' }]);
     const id = sent.message_id;
 
     await bob.waitForPushes(before + 1);
@@ -153,7 +153,7 @@ describe('handoff between two agents over the real bridge', () => {
     assert.notEqual(c.message_id, a.message_id);
 
     const inbox = await bob.ok('inbox', { limit: 200 });
-    const count = (body: string) => inbox.messages.filter((m: any) => m.body === body).length;
+    const count = (body: string) => inbox.messages.filter((m: any) => plainBody(m) === body).length;
     assert.equal(count('deploy staging'), 1);
     assert.equal(count('deploy prod'), 1);
     assert.equal(count('run the migrations'), 2);

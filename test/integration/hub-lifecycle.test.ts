@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
-import { connectAgent, waitFor } from '../helpers/agent';
+import { connectAgent, plainBody, waitFor } from '../helpers/agent';
 import { DIST, NODE, spawnHub, startHub, tempDir } from '../helpers/hubProcess';
 import { rawAgent } from '../helpers/rawAgent';
 import { hubSocketPath } from '../../extension/shared/paths';
@@ -128,7 +128,7 @@ describe('hub process', () => {
       assert.equal(third.result.structuredContent.message_id, first.result.structuredContent.message_id);
       again.close();
       const inbox = await bob.ok('inbox');
-      assert.equal(inbox.messages.filter((m: any) => m.body === 'replay me').length, 1, 'one message created');
+      assert.equal(inbox.messages.filter((m: any) => plainBody(m) === 'replay me').length, 1, 'one message created');
       await bob.close();
     } finally {
       await hub.stop();

@@ -9,6 +9,7 @@ import type { CoverageView, EventView, MatrixView, PanelFilter, PanelModel, Reci
 const STATE_LOOK: Record<LedgerRecipient['state'], { icon: string; tone: Tone; word: string }> = {
   queued: { icon: 'inbox', tone: 'muted', word: 'queued' },
   pushed: { icon: 'arrow-right', tone: 'info', word: 'pushed' },
+  surfaced: { icon: 'lightbulb', tone: 'info', word: 'surfaced' },
   read: { icon: 'eye', tone: 'info', word: 'read' },
   acked: { icon: 'check', tone: 'ok', word: 'ACK' },
   done: { icon: 'pass-filled', tone: 'ok', word: 'done' },
@@ -22,11 +23,13 @@ export function recipientView(r: LedgerRecipient): RecipientView {
   let label: string;
   if (r.state === 'queued') label = 'queued · no live session';
   else if (r.state === 'pushed') label = `pushed · ${plural(r.sessionsPushed, 'session')}`;
+  else if (r.state === 'surfaced' && r.surfaced) label = `surfaced · ${r.surfaced.via} ${clock(r.surfaced.at)}`;
   else if (r.state === 'failed') label = `failed · ${r.failure ?? 'no reason given'}`;
   else if (receipt) label = `${look.word} · ${receipt.by} ${clock(receipt.at)}`;
   else label = look.word;
   const lines = [`${r.recipient}: ${look.word}`];
   if (r.sessionsPushed) lines.push(`pushed to ${plural(r.sessionsPushed, 'session')}`);
+  if (r.surfaced) lines.push(`surfaced in the model's context by ${r.surfaced.via} (${r.surfaced.path}), session ${r.surfaced.session}, at ${new Date(r.surfaced.at).toLocaleString()}`);
   if (receipt) lines.push(`${receipt.kind}${receipt.outcome ? ` (${receipt.outcome})` : ''} by ${receipt.by}, session ${receipt.session}, node ${receipt.node}, at ${new Date(receipt.at).toLocaleString()}`);
   if (r.chasedAt) lines.push(`chased at ${clock(r.chasedAt)}`);
   if (r.overdue) lines.push('past its SLA without an ACK');
@@ -42,7 +45,7 @@ export function recipientView(r: LedgerRecipient): RecipientView {
 }
 
 function eventView(e: LedgerEntry, remote?: RemoteStatus): EventView {
-  const awaitingAck = !e.resolved && e.requiresAck && e.recipients.some((r) => r.state === 'queued' || r.state === 'pushed' || r.state === 'read');
+  const awaitingAck = !e.resolved && e.requiresAck && e.recipients.some((r) => r.awaitingAck);
   const open = !e.resolved && e.recipients.some((r) => r.state !== 'done');
   const reads = remote?.advisoryReads[e.id];
   return {

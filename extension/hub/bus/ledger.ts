@@ -8,6 +8,10 @@ export interface LedgerRecipient {
   state: DeliveryState;
   sessionsPushed: number;
   lastReceipt?: { kind: string; by: string; session: string; node: string; at: number; outcome?: string };
+  /** When the handoff first entered the recipient model's context, in which session and how. */
+  surfaced?: { session: string; node: string; at: number; path: string; via: string };
+  /** No recipient ACK (or result) yet. */
+  awaitingAck: boolean;
   failure?: string;
   chasedAt?: number;
   overdue: boolean;
@@ -28,7 +32,17 @@ export interface LedgerEntry {
 }
 
 export function awaitingAck(d: Delivery): boolean {
-  return d.state === 'queued' || d.state === 'pushed' || d.state === 'read';
+  return d.state === 'queued' || d.state === 'pushed' || d.state === 'surfaced' || d.state === 'read';
+}
+
+/** Not yet read by the recipient (it may have surfaced in its model's context). */
+export function isUnread(d: Delivery): boolean {
+  return d.state === 'queued' || d.state === 'pushed' || d.state === 'surfaced';
+}
+
+/** The first time the delivery entered a model's context, if it has. */
+export function firstSurfacing(d: Delivery) {
+  return d.surfacings?.[0];
 }
 
 /** How many distinct sessions a delivery was pushed to. */
@@ -49,11 +63,14 @@ export function ledgerEntry(hot: HotMessage, now: number): LedgerEntry {
   const m = hot.message;
   const recipients = Object.values(hot.deliveries).map((d): LedgerRecipient => {
     const last = d.receipts[d.receipts.length - 1];
+    const first = firstSurfacing(d);
     return {
       recipient: d.recipient,
       state: d.state,
       sessionsPushed: sessionsReached(d),
       lastReceipt: last && { kind: last.kind, by: last.by, session: last.session, node: last.node, at: last.at, outcome: last.outcome },
+      surfaced: first && { session: first.session, node: first.node, at: first.at, path: first.path, via: first.via },
+      awaitingAck: m.requiresAck && !hot.resolution && awaitingAck(d),
       failure: d.failure?.reason,
       chasedAt: d.chasedAt,
       overdue: isOverdue(hot, d, now),

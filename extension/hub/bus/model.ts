@@ -4,9 +4,14 @@
 export type PushKind = 'live' | 'replayed' | 'chase';
 export type ReceiptKind = 'read' | 'ack' | 'result';
 export type Outcome = 'done' | 'stuck' | 'rejected';
+/** How a handoff entered the recipient model's context: a CLI hook, a Handoff tool result, a channel. */
+export type SurfacePath = 'hook' | 'tool_result' | 'channel';
 
-/** Per recipient: queued → pushed → read → acked → done | stuck, or failed (with a reason). */
-export type DeliveryState = 'queued' | 'pushed' | 'read' | 'acked' | 'done' | 'stuck' | 'failed';
+/**
+ * Per recipient: queued → pushed → surfaced → read → acked → done | stuck, or failed (with a
+ * reason). `surfaced` is reported by the recipient side (its hook or tool result), never by a push.
+ */
+export type DeliveryState = 'queued' | 'pushed' | 'surfaced' | 'read' | 'acked' | 'done' | 'stuck' | 'failed';
 
 export interface Attachment {
   path: string;
@@ -65,10 +70,23 @@ export interface Push {
   kind: PushKind;
 }
 
+/** The handoff entered a model's context: in which session, how, when; `replayed` if not the first time for this identity. */
+export interface Surfacing {
+  session: string;
+  node: string;
+  at: number;
+  path: SurfacePath;
+  /** The CLI and hook event (e.g. `claude PostToolUse`) or the tool that showed it. */
+  via: string;
+  replayed: boolean;
+}
+
 export interface Delivery {
   recipient: string;
   state: DeliveryState;
   pushes: Push[];
+  /** Absent in stores written before surfacing existed. */
+  surfacings?: Surfacing[];
   receipts: Receipt[];
   failure?: { reason: string; at: number };
   chasedAt?: number;
@@ -147,6 +165,7 @@ export type BusEvent =
   | { type: 'sent'; message: Message }
   | { type: 'pushed'; id: string; recipient: string; push: Push }
   | { type: 'receipt'; id: string; recipient: string; receipt: Receipt }
+  | { type: 'surfaced'; id: string; recipient: string; surfacing: Surfacing }
   | { type: 'failed'; id: string; recipient: string; reason: string; at: number }
   | { type: 'chased'; id: string; recipient: string; at: number }
   | { type: 'resolved'; id: string; resolution: Resolution }

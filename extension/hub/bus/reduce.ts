@@ -4,12 +4,13 @@ import type { BusEvent, BusState, Delivery, DeliveryState, HotMessage, RelayStat
 
 const ACK_LATENCY_SAMPLES = 200;
 
+const TERMINAL = 5;
 const RANK: Record<DeliveryState, number> = {
-  queued: 0, pushed: 1, read: 2, acked: 3, done: 4, stuck: 4, failed: 4,
+  queued: 0, pushed: 1, surfaced: 2, read: 3, acked: 4, done: TERMINAL, stuck: TERMINAL, failed: TERMINAL,
 };
 
 export function isTerminal(state: DeliveryState): boolean {
-  return RANK[state] === 4;
+  return RANK[state] === TERMINAL;
 }
 
 /** Moves a delivery forward only; receipts arriving out of order never move it back. */
@@ -60,6 +61,13 @@ export function apply(state: BusState, event: BusEvent): void {
       if (!d) return;
       d.pushes.push(event.push);
       advance(d, 'pushed');
+      return;
+    }
+    case 'surfaced': {
+      const d = state.hot[event.id]?.deliveries[event.recipient];
+      if (!d) return;
+      (d.surfacings ??= []).push(event.surfacing);
+      advance(d, 'surfaced');
       return;
     }
     case 'receipt': {

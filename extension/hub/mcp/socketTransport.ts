@@ -10,15 +10,28 @@ export class SocketTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   private readonly buffer = new ReadBuffer();
   private closed = false;
+  /** Chunks that arrived before `ready`: the hub registers the session before it reads `initialize`. */
+  private held: Buffer[] | undefined = [];
 
   /** `leftover`: bytes that arrived in the same chunk as the hello line. */
-  constructor(private readonly socket: Socket, private readonly leftover?: Buffer) {}
+  constructor(private readonly socket: Socket, private readonly leftover?: Buffer, ready: Promise<unknown> = Promise.resolve()) {
+    void ready.catch(() => undefined).then(() => {
+      const held = this.held ?? [];
+      this.held = undefined;
+      for (const chunk of held) this.receive(chunk);
+    });
+  }
 
   async start(): Promise<void> {
-    this.socket.on('data', (chunk: Buffer) => this.receive(chunk));
+    this.socket.on('data', (chunk: Buffer) => this.take(chunk));
     this.socket.on('error', (e) => this.onerror?.(e));
     this.socket.on('close', () => this.finish());
-    if (this.leftover?.length) this.receive(this.leftover);
+    if (this.leftover?.length) this.take(this.leftover);
+  }
+
+  private take(chunk: Buffer): void {
+    if (this.held) this.held.push(chunk);
+    else this.receive(chunk);
   }
 
   private receive(chunk: Buffer): void {

@@ -164,8 +164,11 @@ describe('Handoff in a real VS Code', () => {
     assert.ok(home, 'the runner sets CODEX_HOME to a temp dir');
     const file = join(home, 'config.toml');
     writeFileSync(file, 'model = "o4"\n\n[mcp_servers.other]\ncommand = "other"\n');
-    assert.equal(await vscode.commands.executeCommand('handoff.connectCodex'), true);
-    assert.equal(await vscode.commands.executeCommand('handoff.connectCodex'), true, 'a second run replaces, not duplicates');
+    assert.equal(await vscode.commands.executeCommand('handoff.connectCodex', { name: 'codex' }), true);
+    assert.equal(await vscode.commands.executeCommand('handoff.connectCodex', { name: 'codex' }), true, 'a second run replaces, not duplicates');
+    const hooks = JSON.parse(readFileSync(join(home, 'hooks.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+    assert.deepEqual(Object.keys(hooks.hooks).sort(), ['PostToolUse', 'SessionStart', 'Stop', 'UserPromptSubmit'], 'one set of hooks, however often it ran');
+    assert.ok(Object.values(hooks.hooks).every((groups) => groups.length === 1 && groups[0].hooks[0].command.includes('hook.js')));
     const toml = readFileSync(file, 'utf8');
     assert.match(toml, /^model = "o4"$/m);
     assert.match(toml, /^\[mcp_servers\.other\]\ncommand = "other"$/m);
@@ -192,10 +195,10 @@ describe('Handoff in a real VS Code', () => {
     if (!claude || !existsSync(claude) || !process.env.CLAUDE_CONFIG_DIR) {
       skipOrFail(this, `the Claude Code connect test: handoff.claudeCommand (${claude}) does not exist (npm install @anthropic-ai/claude-code) or CLAUDE_CONFIG_DIR is unset`);
     }
-    assert.equal(await vscode.commands.executeCommand('handoff.connectClaude'), true);
-    assert.equal(await vscode.commands.executeCommand('handoff.connectClaude'), true, 'a second run replaces the entry');
+    assert.equal(await vscode.commands.executeCommand('handoff.connectClaude', { name: 'claude-ed' }), true);
+    assert.equal(await vscode.commands.executeCommand('handoff.connectClaude', { name: 'claude-ed' }), true, 'a second run replaces the entry');
     const { stdout } = await run(claude!, ['mcp', 'list'], { cwd: api.location.workspace, timeout: 60_000 });
-    assert.match(stdout, /^handoff: .*bridge\.js - ✔ Connected$/m);
+    assert.match(stdout, /^handoff: .*bridge\.js --name claude-ed .*- ✔ Connected$/m);
     assert.equal(stdout.match(/^handoff:/gm)?.length, 1);
   });
 

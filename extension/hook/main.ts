@@ -1,0 +1,126 @@
+// `handoff hook <cli> <event> --name NAME`: run by an agent CLI on its hook events. It asks the
+// hub for this session's handoffs that have not yet entered the model's context and prints them
+// in the CLI's own shape. It rides on someone else's hot path, so it is small, bounded in time,
+// and silent on every failure: exit 0, no output, the agent goes on.
+import { createConnection } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { HELLO_VERSION } from '../shared/hello';
+import { HOOK_CLIS, type HookAnswer, type HookCli, type HookHello } from '../shared/hook';
+import { resolveHubSocket } from '../shared/paths';
+import { attentionText, hookOutput, PHASES } from './shapes';
+
+/** Whole budget of a hook on the agent's hot path, hub answer included. */
+const BUDGET_MS = 150;
+/** An idle waiter re-arms at every turn end; this bounds one that outlives its session. */
+const WAIT_MS = 50 * 60_000;
+const MAX_STDIN = 1 << 20;
+
+interface HookInput {
+  session_id?: string;
+  cwd?: string;
+}
+
+function arg(argv: string[], flag: string): string | undefined {
+  const i = argv.indexOf(flag);
+  return i >= 0 ? argv[i + 1] : undefined;
+}
+
+/** Parent processes, nearest first (Linux /proc; elsewhere just our parent). */
+function ancestors(): number[] {
+  const out: number[] = [];
+  let pid = process.ppid;
+  for (let i = 0; i < 8 && pid > 1; i++) {
+    out.push(pid);
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch {
+      break;
+    }
+  }
+  return out;
+}
+
+function readStdin(): Promise<HookInput> {
+  return new Promise((resolve) => {
+    if (process.stdin.isTTY) return resolve({});
+    const chunks: Buffer[] = [];
+    let size = 0;
+    process.stdin.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_STDIN) chunks.push(c);
+    });
+    process.stdin.on('end', () => {
+      try {
+        const v = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+        resolve(v && typeof v === 'object' ? (v as HookInput) : {});
+      } catch {
+        resolve({});
+      }
+    });
+    process.stdin.on('error', () => resolve({}));
+  });
+}
+
+/** One exchange: hello (the request) → hello reply line → answer line. */
+function ask(socketPath: string, hello: HookHello): Promise<HookAnswer | undefined> {
+  return new Promise((resolve) => {
+    const socket = createConnection(socketPath);
+    let buf = '';
+    socket.setEncoding('utf8');
+    socket.on('connect', () => socket.write(`${JSON.stringify(hello)}\n`));
+    socket.on('data', (d: string) => {
+      buf += d;
+      const lines = buf.split('\n');
+      if (lines.length < 3) return;
+      socket.destroy();
+      try {
+        const a = JSON.parse(lines[1]) as HookAnswer & { error?: string };
+        resolve(Array.isArray(a.items) ? a : undefined);
+      } catch {
+        resolve(undefined);
+      }
+    });
+    socket.on('error', () => resolve(undefined));
+    socket.on('close', () => resolve(undefined));
+  });
+}
+
+/** Writes and resolves once the bytes are handed to the pipe (process.exit may cut a pending write). */
+function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((resolve) => stream.write(text, () => resolve()));
+}
+
+export async function runHook(argv: string[]): Promise<number> {
+  const [cli, event] = argv as [HookCli, string];
+  const identity = arg(argv, '--name') ?? process.env.HANDOFF_AGENT;
+  const phase = HOOK_CLIS.includes(cli) ? PHASES[cli][event] : undefined;
+  if (!phase || !identity) return 0;
+  // `claude -p` waits for running async hooks before it exits: a one-shot run has no idle to wake.
+  if (phase === 'wait' && process.env.CLAUDE_CODE_ENTRYPOINT !== 'cli') return 0;
+  if (phase !== 'wait') setTimeout(() => process.exit(0), BUDGET_MS).unref();
+  const input = await readStdin();
+  const env = arg(argv, '--hub') ? { ...process.env, HANDOFF_HUB: arg(argv, '--hub') } : process.env;
+  const { socket } = resolveHubSocket(env, typeof input.cwd === 'string' ? input.cwd : process.cwd(), arg(argv, '--workspace'));
+  const hello: HookHello = {
+    handoff: HELLO_VERSION, kind: 'hook', cli, phase, event, identity,
+    session: typeof input.session_id === 'string' && input.session_id ? input.session_id.slice(0, 200) : `ppid-${process.ppid}`,
+    ancestors: ancestors(),
+    ...(phase === 'wait' ? { waitMs: WAIT_MS } : {}),
+  };
+  let answer = await ask(socket, hello);
+  // The waiter outlives hub restarts: while no hub answers it asks again, until its own time is up.
+  // An empty answer means its time is up or a newer waiter of the session replaced it.
+  for (const until = Date.now() + WAIT_MS; phase === 'wait' && !answer && Date.now() < until;) {
+    await new Promise((r) => setTimeout(r, 2000));
+    answer = await ask(socket, hello);
+  }
+  if (!answer?.items.length) return 0;
+  const text = attentionText(identity, answer, phase === 'stop');
+  if (phase === 'wait') {
+    await write(process.stderr, `${text}\n`); // asyncRewake: exit 2 with stderr wakes the idle session
+    return 2;
+  }
+  await write(process.stdout, `${JSON.stringify(hookOutput(event, phase, text))}\n`);
+  return 0;
+}

@@ -1,0 +1,135 @@
+// Attention (G8): handoffs reach the recipient's model through its CLI's hooks, once per session.
+// The hub keeps, in memory only, the hook sessions it has heard from (busy or idle, an idle
+// waiter) and the claims between deciding and journaling; the record itself is a `surfaced` event.
+import type { HookAnswer, HookHello, HookItem } from '../shared/hook';
+import { surfacedEvent, unsurfacedFor } from './bus/attention';
+import type { BusEvent, BusState, SurfacePath } from './bus/model';
+import { renderMessage } from './render';
+import type { SessionRegistry } from './sessions';
+
+/** Handoffs per hook answer; the rest wait for the next one (the model is told to call inbox). */
+const PER_ANSWER = 5;
+/** A long body is cut in the hook's text: get_message has it whole. */
+const BODY_CHARS = 4000;
+/** A hook session not heard from for this long no longer says when its agent will look. */
+const STALE_MS = 30 * 60_000;
+
+/** When a recipient's model will see a handoff sent now, as far as this hub can tell. */
+export type SeenWhen = 'now' | 'next_tool_call' | 'next_turn' | 'when_it_calls_inbox';
+
+interface HookSession {
+  key: string;
+  identity: string;
+  cli: string;
+  busy: boolean;
+  lastSeen: number;
+  waiter?: { answer: (a: HookAnswer) => void; timer: NodeJS.Timeout };
+}
+
+export interface AttentionDeps {
+  state(): BusState;
+  commit(events: BusEvent[]): Promise<void>;
+  sessions: SessionRegistry;
+  node: string;
+  log(line: string): void;
+}
+
+export class Attention {
+  private readonly hooked = new Map<string, HookSession>();
+  /** `${session}\n${id}` decided but not yet journaled: two racing hooks never surface one twice. */
+  private readonly claims = new Set<string>();
+
+  constructor(private readonly deps: AttentionDeps) {}
+
+  /** The surfacing session: the agent's MCP session when the hook runs under the same agent process. */
+  private sessionKey(h: HookHello): string {
+    for (const s of this.deps.sessions.forIdentity(h.identity)) if (s.agentPid && h.ancestors.includes(s.agentPid)) return s.key;
+    return `${h.cli}:${h.session}`;
+  }
+
+  async hook(h: HookHello, onClose: (cancel: () => void) => void): Promise<HookAnswer> {
+    const key = this.sessionKey(h);
+    const hs = this.hooked.get(key) ?? { key, identity: h.identity, cli: h.cli, busy: false, lastSeen: 0 };
+    this.hooked.set(key, hs);
+    hs.lastSeen = Date.now();
+    if (h.phase === 'wait') return this.wait(hs, h, onClose);
+    if (h.phase === 'prompt' || h.phase === 'tool') hs.busy = true;
+    const answer = await this.surface(h.identity, key, 'hook', `${h.cli} ${h.event}`);
+    // A turn ends unless the stop hook hands the model something new; the idle waiter may then answer.
+    if (h.phase === 'stop' || h.phase === 'start') hs.busy = h.phase === 'stop' && answer.items.length > 0;
+    if (!hs.busy) void this.wake(hs);
+    return answer;
+  }
+
+  /** Claims what has not surfaced in `session`, journals the surfacings, then answers. */
+  async surface(identity: string, session: string, path: SurfacePath, via: string, only?: Set<string>): Promise<HookAnswer> {
+    const claimed = (id: string) => this.claims.has(`${session}\n${id}`) || (only !== undefined && !only.has(id));
+    const open = unsurfacedFor(this.deps.state(), identity, session, claimed);
+    const take = open.slice(0, only ? open.length : PER_ANSWER);
+    if (take.length === 0) return { items: [], more: 0, session };
+    const at = Date.now();
+    const events = take.map((hot) => surfacedEvent(hot, identity, { session, node: this.deps.node, at, path, via }));
+    const keys = take.map((hot) => `${session}\n${hot.message.id}`);
+    for (const k of keys) this.claims.add(k);
+    try {
+      await this.deps.commit(events);
+    } finally {
+      for (const k of keys) this.claims.delete(k);
+    }
+    const items: HookItem[] = take.map((hot, i) => {
+      const m = hot.message;
+      const cut = m.body.length > BODY_CHARS ? { ...m, body: `${m.body.slice(0, BODY_CHARS)}\n[… ${m.body.length - BODY_CHARS} more characters: get_message("${m.id}") has the whole body]` } : m;
+      const replayed = (events[i] as { surfacing: { replayed: boolean } }).surfacing.replayed;
+      return { id: m.id, from: m.from, text: renderMessage(cut, replayed ? 'replayed' : undefined), replayed };
+    });
+    return { items, more: open.length - take.length, session };
+  }
+
+  /** Holds an idle waiter until mail for its identity arrives while the session is idle. */
+  private wait(hs: HookSession, h: HookHello, onClose: (cancel: () => void) => void): Promise<HookAnswer> {
+    const empty: HookAnswer = { items: [], more: 0, session: hs.key };
+    if (hs.waiter) hs.waiter.answer(empty); // one waiter per session: the newer replaces it
+    return new Promise((resolve) => {
+      const done = (a: HookAnswer) => {
+        if (hs.waiter?.answer !== done) return;
+        clearTimeout(hs.waiter.timer);
+        hs.waiter = undefined;
+        resolve(a);
+      };
+      hs.waiter = { answer: done, timer: setTimeout(() => done(empty), Math.min(h.waitMs ?? 600_000, 3_600_000)) };
+      onClose(() => done(empty));
+      if (!hs.busy) void this.wake(hs);
+    });
+  }
+
+  private async wake(hs: HookSession): Promise<void> {
+    const waiter = hs.waiter;
+    if (!waiter || hs.busy) return;
+    try {
+      const a = await this.surface(hs.identity, hs.key, 'hook', `${hs.cli} idle wake`);
+      if (a.items.length === 0) return;
+      hs.busy = true; // the woken model starts a turn
+      waiter.answer(a);
+    } catch (e) {
+      this.deps.log(`idle wake for ${hs.identity} failed: ${(e as Error).message}`);
+    }
+  }
+
+  /** New mail for these identities: idle waiters answer now. */
+  arrived(identities: Iterable<string>): void {
+    const names = new Set(identities);
+    for (const hs of this.hooked.values()) if (names.has(hs.identity)) void this.wake(hs);
+  }
+
+  /** The best the recipient's hooked sessions promise, for the sender's answer. */
+  seenWhen(identity: string, now = Date.now()): SeenWhen {
+    let best: SeenWhen = 'when_it_calls_inbox';
+    const order: SeenWhen[] = ['when_it_calls_inbox', 'next_turn', 'next_tool_call', 'now'];
+    for (const hs of this.hooked.values()) {
+      if (hs.identity !== identity || (now - hs.lastSeen > STALE_MS && !hs.waiter)) continue;
+      const here: SeenWhen = hs.waiter && !hs.busy ? 'now' : hs.busy ? 'next_tool_call' : 'next_turn';
+      if (order.indexOf(here) > order.indexOf(best)) best = here;
+    }
+    return best;
+  }
+}

@@ -1,0 +1,59 @@
+// Claude Code: the MCP server in the user's ~/.claude.json under this folder (what `claude mcp add
+// --scope local` writes), the hooks in the folder's .claude/settings.local.json (not committed).
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { jsonChange, objectAt, readJson, type FileChange, type Json } from './files';
+import { removeOurHooks, setOurHooks, type HookEntry } from './hooks';
+import { bridgeCommand, hookCommand, type Launch } from './launch';
+import type { ConnectOptions } from './types';
+
+const SERVER = 'handoff';
+
+function files(o: { workspace: string; home?: string }) {
+  // Where Claude Code keeps it: $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json.
+  const dir = process.env.CLAUDE_CONFIG_DIR || (o.home ?? homedir());
+  return { user: join(dir, '.claude.json'), settings: join(o.workspace, '.claude', 'settings.local.json') };
+}
+
+function hookEntries(launch: Launch, name: string, workspace: string): HookEntry[] {
+  const cmd = (event: string) => hookCommand(launch, 'claude', event, name, workspace);
+  const sync = (event: string, matcher?: string): HookEntry => ({ event, matcher, hook: { type: 'command', command: cmd(event), timeout: 5 } });
+  // The idle waiter re-arms at every session start and turn end; exit 2 wakes the idle session.
+  const waiter = (event: string): HookEntry => ({ event, hook: { type: 'command', command: cmd('wait'), asyncRewake: true, timeout: 3600 } });
+  return [sync('SessionStart'), sync('UserPromptSubmit'), sync('PostToolUse', '*'), sync('Stop'), waiter('SessionStart'), waiter('Stop')];
+}
+
+export function connectClaude(o: ConnectOptions): FileChange[] {
+  const f = files(o);
+  const user = readJson(f.user);
+  const project = objectAt(objectAt(user, 'projects'), o.workspace);
+  const { command, args, env } = bridgeCommand(o.launch, o.name, o.workspace);
+  objectAt(project, 'mcpServers')[SERVER] = { type: 'stdio', command, args, env };
+  const settings = readJson(f.settings);
+  const hooks = objectAt(settings, 'hooks');
+  const entries = hookEntries(o.launch, o.name, o.workspace);
+  setOurHooks(hooks, entries);
+  return [
+    jsonChange(f.user, `MCP server "${SERVER}" for ${o.workspace} (bridge as ${o.name})`, user),
+    jsonChange(f.settings, `${entries.length} hooks (SessionStart, UserPromptSubmit, PostToolUse, Stop; an idle waiter at SessionStart and Stop)`, settings),
+  ];
+}
+
+export function disconnectClaude(o: Omit<ConnectOptions, 'launch' | 'name'>): FileChange[] {
+  const f = files(o);
+  const user = readJson(f.user);
+  const project = (user.projects as Json | undefined)?.[o.workspace] as Json | undefined;
+  const servers = project?.mcpServers as Json | undefined;
+  const changes: FileChange[] = [];
+  if (servers && SERVER in servers) {
+    delete servers[SERVER];
+    changes.push(jsonChange(f.user, `removed MCP server "${SERVER}" for ${o.workspace}`, user));
+  }
+  const settings = readJson(f.settings);
+  if (settings.hooks && typeof settings.hooks === 'object') {
+    const n = removeOurHooks(settings.hooks as Json);
+    if (Object.keys(settings.hooks as Json).length === 0) delete settings.hooks;
+    if (n) changes.push(jsonChange(f.settings, `removed ${n} Handoff hooks`, settings));
+  }
+  return changes;
+}

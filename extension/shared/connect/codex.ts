@@ -1,0 +1,54 @@
+// Codex CLI: the MCP server in $CODEX_HOME/config.toml, the hooks in $CODEX_HOME/hooks.json (Claude
+// Code's format), and each hook marked trusted in config.toml — Codex skips untrusted hooks silently.
+// Both files are the user's, not the folder's: one Codex user is one Handoff identity here.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { codexServerTable, upsertTable } from './codexToml';
+import { codexHookTrust } from './codexTrust';
+import { jsonChange, objectAt, readJson, readText, type FileChange } from './files';
+import { removeOurHooks, setOurHooks, type HookEntry } from './hooks';
+import { bridgeCommand, hookCommand } from './launch';
+import type { ConnectOptions } from './types';
+
+const SERVER = 'handoff';
+const EVENTS = ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop'];
+
+function files(o: { codexHome?: string; home?: string }) {
+  const dir = o.codexHome ?? process.env.CODEX_HOME ?? join(o.home ?? homedir(), '.codex');
+  return { config: join(dir, 'config.toml'), hooks: join(dir, 'hooks.json') };
+}
+
+export function connectCodex(o: ConnectOptions): FileChange[] {
+  const f = files(o);
+  const hooksDoc = readJson(f.hooks);
+  const hooks = objectAt(hooksDoc, 'hooks');
+  const entries: HookEntry[] = EVENTS.map((event) => ({
+    event, matcher: event === 'PostToolUse' ? '*' : undefined,
+    hook: { type: 'command', command: hookCommand(o.launch, 'codex', event, o.name, o.workspace), timeout: 5 },
+  }));
+  setOurHooks(hooks, entries);
+  let toml = upsertTable(readText(f.config) ?? '', `mcp_servers.${SERVER}`, codexServerTable(SERVER, bridgeCommand(o.launch, o.name, o.workspace)));
+  for (const t of codexHookTrust(f.hooks, hooksDoc)) toml = upsertTable(toml, t.table, t.text);
+  return [
+    jsonChange(f.hooks, `${entries.length} hooks (${EVENTS.join(', ')})`, hooksDoc),
+    { path: f.config, what: `MCP server "${SERVER}" (bridge as ${o.name}) and the hooks' trust`, before: readText(f.config), after: toml },
+  ];
+}
+
+export function disconnectCodex(o: { codexHome?: string; home?: string }): FileChange[] {
+  const f = files(o);
+  const changes: FileChange[] = [];
+  const hooksDoc = readJson(f.hooks);
+  const before = codexHookTrust(f.hooks, hooksDoc);
+  if (hooksDoc.hooks && typeof hooksDoc.hooks === 'object') {
+    const n = removeOurHooks(hooksDoc.hooks as Record<string, unknown>);
+    if (n) changes.push(jsonChange(f.hooks, `removed ${n} Handoff hooks`, hooksDoc));
+  }
+  const text = readText(f.config);
+  if (text !== undefined) {
+    let toml = upsertTable(text, `mcp_servers.${SERVER}`, undefined);
+    for (const t of before) if (t.ours) toml = upsertTable(toml, t.table, undefined);
+    if (toml !== text) changes.push({ path: f.config, what: `removed MCP server "${SERVER}" and the hooks' trust`, before: text, after: toml });
+  }
+  return changes;
+}

@@ -1,0 +1,45 @@
+// The hook's one exchange with the hub: a hello line that is the whole request, answered by the
+// hub's hello reply and one result line. Kept tiny: the hook runs on every tool call of an agent.
+import type { HELLO_VERSION } from './hello';
+
+export const HOOK_CLIS = ['claude', 'codex', 'gemini'] as const;
+export type HookCli = (typeof HOOK_CLIS)[number];
+
+/**
+ * Where in the agent's loop the hook fired: session start, prompt submit, after a tool call, at
+ * the end of a turn, or an idle waiter (Claude Code's asyncRewake) that returns once mail arrives.
+ */
+export const HOOK_PHASES = ['start', 'prompt', 'tool', 'stop', 'wait'] as const;
+export type HookPhase = (typeof HOOK_PHASES)[number];
+
+export interface HookHello {
+  handoff: typeof HELLO_VERSION;
+  kind: 'hook';
+  cli: HookCli;
+  phase: HookPhase;
+  /** The CLI's hook event name, for the record (`PostToolUse`, `AfterTool`…). */
+  event: string;
+  identity: string;
+  /** The CLI's own session id (from the hook's stdin), so two sessions of one identity stay apart. */
+  session: string;
+  /** The hook's parent processes, nearest first: the hub matches them to the bridge's agent pid. */
+  ancestors: number[];
+  /** wait only: how long to hold the connection before answering with nothing. */
+  waitMs?: number;
+}
+
+export interface HookItem {
+  id: string;
+  from: string;
+  /** The handoff as the model reads it: header, fenced untrusted body, what to do. */
+  text: string;
+  replayed: boolean;
+}
+
+export interface HookAnswer {
+  items: HookItem[];
+  /** Further unsurfaced handoffs not included (bounded output); the text tells the model to call inbox. */
+  more: number;
+  /** The session key the surfacing was recorded under (the agent's MCP session when matched). */
+  session: string;
+}
