@@ -8,6 +8,8 @@ import { bridgeCommand, hookCommand, type Launch } from './launch';
 import type { ConnectOptions } from './types';
 
 const SERVER = 'handoff';
+/** Claude Code's permission rule for every tool of one MCP server. */
+const ALLOW = `mcp__${SERVER}`;
 
 function files(o: { workspace: string; home?: string }) {
   // Where Claude Code keeps it: $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json.
@@ -33,9 +35,13 @@ export function connectClaude(o: ConnectOptions): FileChange[] {
   const hooks = objectAt(settings, 'hooks');
   const entries = hookEntries(o.launch, o.name, o.workspace);
   setOurHooks(hooks, entries);
+  // Handoff's tools run unprompted, like any tool the user allowed (nothing in them reaches outside the bus).
+  const permissions = objectAt(settings, 'permissions');
+  const allow = Array.isArray(permissions.allow) ? (permissions.allow as unknown[]) : [];
+  if (!allow.includes(ALLOW)) permissions.allow = [...allow, ALLOW];
   return [
     jsonChange(f.user, `MCP server "${SERVER}" for ${o.workspace} (bridge as ${o.name})`, user),
-    jsonChange(f.settings, `${entries.length} hooks (SessionStart, UserPromptSubmit, PostToolUse, Stop; an idle waiter at SessionStart and Stop)`, settings),
+    jsonChange(f.settings, `${entries.length} hooks (SessionStart, UserPromptSubmit, PostToolUse, Stop; an idle waiter at SessionStart and Stop) and the ${ALLOW} permission`, settings),
   ];
 }
 
@@ -50,10 +56,18 @@ export function disconnectClaude(o: Omit<ConnectOptions, 'launch' | 'name'>): Fi
     changes.push(jsonChange(f.user, `removed MCP server "${SERVER}" for ${o.workspace}`, user));
   }
   const settings = readJson(f.settings);
+  let removed = 0;
   if (settings.hooks && typeof settings.hooks === 'object') {
-    const n = removeOurHooks(settings.hooks as Json);
+    removed = removeOurHooks(settings.hooks as Json);
     if (Object.keys(settings.hooks as Json).length === 0) delete settings.hooks;
-    if (n) changes.push(jsonChange(f.settings, `removed ${n} Handoff hooks`, settings));
   }
+  const permissions = settings.permissions as Json | undefined;
+  if (permissions && Array.isArray(permissions.allow) && permissions.allow.includes(ALLOW)) {
+    permissions.allow = permissions.allow.filter((r) => r !== ALLOW);
+    if ((permissions.allow as unknown[]).length === 0) delete permissions.allow;
+    if (Object.keys(permissions).length === 0) delete settings.permissions;
+    removed++;
+  }
+  if (removed) changes.push(jsonChange(f.settings, `removed the Handoff hooks and the ${ALLOW} permission`, settings));
   return changes;
 }

@@ -21,6 +21,7 @@ function files(o: { codexHome?: string; home?: string }) {
 export function connectCodex(o: ConnectOptions): FileChange[] {
   const f = files(o);
   const hooksDoc = readJson(f.hooks);
+  const stale = codexHookTrust(f.hooks, hooksDoc); // our previous hooks' trust, at their old positions
   const hooks = objectAt(hooksDoc, 'hooks');
   const entries: HookEntry[] = EVENTS.map((event) => ({
     event, matcher: event === 'PostToolUse' ? '*' : undefined,
@@ -28,6 +29,7 @@ export function connectCodex(o: ConnectOptions): FileChange[] {
   }));
   setOurHooks(hooks, entries);
   let toml = upsertTable(readText(f.config) ?? '', `mcp_servers.${SERVER}`, codexServerTable(SERVER, bridgeCommand(o.launch, o.name, o.workspace)));
+  for (const t of stale) toml = upsertTable(toml, t.table, undefined);
   for (const t of codexHookTrust(f.hooks, hooksDoc)) toml = upsertTable(toml, t.table, t.text);
   return [
     jsonChange(f.hooks, `${entries.length} hooks (${EVENTS.join(', ')})`, hooksDoc),
@@ -47,7 +49,7 @@ export function disconnectCodex(o: { codexHome?: string; home?: string }): FileC
   const text = readText(f.config);
   if (text !== undefined) {
     let toml = upsertTable(text, `mcp_servers.${SERVER}`, undefined);
-    for (const t of before) if (t.ours) toml = upsertTable(toml, t.table, undefined);
+    for (const t of before) toml = upsertTable(toml, t.table, undefined);
     if (toml !== text) changes.push({ path: f.config, what: `removed MCP server "${SERVER}" and the hooks' trust`, before: text, after: toml });
   }
   return changes;
