@@ -3,7 +3,7 @@
 // in the CLI's own shape. It rides on someone else's hot path, so it is small, bounded in time,
 // and silent on every failure: exit 0, no output, the agent goes on.
 import { createConnection } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { HELLO_VERSION } from '../shared/hello';
 import { HOOK_CLIS, type HookAnswer, type HookCli, type HookHello } from '../shared/hook';
 import { resolveHubSocket } from '../shared/paths';
@@ -91,6 +91,20 @@ function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
   return new Promise((resolve) => stream.write(text, () => resolve()));
 }
 
+/**
+ * HANDOFF_HOOK_TRACE=FILE appends one JSON line per run (event, wall time since the process
+ * started, what it surfaced): how a user, or a test, sees what a hook did on its hot path.
+ */
+function trace(entry: Record<string, unknown>): void {
+  const file = process.env.HANDOFF_HOOK_TRACE;
+  if (!file) return;
+  try {
+    appendFileSync(file, `${JSON.stringify({ ...entry, pid: process.pid, ms: Math.round(performance.now()) })}\n`);
+  } catch {
+    // a trace must never break the hook
+  }
+}
+
 export async function runHook(argv: string[]): Promise<number> {
   const [cli, event] = argv as [HookCli, string];
   const identity = arg(argv, '--name') ?? process.env.HANDOFF_AGENT;
@@ -98,7 +112,12 @@ export async function runHook(argv: string[]): Promise<number> {
   if (!phase || !identity) return 0;
   // `claude -p` waits for running async hooks before it exits: a one-shot run has no idle to wake.
   if (phase === 'wait' && process.env.CLAUDE_CODE_ENTRYPOINT !== 'cli') return 0;
-  if (phase !== 'wait') setTimeout(() => process.exit(0), BUDGET_MS).unref();
+  if (phase !== 'wait') {
+    setTimeout(() => {
+      trace({ cli, event, outcome: 'budget' });
+      process.exit(0);
+    }, BUDGET_MS).unref();
+  }
   const input = await readStdin();
   const env = arg(argv, '--hub') ? { ...process.env, HANDOFF_HUB: arg(argv, '--hub') } : process.env;
   const { socket } = resolveHubSocket(env, typeof input.cwd === 'string' ? input.cwd : process.cwd(), arg(argv, '--workspace'));
@@ -115,6 +134,7 @@ export async function runHook(argv: string[]): Promise<number> {
     await new Promise((r) => setTimeout(r, 2000));
     answer = await ask(socket, hello);
   }
+  trace({ cli, event, outcome: answer ? 'answered' : 'no hub', ids: answer?.items.map((i) => i.id) ?? [] });
   if (!answer?.items.length) return 0;
   const text = attentionText(identity, answer, phase === 'stop');
   if (phase === 'wait') {

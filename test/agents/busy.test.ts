@@ -3,22 +3,17 @@
 // agent is busy with shell steps reaches its model's context by the next model request — without
 // a Handoff tool call — exactly once; the model ACKs; the sender sees `surfaced` and the ACK.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
 import { agentHome, cliInstalled, runAgent, type Cli } from '../helpers/cli/agents';
 import { startScriptedModel, type Script } from '../helpers/cli/scriptedModel';
-import { DIST, NODE, startHub, type HubProcess } from '../helpers/hubProcess';
+import { handoffConnect } from '../helpers/cli/connect';
+import { startHub, type HubProcess } from '../helpers/hubProcess';
 import { skipOrFail } from '../helpers/skip.mjs';
 
 const CLIS: Cli[] = ['claude', 'codex', 'gemini'];
 const STEPS = 6;
 
-/** `handoff connect` exactly as a user runs it in the folder, with the CLI's own HOME. */
-export function handoffConnect(cli: Cli, workspace: string, env: Record<string, string>, name: string): string {
-  return execFileSync(NODE, [join(DIST, 'cli.js'), 'connect', cli, '--name', name], { cwd: workspace, env, encoding: 'utf8' });
-}
 
 for (const cli of CLIS) {
   describe(`attention in ${cli}: a busy session`, () => {

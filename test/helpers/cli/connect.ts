@@ -1,0 +1,18 @@
+// `handoff connect` exactly as a user runs it: the real CLI, in the folder, with the agent CLI's HOME.
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { DIST, NODE } from '../hubProcess';
+import type { Cli } from './agents';
+
+export function handoffConnect(cli: Cli, workspace: string, env: Record<string, string>, name: string): string {
+  return execFileSync(NODE, [join(DIST, 'cli.js'), 'connect', cli, '--name', name], { cwd: workspace, env, encoding: 'utf8' });
+}
+
+/** The hook runs a test asked to trace (HANDOFF_HOOK_TRACE), one object per run. */
+export interface HookTrace {
+  cli: string;
+  event: string;
+  outcome: 'answered' | 'no hub' | 'budget';
+  ids?: string[];
+  ms: number;
+}
