@@ -1,0 +1,82 @@
+// An interactive Claude Code session in a real terminal (tmux on a private socket): the only way
+// to test an idle session that a hook wakes up. send-keys types, capture-pane reads the screen.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../hubProcess';
+import { CLI_BIN, trustClaudeFolder, type AgentHome } from './agents';
+
+export interface TmuxSession {
+  socket: string;
+  /** Types text literally (no Enter). */
+  type(text: string): void;
+  /** Sends tmux key names: 'Enter', 'Escape', 'C-c', … */
+  keys(...keys: string[]): void;
+  /** Types text, then presses Enter a moment later. */
+  submit(text: string): Promise<void>;
+  /** The visible screen as plain text. */
+  screen(): string;
+  /** Waits until the screen matches, returns it; throws with the screen on timeout. */
+  waitForScreen(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Whether the program in the pane has exited. */
+  exited(): boolean;
+  kill(): void;
+}
+
+export function tmuxAvailable(): boolean {
+  return spawnSync('tmux', ['-V']).status === 0;
+}
+
+export interface InteractiveOptions {
+  args?: string[];
+  env?: Record<string, string>;
+  width?: number;
+  height?: number;
+}
+
+/** Starts `claude` (interactive) in `workspace` under tmux, with onboarding and folder trust pre-accepted. */
+export function startInteractiveClaude(h: AgentHome, workspace: string, opts: InteractiveOptions = {}): TmuxSession {
+  if (!tmuxAvailable()) throw new Error('tmux is not installed: apt-get install -y tmux (needed for interactive Claude Code sessions)');
+  if (h.cli !== 'claude') throw new Error(`startInteractiveClaude needs a claude AgentHome, got ${h.cli}`);
+  trustClaudeFolder(h, workspace);
+  const dir = tempDir('tmux');
+  const socket = join(dir, 'sock');
+  // The pane runs a script, so the CLI gets exactly our environment rather than tmux's.
+  const env = { ...h.env, ...opts.env };
+  const script = join(dir, 'run.sh');
+  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  writeFileSync(script, `#!/bin/sh\ncd ${q(workspace)}\nexec env -i ${Object.entries(env).map(([k, v]) => q(`${k}=${v}`)).join(' ')} ${q(CLI_BIN.claude)} ${(opts.args ?? []).map(q).join(' ')}\n`, { mode: 0o755 });
+  const tmux = (...args: string[]) => execFileSync('tmux', ['-S', socket, ...args], { encoding: 'utf8' });
+  tmux('new-session', '-d', '-s', 'agent', '-x', String(opts.width ?? 160), '-y', String(opts.height ?? 50), script);
+  tmux('set-option', '-t', 'agent', 'remain-on-exit', 'on');
+  const session: TmuxSession = {
+    socket,
+    type: (text) => void tmux('send-keys', '-t', 'agent', '-l', text),
+    keys: (...keys) => void tmux('send-keys', '-t', 'agent', ...keys),
+    async submit(text) {
+      session.type(text);
+      // Enter a moment later: text and Enter in one burst reads as a paste, which Claude Code does not submit.
+      await new Promise((r) => setTimeout(r, 300));
+      session.keys('Enter');
+    },
+    screen: () => tmux('capture-pane', '-p', '-t', 'agent'),
+    async waitForScreen(pattern, timeoutMs = 20_000) {
+      const start = Date.now();
+      for (;;) {
+        const s = session.screen();
+        if (pattern.test(s)) return s;
+        if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${pattern} on the screen:\n${s}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    exited: () => tmux('display-message', '-p', '-t', 'agent', '#{pane_dead}').trim() === '1',
+    kill() {
+      try {
+        tmux('kill-server');
+      } catch {
+        /* already gone */
+      }
+    },
+  };
+  return session;
+}
