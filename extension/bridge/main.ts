@@ -1,8 +1,9 @@
 // handoff-mcp: the agent's stdio MCP server. It only pipes bytes between stdio and the hub
 // socket (the hub serves MCP), and exits when either side closes. With no hub it fails loudly —
-// on stderr and as an MCP error — instead of hanging or pretending.
+// on stderr and to the model, through a stand-in server — instead of hanging or pretending.
 import { parseArgs } from 'node:util';
 import { greet } from '../shared/greet';
+import { serveNoHub } from './noHub';
 import { HELLO_VERSION, type AgentHello } from '../shared/hello';
 import { resolveHubSocket } from '../shared/paths';
 
@@ -26,32 +27,10 @@ const hello: AgentHello = {
   client: process.env.HANDOFF_CLIENT,
 };
 
-/** No hub: answer every request with an error that says what to do, then exit. */
+/** No hub: say so on stderr and to the agent's model, as a stand-in server, instead of hanging or pretending. */
 function failLoudly(why: string): void {
   const where = workspace ? `for the workspace ${workspace}` : `at HANDOFF_HUB=${socketPath}`;
-  const message = `No Handoff hub ${where} (${why}). Open the folder in VS Code with the Handoff extension, or run \`npx handoff hub --workspace ${workspace ?? 'DIR'}\`, then reconnect this MCP server.`;
-  process.stderr.write(`handoff-mcp: ${message}\n`);
-  let buf = '';
-  const exitSoon = setTimeout(() => process.exit(1), 5000);
-  process.stdin.on('data', (d) => {
-    buf += d.toString('utf8');
-    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      let id: unknown;
-      try {
-        id = (JSON.parse(line) as { id?: unknown }).id;
-      } catch {
-        continue;
-      }
-      if (id === undefined) continue;
-      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message } })}\n`, () => {
-        clearTimeout(exitSoon);
-        process.exit(1);
-      });
-    }
-  });
-  process.stdin.on('end', () => process.exit(1));
+  serveNoHub(`No Handoff hub ${where} (${why}). Open the folder in VS Code with the Handoff extension, or run \`npx handoff hub --workspace ${workspace ?? 'DIR'}\`, then restart this MCP server.`);
 }
 
 greet(socketPath, hello).then(({ socket, rest }) => {

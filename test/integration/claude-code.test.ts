@@ -11,7 +11,7 @@ const run = promisify(execFile);
 const CLAUDE = join(ROOT, 'node_modules', '.bin', 'claude');
 
 describe('Claude Code CLI', () => {
-  it('`claude mcp list` shows the bridge ✔ Connected to a running hub, and ✗ without one', async (t) => {
+  it('`claude mcp list` shows the bridge ✔ Connected to a running hub; without one the stand-in still completes the handshake (its tools tell the model why)', async (t) => {
     const missing = claudeMissing(ROOT);
     if (missing) return skipOrFail(t, missing);
     const home = tempDir('claude-home');
@@ -26,6 +26,7 @@ describe('Claude Code CLI', () => {
       await hub.stop();
     }
     const { stdout } = await run(CLAUDE, ['mcp', 'list'], { cwd: project, env, timeout: 60_000 });
-    assert.match(stdout, /handoff: .* - [✗✘] Failed to connect/);
+    // The model learns "no hub" from the stand-in's tool (hub-lifecycle.test.ts); the CLI sees a server.
+    assert.match(stdout, /handoff: .*bridge\.js --name claude-test - ✔ Connected/);
   });
 });

@@ -1,6 +1,8 @@
 // The hub as a process: one per workspace, stale sockets, private permissions, a bridge with no
 // hub, replayed JSON-RPC requests, half-open connections, and the CLI.
 import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -72,24 +74,26 @@ describe('hub process', () => {
     }
   });
 
-  it('the bridge with no hub fails loudly on stderr and as an MCP error, and exits', async () => {
+  it('the bridge with no hub says so on stderr and to the model: the handshake completes, every tool call is an error naming the fix', async () => {
     const dir = tempDir('nohub');
     const socket = join(dir, 'missing.sock');
-    const child = spawn(NODE, [join(DIST, 'bridge.js'), '--name', 'x'], { env: { ...process.env, HANDOFF_HUB: socket }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
+    const transport = new StdioClientTransport({ command: NODE, args: [join(DIST, 'bridge.js'), '--name', 'x'], env: { ...process.env, HANDOFF_HUB: socket } as Record<string, string>, stderr: 'pipe' });
     let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`);
-    const started = Date.now();
-    const code = await new Promise<number | null>((r) => child.on('exit', r));
-    assert.ok(Date.now() - started < 5000, 'it does not hang');
-    assert.equal(code, 1);
-    assert.match(err, /No Handoff hub at HANDOFF_HUB=.*missing\.sock/);
-    const reply = JSON.parse(out.trim());
-    assert.equal(reply.id, 1);
-    assert.equal(reply.error.code, -32000);
-    assert.match(reply.error.message, /handoff hub --workspace/);
+    transport.stderr?.on('data', (d) => (err += d));
+    const client = new Client({ name: 'nohub-probe', version: '1' });
+    await client.connect(transport);
+    try {
+      assert.match(client.getInstructions() ?? '', /No Handoff hub at HANDOFF_HUB=.*missing\.sock/);
+      const { tools } = await client.listTools();
+      assert.ok(tools.length > 0, 'never an empty tool list');
+      assert.match(tools[0].description ?? '', /NOT connected/);
+      const r = await client.callTool({ name: tools[0].name, arguments: {} });
+      assert.equal(r.isError, true);
+      assert.match(JSON.stringify(r.content), /handoff hub --workspace/);
+      assert.match(err, /No Handoff hub at HANDOFF_HUB=.*missing\.sock/);
+    } finally {
+      await client.close();
+    }
   });
 
   it('the bridge finds the hub of its workspace from its cwd when HANDOFF_HUB is unset', async () => {
