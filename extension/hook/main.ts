@@ -10,7 +10,7 @@ import { resolveHubSocket } from '../shared/paths';
 import { attentionText, hookOutput, PHASES } from './shapes';
 
 /** Whole budget of a hook on the agent's hot path, hub answer included. */
-const BUDGET_MS = 150;
+const BUDGET_MS = 120;
 /** An idle waiter re-arms at every turn end; this bounds one that outlives its session. */
 const WAIT_MS = 50 * 60_000;
 const MAX_STDIN = 1 << 20;
