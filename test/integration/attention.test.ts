@@ -6,9 +6,10 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { connectAgent, type Agent } from '../helpers/agent';
+import { connectAgent, waitFor, type Agent } from '../helpers/agent';
 import { runHook } from '../helpers/hook';
 import { startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
+import { rawAgent } from '../helpers/rawAgent';
 
 describe('attention: hooks surface handoffs once per session', () => {
   let hub: HubProcess;
@@ -83,6 +84,12 @@ describe('attention: hooks surface handoffs once per session', () => {
     }
   });
 
+  it('hooks racing in one session (parallel tool calls) surface a handoff once between them', async () => {
+    const sent = await alice.ok('send_handoff', { to: 'carol', body: 'raced' });
+    const runs = await Promise.all([1, 2, 3, 4, 5, 6].map(() => hook('claude', 'PostToolUse', 'race', 'carol')));
+    assert.equal(runs.filter((r) => context(r)?.includes(sent.message_id)).length, 1);
+  });
+
   it('five handoffs over eight tool calls: each surfaces exactly once, none missed', async () => {
     const session = 'S8';
     await hook('claude', 'SessionStart', session);
@@ -134,6 +141,23 @@ describe('attention: hooks surface handoffs once per session', () => {
     await bob.ok('report_result', { message_id: sent.message_id, outcome: 'done', summary: 'finished' });
     const inbox = await bob.ok('inbox', { limit: 200 });
     assert.ok(!inbox.messages.some((m: any) => m.message_id === sent.message_id));
+  });
+
+  it('a session is addressable once the hub has answered its initialize; its pushes wait for initialized', async () => {
+    const raw = await rawAgent(hub.socket, { identity: 'newcomer' });
+    try {
+      raw.request(0, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+      await raw.response(0);
+      const r = await alice.call('send_handoff', { to: 'newcomer', body: 'before initialized' });
+      assert.ok(!r.isError, `a send between initialize and initialized: ${JSON.stringify(r.content)}`);
+      assert.equal(r.structuredContent.recipients[0].sessions, 1);
+      await new Promise((res) => setTimeout(res, 100));
+      assert.ok(!raw.messages.some((m) => m.method === 'notifications/claude/channel'), 'no notification before initialized');
+      raw.notify('notifications/initialized');
+      await waitFor(() => raw.messages.some((m) => m.method === 'notifications/claude/channel'), 5000, 'the held push');
+    } finally {
+      raw.close();
+    }
   });
 
   it('a session is addressable the moment its handshake completes', async () => {
