@@ -93,19 +93,23 @@ const hookCmd = (p: Probes, cli: string, event: string, mode = '') => `${NODE} $
 export function configureClaude(h: AgentHome, ws: string, p: Probes, opts: { wake?: boolean } = {}): void {
   execFileSync(CLI_BIN.claude, ['mcp', 'add', '--scope', 'local', 'probe', '--', NODE, p.server], { cwd: ws, env: h.env, stdio: 'pipe' });
   const entry = (event: string, matcher?: string) => [{ ...(matcher ? { matcher } : {}), hooks: [{ type: 'command', command: hookCmd(p, 'claude', event), timeout: 10 }] }];
-  const hooks: Record<string, unknown> = { SessionStart: entry('SessionStart'), UserPromptSubmit: entry('UserPromptSubmit'), PostToolUse: entry('PostToolUse', '*'), Stop: entry('Stop') };
+  const hooks: Record<string, unknown> = { SessionStart: entry('SessionStart'), UserPromptSubmit: entry('UserPromptSubmit'), PostToolUse: [...entry('PostToolUse', '*'), { matcher: '*', hooks: [MCP_HOOK] }], Stop: entry('Stop') };
   if (opts.wake) hooks.Stop = [{ hooks: [{ type: 'command', command: hookCmd(p, 'claude', 'Stop', 'wake'), asyncRewake: true, timeout: 3600 }] }];
   mkdirSync(join(ws, '.claude'), { recursive: true });
   writeFileSync(join(ws, '.claude', 'settings.local.json'), JSON.stringify({ hooks }, null, 2));
 }
 
-/** The trust hash Codex 0.171 records for a command hook (recipe in NOTES.md). */
-export function codexHookHash(label: string, matcher: string | undefined, handler: { command: string; timeout?: number }): string {
+/** The trust hash Codex 0.171 records for a hook handler (recipe in NOTES.md). */
+export function codexHookHash(label: string, matcher: string | undefined, handler: Record<string, unknown>): string {
   const canon = (v: any): any => (Array.isArray(v) ? v.map(canon) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon(v[k])])) : v);
-  const identity: any = { event_name: label, hooks: [{ type: 'command', command: handler.command, timeout: Math.max(1, handler.timeout ?? 600), async: false }] };
+  const normalized = handler.type === 'command' ? { ...handler, timeout: Math.max(1, Number(handler.timeout ?? 600)), async: !!handler.async } : { ...handler, timeout: handler.timeout ?? 600 };
+  const identity: any = { event_name: label, hooks: [normalized] };
   if (matcher !== undefined && label !== 'stop' && label !== 'user_prompt_submit') identity.matcher = matcher;
   return `sha256:${createHash('sha256').update(JSON.stringify(canon(identity))).digest('hex')}`;
 }
+
+// A hook that is a tools/call on the session's own MCP connection (Claude Code and Codex).
+const MCP_HOOK = { type: 'mcp_tool', server: 'probe', tool: 'hookctx', input: { event: 'PostToolUse', session: '${session_id}' }, timeout: 10 };
 
 /** Codex: [mcp_servers.probe] + $CODEX_HOME/hooks.json, each hook trusted by hash in config.toml. */
 export function configureCodex(h: AgentHome, p: Probes, opts: { trust?: boolean } = {}): void {
@@ -119,9 +123,11 @@ export function configureCodex(h: AgentHome, p: Probes, opts: { trust?: boolean 
   const doc: any = { hooks: {} };
   let toml = `\n[mcp_servers.probe]\ncommand = ${JSON.stringify(NODE)}\nargs = [${JSON.stringify(p.server)}]\n`;
   for (const [event, label, matcher] of events) {
-    const handler = { type: 'command', command: hookCmd(p, 'codex', event), timeout: 10 };
-    doc.hooks[event] = [{ ...(matcher ? { matcher } : {}), hooks: [handler] }];
-    if (opts.trust !== false) toml += `\n[hooks.state.${JSON.stringify(`${hooksPath}:${label}:0:0`)}]\ntrusted_hash = "${codexHookHash(label, matcher, handler)}"\n`;
+    const handlers = [{ type: 'command', command: hookCmd(p, 'codex', event), timeout: 10 }, ...(event === 'PostToolUse' ? [MCP_HOOK] : [])];
+    doc.hooks[event] = handlers.map((handler) => ({ ...(matcher ? { matcher } : {}), hooks: [handler] }));
+    handlers.forEach((handler, group) => {
+      if (opts.trust !== false) toml += `\n[hooks.state.${JSON.stringify(`${hooksPath}:${label}:${group}:0`)}]\ntrusted_hash = "${codexHookHash(label, matcher, handler)}"\n`;
+    });
   }
   writeFileSync(hooksPath, JSON.stringify(doc, null, 2));
   appendFileSync(join(h.configDir, 'config.toml'), toml);

@@ -1,7 +1,8 @@
 // The harness checks itself against the real CLIs, with throwaway configs (probes.ts), not
 // Handoff's: (a) an MCP tool is offered and runs unprompted, (b) a shell call runs, (c) a hook's
-// context reaches the next model request, (d) a Stop/AfterAgent block continues the turn once —
-// and, for Claude Code under tmux, an asyncRewake hook wakes an idle session.
+// context reaches the next model request, (d) a Stop/AfterAgent block continues the turn once,
+// (e) in Claude Code and Codex a hook that is an MCP tool call works too — and, for Claude Code
+// under tmux, an asyncRewake hook wakes an idle session.
 // Not part of `npm test`. Run: node out/test/helpers/cli/selftest.js [claude|codex|gemini|tmux …]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -67,7 +68,7 @@ async function oneShot(cli: Cli): Promise<void> {
     else configureGemini(h, ws, p);
     if (cli === 'codex') {
       const listed = await codexHooks(h, ws);
-      check('codex: hooks/list says our recipe-trusted hooks are trusted', listed.hooks.length === 4 && listed.hooks.every((x) => x.trustStatus === 'trusted'), listed.hooks.map((x) => `${x.eventName}:${x.trustStatus}`).join(' '));
+      check('codex: hooks/list says our recipe-trusted hooks are trusted', listed.hooks.length === 5 && listed.hooks.every((x) => x.trustStatus === 'trusted'), listed.hooks.map((x) => `${x.eventName}:${x.trustStatus}`).join(' '));
     }
     const run = await runAgent(h, ws, 'scripted self-test', { allowedTools: ['Bash', 'mcp__probe__ping'], timeoutMs: 60_000 });
     check(`${cli}: exit 0 in ${run.durationMs} ms`, run.code === 0 && !run.timedOut, run.code === 0 ? '' : `code ${run.code}\n${run.stderr.slice(-2000)}`);
@@ -78,6 +79,11 @@ async function oneShot(cli: Cli): Promise<void> {
     check(`(b) ${cli}: the shell ran`, model.insertions('SHELL-OK').some((x) => x.item.kind === 'tool_result'), where(model, 'SHELL-OK'));
     for (const ev of ['SessionStart', cli === 'gemini' ? 'BeforeAgent' : 'UserPromptSubmit', AFTER_TOOL[cli]]) {
       check(`(c) ${cli}: ${ev} additionalContext reached the model`, model.firstRequestWith(`MARKER-123:${ev}`) >= 0, where(model, `MARKER-123:${ev}`));
+    }
+    if (cli !== 'gemini') {
+      const calls = p.entries().filter((e) => e.kind === 'hookctx');
+      const session = p.entries().find((e) => e.kind === 'hook')?.stdin?.session_id;
+      check(`(e) ${cli}: an mcp_tool hook (a call on the session's MCP connection) reached the model`, model.firstRequestWith('MCPHOOK-321') > 0 && calls.length > 0 && calls.every((c) => c.args.session === session), `${where(model, 'MCPHOOK-321')}; ${calls.length} calls with session ${calls[0]?.args.session}`);
     }
     const stopped = model.surfacings('STOP-MARKER-456');
     const last = model.requests.at(-1)!;
