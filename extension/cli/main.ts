@@ -8,6 +8,7 @@ import { AGENT_CLIS, connectAgent, disconnectAgent, type AgentCli } from '../sha
 import { connectControl } from '../shared/controlClient';
 import { findWorkspace, resolveHubSocket } from '../shared/paths';
 import { InboxRequest, SendRequest, SnapshotRequest, type InboxItem, type SendResult, type Snapshot } from '../shared/protocol';
+import { SEEN_TEXT } from '../shared/seenWhen';
 import { parseHubArgs, runHub } from '../hub/run';
 
 const USAGE = `usage: handoff <command> [options]
@@ -95,7 +96,7 @@ async function main(argv: string[]): Promise<number> {
         const body = values.body ?? positionals.join(' ');
         if (!values.to || !body) throw new Error('send needs --to NAME and a body');
         const r: SendResult = await connection.sendRequest(SendRequest.method, { as: me, to: values.to.split(','), body, thread: values.thread, idempotencyKey: values.key, insist: values.insist });
-        const per = r.recipients.map((x) => x.sessions > 0 ? `pushed to ${x.identity} (${x.sessions} session${x.sessions > 1 ? 's' : ''})` : `queued for ${x.identity} (no live session)`).join('; ');
+        const per = r.recipients.map((x) => `${x.sessions > 0 ? `pushed to ${x.identity} (${x.sessions} session${x.sessions > 1 ? 's' : ''})` : `queued for ${x.identity} (no live session)`}, ${SEEN_TEXT[x.seen_when]}`).join('; ');
         out(r, r.duplicate ? `not sent again: ${r.duplicate.note} (${r.message_id})` : `stored ${r.message_id}: ${per}. Not proof of reading — \`handoff status\` shows ACKs.`);
         return 0;
       }

@@ -2,6 +2,7 @@
 // The hub keeps, in memory only, the hook sessions it has heard from (busy or idle, an idle
 // waiter) and the claims between deciding and journaling; the record itself is a `surfaced` event.
 import type { HookAnswer, HookHello, HookItem } from '../shared/hook';
+import type { SeenWhen } from '../shared/seenWhen';
 import { surfacedEvent, unsurfacedFor } from './bus/attention';
 import type { BusEvent, BusState, SurfacePath } from './bus/model';
 import { renderMessage } from './render';
@@ -14,8 +15,6 @@ const BODY_CHARS = 4000;
 /** A hook session not heard from for this long no longer says when its agent will look. */
 const STALE_MS = 30 * 60_000;
 
-/** When a recipient's model will see a handoff sent now, as far as this hub can tell. */
-export type SeenWhen = 'now' | 'next_tool_call' | 'next_turn' | 'when_it_calls_inbox';
 
 interface HookSession {
   key: string;

@@ -10,7 +10,8 @@ import type { BusEvent, BusState, Delivery, HotMessage, Message, Outcome, PushKi
 import { emptyState } from './bus/model';
 import { isTerminal } from './bus/reduce';
 import { isRemote, outboxFor } from './bus/relay';
-import { Attention, type SeenWhen } from './attention';
+import { Attention } from './attention';
+import type { SeenWhen } from '../shared/seenWhen';
 import type { RelayOutcome, RemoteLink, RemoteStatus } from './remote';
 import { renderMessage } from './render';
 import { SessionRegistry, type Session } from './sessions';

@@ -37,7 +37,7 @@ describe('Send Handoff text', () => {
   const base = { message_id: '01JD3V7W2K8Q5X9Y4Z6A1B2C3D', seq: 1, thread: 't' };
   it('says queued when nobody is live and pushed with the session count otherwise — never just "sent"', () => {
     const text = describeResult({ ...base, state: 'pushed', recipients: [{ identity: 'bob', state: 'pushed', sessions: 2, seen_when: 'next_tool_call' }, { identity: 'eve', state: 'queued', sessions: 0, seen_when: 'when_it_calls_inbox' }] });
-    assert.match(text, /pushed to bob \(2 sessions\); queued for eve \(no live session\)/);
+    assert.match(text, /pushed to bob \(2 sessions\), its model sees it after its current tool call; queued for eve \(no live session\), its model sees it only when it calls inbox/);
     assert.match(text, /Not proof of reading/);
     assert.doesNotMatch(text, /\bsent\b/);
   });

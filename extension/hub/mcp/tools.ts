@@ -9,6 +9,7 @@ import type { Caller } from '../bus/decide';
 import { BusError } from '../bus/errors';
 import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN } from '../bus/identity';
 import type { Delivery, Message } from '../bus/model';
+import { SEEN_TEXT } from '../../shared/seenWhen';
 import type { Hub, SendResult } from '../hub';
 import { fencedBody, renderMessage, unackedFooter } from '../render';
 
@@ -101,13 +102,6 @@ function relayText(relay: SendResult['relay']): string {
   if (relay.state === 'refused') return `NOT delivered: ${relay.reason}`;
   return `in the Matrix outbox, NOT on the homeserver yet${relay.last_error ? ` (${relay.last_error})` : ''}; retried with the same txnId`;
 }
-
-const SEEN_TEXT = {
-  now: 'its idle session is woken with it now',
-  next_tool_call: 'its model sees it after its current tool call',
-  next_turn: 'its model sees it at its next turn',
-  when_it_calls_inbox: 'its model sees it only when it calls inbox (no Handoff hooks heard from it)',
-} as const;
 
 export function registerTools(server: McpServer, ctx: ToolContext): void {
   const { hub } = ctx;
