@@ -11,6 +11,7 @@
 
 TOOLS="${HANDOFF_TOOLS:-${HOME:-/root}/.cache/handoff-tools}"
 REPO_CI="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+export npm_config_update_notifier=false
 
 setup_begin() {
   SETUP_NAME="$1"
@@ -25,7 +26,7 @@ setup_begin() {
 # Why a step failed, for a person and for the tests (test/helpers/tools.mjs reads the file).
 setup_fail() {
   local what="$1" cmd="$2" code="$3"
-  local retry="bash $REPO_CI/$SETUP_NAME.sh"
+  local retry="${HANDOFF_TOOLS:+HANDOFF_TOOLS=$TOOLS }bash $REPO_CI/$SETUP_NAME.sh"
   {
     printf 'step=%s\n' "$what"
     printf 'command=%s\n' "$cmd"
