@@ -150,3 +150,7 @@ server.on('exit', (code, signal) => {
   process.exit(stopping ? 0 : (code ?? (signal ? 1 : 0)));
 });
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, stop);
+// `npm start` runs this under sh: a SIGTERM to npm ends npm and sh but is not passed on, and the
+// server would run on as an orphan. Going with the parent covers that, and a killed parent too.
+const parent = process.ppid;
+setInterval(() => { if (process.ppid !== parent) stop(); }, 500).unref();
