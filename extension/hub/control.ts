@@ -6,8 +6,9 @@ import {
   ResolveRequest, SendRequest, SnapshotRequest,
   type ActionParams, type InboxParams, type MatrixConnectParams, type MessageParams, type ReceiptParams, type SendParams,
 } from '../shared/protocol';
+import type { z } from 'zod';
 import { BusError } from './bus/errors';
-import { isIdentityName } from './bus/identity';
+import { actionParams, checkParams, inboxParams, messageParams, receiptParams, sendParams } from './controlSchemas';
 import type { Hub } from './hub';
 import { matrixConfig, MatrixConfigError } from './matrix/config';
 import { startMatrix } from './matrix/load';
@@ -41,29 +42,31 @@ function asInvalidInput<T>(work: () => T): T {
   }
 }
 
-function checkName(name: string): string {
-  if (!isIdentityName(name)) throw new BusError('invalid_identity', `"${name}" is not an identity name: use letters, digits, '.', '_' or '-'.`);
-  return name;
-}
-
 /** Registers the handlers; returns a function that stops change notifications. */
 export function serveControl(hub: Hub, connection: Connection, debounceMs = 100): () => void {
   const controlSession = `control-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   connection.onRequest(SnapshotRequest.method, () => hub.snapshot());
-  connection.onRequest(SendRequest.method, (p: SendParams) => guard(async () => {
-    const caller = { identity: checkName(p.as), session: controlSession, node: hub.node };
+  /** Validates the params against the method's schema before the handler sees them. */
+  const handle = <T>(method: string, schema: z.ZodType<T>, handler: (p: T) => unknown) =>
+    connection.onRequest(method, (raw: never) => guard(() => {
+      const p = checkParams(schema, method, raw);
+      if (typeof p === 'string') throw new BusError('invalid_input', p);
+      return handler(p);
+    }));
+  handle(SendRequest.method, sendParams, async (p: SendParams) => {
+    const caller = { identity: p.as, session: controlSession, node: hub.node };
     await hub.remember(caller.identity);
     return hub.send(caller, {
       to: p.to, body: p.body, thread: p.thread, replyTo: p.replyTo, requiresAck: p.requiresAck,
       slaMs: p.slaSeconds ? p.slaSeconds * 1000 : undefined, idempotencyKey: p.idempotencyKey, insist: p.insist,
     });
-  }));
-  connection.onRequest(InboxRequest.method, (p: InboxParams) => guard(() => hub.inbox(checkName(p.identity), p)));
-  connection.onRequest(MessageRequest.method, (p: MessageParams) => guard(async () => (await hub.lookup(p.id)) ?? null));
-  connection.onRequest(ReceiptRequest.method, (p: ReceiptParams) => guard(() =>
-    hub.receipt({ identity: checkName(p.as), session: controlSession, node: hub.node }, p.id, p.kind, p.outcome, p.summary)));
-  connection.onRequest(ChaseRequest.method, (p: ActionParams) => guard(() => hub.chase(p.id, p.by)));
-  connection.onRequest(ResolveRequest.method, (p: ActionParams) => guard(() => hub.resolve(p.id, p.by, p.note)));
+  });
+  handle(InboxRequest.method, inboxParams, (p: InboxParams) => hub.inbox(p.identity, p));
+  handle(MessageRequest.method, messageParams, async (p: MessageParams) => (await hub.lookup(p.id)) ?? null);
+  handle(ReceiptRequest.method, receiptParams, (p: ReceiptParams) =>
+    hub.receipt({ identity: p.as, session: controlSession, node: hub.node }, p.id, p.kind, p.outcome, p.summary));
+  handle(ChaseRequest.method, actionParams, (p: ActionParams) => hub.chase(p.id, p.by));
+  handle(ResolveRequest.method, actionParams, (p: ActionParams) => hub.resolve(p.id, p.by, p.note));
   const dropRemote = async () => {
     await hub.remoteLink?.close();
     hub.setRemote(undefined);

@@ -95,6 +95,12 @@ class BoundedMap<K, V> extends Map<K, V> {
 function accept(hub: Hub, socket: Socket, replayCaches: Map<string, ReplayCache>, options: ListenOptions): void {
   let buf = Buffer.alloc(0);
   const reply = (r: Omit<HelloReply, 'handoff'>) => socket.write(`${JSON.stringify({ handoff: HELLO_VERSION, ...r })}\n`);
+  // A connection that never says what it is holds a slot forever: it gets a few seconds.
+  const helloTimer = setTimeout(() => {
+    reply({ ok: false, error: 'no hello line within 10 s' });
+    socket.destroy();
+  }, 10_000);
+  helloTimer.unref();
   const onData = (chunk: Buffer) => {
     buf = Buffer.concat([buf, chunk]);
     const nl = buf.indexOf(0x0a);
@@ -106,6 +112,7 @@ function accept(hub: Hub, socket: Socket, replayCaches: Map<string, ReplayCache>
       return;
     }
     socket.off('data', onData);
+    clearTimeout(helloTimer);
     socket.pause();
     const rest = buf.subarray(nl + 1);
     let hello: Hello;
@@ -136,5 +143,6 @@ function accept(hub: Hub, socket: Socket, replayCaches: Map<string, ReplayCache>
     }
   };
   socket.on('data', onData);
+  socket.once('close', () => clearTimeout(helloTimer));
   socket.on('error', (e) => options.log(`socket error: ${e.message}`));
 }

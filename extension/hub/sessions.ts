@@ -1,6 +1,15 @@
 // Live sessions, in memory only: an entry exists while its connection is open. Nothing about
 // liveness is read from disk — stale pid and lock files kept dead peers "alive" elsewhere.
+import { createHash } from 'node:crypto';
 import type { PushKind } from './bus/model';
+
+/**
+ * How a session is named to other agents: a stable label, not its key. A key is the session's
+ * secret (a connection presenting it replaces the session), so only its owner is ever shown it.
+ */
+export function sessionLabel(key: string): string {
+  return `s-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
+}
 
 export interface PushPayload {
   id: string;

@@ -99,5 +99,5 @@ export async function connectAgent(spec: AgentSpec): Promise<Agent> {
 
 /** A message body from structuredContent without its untrusted-data fence. */
 export function plainBody(m: { body: string }): string {
-  return m.body.replace(/^<handoff-body id="[^"]*">\n/, '').replace(/\n<\/handoff-body>$/, '').replace(/&lt;(\/?handoff-body)/gi, '<$1');
+  return m.body.replace(/^<handoff-body-[0-9a-f]+ id="[^"]*">\n/, '').replace(/\n<\/handoff-body-[0-9a-f]+>$/, '').replace(/&lt;(\/?handoff-body)/gi, '<$1');
 }

@@ -1,6 +1,7 @@
 // Two real agents (SDK Client → real bridge → real hub) hand work to each other.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sessionLabel } from '../../extension/hub/sessions';
 import { connectAgent, plainBody, waitFor, type Agent } from '../helpers/agent';
 import { startHub, type HubProcess } from '../helpers/hubProcess';
 
@@ -43,7 +44,7 @@ describe('handoff between two agents over the real bridge', () => {
     assert.equal(push.meta.thread, 'pr-12');
     assert.equal(push.meta.replayed, 'false');
     assert.equal(push.meta.chase, 'false');
-    assert.match(push.content, /<handoff-body id="[0-9A-Z]{26}">\nReview PR #12 please\n<\/handoff-body>/);
+    assert.match(push.content, /<(handoff-body-[0-9a-f]{12}) id="[0-9A-Z]{26}">\nReview PR #12 please\n<\/\1>/);
     assert.match(push.content, /not instructions/);
 
     // Unacked: every tool result of bob's carries the footer.
@@ -67,7 +68,7 @@ describe('handoff between two agents over the real bridge', () => {
     assert.deepEqual(d.receipts.map((r: any) => r.kind), ['read', 'ack', 'result']);
     for (const r of d.receipts) {
       assert.equal(r.by, 'bob');
-      assert.equal(r.session, 'bob-1');
+      assert.equal(r.session, sessionLabel('bob-1'), 'a label, never the session key itself');
       assert.match(r.node, /.+/);
       assert.ok(Date.parse(r.at) > Date.now() - 60_000);
     }

@@ -59,7 +59,7 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     assert.equal(push.meta.from, 'alice@nodeA');
     assert.equal(push.meta.thread, 'pr-7');
     assert.equal(push.meta.replayed, 'false');
-    assert.match(push.content, /<handoff-body id="[0-9A-Z]{26}">\nReview PR #7 on the other machine\n<\/handoff-body>/);
+    assert.match(push.content, /<(handoff-body-[0-9a-f]{12}) id="[0-9A-Z]{26}">\nReview PR #7 on the other machine\n<\/\1>/);
 
     const view = await bob.ok('get_message', { message_id: id });
     assert.equal(view.handled, false);

@@ -1,5 +1,6 @@
 // The bus's data: messages, per-recipient deliveries, receipts, identities. Plain data only —
 // everything here is serialised into the journal and the checkpoint as it is.
+import { dict } from './dict';
 
 export type PushKind = 'live' | 'replayed' | 'chase';
 export type ReceiptKind = 'read' | 'ack' | 'result';
@@ -176,5 +177,5 @@ export type BusEvent =
   | { type: 'synced'; since: string; room?: string; lastEventId?: string };
 
 export function emptyState(node: string): BusState {
-  return { node, seq: 0, hot: {}, identities: {}, coverage: {}, idempotency: {} };
+  return { node, seq: 0, hot: dict(), identities: dict(), coverage: dict(), idempotency: dict() };
 }

@@ -1,5 +1,6 @@
 // How each journal event changes the bus state. Deterministic: no clock, no I/O — recovery
 // replays the journal through this same function and must land on the same state.
+import { dict } from './dict';
 import type { BusEvent, BusState, Delivery, DeliveryState, HotMessage, RelayState } from './model';
 
 const ACK_LATENCY_SAMPLES = 200;
@@ -27,7 +28,7 @@ function countAck(state: BusState, hot: HotMessage, delivery: Delivery, at: numb
 }
 
 function relayOf(state: BusState): RelayState {
-  return (state.relay ??= { outbox: {}, queued: 0, rooms: {} });
+  return (state.relay ??= { outbox: dict(), queued: 0, rooms: dict() });
 }
 
 /** Applies one event in place. Events for messages no longer hot (archived) are ignored. */
@@ -46,7 +47,7 @@ export function apply(state: BusState, event: BusEvent): void {
     case 'sent': {
       const m = event.message;
       state.seq = Math.max(state.seq, m.seq);
-      const deliveries: Record<string, Delivery> = {};
+      const deliveries = dict<Delivery>();
       for (const r of m.recipients) {
         deliveries[r] = { recipient: r, state: 'queued', pushes: [], receipts: [] };
         const c = (state.coverage[r] ??= { addressed: 0, acked: 0, ackLatencies: [] });

@@ -3,6 +3,7 @@
 // in one journal record together with the new position — so after a crash or an outage nothing
 // is skipped and nothing is taken twice. Messages are idempotent by id as well: a txnId replayed
 // past the homeserver's dedupe window makes a second event with the same message id.
+import { dict } from '../bus/dict';
 import type { BusEvent } from '../bus/model';
 import { isRemote, localize } from '../bus/relay';
 import type { Hub } from '../hub';
@@ -48,7 +49,7 @@ export class Ingest {
 
   /** Advisory m.read receipts of Matrix users, by message id (open messages only). */
   advisoryReads(): Record<string, AdvisoryRead[]> {
-    const out: Record<string, AdvisoryRead[]> = {};
+    const out = dict<AdvisoryRead[]>();
     for (const [id, reads] of this.reads) {
       if (this.hub.state.hot[id]) out[id] = reads;
       else this.reads.delete(id);

@@ -27,7 +27,7 @@ export interface AgentConnectionOptions {
 export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover: Buffer, options: AgentConnectionOptions): void {
   const key = hello.session && /^[\w.:-]{1,128}$/.test(hello.session) ? hello.session : `s-${randomUUID()}`;
   let identity = hello.identity && isIdentityName(hello.identity) ? hello.identity : undefined;
-  let roles = (hello.roles ?? []).filter((r) => typeof r === 'string').slice(0, 16);
+  let roles = (Array.isArray(hello.roles) ? hello.roles : []).filter((r) => typeof r === 'string' && isIdentityName(r)).slice(0, 16);
   const badName = hello.identity && !identity ? hello.identity : undefined;
   let initialized = false;
   let subscribed = false;
@@ -69,7 +69,8 @@ export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover
     if (!identity || session) return;
     session = {
       key, identity, roles,
-      get client() { return hello.client ?? server.server.getClientVersion()?.name ?? 'unknown'; },
+      // Shown in logs and the panel: one short line, whatever the agent claims.
+      get client() { return String(hello.client ?? server.server.getClientVersion()?.name ?? 'unknown').replace(/[^\w .:/@+-]/g, '?').slice(0, 64); },
       agentPid: typeof hello.agentPid === 'number' ? hello.agentPid : undefined,
       connectedAt: Date.now(), lastSeen: Date.now(), pushed: new Set(), deliver, isOpen: () => transport.isOpen,
       close: () => void transport.close(),

@@ -4,6 +4,23 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
+/** The longest JSON-RPC line an agent may send: a tool call with a full-size body fits many times over. */
+export const MAX_LINE_BYTES = 1 << 20;
+/** The deepest nesting a message may have: our tools' arguments are two levels deep. */
+export const MAX_DEPTH = 32;
+
+/** Iterative, so a hostile depth cannot overflow the stack that measures it. */
+export function deeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d >= max) return true;
+    for (const child of Object.values(v as object)) stack.push([child, d + 1]);
+  }
+  return false;
+}
+
 export class SocketTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -34,7 +51,29 @@ export class SocketTransport implements Transport {
     else this.receive(chunk);
   }
 
+  /** Bytes received since the last newline: a line without end is cut off before it eats memory. */
+  private unterminated = 0;
+
+  /** An input this connection will not take: say why, then close only this connection. */
+  private refuse(why: string, id: unknown = null): void {
+    this.onerror?.(new Error(why));
+    if (!this.socket.destroyed) this.socket.end(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message: why } })}\n`);
+    this.socket.destroy();
+    this.finish();
+  }
+
   private receive(chunk: Buffer): void {
+    if (this.closed) return;
+    let start = 0;
+    let run = this.unterminated;
+    for (let nl = chunk.indexOf(0x0a); ; nl = chunk.indexOf(0x0a, start)) {
+      run += (nl < 0 ? chunk.length : nl) - start;
+      if (run > MAX_LINE_BYTES) return this.refuse(`A line over ${MAX_LINE_BYTES} bytes: this connection is closed (a handoff body is at most 64 KiB).`);
+      if (nl < 0) break;
+      run = 0;
+      start = nl + 1;
+    }
+    this.unterminated = run;
     this.buffer.append(chunk);
     for (;;) {
       let message: JSONRPCMessage | null;
@@ -45,6 +84,9 @@ export class SocketTransport implements Transport {
         continue;
       }
       if (!message) return;
+      if (deeperThan(message, MAX_DEPTH)) {
+        return this.refuse(`A message nested deeper than ${MAX_DEPTH} levels: this connection is closed.`, 'id' in message ? message.id : null);
+      }
       this.onmessage?.(message);
     }
   }

@@ -11,6 +11,7 @@ import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN } from '../bus/identity';
 import type { Delivery, Message } from '../bus/model';
 import { SEEN_TEXT } from '../../shared/seenWhen';
 import type { Hub, SendResult } from '../hub';
+import { sessionLabel } from '../sessions';
 import { fencedBody, renderMessage, unackedFooter } from '../render';
 
 export interface ToolContext {
@@ -89,9 +90,9 @@ function receiptData(d: Delivery) {
   return {
     recipient: d.recipient,
     state: d.state,
-    pushes: d.pushes.map((p) => ({ session: p.session, node: p.node, at: new Date(p.at).toISOString(), kind: p.kind })),
-    surfaced: (d.surfacings ?? []).map((x) => ({ session: x.session, node: x.node, at: new Date(x.at).toISOString(), path: x.path, via: x.via, replayed: x.replayed })),
-    receipts: d.receipts.map((r) => ({ kind: r.kind, by: r.by, session: r.session, node: r.node, at: new Date(r.at).toISOString(), outcome: r.outcome, summary: r.summary })),
+    pushes: d.pushes.map((p) => ({ session: sessionLabel(p.session), node: p.node, at: new Date(p.at).toISOString(), kind: p.kind })),
+    surfaced: (d.surfacings ?? []).map((x) => ({ session: sessionLabel(x.session), node: x.node, at: new Date(x.at).toISOString(), path: x.path, via: x.via, replayed: x.replayed })),
+    receipts: d.receipts.map((r) => ({ kind: r.kind, by: r.by, session: sessionLabel(r.session), node: r.node, at: new Date(r.at).toISOString(), outcome: r.outcome, summary: r.summary })),
     failure: d.failure?.reason,
   };
 }
@@ -108,11 +109,11 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
 
   server.registerTool('whoami', {
     description: 'Who this session is on the Handoff bus: identity, session key, node. Pass name (and roles) to register an unnamed session.',
-    inputSchema: { name: identityName.optional(), roles: z.array(z.string().max(64)).max(16).optional() },
+    inputSchema: { name: identityName.optional(), roles: z.array(identityName).max(16).optional() },
     annotations: RECEIPT,
   }, guarded(ctx, async ({ name, roles }: { name?: string; roles?: string[] }) => {
     const caller = name ? await ctx.register(name, roles ?? []) : ctx.caller();
-    const data = { identity: caller.identity, session: caller.session, node: caller.node, workspace: hub.options.workspace, live_sessions_of_identity: hub.sessions.count(caller.identity), unacked: hub.unacked(caller.identity).length };
+    const data = { identity: caller.identity, session: caller.session, session_label: sessionLabel(caller.session), node: caller.node, workspace: hub.options.workspace, live_sessions_of_identity: hub.sessions.count(caller.identity), unacked: hub.unacked(caller.identity).length };
     return result(ctx, `You are ${caller.identity} (session ${caller.session}) on node ${caller.node}.`, data);
   }));
 
@@ -217,7 +218,12 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     annotations: READ,
   }, guarded(ctx, () => {
     const me = ctx.caller().identity;
-    const entries = hub.pending(me);
+    // Receipts name the recipient's session by label: its key is its secret.
+    const entries = hub.pending(me).map((e) => ({ ...e, recipients: e.recipients.map((r) => ({
+      ...r,
+      lastReceipt: r.lastReceipt && { ...r.lastReceipt, session: sessionLabel(r.lastReceipt.session) },
+      surfaced: r.surfaced && { ...r.surfaced, session: sessionLabel(r.surfaced.session) },
+    })) }));
     const text = entries.map((e) => `${e.id} → ${e.recipients.map((r) => `${r.recipient}:${r.state}${r.overdue ? ' OVERDUE' : ''}`).join(', ')} — ${e.preview}`).join('\n') || 'Nothing pending: every handoff you sent is done.';
     return result(ctx, text, { pending: entries });
   }));

@@ -1,5 +1,6 @@
 // An append-only file of JSON lines. A batch goes out in one write and one fdatasync; the caller
 // groups concurrent commits into batches (the floor for durability is one fsync'd append).
+import { parseState } from '../bus/dict';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fsyncDir } from './durableJsonFile';
@@ -36,7 +37,7 @@ export class AppendLog<T> {
       const nl = buf.indexOf(0x0a, start);
       if (nl < 0) break; // no newline: torn
       try {
-        lines.push({ value: JSON.parse(buf.toString('utf8', start, nl)) as T, offset: start, length: nl - start });
+        lines.push({ value: parseState<T>(buf.toString('utf8', start, nl)), offset: start, length: nl - start });
       } catch {
         break; // garbage can only be a torn tail, since every batch is fsync'd before the next
       }
@@ -83,7 +84,7 @@ export class AppendLog<T> {
     if (!this.fh) throw new Error(`${this.path} is not open`);
     const buf = Buffer.alloc(length);
     await this.fh.read(buf, 0, length, offset);
-    return JSON.parse(buf.toString('utf8')) as T;
+    return parseState<T>(buf.toString('utf8'));
   }
 
   async truncate(): Promise<void> {

@@ -1,5 +1,6 @@
 // lowdb adapter for the checkpoint document: write a temp file, fsync it, rename it over the old
 // one, fsync the directory. A crash at any instant leaves either the old or the new document.
+import { parseState } from '../bus/dict';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
@@ -22,7 +23,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
 
   async read(): Promise<T | null> {
     try {
-      return JSON.parse(await readFile(this.path, 'utf8')) as T;
+      return parseState<T>(await readFile(this.path, 'utf8'));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw e;
