@@ -9,7 +9,7 @@ import { handoffConnect } from '../helpers/cli/connect';
 import { startScriptedModel, type ScriptedModel } from '../helpers/cli/scriptedModel';
 import { startInteractiveClaude, tmuxAvailable, type TmuxSession } from '../helpers/cli/tmux';
 import { startHub, type HubProcess } from '../helpers/hubProcess';
-import { skipOrFail } from '../helpers/skip.mjs';
+import { skipOrFail, whyMissing } from '../helpers/skip.mjs';
 
 describe('attention in claude: an idle interactive session', () => {
   let hub: HubProcess | undefined;
@@ -25,7 +25,7 @@ describe('attention in claude: an idle interactive session', () => {
 
   it('is woken by a handoff within 10 s and ACKs it', { timeout: 180_000 }, async (t) => {
     if (!cliInstalled('claude')) return skipOrFail(t, 'claude CLI (npm install)');
-    if (!tmuxAvailable()) return skipOrFail(t, 'tmux (apt-get install tmux; .ci/setup-tools.sh installs it)');
+    if (!tmuxAvailable()) return skipOrFail(t, whyMissing('setup-agents', 'tmux'));
     hub = await startHub({ socket: null });
     alice = await connectAgent({ socket: hub.socket, name: 'alice' });
     const needle = `wake-${Date.now().toString(36)}`;
