@@ -3,7 +3,10 @@
 // fence escapes outside the body, session keys shown to others, connections without a hello.
 // Each closes at most its own connection; the hub keeps serving and loses nothing.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connectControl, type ControlClient } from '../../extension/shared/controlClient';
 import { connectAgent, plainBody, type Agent } from '../helpers/agent';
@@ -105,6 +108,16 @@ describe('hostile input cannot crash, brick or impersonate', () => {
     } finally {
       await bob.close();
     }
+  });
+
+  it('special files cannot be attached: a FIFO is refused at once and the store keeps writing', async () => {
+    execFileSync('mkfifo', [join(hub.workspace, 'pipe')]);
+    const r = await alice.call('send_handoff', { to: 'alice', body: 'see the pipe', attachments: [{ path: 'pipe' }] });
+    assert.equal(r.structuredContent.error.code, 'invalid_input');
+    assert.match(r.structuredContent.error.message, /not a regular file/);
+    writeFileSync(join(hub.workspace, 'notes.txt'), 'hello');
+    const ok = await alice.ok('send_handoff', { to: 'alice', body: 'see the notes', attachments: [{ path: 'notes.txt' }] });
+    assert.ok(ok.message_id, 'sends with a regular file still work');
   });
 
   it('a connection that never sends a hello is closed', { timeout: 20_000 }, async () => {
