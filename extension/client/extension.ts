@@ -16,7 +16,8 @@ import { panelModel } from './panel/model';
 import type { PanelModel } from './panel/protocol';
 import { PanelViewProvider } from './panel/viewProvider';
 import { humanIdentity } from './settings';
-import { StatusBar, type StatusView } from './statusBar';
+import { StatusBar } from './statusBar';
+import type { StatusView } from './statusView';
 import { injectHubEnv } from './terminalEnv';
 
 /** What the extension exports: for tests and for other extensions that want to watch the bus. */

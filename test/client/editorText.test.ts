@@ -6,6 +6,7 @@ import { codexServerTable, upsertTable } from '../../extension/shared/connect/co
 import { describeResult, recipientPicks } from '../../extension/client/commands/sendText';
 import { inertLinks } from '../../extension/client/format';
 import { panelModel } from '../../extension/client/panel/model';
+import { statusView } from '../../extension/client/statusView';
 import type { LedgerEntry, Snapshot } from '../../extension/shared/protocol';
 
 const launch = { command: '/opt/code/node', args: ['/ext/dist/bridge.js'], env: { ELECTRON_RUN_AS_NODE: '1' } };
@@ -90,6 +91,17 @@ describe('panel model', () => {
     assert.equal(m.events.find((e) => e.id === 'A')!.awaitingAck, false);
     assert.equal(m.events.find((e) => e.id === 'B')!.awaitingAck, true);
     assert.equal(m.events[0].preview, '<b>hi</b>', 'text is passed through as text; the view never parses it');
+  });
+
+  it('the status bar counts only handoffs still awaiting an ACK, and shows a surfaced one with its path', () => {
+    const onlyAcked = { ...snapshot, ledger: [acked], overdue: { count: 0, ids: [] }, events: [acked] } as Snapshot;
+    assert.equal(statusView({ kind: 'running', pid: 42 }, onlyAcked, now).text, '$(check-all) Handoff', 'an ACKed handoff awaiting its result is not awaiting an ACK');
+    const seen = entry('C', false, [{ recipient: 'bob', state: 'surfaced', sessionsPushed: 1, overdue: false, awaitingAck: true, surfaced: { session: 's-1', node: 'n1', at: now - 1000, path: 'hook', via: 'claude PostToolUse' } }]);
+    const waiting = { ...snapshot, ledger: [seen], overdue: { count: 0, ids: [] }, events: [seen] } as Snapshot;
+    assert.equal(statusView({ kind: 'running', pid: 42 }, waiting, now).text, '$(clock) Handoff 1');
+    const bob = panelModel({ kind: 'running', pid: 42 }, waiting, 'all').events[0].recipients[0];
+    assert.match(bob.label, /^surfaced · claude PostToolUse \d\d:\d\d:\d\d$/);
+    assert.match(bob.detail, /surfaced in the model's context by claude PostToolUse \(hook\)/);
   });
 
   it('filters to the overdue items when the status bar asks', () => {
