@@ -5,7 +5,7 @@
 import { createConnection } from 'node:net';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { HELLO_VERSION } from '../shared/hello';
-import { HOOK_CLIS, type HookAnswer, type HookCli, type HookHello } from '../shared/hook';
+import { HOOK_ACK, HOOK_CLIS, type HookAnswer, type HookCli, type HookHello } from '../shared/hook';
 import { resolveHubSocket } from '../shared/paths';
 import { attentionText, hookOutput, PHASES } from './shapes';
 
@@ -62,25 +62,38 @@ function readStdin(): Promise<HookInput> {
   });
 }
 
-/** One exchange: hello (the request) → hello reply line → answer line. */
-function ask(socketPath: string, hello: HookHello): Promise<HookAnswer | undefined> {
+interface Asked {
+  answer: HookAnswer;
+  /** Tells the hub the CLI has the handoffs (it records them as surfaced), then closes. */
+  confirm(): Promise<void>;
+}
+
+/** One exchange: hello (the request) → hello reply line → answer line; `ack` back once printed. */
+function ask(socketPath: string, hello: HookHello): Promise<Asked | undefined> {
   return new Promise((resolve) => {
     const socket = createConnection(socketPath);
     let buf = '';
     socket.setEncoding('utf8');
     socket.on('connect', () => socket.write(`${JSON.stringify(hello)}\n`));
-    socket.on('data', (d: string) => {
+    const onData = (d: string) => {
       buf += d;
       const lines = buf.split('\n');
       if (lines.length < 3) return;
-      socket.destroy();
+      socket.off('data', onData);
+      let answer: (HookAnswer & { error?: string }) | undefined;
       try {
-        const a = JSON.parse(lines[1]) as HookAnswer & { error?: string };
-        resolve(Array.isArray(a.items) ? a : undefined);
+        answer = JSON.parse(lines[1]) as HookAnswer & { error?: string };
       } catch {
-        resolve(undefined);
+        answer = undefined;
       }
-    });
+      if (!answer || !Array.isArray(answer.items)) {
+        socket.destroy();
+        return resolve(undefined);
+      }
+      if (answer.items.length === 0) socket.destroy();
+      resolve({ answer, confirm: () => new Promise((done) => socket.end(`${HOOK_ACK}\n`, () => done())) });
+    };
+    socket.on('data', onData);
     socket.on('error', () => resolve(undefined));
     socket.on('close', () => resolve(undefined));
   });
@@ -127,20 +140,23 @@ export async function runHook(argv: string[]): Promise<number> {
     ancestors: ancestors(),
     ...(phase === 'wait' ? { waitMs: WAIT_MS } : {}),
   };
-  let answer = await ask(socket, hello);
+  let asked = await ask(socket, hello);
   // The waiter outlives hub restarts: while no hub answers it asks again, until its own time is up.
   // An empty answer means its time is up or a newer waiter of the session replaced it.
-  for (const until = Date.now() + WAIT_MS; phase === 'wait' && !answer && Date.now() < until;) {
+  for (const until = Date.now() + WAIT_MS; phase === 'wait' && !asked && Date.now() < until;) {
     await new Promise((r) => setTimeout(r, 2000));
-    answer = await ask(socket, hello);
+    asked = await ask(socket, hello);
   }
+  const answer = asked?.answer;
   trace({ cli, event, outcome: answer ? 'answered' : 'no hub', ids: answer?.items.map((i) => i.id) ?? [] });
-  if (!answer?.items.length) return 0;
+  if (!asked || !answer?.items.length) return 0;
   const text = attentionText(identity, answer, phase === 'stop');
   if (phase === 'wait') {
     await write(process.stderr, `${text}\n`); // asyncRewake: exit 2 with stderr wakes the idle session
+    await asked.confirm();
     return 2;
   }
   await write(process.stdout, `${JSON.stringify(hookOutput(event, phase, text))}\n`);
+  await asked.confirm();
   return 0;
 }

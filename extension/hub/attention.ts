@@ -1,10 +1,12 @@
 // Attention (G8): handoffs reach the recipient's model through its CLI's hooks, once per session.
 // The hub keeps, in memory only, the hook sessions it has heard from (busy or idle, an idle
-// waiter) and the claims between deciding and journaling; the record itself is a `surfaced` event.
+// waiter) and the claims in flight. A hook's answer is a claim: it becomes a journaled `surfaced`
+// only when the hook confirms it printed it — a hook cut off by its time budget surfaces nothing,
+// and the next hook of the session gets the same handoffs again.
 import type { HookAnswer, HookHello, HookItem } from '../shared/hook';
 import type { SeenWhen } from '../shared/seenWhen';
 import { surfacedEvent, unsurfacedFor } from './bus/attention';
-import type { BusEvent, BusState, SurfacePath } from './bus/model';
+import type { BusEvent, HotMessage, SurfacePath } from './bus/model';
 import { renderMessage } from './render';
 import type { SessionRegistry } from './sessions';
 
@@ -15,6 +17,11 @@ const BODY_CHARS = 4000;
 /** A hook session not heard from for this long no longer says when its agent will look. */
 const STALE_MS = 30 * 60_000;
 
+/** Handoffs handed out and not yet confirmed: settle(true) journals them, settle(false) frees them. */
+export interface Claim {
+  answer: HookAnswer;
+  settle(delivered: boolean): Promise<void>;
+}
 
 interface HookSession {
   key: string;
@@ -22,20 +29,23 @@ interface HookSession {
   cli: string;
   busy: boolean;
   lastSeen: number;
-  waiter?: { answer: (a: HookAnswer) => void; timer: NodeJS.Timeout };
+  waiter?: { answer: (c: Claim) => void; timer: NodeJS.Timeout };
 }
 
 export interface AttentionDeps {
-  state(): BusState;
+  /** The identity's open mail, oldest first. */
+  mail(identity: string): HotMessage[];
   commit(events: BusEvent[]): Promise<void>;
   sessions: SessionRegistry;
   node: string;
   log(line: string): void;
 }
 
+const nothing = (session: string): Claim => ({ answer: { items: [], more: 0, session }, settle: async () => undefined });
+
 export class Attention {
   private readonly hooked = new Map<string, HookSession>();
-  /** `${session}\n${id}` decided but not yet journaled: two racing hooks never surface one twice. */
+  /** `${session}\n${id}` handed out but not settled: two racing hooks never surface one twice. */
   private readonly claims = new Set<string>();
 
   constructor(private readonly deps: AttentionDeps) {}
@@ -46,78 +56,84 @@ export class Attention {
     return `${h.cli}:${h.session}`;
   }
 
-  async hook(h: HookHello, onClose: (cancel: () => void) => void): Promise<HookAnswer> {
+  hook(h: HookHello, onClose: (cancel: () => void) => void): Promise<Claim> {
     const key = this.sessionKey(h);
     const hs = this.hooked.get(key) ?? { key, identity: h.identity, cli: h.cli, busy: false, lastSeen: 0 };
     this.hooked.set(key, hs);
     hs.lastSeen = Date.now();
     if (h.phase === 'wait') return this.wait(hs, h, onClose);
     if (h.phase === 'prompt' || h.phase === 'tool') hs.busy = true;
-    const answer = await this.surface(h.identity, key, 'hook', `${h.cli} ${h.event}`);
+    const claim = this.claim(h.identity, key, 'hook', `${h.cli} ${h.event}`);
     // A turn ends unless the stop hook hands the model something new; the idle waiter may then answer.
-    if (h.phase === 'stop' || h.phase === 'start') hs.busy = h.phase === 'stop' && answer.items.length > 0;
-    if (!hs.busy) void this.wake(hs);
-    return answer;
+    if (h.phase === 'stop' || h.phase === 'start') hs.busy = h.phase === 'stop' && claim.answer.items.length > 0;
+    if (!hs.busy) this.wake(hs);
+    return Promise.resolve(claim);
   }
 
-  /** Claims what has not surfaced in `session`, journals the surfacings, then answers. */
-  async surface(identity: string, session: string, path: SurfacePath, via: string, only?: Set<string>): Promise<HookAnswer> {
+  /** Handoffs a tool result shows: journaled at once, since the result goes out with them. */
+  async surfaceInTool(identity: string, session: string, via: string, ids: Set<string>): Promise<void> {
+    await this.claim(identity, session, 'tool_result', via, ids).settle(true);
+  }
+
+  /** What has not surfaced in `session` (and is not claimed), as an answer and its pending record. */
+  private claim(identity: string, session: string, path: SurfacePath, via: string, only?: Set<string>): Claim {
     const claimed = (id: string) => this.claims.has(`${session}\n${id}`) || (only !== undefined && !only.has(id));
-    const open = unsurfacedFor(this.deps.state(), identity, session, claimed);
+    const open = unsurfacedFor(this.deps.mail(identity), identity, session, claimed);
     const take = open.slice(0, only ? open.length : PER_ANSWER);
-    if (take.length === 0) return { items: [], more: 0, session };
+    if (take.length === 0) return nothing(session);
     const at = Date.now();
     const events = take.map((hot) => surfacedEvent(hot, identity, { session, node: this.deps.node, at, path, via }));
     const keys = take.map((hot) => `${session}\n${hot.message.id}`);
     for (const k of keys) this.claims.add(k);
-    try {
-      await this.deps.commit(events);
-    } finally {
-      for (const k of keys) this.claims.delete(k);
-    }
     const items: HookItem[] = take.map((hot, i) => {
       const m = hot.message;
       const cut = m.body.length > BODY_CHARS ? { ...m, body: `${m.body.slice(0, BODY_CHARS)}\n[… ${m.body.length - BODY_CHARS} more characters: get_message("${m.id}") has the whole body]` } : m;
       const replayed = (events[i] as { surfacing: { replayed: boolean } }).surfacing.replayed;
       return { id: m.id, from: m.from, text: renderMessage(cut, replayed ? 'replayed' : undefined), replayed };
     });
-    return { items, more: open.length - take.length, session };
+    let settled = false;
+    return {
+      answer: { items, more: open.length - take.length, session },
+      settle: async (delivered) => {
+        if (settled) return;
+        settled = true;
+        try {
+          if (delivered) await this.deps.commit(events);
+        } finally {
+          for (const k of keys) this.claims.delete(k);
+        }
+      },
+    };
   }
 
   /** Holds an idle waiter until mail for its identity arrives while the session is idle. */
-  private wait(hs: HookSession, h: HookHello, onClose: (cancel: () => void) => void): Promise<HookAnswer> {
-    const empty: HookAnswer = { items: [], more: 0, session: hs.key };
-    if (hs.waiter) hs.waiter.answer(empty); // one waiter per session: the newer replaces it
+  private wait(hs: HookSession, h: HookHello, onClose: (cancel: () => void) => void): Promise<Claim> {
+    if (hs.waiter) hs.waiter.answer(nothing(hs.key)); // one waiter per session: the newer replaces it
     return new Promise((resolve) => {
-      const done = (a: HookAnswer) => {
-        if (hs.waiter?.answer !== done) return;
+      const done = (c: Claim) => {
+        if (hs.waiter?.answer !== done) return void c.settle(false);
         clearTimeout(hs.waiter.timer);
         hs.waiter = undefined;
-        resolve(a);
+        resolve(c);
       };
-      hs.waiter = { answer: done, timer: setTimeout(() => done(empty), Math.min(h.waitMs ?? 600_000, 3_600_000)) };
-      onClose(() => done(empty));
-      if (!hs.busy) void this.wake(hs);
+      hs.waiter = { answer: done, timer: setTimeout(() => done(nothing(hs.key)), Math.min(h.waitMs ?? 600_000, 3_600_000)) };
+      onClose(() => done(nothing(hs.key)));
+      if (!hs.busy) this.wake(hs);
     });
   }
 
-  private async wake(hs: HookSession): Promise<void> {
-    const waiter = hs.waiter;
-    if (!waiter || hs.busy) return;
-    try {
-      const a = await this.surface(hs.identity, hs.key, 'hook', `${hs.cli} idle wake`);
-      if (a.items.length === 0) return;
-      hs.busy = true; // the woken model starts a turn
-      waiter.answer(a);
-    } catch (e) {
-      this.deps.log(`idle wake for ${hs.identity} failed: ${(e as Error).message}`);
-    }
+  private wake(hs: HookSession): void {
+    if (!hs.waiter || hs.busy) return;
+    const claim = this.claim(hs.identity, hs.key, 'hook', `${hs.cli} idle wake`);
+    if (claim.answer.items.length === 0) return;
+    hs.busy = true; // the woken model starts a turn
+    hs.waiter.answer(claim);
   }
 
   /** New mail for these identities: idle waiters answer now. */
   arrived(identities: Iterable<string>): void {
     const names = new Set(identities);
-    for (const hs of this.hooked.values()) if (names.has(hs.identity)) void this.wake(hs);
+    for (const hs of this.hooked.values()) if (names.has(hs.identity)) this.wake(hs);
   }
 
   /** The best the recipient's hooked sessions promise, for the sender's answer. */

@@ -1,8 +1,11 @@
 // Serves one hook exchange on the hub socket: the hello is the request (validated here, the hook
-// is untrusted input like any socket line), one result line answers it, then the socket closes.
+// is untrusted input like any socket line), one line answers it; when the answer carries handoffs
+// the hook writes `ack` once it has handed them to its CLI, and only then are they journaled as
+// surfaced. A hook that never confirms (cut off by its budget, killed) surfaces nothing.
 import type { Socket } from 'node:net';
 import { z } from 'zod';
-import { HOOK_CLIS, HOOK_PHASES, type HookHello } from '../shared/hook';
+import { HOOK_CLIS, HOOK_PHASES, HOOK_ACK, type HookHello } from '../shared/hook';
+import type { Claim } from './attention';
 import { IDENTITY_PATTERN } from './bus/identity';
 import type { Hub } from './hub';
 
@@ -18,21 +21,43 @@ const hookHello = z.object({
   waitMs: z.number().int().min(0).max(3_600_000).optional(),
 });
 
-/** Answers `{error}` for a malformed request: the hook prints nothing and the agent goes on. */
-export function serveHook(hub: Hub, socket: Socket, hello: unknown, log: (line: string) => void): void {
-  const parsed = hookHello.safeParse(hello);
-  const reply = (body: unknown) => {
-    if (!socket.destroyed) socket.end(`${JSON.stringify(body)}\n`);
+/** How long the hub waits for the hook's `ack` before it frees the claim. */
+const ACK_WAIT_MS = 5000;
+
+function confirm(socket: Socket, claim: Claim, log: (line: string) => void): void {
+  let buf = '';
+  const timer = setTimeout(() => finish(false), ACK_WAIT_MS);
+  const finish = (delivered: boolean) => {
+    clearTimeout(timer);
+    socket.off('data', onData);
+    socket.destroy();
+    claim.settle(delivered).catch((e: Error) => log(`could not record a surfacing: ${e.message}`));
   };
+  const onData = (d: Buffer) => {
+    buf += d.toString('utf8');
+    if (buf.includes(`${HOOK_ACK}\n`)) finish(true);
+    else if (buf.length > 64) finish(false);
+  };
+  socket.on('data', onData);
+  socket.once('close', () => finish(false));
+}
+
+export function serveHook(hub: Hub, socket: Socket, hello: unknown, log: (line: string) => void): void {
+  socket.on('error', () => undefined);
+  const parsed = hookHello.safeParse(hello);
   if (!parsed.success) {
-    reply({ error: `bad hook request: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` });
+    socket.end(`${JSON.stringify({ error: `bad hook request: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` })}\n`);
     return;
   }
   const h = parsed.data as HookHello;
-  hub.attention.hook(h, (cancel) => socket.once('close', cancel)).then(reply, (e: Error) => {
+  hub.attention.hook(h, (cancel) => socket.once('close', cancel)).then((claim) => {
+    if (socket.destroyed) return void claim.settle(false);
+    if (claim.answer.items.length === 0) return void socket.end(`${JSON.stringify(claim.answer)}\n`);
+    socket.write(`${JSON.stringify(claim.answer)}\n`);
+    confirm(socket, claim, log);
+  }, (e: Error) => {
     log(`hook ${h.cli} ${h.event} for ${h.identity}: ${e.message}`);
-    reply({ error: e.message });
+    socket.end(`${JSON.stringify({ error: e.message })}\n`);
   });
-  socket.on('error', () => undefined);
   socket.resume();
 }

@@ -8,6 +8,7 @@ import { BusError } from './bus/errors';
 import { coverage, dueEvents, isUnread, ledgerEntry, overdue, pendingLedger, sessionsReached, unackedFor, type Coverage, type LedgerEntry } from './bus/ledger';
 import type { BusEvent, BusState, Delivery, HotMessage, Message, Outcome, PushKind, ReceiptKind } from './bus/model';
 import { emptyState } from './bus/model';
+import { MailIndex } from './bus/mailIndex';
 import { isTerminal } from './bus/reduce';
 import { isRemote, outboxFor } from './bus/relay';
 import { Attention } from './attention';
@@ -122,12 +123,13 @@ export class Hub {
   private readonly log: (line: string) => void;
   private remote?: RemoteLink;
   readonly attention: Attention;
+  private mail = new MailIndex();
 
   constructor(readonly options: HubOptions) {
     this.node = options.node ?? `${hostname()}:${basename(options.workspace)}`;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.log = options.log ?? (() => undefined);
-    this.attention = new Attention({ state: () => this.state, commit: (e) => this.commit(e), sessions: this.sessions, node: this.node, log: this.log });
+    this.attention = new Attention({ mail: (identity) => this.mailOf(identity), commit: (e) => this.commit(e), sessions: this.sessions, node: this.node, log: this.log });
   }
 
   private seenWhen(identity: string): RecipientOutcome['seen_when'] {
@@ -140,7 +142,7 @@ export class Hub {
    */
   async surfacedInTool(caller: Caller, ids: string[], tool: string): Promise<void> {
     if (ids.length === 0 || !this.store) return;
-    await this.attention.surface(caller.identity, caller.session, 'tool_result', `tool ${tool}`, new Set(ids))
+    await this.attention.surfaceInTool(caller.identity, caller.session, `tool ${tool}`, new Set(ids))
       .catch((e) => this.log(`could not record that ${tool} showed ${caller.identity} ${ids.length} handoffs: ${(e as Error).message}`));
   }
 
@@ -156,6 +158,7 @@ export class Hub {
         onError: (what, e) => this.log(`store ${what} failed: ${(e as Error).message}`),
       });
       this.nextSeq = this.store.state.seq;
+      this.mail = MailIndex.of(this.store.state);
       const now = Date.now();
       for (const h of Object.values(this.store.state.hot)) {
         if (now - h.message.sentAt < this.limits.duplicateWindowMs) {
@@ -205,7 +208,13 @@ export class Hub {
     } catch (e) {
       throw storeFailure(store.dir, e);
     }
+    this.mail.note(events);
     this.changed();
+  }
+
+  /** An identity's open mail, oldest first, from the index (not a scan of everyone's). */
+  private mailOf(identity: string): HotMessage[] {
+    return this.mail.openFor(this.state, identity);
   }
 
   // ---- sessions ----
@@ -253,7 +262,7 @@ export class Hub {
   private replay(session: Session): void {
     const limit = this.options.replayLimit ?? 50;
     const seen = (hot: HotMessage) => this.pushedToIdentity.has(`${session.identity}\n${hot.message.id}`) || hot.deliveries[session.identity].pushes.length > 0;
-    const waiting = unackedFor(this.state, session.identity).filter((h) => !session.pushed.has(h.message.id));
+    const waiting = unackedFor(this.mailOf(session.identity), session.identity).filter((h) => !session.pushed.has(h.message.id));
     const fresh = waiting.filter((h) => !seen(h));
     const pushesTo = (h: HotMessage) => h.deliveries[session.identity].pushes.filter((p) => p.session === session.key).length;
     const again = waiting.filter((h) => seen(h)).map((h) => ({ h, n: pushesTo(h) })).sort((a, b) => a.n - b.n || a.h.message.seq - b.h.message.seq).map((x) => x.h);
@@ -444,13 +453,13 @@ export class Hub {
   /** Open mail of an identity (not yet done, stuck or failed), oldest first; `afterSeq` pages on from the last seq seen. */
   inbox(identity: string, opts: { unreadOnly?: boolean; limit?: number; afterSeq?: number } = {}): { message: HotMessage['message']; delivery: Delivery }[] {
     const out: { message: HotMessage['message']; delivery: Delivery }[] = [];
-    for (const hot of Object.values(this.state.hot)) {
+    for (const hot of this.mailOf(identity)) {
       const d = hot.deliveries[identity];
       if (!d || hot.resolution || isTerminal(d.state) || hot.message.seq <= (opts.afterSeq ?? 0)) continue;
       if (opts.unreadOnly && !isUnread(d)) continue;
       out.push({ message: hot.message, delivery: d });
     }
-    return out.sort((a, b) => a.message.seq - b.message.seq).slice(0, opts.limit ?? 20);
+    return out.slice(0, opts.limit ?? 20);
   }
 
   unacked(identity: string): string[] {
@@ -459,7 +468,7 @@ export class Hub {
 
   /** Open handoffs the identity has not ACKed, oldest first. */
   unackedMessages(identity: string): HotMessage[] {
-    return unackedFor(this.state, identity);
+    return unackedFor(this.mailOf(identity), identity);
   }
 
   pending(identity?: string): LedgerEntry[] {

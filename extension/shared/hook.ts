@@ -1,6 +1,10 @@
 // The hook's one exchange with the hub: a hello line that is the whole request, answered by the
-// hub's hello reply and one result line. Kept tiny: the hook runs on every tool call of an agent.
+// hub's hello reply and one result line; when that carries handoffs, the hook writes HOOK_ACK once
+// its CLI has them. Kept tiny: the hook runs on every tool call of an agent.
 import type { HELLO_VERSION } from './hello';
+
+/** The hook's confirmation that it handed the answer to its CLI: then the hub records `surfaced`. */
+export const HOOK_ACK = 'ack';
 
 export const HOOK_CLIS = ['claude', 'codex', 'gemini'] as const;
 export type HookCli = (typeof HOOK_CLIS)[number];

@@ -3,7 +3,7 @@
 // `surfaced` with session, path and time, and a hook with no hub, or a hub that never answers,
 // returns at once with nothing.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connectAgent, waitFor, type Agent } from '../helpers/agent';
@@ -84,6 +84,31 @@ describe('attention: hooks surface handoffs once per session', () => {
       const twice = await hook(cli, event, session);
       assert.equal(twice.stdout, '', `${cli}: no second block, no loop`);
     }
+  });
+
+  it('a hook cut off before it confirms (budget, kill) surfaces nothing: the next hook of the session gets the handoff', async () => {
+    await (await connectAgent({ socket: hub.socket, name: 'dave' })).close();
+    const sent = await alice.ok('send_handoff', { to: 'dave', body: 'do not lose me' });
+    const answer = await new Promise<string>((resolve, reject) => {
+      const s = createConnection(hub.socket);
+      let buf = '';
+      s.on('connect', () => s.write(`${JSON.stringify({ handoff: 1, kind: 'hook', cli: 'claude', phase: 'tool', event: 'PostToolUse', identity: 'dave', session: 'cut', ancestors: [] })}\n`));
+      s.on('data', (d) => {
+        buf += d;
+        if (buf.split('\n').length >= 3) {
+          s.destroy(); // dies with the answer in hand, before printing it
+          resolve(buf.split('\n')[1]);
+        }
+      });
+      s.on('error', reject);
+    });
+    assert.ok(answer.includes(sent.message_id), 'the answer carried it');
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual((await alice.ok('get_receipts', { message_id: sent.message_id })).deliveries[0].surfaced, [], 'not recorded as surfaced');
+    const next = await hook('claude', 'PostToolUse', 'cut', 'dave');
+    assert.ok(context(next)?.includes(sent.message_id), 'the next hook hands it over');
+    assert.doesNotMatch(context(next)!, /REPLAYED/);
+    assert.equal((await alice.ok('get_receipts', { message_id: sent.message_id })).deliveries[0].surfaced.length, 1);
   });
 
   it('hooks racing in one session (parallel tool calls) surface a handoff once between them', async () => {

@@ -1,18 +1,18 @@
 // Which handoffs still have to reach a session's model, and the record that one did (G8). Plain
 // functions over data: the hub adds the clock, the claims in flight and the hook sessions.
 import { awaitingAck } from './ledger';
-import type { BusEvent, BusState, HotMessage, SurfacePath } from './model';
+import type { BusEvent, HotMessage, SurfacePath } from './model';
 
-/** Open handoffs to `identity` that have not entered `session`'s model context yet, oldest first. */
-export function unsurfacedFor(state: BusState, identity: string, session: string, claimed: (id: string) => boolean): HotMessage[] {
+/** Of an identity's open mail (oldest first), what has not entered `session`'s model context yet. */
+export function unsurfacedFor(mail: HotMessage[], identity: string, session: string, claimed: (id: string) => boolean): HotMessage[] {
   const out: HotMessage[] = [];
-  for (const hot of Object.values(state.hot)) {
+  for (const hot of mail) {
     const d = hot.deliveries[identity];
     if (!d || hot.resolution || !awaitingAck(d) || claimed(hot.message.id)) continue;
     if (d.surfacings?.some((s) => s.session === session)) continue;
     out.push(hot);
   }
-  return out.sort((a, b) => a.message.seq - b.message.seq);
+  return out;
 }
 
 /** A replay when the identity's model saw it before (another session, or before a restart). */

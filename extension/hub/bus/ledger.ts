@@ -138,10 +138,9 @@ function median(xs: number[]): number | undefined {
   return s.length % 2 ? s[mid] : Math.round((s[mid - 1] + s[mid]) / 2);
 }
 
-export function unackedFor(state: BusState, identity: string): HotMessage[] {
-  return Object.values(state.hot)
-    .filter((h) => !h.resolution && h.message.requiresAck && h.deliveries[identity] && awaitingAck(h.deliveries[identity]))
-    .sort((a, b) => a.message.seq - b.message.seq);
+/** Of an identity's open mail (oldest first), what still needs its ACK. */
+export function unackedFor(mail: HotMessage[], identity: string): HotMessage[] {
+  return mail.filter((h) => !h.resolution && h.message.requiresAck && h.deliveries[identity] && awaitingAck(h.deliveries[identity]));
 }
 
 export function coverage(state: BusState, liveSessions: (identity: string) => number, now: number): Coverage[] {
