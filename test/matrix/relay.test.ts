@@ -92,7 +92,7 @@ describe('outbox decisions and recovery', () => {
     const b = emptyState('nodeA');
     for (const e of events) apply(a, e);
     for (const e of JSON.parse(JSON.stringify(events)) as BusEvent[]) apply(b, e);
-    assert.deepEqual(JSON.parse(JSON.stringify(a)), b, "the journal (JSON) replays to the same state");
+    assert.deepEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)), 'the journal (JSON) replays to the same state');
     assert.deepEqual(Object.keys(a.relay!.outbox), ['handoff.01JD3V7W2K8Q5X9Y4Z6A1B9999']);
     assert.equal(a.relay!.outbox['handoff.01JD3V7W2K8Q5X9Y4Z6A1B9999'].order, 1);
     assert.deepEqual(a.hot[m.id].relayed, { eventId: '$one', at: T0 + 1 });
