@@ -12,12 +12,15 @@ import type { Hub } from './hub';
 import { serveHook } from './hookService';
 import { serveAgent } from './mcp/agentConnection';
 import { ReplayCache } from './mcp/replayCache';
+import { takeOwnership } from './ownership';
 
 export class HubAlreadyRunning extends Error {
-  constructor(running: HelloReply, path: string) {
-    super(!running.ok
-      ? `Something already listens on ${path} and does not answer as a Handoff hub (${running.error}). Stop it, or remove the file if nothing should be there.`
-      : `A Handoff hub is already running for ${running.workspace ?? 'this workspace'} (pid ${running.pid ?? '?'}, node ${running.node ?? '?'}) on ${path}. Use it, or stop it first.`);
+  constructor(running: HelloReply | { stalledPid: number }, path: string) {
+    super('stalledPid' in running
+      ? `A Handoff hub (pid ${running.stalledPid}) owns ${path} but does not answer right now (stopped or overloaded). Not taking its socket over: it may still be writing acknowledged handoffs. Wait for it, or stop it first.`
+      : !running.ok
+        ? `Something already listens on ${path} and does not answer as a Handoff hub (${running.error}). Stop it, or remove the file if nothing should be there.`
+        : `A Handoff hub is already running for ${running.workspace ?? 'this workspace'} (pid ${running.pid ?? '?'}, node ${running.node ?? '?'}) on ${path}. Use it, or stop it first.`);
   }
 }
 
@@ -39,11 +42,17 @@ export interface ListenOptions {
 }
 
 /**
- * Listens on the workspace socket. A live hub there is an error naming it; a socket file left by
- * a crashed hub (nothing answers) is removed and replaced.
+ * Listens on the workspace socket. A hub that holds the workspace's lock, even a stalled one, is
+ * an error naming it; a socket file left by a crashed hub (its lock is stale) is replaced.
  */
 export async function listen(hub: Hub, path: string, options: ListenOptions): Promise<Server> {
-  if (process.platform !== 'win32') ensurePrivateDir(dirname(path));
+  if (process.platform !== 'win32') {
+    ensurePrivateDir(dirname(path));
+    // The lock decides; the probe only names a live owner in the refusal.
+    const lock = takeOwnership(`${path}.lock`);
+    if (!lock.owned) throw new HubAlreadyRunning((await probeHub(path)) ?? { stalledPid: lock.holder.pid }, path);
+    process.on('exit', lock.release);
+  }
   const running = existsSync(path) || process.platform === 'win32' ? await probeHub(path) : undefined;
   if (running) {
     throw new HubAlreadyRunning(running, path);

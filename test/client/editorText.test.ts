@@ -100,7 +100,7 @@ describe('panel model', () => {
     const waiting = { ...snapshot, ledger: [seen], overdue: { count: 0, ids: [] }, events: [seen] } as Snapshot;
     assert.equal(statusView({ kind: 'running', pid: 42 }, waiting, now).text, '$(clock) Handoff 1');
     const bob = panelModel({ kind: 'running', pid: 42 }, waiting, 'all').events[0].recipients[0];
-    assert.match(bob.label, /^surfaced · claude PostToolUse \d\d:\d\d:\d\d$/);
+    assert.match(bob.label, /^surfaced · claude \d\d:\d\d:\d\d$/);
     assert.match(bob.detail, /surfaced in the model's context by claude PostToolUse \(hook\)/);
   });
 

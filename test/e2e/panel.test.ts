@@ -9,6 +9,7 @@ import { describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Frame, Page } from 'playwright-core';
 import { connectAgent, waitFor, type Agent } from '../helpers/agent';
+import { runHook } from '../helpers/hook';
 import { ROOT } from '../helpers/hubProcess';
 import { runCommand, runVsCode, statusBarItem, webviewFrame } from '../vscode/harness.mjs';
 import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
@@ -121,6 +122,16 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
           await xssRow.locator('.receipt[data-state="read"]').waitFor();
           assert.equal(await xssRow.locator('.preview').innerText(), XSS, 'the body shows as text');
           assert.equal(await frame.locator('img').count(), 0, 'no element was made from the body');
+
+          // Surfaced: a Claude Code hook of coder's brought the handoff into its model's context.
+          const coder = await connectAgent({ socket, name: 'coder', session: 'coder-1' });
+          agents.push(coder);
+          const seen = await builder.ok('send_handoff', { to: 'coder', body: 'Rebase the parser branch onto main and rerun the fuzzers.', sla_seconds: 600 });
+          const hooked = await runHook(['claude', 'PostToolUse', '--name', 'coder'], { session_id: `e2e-${t.name}` }, { HANDOFF_HUB: socket });
+          assert.match(hooked.json?.hookSpecificOutput?.additionalContext ?? '', /Rebase the parser branch/);
+          const seenRow = frame.locator(`article.event[data-id="${seen.message_id}"]`);
+          await seenRow.locator('.receipt[data-recipient="coder"][data-state="surfaced"]').waitFor({ timeout: 15_000 });
+          assert.match(await seenRow.locator('.receipt .label').innerText(), /^surfaced · claude \d\d:\d\d:\d\d$/);
 
           const warning = statusBarItem(page, /overdue/);
           await warning.first().waitFor({ timeout: 15_000 });

@@ -23,7 +23,8 @@ export function recipientView(r: LedgerRecipient): RecipientView {
   let label: string;
   if (r.state === 'queued') label = 'queued · no live session';
   else if (r.state === 'pushed') label = `pushed · ${plural(r.sessionsPushed, 'session')}`;
-  else if (r.state === 'surfaced' && r.surfaced) label = `surfaced · ${r.surfaced.via} ${clock(r.surfaced.at)}`;
+  // The CLI is enough for the row (the tooltip names the hook event): the sidebar is narrow.
+  else if (r.state === 'surfaced' && r.surfaced) label = `surfaced · ${r.surfaced.via.split(' ')[0]} ${clock(r.surfaced.at)}`;
   else if (r.state === 'failed') label = `failed · ${r.failure ?? 'no reason given'}`;
   else if (receipt) label = `${look.word} · ${receipt.by} ${clock(receipt.at)}`;
   else label = look.word;
