@@ -1,7 +1,7 @@
 // Where a workspace's hub lives. Both the hub and every client derive the same path from the
 // workspace folder, so an agent started outside the editor's terminal still finds the hub.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, realpathSync, statSync, chmodSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -39,7 +39,9 @@ export function ensurePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   // mkdir's mode is masked by umask and ignored for an existing dir: enforce it, and refuse a dir
   // someone else owns (another user could otherwise read the sockets in it).
-  const st = statSync(dir);
+  // lstat: a symlink planted in the shared temp dir must not send our sockets (and chmod) elsewhere.
+  const st = lstatSync(dir);
+  if (st.isSymbolicLink() || !st.isDirectory()) throw new Error(`${dir} is a symlink or not a directory; remove it (Handoff keeps its sockets only in a real directory of its own)`);
   if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
     throw new Error(`${dir} belongs to uid ${st.uid}, not to you; remove it or set XDG_RUNTIME_DIR`);
   }

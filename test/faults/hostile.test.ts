@@ -4,7 +4,7 @@
 // Each closes at most its own connection; the hub keeps serving and loses nothing.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -118,6 +118,28 @@ describe('hostile input cannot crash, brick or impersonate', () => {
     writeFileSync(join(hub.workspace, 'notes.txt'), 'hello');
     const ok = await alice.ok('send_handoff', { to: 'alice', body: 'see the notes', attachments: [{ path: 'notes.txt' }] });
     assert.ok(ok.message_id, 'sends with a regular file still work');
+  });
+
+  it('mail bomb and cache bomb: inbox pages stay under a byte budget, the hub stays under 400 MB RSS', { timeout: 120_000 }, async () => {
+    const victim = await connectAgent({ socket: hub.socket, name: 'victim', session: 'victim-1' });
+    const bomber = await connectAgent({ socket: hub.socket, name: 'bomber2' });
+    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${hub.proc.pid}/status`, 'utf8'))![1]) / 1024;
+    const before = rss();
+    for (let i = 0; i < 200; i++) await bomber.ok('send_handoff', { to: 'victim', body: `${i} `.padEnd(60_000, 'x'), insist: true });
+    const afterMail = rss();
+    let largest = 0;
+    for (let i = 0; i < 50; i++) {
+      const r = await victim.call('inbox', { limit: 200 });
+      largest = Math.max(largest, JSON.stringify(r).length);
+      assert.ok(r.structuredContent.next_after_seq !== undefined, 'the page ends at the byte budget and says how to go on');
+    }
+    const afterReads = rss();
+    console.log(`# hub RSS: ${before.toFixed(0)} MB at rest, ${afterMail.toFixed(0)} MB after 200 × 60 KB handoffs, ${afterReads.toFixed(0)} MB after 50 inbox reads of limit 200; largest reply ${(largest / 1024).toFixed(0)} KB`);
+    assert.ok(largest < 2 * 1024 * 1024, `largest inbox reply ${largest} bytes`);
+    assert.ok(afterReads < 400, `hub RSS ${afterReads.toFixed(0)} MB`);
+    await victim.close();
+    await bomber.close();
+    await alive();
   });
 
   it('a connection that never sends a hello is closed', { timeout: 20_000 }, async () => {

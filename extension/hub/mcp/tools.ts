@@ -42,6 +42,9 @@ function withFooter(ctx: ToolContext, r: CallToolResult): CallToolResult {
   return { ...r, content: [...r.content, { type: 'text', text: footer }], structuredContent: { ...r.structuredContent, unacked_footer: footer } };
 }
 
+/** Body bytes per inbox page; past it the page ends and next_after_seq pages on. */
+const INBOX_PAGE_BYTES = 256 * 1024;
+
 /** Tool hints (MCP annotations) so approval policies run Handoff unprompted: nothing here reaches outside the bus. */
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 const RECEIPT = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
@@ -168,8 +171,12 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     const me = caller.identity;
     const pageSize = limit ?? 20;
     const items = hub.inbox(me, { unreadOnly: unread_only, limit: pageSize + 1, afterSeq: after_seq });
-    const page = items.slice(0, pageSize);
-    const more = items.length > pageSize ? page[page.length - 1].message.seq : undefined;
+    // A page also ends at a byte budget: 200 full-size bodies would be a reply that kills clients.
+    let bytes = 0;
+    let cut = 0;
+    while (cut < Math.min(pageSize, items.length) && (cut === 0 || bytes + items[cut].message.body.length <= INBOX_PAGE_BYTES)) bytes += items[cut++].message.body.length;
+    const page = items.slice(0, cut);
+    const more = items.length > cut ? page[page.length - 1].message.seq : undefined;
     await hub.surfacedInTool(caller, page.map((i) => i.message.id), 'inbox');
     const text = page.map((i) => `[${i.delivery.state}] ${renderMessage(i.message)}`).join('\n\n') || 'Your inbox is empty.';
     return result(ctx, more === undefined ? text : `${text}\n\nMore waiting: call inbox with after_seq ${more}.`, {
