@@ -4,7 +4,7 @@
 // Each closes at most its own connection; the hub keeps serving and loses nothing.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -140,6 +140,22 @@ describe('hostile input cannot crash, brick or impersonate', () => {
     await victim.close();
     await bomber.close();
     await alive();
+  });
+
+  it('a store folder others may write is refused with the fix, and the hub still serves saying why', async () => {
+    const other = await startHub();
+    await other.stop();
+    chmodSync(other.store, 0o777);
+    const again = await other.restart();
+    try {
+      const bob = await connectAgent({ socket: again.socket, name: 'bob' });
+      const r = await bob.call('send_handoff', { to: 'bob', body: 'x' });
+      assert.equal(r.structuredContent.error.code, 'store_unavailable');
+      assert.match(r.structuredContent.error.message, /writable by others .*chmod 700/);
+      await bob.close();
+    } finally {
+      await again.stop();
+    }
   });
 
   it('a connection that never sends a hello is closed', { timeout: 20_000 }, async () => {

@@ -5,7 +5,7 @@
 // Write cost does not grow with history: a send costs one batched append; a checkpoint rewrites
 // only the hot document, and only after as many journal bytes as that document holds, so its
 // amortised cost per send stays constant.
-import { mkdir } from 'node:fs/promises';
+import { lstat, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { apply, isSettled, pruneIdempotency } from '../bus/reduce';
@@ -68,6 +68,11 @@ export class Store {
   /** Opens (or creates) the store and recovers: checkpoint + journal records after it. */
   static async open(dir: string, node: string, options: StoreOptions): Promise<Store> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
+    // Another user who owns or may write this folder could rewrite the bus's history under us.
+    const st = await lstat(dir);
+    if (!st.isDirectory()) throw new Error(`${dir} is not a directory (a symlink?); the store needs a real folder of its own`);
+    if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw new Error(`${dir} belongs to uid ${st.uid}, not to you; the store must be your own folder`);
+    if (st.mode & 0o022) throw new Error(`${dir} is writable by others (mode ${(st.mode & 0o777).toString(8)}); run chmod 700 on it`);
     const adapter = new DurableJsonFile<Checkpoint>(join(dir, 'state.json'));
     const db = new Low<Checkpoint>(adapter, { format: FORMAT, journalN: 0, state: emptyState(node) });
     await db.read();
