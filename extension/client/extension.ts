@@ -1,7 +1,9 @@
 // The extension host side of Handoff: supervises this window's hub and puts the bus in front of
 // the person — sidebar view, status bar, commands, terminal env, and Copilot's MCP server.
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Snapshot } from '../shared/protocol';
+import { launcherDir, refreshLaunchers } from '../shared/connect/launchers';
 import { connectAgentCommand, type ConnectAgentArgs } from './commands/connectAgents';
 import { connectMatrix, disconnectMatrix, type ConnectMatrixArgs } from './commands/connectMatrix';
 import { sendHandoff } from './commands/sendHandoff';
@@ -42,6 +44,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<Handof
   const version = String(context.extension.packageJSON.version ?? '0');
   log.info(`workspace ${location.workspace}, store ${location.store}, socket ${location.socket}`);
   injectHubEnv(context, location.socket);
+  // Agent configs written by Connect name these launchers: point them at this editor and build.
+  try {
+    refreshLaunchers(launcherDir(), process.execPath, join(context.extensionPath, 'dist'), !!process.versions.electron);
+  } catch (e) {
+    log.warn(`could not refresh the agent launchers in ${launcherDir()}: ${(e as Error).message}`);
+  }
 
   const supervisor = new HubSupervisor(location, context.extensionPath, log);
   hub = supervisor;

@@ -1,11 +1,13 @@
 // `handoff connect` edits other programs' config files: it must keep every other entry, be
 // idempotent, remove exactly what it added, and (Codex) trust its hooks the way Codex hashes them.
 import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { connectAgent, disconnectAgent } from '../../extension/shared/connect';
 import { codexHookHash } from '../../extension/shared/connect/codexTrust';
+import { refreshLaunchers } from '../../extension/shared/connect/launchers';
 import { tempDir } from '../helpers/hubProcess';
 
 const launch = { node: '/opt/node/bin/node', dist: '/opt/handoff/dist' };
@@ -17,6 +19,23 @@ describe('handoff connect / disconnect', () => {
     assert.equal(codexHookHash('Stop', undefined, { type: 'command', command: 'node /tmp/x.js stop' }), 'sha256:0997d4f9e816be92c5ba6ccb1a9e53db3d3adbca44d5ae86a5e3bb65193539d3');
     assert.equal(codexHookHash('UserPromptSubmit', 'ignored', { type: 'command', command: 'echo u', timeout: 2 }), 'sha256:40cb7a7d039621d347b299cbc49706c2bdabdb65cea55e5018d49c6ddf43d7fb');
     assert.equal(codexHookHash('SessionStart', 'startup|resume', { type: 'command', command: 'echo hi', timeout: 3, statusMessage: 'hi' }), 'sha256:eb90a196dcd2e2559abc3c98eb9f245ff7d56cd06033f0413b7c888b3b86d07e');
+  });
+
+  it('launchers: configs name a stable Node and build that each activation re-points; a vanished Node says so', () => {
+    const dir = tempDir('launchers');
+    const distA = tempDir('dist-a');
+    const distB = tempDir('dist-b');
+    writeFileSync(join(distA, 'probe.js'), 'console.log("A", process.env.ELECTRON_RUN_AS_NODE ?? "-")');
+    writeFileSync(join(distB, 'probe.js'), 'console.log("B", process.env.ELECTRON_RUN_AS_NODE ?? "-")');
+    const a = refreshLaunchers(dir, process.execPath, distA, false);
+    assert.equal(execFileSync(a.node, [join(a.dist, 'probe.js')], { encoding: 'utf8' }).trim(), 'A -');
+    const b = refreshLaunchers(dir, process.execPath, distB, true); // an update: same paths, new build
+    assert.deepEqual(b, a, 'the paths in agent configs do not change');
+    assert.equal(execFileSync(b.node, [join(b.dist, 'probe.js')], { encoding: 'utf8' }).trim(), 'B 1', "the desktop editor's binary runs as Node");
+    refreshLaunchers(dir, join(dir, 'gone', 'node'), distB, false);
+    const r = spawnSync(a.node, ['-e', '0'], { encoding: 'utf8' });
+    assert.equal(r.status, 127);
+    assert.match(r.stderr, /is gone: the editor was updated or removed\. Open the folder in VS Code with Handoff once/);
   });
 
   for (const cli of ['claude', 'codex', 'gemini'] as const) {

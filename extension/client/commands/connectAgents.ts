@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { isIdentityName } from '../../hub/bus/identity';
 import { connectAgent, type AgentCli } from '../../shared/connect';
+import { launcherDir, refreshLaunchers } from '../../shared/connect/launchers';
 import type { HubLocation } from '../location';
 
 const LABEL: Record<AgentCli, string> = { claude: 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI' };
@@ -21,9 +22,9 @@ export async function connectAgentCommand(cli: AgentCli, extensionPath: string, 
     validateInput: (v) => (isIdentityName(v) ? undefined : "Letters, digits, '.', '_' or '-', starting with a letter or digit."),
   });
   if (!name) return false;
-  // The editor's own Node runs the bridge and the hooks, so the agent needs no Node of its own.
-  const launch = { node: process.execPath, dist: join(extensionPath, 'dist'), env: { ELECTRON_RUN_AS_NODE: '1' } };
   try {
+    // The editor's own Node runs the bridge and the hooks, through launchers that survive updates.
+    const launch = refreshLaunchers(launcherDir(), process.execPath, join(extensionPath, 'dist'), !!process.versions.electron);
     const changes = connectAgent(cli, { workspace: location.workspace, name, launch });
     for (const c of changes) log.info(`connect ${cli}: ${c.path}: ${c.what}`);
     const where = changes.length ? changes.map((c) => c.path).join(', ') : 'nothing to change';

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as vscode from 'vscode';
+import { launcherDir } from '../../../extension/shared/connect/launchers';
 import type { HandoffApi } from '../../../extension/client/extension';
 import { connectControl } from '../../../extension/shared/controlClient';
 import { hubSocketPath } from '../../../extension/shared/paths';
@@ -178,9 +179,11 @@ describe('Handoff in a real VS Code', () => {
     const table = toml.split('[mcp_servers.handoff]')[1];
     const command = JSON.parse(table.match(/^command = (".*")$/m)![1]) as string;
     const args = JSON.parse(table.match(/^args = (\[.*\])$/m)![1]) as string[];
-    assert.equal(command, process.execPath);
+    assert.equal(command, join(launcherDir(), 'bin', 'node'), 'a launcher that survives editor updates, not the versioned Node');
+    assert.ok(readFileSync(command, 'utf8').includes(process.execPath), 'which activation pointed at this Node');
+    assert.ok(args[0].startsWith(join(launcherDir(), 'dist')), 'the build through the stable link');
     const client = new Client({ name: 'codex-probe', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command, args, env: { HANDOFF_HUB: api.location.socket, ELECTRON_RUN_AS_NODE: '1' } }));
+    await client.connect(new StdioClientTransport({ command, args, env: { HANDOFF_HUB: api.location.socket } }));
     try {
       const who = await client.callTool({ name: 'whoami', arguments: { name: 'codex' } });
       assert.equal((who.structuredContent as { identity?: string }).identity, 'codex');
