@@ -86,13 +86,9 @@ export async function connectAgent(spec: AgentSpec): Promise<Agent> {
   };
   await client.connect(transport);
   if (spec.name) {
-    // The session joins the registry once the hub has processed `initialized`; wait for that so
-    // a test that sends to this agent right away does not race its registration.
-    for (let i = 0; i < 500; i++) {
-      const me = (await agent.call('whoami')).structuredContent;
-      if (me?.live_sessions_of_identity > 0) break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    // A named session is registered before its initialize is answered (G8): live right away.
+    const me = (await agent.call('whoami')).structuredContent;
+    if (!(me?.live_sessions_of_identity > 0)) throw new Error(`${spec.name} connected but is not live on the hub: ${JSON.stringify(me)} ${err}`);
   }
   return agent;
 }

@@ -105,8 +105,10 @@ describe('attention: hooks surface handoffs once per session', () => {
     assert.ok(answer.includes(sent.message_id), 'the answer carried it');
     await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual((await alice.ok('get_receipts', { message_id: sent.message_id })).deliveries[0].surfaced, [], 'not recorded as surfaced');
-    const next = await hook('claude', 'PostToolUse', 'cut', 'dave');
-    assert.ok(context(next)?.includes(sent.message_id), 'the next hook hands it over');
+    // The hub frees the claim when it sees the connection close (on a loaded machine, a moment later).
+    let next = await hook('claude', 'PostToolUse', 'cut', 'dave');
+    for (let i = 0; i < 40 && !context(next); i++) next = await hook('claude', 'PostToolUse', 'cut', 'dave');
+    assert.ok(context(next)?.includes(sent.message_id), 'a later hook of the session hands it over');
     assert.doesNotMatch(context(next)!, /REPLAYED/);
     assert.equal((await alice.ok('get_receipts', { message_id: sent.message_id })).deliveries[0].surfaced.length, 1);
   });

@@ -85,7 +85,11 @@ describe('handoff between two agents over the real bridge', () => {
   it('queues for an identity with no live session, and pushes it (once) when it connects', async () => {
     const carol = await connectAgent({ socket: hub.socket, name: 'carol', session: 'carol-1' });
     await carol.close();
-    await waitFor(() => true);
+    // Until the hub has seen the close, carol still counts as live and the send would push.
+    for (let i = 0; (await alice.ok('list_peers')).peers.find((p: any) => p.identity === 'carol')?.live_sessions !== 0; i++) {
+      assert.ok(i < 500, 'the hub noticed carol leave');
+      await new Promise((r) => setTimeout(r, 10));
+    }
     const sent = await alice.ok('send_handoff', { to: 'carol', body: 'Write the changelog' });
     assert.equal(sent.state, 'queued');
     const peers = await alice.ok('list_peers');

@@ -3,13 +3,13 @@
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
-import { connectAgent, plainBody, waitFor } from '../helpers/agent';
+import { connectAgent, plainBody } from '../helpers/agent';
 import { DIST, NODE, spawnHub, startHub, tempDir } from '../helpers/hubProcess';
 import { rawAgent } from '../helpers/rawAgent';
 import { hubSocketPath } from '../../extension/shared/paths';
