@@ -5,6 +5,7 @@ import { basename } from 'node:path';
 import { monotonicFactory } from 'ulid';
 import { checkMessageId, decideReceipt, decideSend, DEFAULT_LIMITS, sendFingerprint, type Caller, type Limits, type RecentSends, type SendRequest } from './bus/decide';
 import { BusError } from './bus/errors';
+import { caseTwin, caseTwinMessage } from './bus/identity';
 import { coverage, dueEvents, isUnread, ledgerEntry, overdue, pendingLedger, sessionsReached, unackedFor, type Coverage, type LedgerEntry } from './bus/ledger';
 import type { BusEvent, BusState, Delivery, HotMessage, Message, Outcome, PushKind, ReceiptKind } from './bus/model';
 import { emptyState } from './bus/model';
@@ -222,9 +223,16 @@ export class Hub {
   /** Makes a name known (addressable) without a live session: the person at the editor. */
   async remember(identity: string, roles?: string[]): Promise<void> {
     const known = this.state.identities[identity];
+    const twin = known ? undefined : this.caseTwin(identity);
+    if (twin) throw new BusError('invalid_identity', caseTwinMessage(identity, twin));
     const sameRoles = !roles || (known && known.roles.join() === roles.join());
     if (known && sameRoles && Date.now() - known.lastSeen < 60_000) return;
     await this.commit([{ type: 'identity', name: identity, at: Date.now(), roles: roles ?? known?.roles ?? [] }]);
+  }
+
+  /** A known identity `name` would be mistaken for (same letters, other case). */
+  caseTwin(name: string): string | undefined {
+    return this.state.identities[name] ? undefined : caseTwin(Object.keys(this.state.identities), name);
   }
 
   /** Called once the agent's MCP session is initialised: records the name, replays its mail. */

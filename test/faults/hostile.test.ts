@@ -158,6 +158,17 @@ describe('hostile input cannot crash, brick or impersonate', () => {
     }
   });
 
+  it('`Bob` cannot register beside `bob`: every tool says why, and a rename through whoami is refused the same way', async () => {
+    await (await connectAgent({ socket: hub.socket, name: 'bob' })).close();
+    const twin = await connectAgent({ socket: hub.socket, name: 'Bob' }).then(() => 'connected', (e: Error) => e.message);
+    assert.match(twin, /invalid_identity.*differs from the existing identity .{0,2}bob.{0,2} only in case/);
+    const anon = await connectAgent({ socket: hub.socket });
+    const r = await anon.call('whoami', { name: 'BOB' });
+    assert.equal(r.structuredContent.error.code, 'invalid_identity');
+    await anon.close();
+    assert.ok(!(await alice.ok('list_peers')).peers.some((p: any) => p.identity === 'Bob' || p.identity === 'BOB'));
+  });
+
   it('a connection that never sends a hello is closed', { timeout: 20_000 }, async () => {
     const s = createConnection(hub.socket);
     s.resume(); // read what the hub says, so its close reaches us

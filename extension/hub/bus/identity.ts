@@ -8,6 +8,17 @@ export function isIdentityName(name: string): boolean {
   return IDENTITY_PATTERN.test(name);
 }
 
+/** A known name that differs from `name` only in case: `Bob` beside `bob` would split one agent's mail. */
+export function caseTwin(known: Iterable<string>, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  for (const k of known) if (k !== name && k.toLowerCase() === lower) return k;
+  return undefined;
+}
+
+export function caseTwinMessage(name: string, twin: string): string {
+  return `"${name}" differs from the existing identity "${twin}" only in case; names are exact, so this would be a second identity easily mistaken for it. Use "${twin}", or another name.`;
+}
+
 /** Optimal string alignment distance (Levenshtein plus adjacent transpositions). */
 export function editDistance(a: string, b: string): number {
   const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);

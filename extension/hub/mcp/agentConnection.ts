@@ -9,7 +9,7 @@ import { EmptyResultSchema, SubscribeRequestSchema, UnsubscribeRequestSchema } f
 import type { AgentHello } from '../../shared/hello';
 import type { Caller } from '../bus/decide';
 import { BusError } from '../bus/errors';
-import { isIdentityName } from '../bus/identity';
+import { caseTwinMessage, isIdentityName } from '../bus/identity';
 import type { Hub } from '../hub';
 import type { PushPayload, Session } from '../sessions';
 import { ReplayCache } from './replayCache';
@@ -27,6 +27,10 @@ export interface AgentConnectionOptions {
 export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover: Buffer, options: AgentConnectionOptions): void {
   const key = hello.session && /^[\w.:-]{1,128}$/.test(hello.session) ? hello.session : `s-${randomUUID()}`;
   let identity = hello.identity && isIdentityName(hello.identity) ? hello.identity : undefined;
+  // A name that is a known one in another case stays unregistered; every tool says why.
+  const twin = identity ? hub.caseTwin(identity) : undefined;
+  const clash = identity && twin ? caseTwinMessage(identity, twin) : undefined;
+  if (clash) identity = undefined;
   let roles = (Array.isArray(hello.roles) ? hello.roles : []).filter((r) => typeof r === 'string' && isIdentityName(r)).slice(0, 16);
   const badName = hello.identity && !identity ? hello.identity : undefined;
   let initialized = false;
@@ -47,6 +51,7 @@ export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover
 
   const caller = (): Caller => {
     if (!identity) {
+      if (clash) throw new BusError('invalid_identity', clash);
       const why = badName ? `"${badName}" is not a valid identity name (letters, digits, '.', '_' or '-').` : 'This session has no identity.';
       throw new BusError('no_identity', `${why} Call whoami with {"name": "your-name"}, or start the bridge with --name NAME or HANDOFF_AGENT=NAME.`);
     }
@@ -86,6 +91,8 @@ export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover
       if (identity && identity !== name) {
         throw new BusError('invalid_input', `This session is already ${identity}; an identity cannot change on a live session. Start another bridge with --name ${name}.`);
       }
+      const other = hub.caseTwin(name);
+      if (other) throw new BusError('invalid_identity', caseTwinMessage(name, other));
       identity = name;
       roles = newRoles.length ? newRoles : roles;
       await attach();
