@@ -12,13 +12,16 @@ const common = {
   external: ['vscode'],
   logLevel: 'warning',
 };
+// The programs a user runs with their own Node: one line saying which Node they need, not a stack
+// trace from deep in a dependency.
+const NODE_CHECK = 'if (+process.versions.node.split(".")[0] < 22) { process.stderr.write("handoff needs Node.js 22 or later; this is Node " + process.version + " at " + process.execPath + "\\n"); process.exit(1); }';
 const entries = [
   { in: 'extension/client/extension.ts', out: 'extension' },
   { in: 'extension/hub/main.ts', out: 'hub' },
   // matrix-js-sdk lives in its own bundle, required by the hub only when Matrix is configured.
   { in: 'extension/hub/matrix/index.ts', out: 'matrix' },
-  { in: 'extension/bridge/main.ts', out: 'bridge', banner: '#!/usr/bin/env node' },
-  { in: 'extension/cli/main.ts', out: 'cli', banner: '#!/usr/bin/env node' },
+  { in: 'extension/bridge/main.ts', out: 'bridge', banner: `#!/usr/bin/env node\n${NODE_CHECK}` },
+  { in: 'extension/cli/main.ts', out: 'cli', banner: `#!/usr/bin/env node\n${NODE_CHECK}` },
   // What installed agent hooks run: small, so an agent's every tool call pays only a Node start.
   { in: 'extension/hook/bin.ts', out: 'hook' },
 ];
