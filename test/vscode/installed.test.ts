@@ -30,5 +30,6 @@ describe('Handoff installed from its .vsix', () => {
     const lines = res.logs.split('\n').filter((l) => /install-probe|Error|rror:|Installing|installed/.test(l)).join('\n');
     assert.equal(res.exitCode, 0, `the probe suite failed (timed out: ${res.timedOut}):\n${lines}\n${res.error?.stack ?? ''}`);
     assert.match(res.logs, /\[install-probe\] installed Handoff/);
+    console.log(`# ${/\[install-probe\] (activation .*)/.exec(res.logs)?.[1] ?? 'activation time not reported'}`);
   });
 });
