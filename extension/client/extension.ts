@@ -114,7 +114,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Handof
     vscode.commands.registerCommand('handoff.disconnectMatrix', (args?: { forgetToken?: boolean }) => disconnectMatrix(supervisor, matrix, args)),
   );
 
-  await supervisor.start();
+  // Off the activation path: the window is usable at once; the status bar says "starting" until
+  // the hub runs, and start() reports its own failures there.
+  void supervisor.start();
   return {
     location,
     hubState: () => supervisor.state,
