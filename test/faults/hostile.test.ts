@@ -4,13 +4,13 @@
 // Each closes at most its own connection; the hub keeps serving and loses nothing.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connectControl, type ControlClient } from '../../extension/shared/controlClient';
 import { connectAgent, plainBody, type Agent } from '../helpers/agent';
-import { startHub, type HubProcess } from '../helpers/hubProcess';
+import { spawnHub, startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
 import { rawAgent } from '../helpers/rawAgent';
 
 const PROTO_NAMES = ['toString', 'constructor', '__proto__', 'valueOf', 'hasOwnProperty'];
@@ -167,6 +167,18 @@ describe('hostile input cannot crash, brick or impersonate', () => {
     assert.equal(r.structuredContent.error.code, 'invalid_identity');
     await anon.close();
     assert.ok(!(await alice.ok('list_peers')).peers.some((p: any) => p.identity === 'Bob' || p.identity === 'BOB'));
+  });
+
+  it('a socket directory that is a symlink is refused, not followed and chmodded', async () => {
+    const target = tempDir('elsewhere');
+    chmodSync(target, 0o755);
+    const link = join(tempDir('planted'), 'run');
+    symlinkSync(target, link);
+    const b = spawnHub({ workspace: tempDir('sym-ws'), store: join(tempDir('sym-store'), 's'), socket: join(link, 'hub.sock') });
+    const failed = await b.ready.then(() => 'listening', (e: Error) => e.message);
+    b.proc.kill();
+    assert.match(failed, /is a symlink or not a directory/);
+    assert.equal(statSync(target).mode & 0o777, 0o755, 'the target was not chmodded');
   });
 
   it('a connection that never sends a hello is closed', { timeout: 20_000 }, async () => {
