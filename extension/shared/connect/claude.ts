@@ -3,7 +3,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { jsonChange, objectAt, readJson, type FileChange, type Json } from './files';
-import { removeOurHooks, setOurHooks, type HookEntry } from './hooks';
+import { removeOurHooksFrom, setOurHooks, type HookEntry } from './hooks';
 import { bridgeCommand, hookCommand, type Launch } from './launch';
 import type { ConnectOptions } from './types';
 
@@ -56,11 +56,7 @@ export function disconnectClaude(o: Omit<ConnectOptions, 'launch' | 'name'>): Fi
     changes.push(jsonChange(f.user, `removed MCP server "${SERVER}" for ${o.workspace}`, user));
   }
   const settings = readJson(f.settings);
-  let removed = 0;
-  if (settings.hooks && typeof settings.hooks === 'object') {
-    removed = removeOurHooks(settings.hooks as Json);
-    if (Object.keys(settings.hooks as Json).length === 0) delete settings.hooks;
-  }
+  let removed = removeOurHooksFrom(settings);
   const permissions = settings.permissions as Json | undefined;
   if (permissions && Array.isArray(permissions.allow) && permissions.allow.includes(ALLOW)) {
     permissions.allow = permissions.allow.filter((r) => r !== ALLOW);

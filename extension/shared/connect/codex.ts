@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { codexServerTable, upsertTable } from './codexToml';
 import { codexHookTrust } from './codexTrust';
 import { jsonChange, objectAt, readJson, readText, type FileChange } from './files';
-import { removeOurHooks, setOurHooks, type HookEntry } from './hooks';
+import { removeOurHooksFrom, setOurHooks, type HookEntry } from './hooks';
 import { bridgeCommand, hookCommand } from './launch';
 import type { ConnectOptions } from './types';
 
@@ -42,10 +42,8 @@ export function disconnectCodex(o: { codexHome?: string; home?: string }): FileC
   const changes: FileChange[] = [];
   const hooksDoc = readJson(f.hooks);
   const before = codexHookTrust(f.hooks, hooksDoc);
-  if (hooksDoc.hooks && typeof hooksDoc.hooks === 'object') {
-    const n = removeOurHooks(hooksDoc.hooks as Record<string, unknown>);
-    if (n) changes.push(jsonChange(f.hooks, `removed ${n} Handoff hooks`, hooksDoc));
-  }
+  const n = removeOurHooksFrom(hooksDoc);
+  if (n) changes.push(jsonChange(f.hooks, `removed ${n} Handoff hooks`, hooksDoc));
   const text = readText(f.config);
   if (text !== undefined) {
     let toml = upsertTable(text, `mcp_servers.${SERVER}`, undefined);

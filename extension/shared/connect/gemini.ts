@@ -3,7 +3,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { jsonChange, objectAt, readJson, type FileChange, type Json } from './files';
-import { removeOurHooks, setOurHooks, type HookEntry } from './hooks';
+import { removeOurHooksFrom, setOurHooks, type HookEntry } from './hooks';
 import { bridgeCommand, hookCommand } from './launch';
 import type { ConnectOptions } from './types';
 
@@ -46,10 +46,7 @@ export function disconnectGemini(o: { workspace: string; home?: string }): FileC
     if (Object.keys(servers).length === 0) delete settings.mcpServers;
     what = `removed MCP server "${SERVER}"`;
   }
-  if (settings.hooks && typeof settings.hooks === 'object') {
-    const n = removeOurHooks(settings.hooks as Json);
-    if (Object.keys(settings.hooks as Json).length === 0) delete settings.hooks;
-    if (n) what = `${what ? `${what} and ` : 'removed '}${n} Handoff hooks`;
-  }
+  const n = removeOurHooksFrom(settings);
+  if (n) what = `${what ? `${what} and ` : 'removed '}${n} Handoff hooks`;
   return what ? [jsonChange(f.settings, what, settings)] : [];
 }

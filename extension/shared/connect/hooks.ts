@@ -30,6 +30,15 @@ export function removeOurHooks(hooks: Json): number {
   return removed;
 }
 
+/** Removes our hooks from a settings document's `hooks` block, and the block if that empties it. */
+export function removeOurHooksFrom(doc: Json): number {
+  const hooks = doc.hooks;
+  if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) return 0;
+  const n = removeOurHooks(hooks as Json);
+  if (Object.keys(hooks).length === 0) delete doc.hooks;
+  return n;
+}
+
 /** Replaces our hooks with `entries` (idempotent: connecting twice leaves one set). */
 export function setOurHooks(hooks: Json, entries: HookEntry[]): void {
   removeOurHooks(hooks);
