@@ -3,8 +3,9 @@
 // in the CLI's own shape. It rides on someone else's hot path, so it is small, bounded in time,
 // and silent on every failure: exit 0, no output, the agent goes on.
 import { createConnection } from 'node:net';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { HELLO_VERSION } from '../shared/hello';
+import { procStat } from '../shared/proc';
 import { HOOK_ACK, HOOK_CLIS, type HookAnswer, type HookCli, type HookHello } from '../shared/hook';
 import { resolveHubSocket } from '../shared/paths';
 import { attentionText, hookOutput, PHASES } from './shapes';
@@ -31,12 +32,9 @@ function ancestors(): number[] {
   let pid = process.ppid;
   for (let i = 0; i < 8 && pid > 1; i++) {
     out.push(pid);
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    } catch {
-      break;
-    }
+    const parent = Number(procStat(pid)?.[1]);
+    if (!parent) break;
+    pid = parent;
   }
   return out;
 }

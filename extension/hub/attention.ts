@@ -88,7 +88,7 @@ export class Attention {
     const items: HookItem[] = take.map((hot, i) => {
       const m = hot.message;
       const cut = m.body.length > BODY_CHARS ? { ...m, body: `${m.body.slice(0, BODY_CHARS)}\n[… ${m.body.length - BODY_CHARS} more characters: get_message("${m.id}") has the whole body]` } : m;
-      const replayed = (events[i] as { surfacing: { replayed: boolean } }).surfacing.replayed;
+      const replayed = events[i].surfacing.replayed;
       return { id: m.id, from: m.from, text: renderMessage(cut, replayed ? 'replayed' : undefined), replayed };
     });
     let settled = false;

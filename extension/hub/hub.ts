@@ -223,7 +223,7 @@ export class Hub {
   /** Makes a name known (addressable) without a live session: the person at the editor. */
   async remember(identity: string, roles?: string[]): Promise<void> {
     const known = this.state.identities[identity];
-    const twin = known ? undefined : this.caseTwin(identity);
+    const twin = this.caseTwin(identity);
     if (twin) throw new BusError('invalid_identity', caseTwinMessage(identity, twin));
     const sameRoles = !roles || (known && known.roles.join() === roles.join());
     if (known && sameRoles && Date.now() - known.lastSeen < 60_000) return;
@@ -419,8 +419,9 @@ export class Hub {
     await this.commit(events);
     for (const e of events) {
       const hot = e.type === 'sent' ? this.state.hot[e.message.id] : undefined;
-      if (hot) for (const r of hot.message.recipients) this.pushToIdentity(r, hot, 'live');
-      if (hot) this.attention.arrived(hot.message.recipients);
+      if (!hot) continue;
+      for (const r of hot.message.recipients) this.pushToIdentity(r, hot, 'live');
+      this.attention.arrived(hot.message.recipients);
     }
   }
 

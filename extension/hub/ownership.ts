@@ -4,6 +4,7 @@
 // accept queue) answers nothing and looks dead, and a second hub that took its socket over lost
 // every acknowledged send the first one still had to write.
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { procStat } from '../shared/proc';
 
 interface Owner {
   pid: number;
@@ -12,12 +13,7 @@ interface Owner {
 }
 
 function startTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
+  return procStat(pid)?.[19];
 }
 
 function alive(o: Owner): boolean {
