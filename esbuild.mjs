@@ -61,7 +61,7 @@ builds.push({
   format: 'iife',
   target: 'chrome120',
   external: [],
-  entryPoints: { panel: 'media/panel.ts' },
+  entryPoints: { panel: 'extension/webview/panel.ts' },
   outdir: 'dist/media',
 });
 

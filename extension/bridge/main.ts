@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { greet } from '../shared/greet';
 import { serveNoHub } from './noHub';
-import { HELLO_VERSION, type AgentHello } from '../shared/hello';
+import { HELLO_VERSION, type AgentHello } from '../protocol/hello';
 import { resolveHubSocket } from '../shared/paths';
 
 const { values } = parseArgs({

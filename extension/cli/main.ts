@@ -7,8 +7,9 @@ import { runHook } from '../hook/main';
 import { AGENT_CLIS, connectAgent, disconnectAgent, type AgentCli } from '../shared/connect';
 import { connectControl } from '../shared/controlClient';
 import { findWorkspace, resolveHubSocket } from '../shared/paths';
-import { InboxRequest, SendRequest, SnapshotRequest, type InboxItem, type SendResult, type Snapshot } from '../shared/protocol';
-import { SEEN_TEXT } from '../shared/seenWhen';
+import { InboxRequest, SendRequest, SnapshotRequest } from '../protocol/control';
+import type { InboxItem, SendResult, Snapshot } from '../protocol/views';
+import { SEEN_TEXT } from '../protocol/views';
 import { parseHubArgs, runHub } from '../hub/run';
 
 const USAGE = `usage: handoff <command> [options]
@@ -95,23 +96,23 @@ async function main(argv: string[]): Promise<number> {
       case 'send': {
         const body = values.body ?? positionals.join(' ');
         if (!values.to || !body) throw new Error('send needs --to NAME and a body');
-        const r: SendResult = await connection.sendRequest(SendRequest.method, { as: me, to: values.to.split(','), body, thread: values.thread, idempotencyKey: values.key, insist: values.insist });
+        const r: SendResult = await connection.sendRequest(SendRequest.type, { as: me, to: values.to.split(','), body, thread: values.thread, idempotencyKey: values.key, insist: values.insist });
         const per = r.recipients.map((x) => `${x.sessions > 0 ? `pushed to ${x.identity} (${x.sessions} session${x.sessions > 1 ? 's' : ''})` : `queued for ${x.identity} (no live session)`}, ${SEEN_TEXT[x.seen_when]}`).join('; ');
         out(r, r.duplicate ? `not sent again: ${r.duplicate.note} (${r.message_id})` : `stored ${r.message_id}: ${per}. Not proof of reading — \`handoff status\` shows ACKs.`);
         return 0;
       }
       case 'inbox': {
-        const items: InboxItem[] = await connection.sendRequest(InboxRequest.method, { identity: me, unreadOnly: values.unread, limit: 200 });
+        const items: InboxItem[] = await connection.sendRequest(InboxRequest.type, { identity: me, unreadOnly: values.unread, limit: 200 });
         out(items, items.map((i) => `${i.message.id} [${i.delivery.state}] from ${i.message.from}: ${i.message.body.replace(/\s+/g, ' ').slice(0, 100)}`).join('\n') || `inbox of ${me} is empty`);
         return 0;
       }
       case 'peers': {
-        const s: Snapshot = await connection.sendRequest(SnapshotRequest.method);
+        const s: Snapshot = await connection.sendRequest(SnapshotRequest.type);
         out(s.coverage, s.coverage.map((c) => `${c.identity.padEnd(20)} ${String(c.liveSessions).padStart(2)} live  ${c.acked}/${c.addressed} acked${c.medianAckMs !== undefined ? `  median ack ${age(c.medianAckMs)}` : ''}${c.ghost ? `  GHOST (${c.unacked} unacked, nobody connected)` : ''}`).join('\n') || 'no identities yet');
         return 0;
       }
       case 'status': {
-        const s: Snapshot = await connection.sendRequest(SnapshotRequest.method);
+        const s: Snapshot = await connection.sendRequest(SnapshotRequest.type);
         const late = s.ledger.filter((e) => s.overdue.ids.includes(e.id));
         const lines = [
           `hub ${s.node} · ${s.sessions.length} live session(s) · ${s.ledger.length} open · store ${s.store.ok ? 'ok' : `FAILING: ${s.store.error}`}`,

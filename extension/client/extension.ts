@@ -2,7 +2,7 @@
 // the person — sidebar view, status bar, commands, terminal env, and Copilot's MCP server.
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { Snapshot } from '../shared/protocol';
+import type { Snapshot } from '../protocol/views';
 import { launcherDir, refreshLaunchers } from '../shared/connect/launchers';
 import { connectAgentCommand, type ConnectAgentArgs } from './commands/connectAgents';
 import { connectMatrix, disconnectMatrix, type ConnectMatrixArgs } from './commands/connectMatrix';
@@ -15,7 +15,7 @@ import { registerMcpProvider, copilotServer } from './mcpProvider';
 import { MESSAGE_SCHEME, MessageDocuments, messageUri } from './messageDocument';
 import { notifyOverdue } from './overdueNotice';
 import { panelModel } from './panel/model';
-import type { PanelModel } from './panel/protocol';
+import type { PanelModel } from '../protocol/panel';
 import { PanelViewProvider } from './panel/viewProvider';
 import { humanIdentity } from './settings';
 import { StatusBar } from './statusBar';

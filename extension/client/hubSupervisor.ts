@@ -9,9 +9,10 @@ import * as vscode from 'vscode';
 import { CloseAction, ErrorAction, LanguageClient, State } from 'vscode-languageclient/node';
 import {
   ChangedNotification, ChaseRequest, MatrixConnectRequest, MatrixDisconnectRequest, MessageRequest, ResolveRequest, SendRequest,
-  SnapshotRequest, type ActionParams, type MatrixConnectParams, type RemoteStatus, type SendParams, type SendResult, type Snapshot,
-} from '../shared/protocol';
-import type { MessageView } from '../hub/hub';
+  SnapshotRequest, type ActionParams, type ControlRequest, type MatrixConnectParams, type SendParams,
+} from '../protocol/control';
+import type { RequestType0 } from 'vscode-jsonrpc';
+import type { MessageView, RemoteStatus, SendResult, Snapshot } from '../protocol/views';
 import { connectControl } from '../shared/controlClient';
 import type { HubLocation } from './location';
 import { SharedHub } from './sharedHub';
@@ -67,7 +68,7 @@ export class HubSupervisor implements vscode.Disposable {
       if (e.newState === State.Running) void this.onRunning();
       if (e.newState === State.Starting) this.setState({ kind: 'starting' });
     });
-    this.client.onNotification(ChangedNotification.method, (s: Snapshot) => this.setSnapshot(s));
+    this.client.onNotification(ChangedNotification.type, (s) => this.setSnapshot(s));
     this.setState({ kind: 'starting' });
     try {
       await this.client.start();
@@ -96,19 +97,19 @@ export class HubSupervisor implements vscode.Disposable {
   }
 
   send(params: SendParams): Promise<SendResult> {
-    return this.request(SendRequest.method, params);
+    return this.request(SendRequest, params);
   }
 
   chase(params: ActionParams): Promise<{ pushed: number }> {
-    return this.request(ChaseRequest.method, params);
+    return this.request(ChaseRequest, params);
   }
 
   resolve(params: ActionParams): Promise<void> {
-    return this.request(ResolveRequest.method, params);
+    return this.request(ResolveRequest, params);
   }
 
   message(id: string): Promise<MessageView | null> {
-    return this.request(MessageRequest.method, { id });
+    return this.request(MessageRequest, { id });
   }
 
   /**
@@ -117,31 +118,42 @@ export class HubSupervisor implements vscode.Disposable {
    * on the hub's private socket carries them instead, untraced.
    */
   async matrixConnect(params: MatrixConnectParams): Promise<RemoteStatus> {
-    if (this.current.kind !== 'running') return this.request(MatrixConnectRequest.method, params); // says why not
+    if (this.current.kind !== 'running') return this.request(MatrixConnectRequest, params); // says why not
     const control = await connectControl(this.location.socket, 'vscode-matrix-connect');
     try {
-      return await control.connection.sendRequest<RemoteStatus>(MatrixConnectRequest.method, params);
+      return await control.connection.sendRequest(MatrixConnectRequest.type, params);
     } finally {
       control.close();
     }
   }
 
   matrixDisconnect(): Promise<void> {
-    return this.request(MatrixDisconnectRequest.method);
+    return this.request0(MatrixDisconnectRequest.type);
   }
 
   /** Asks the hub for a fresh snapshot now, and publishes it like a pushed one. */
   async refreshSnapshot(): Promise<Snapshot> {
-    const s = await this.request<Snapshot>(SnapshotRequest.method);
+    const s = await this.request0(SnapshotRequest.type);
     this.setSnapshot(s);
     return s;
   }
 
-  private async request<R>(method: string, params?: unknown): Promise<R> {
-    if (this.current.kind !== 'running' || !(this.shared ?? this.client)) {
+  private async request<P, R>(req: ControlRequest<P, R>, params: P): Promise<R> {
+    const to = this.connection();
+    return to instanceof SharedHub ? to.request(req, params) : to.sendRequest<R>(req.method, params);
+  }
+
+  private async request0<R>(type: RequestType0<R, void>): Promise<R> {
+    const to = this.connection();
+    return to instanceof SharedHub ? to.request0(type) : to.sendRequest(type);
+  }
+
+  private connection(): SharedHub | LanguageClient {
+    const to = this.shared ?? this.client;
+    if (this.current.kind !== 'running' || !to) {
       throw new Error(this.current.kind === 'down' ? `The Handoff hub is down: ${this.current.reason}` : 'The Handoff hub is still starting; try again in a moment.');
     }
-    return this.shared ? this.shared.request<R>(method, params) : this.client!.sendRequest<R>(method, params);
+    return to;
   }
 
   private async stopOwn(): Promise<void> {
@@ -181,7 +193,7 @@ export class HubSupervisor implements vscode.Disposable {
     this.setState({ kind: 'running', pid: this.pid });
     this.log.info(`hub running (pid ${this.pid}) on ${this.location.socket}`);
     try {
-      this.setSnapshot(await this.client!.sendRequest<Snapshot>(SnapshotRequest.method));
+      this.setSnapshot(await this.client!.sendRequest(SnapshotRequest.type));
     } catch (e) {
       this.log.error(`first snapshot failed: ${(e as Error).message}`);
     }

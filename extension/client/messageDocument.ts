@@ -1,7 +1,7 @@
 // "Open message": the full message and every receipt as a read-only plain-text document
 // (handoff-message:/ID). Plain text, so an untrusted body is shown, never rendered.
 import * as vscode from 'vscode';
-import type { MessageView } from '../hub/hub';
+import type { MessageView } from '../protocol/views';
 
 export const MESSAGE_SCHEME = 'handoff-message';
 

@@ -1,7 +1,7 @@
 // The one notification per item that goes overdue (or is dead-lettered): say who has not
 // acknowledged what, and offer to show it or chase it.
 import * as vscode from 'vscode';
-import type { LedgerEntry } from '../shared/protocol';
+import type { LedgerEntry } from '../protocol/views';
 import { inertLinks } from './format';
 
 export function overdueText(items: LedgerEntry[]): string {

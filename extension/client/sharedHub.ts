@@ -2,7 +2,9 @@
 // folder, or the previous hub of a reloaded window still shutting down): this window talks to it
 // over its socket with the same control protocol instead of failing.
 import { connectControl, type ControlClient } from '../shared/controlClient';
-import { ChangedNotification, SnapshotRequest, type Snapshot } from '../shared/protocol';
+import type { RequestType0 } from 'vscode-jsonrpc';
+import { ChangedNotification, SnapshotRequest, type ControlRequest } from '../protocol/control';
+import type { Snapshot } from '../protocol/views';
 
 export class SharedHub {
   private constructor(private readonly control: ControlClient) {}
@@ -15,16 +17,20 @@ export class SharedHub {
     return this.control.hub.pid;
   }
 
-  request<R>(method: string, params?: unknown): Promise<R> {
-    return this.control.connection.sendRequest<R>(method, params);
+  request<P, R>(req: ControlRequest<P, R>, params: P): Promise<R> {
+    return this.control.connection.sendRequest<R>(req.method, params);
+  }
+
+  request0<R>(type: RequestType0<R, void>): Promise<R> {
+    return this.control.connection.sendRequest(type);
   }
 
   snapshot(): Promise<Snapshot> {
-    return this.request<Snapshot>(SnapshotRequest.method);
+    return this.request0(SnapshotRequest.type);
   }
 
   onChanged(listener: (s: Snapshot) => void): void {
-    this.control.connection.onNotification(ChangedNotification.method, listener);
+    this.control.connection.onNotification(ChangedNotification.type, listener);
   }
 
   onClose(listener: () => void): void {

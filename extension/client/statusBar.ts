@@ -2,7 +2,7 @@
 // recipient ACK past its SLA, an error when the hub is down. It notifies once per item that goes
 // overdue — an escalation nobody asked to see every second is noise.
 import * as vscode from 'vscode';
-import type { LedgerEntry, Snapshot } from '../shared/protocol';
+import type { LedgerEntry, Snapshot } from '../protocol/views';
 import type { HubState } from './hubSupervisor';
 import { statusView, type StatusView } from './statusView';
 

@@ -1,7 +1,7 @@
 // What the status bar item shows, as data: quiet when every handoff is acknowledged, a warning
 // when a send has had no recipient ACK past its SLA, an error when the hub is down. Tests assert
 // on it; statusBar.ts renders it.
-import type { LedgerEntry, Snapshot } from '../shared/protocol';
+import type { LedgerEntry, Snapshot } from '../protocol/views';
 import { age, plural } from './format';
 import type { HubState } from './hubSupervisor';
 import { remoteBadge, remoteTooltip } from './matrix/remoteText';

@@ -4,9 +4,9 @@
 // and silent on every failure: exit 0, no output, the agent goes on.
 import { createConnection } from 'node:net';
 import { appendFileSync } from 'node:fs';
-import { HELLO_VERSION } from '../shared/hello';
+import { HELLO_VERSION } from '../protocol/hello';
 import { procStat } from '../shared/proc';
-import { HOOK_ACK, HOOK_CLIS, type HookAnswer, type HookCli, type HookHello } from '../shared/hook';
+import { HOOK_ACK, HOOK_CLIS, type HookAnswer, type HookCli, type HookHello } from '../protocol/hook';
 import { resolveHubSocket } from '../shared/paths';
 import { attentionText, hookOutput, PHASES } from './shapes';
 

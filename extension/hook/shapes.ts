@@ -1,6 +1,6 @@
 // What each agent CLI accepts from a hook, per event: extra context for the model mid-turn, at
 // session start and at prompt submit; a one-time block with a reason at the end of a turn.
-import type { HookAnswer, HookCli, HookPhase } from '../shared/hook';
+import type { HookAnswer, HookCli, HookPhase } from '../protocol/hook';
 
 /** The CLI's hook event names, mapped to where they sit in the agent's loop. */
 export const PHASES: Record<HookCli, Record<string, HookPhase>> = {

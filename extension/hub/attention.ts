@@ -3,8 +3,8 @@
 // waiter) and the claims in flight. A hook's answer is a claim: it becomes a journaled `surfaced`
 // only when the hook confirms it printed it — a hook cut off by its time budget surfaces nothing,
 // and the next hook of the session gets the same handoffs again.
-import type { HookAnswer, HookHello, HookItem } from '../shared/hook';
-import type { SeenWhen } from '../shared/seenWhen';
+import type { HookAnswer, HookHello, HookItem } from '../protocol/hook';
+import type { SeenWhen } from '../protocol/views';
 import { surfacedEvent, unsurfacedFor } from './bus/attention';
 import type { BusEvent, HotMessage, SurfacePath } from './bus/model';
 import { renderMessage } from './render';
@@ -39,6 +39,7 @@ export interface AttentionDeps {
   sessions: SessionRegistry;
   node: string;
   log(line: string): void;
+  now(): number;
 }
 
 const nothing = (session: string): Claim => ({ answer: { items: [], more: 0, session }, settle: async () => undefined });
@@ -60,7 +61,7 @@ export class Attention {
     const key = this.sessionKey(h);
     const hs = this.hooked.get(key) ?? { key, identity: h.identity, cli: h.cli, busy: false, lastSeen: 0 };
     this.hooked.set(key, hs);
-    hs.lastSeen = Date.now();
+    hs.lastSeen = this.deps.now();
     if (h.phase === 'wait') return this.wait(hs, h, onClose);
     if (h.phase === 'prompt' || h.phase === 'tool') hs.busy = true;
     const claim = this.claim(h.identity, key, 'hook', `${h.cli} ${h.event}`);
@@ -81,7 +82,7 @@ export class Attention {
     const open = unsurfacedFor(this.deps.mail(identity), identity, session, claimed);
     const take = open.slice(0, only ? open.length : PER_ANSWER);
     if (take.length === 0) return nothing(session);
-    const at = Date.now();
+    const at = this.deps.now();
     const events = take.map((hot) => surfacedEvent(hot, identity, { session, node: this.deps.node, at, path, via }));
     const keys = take.map((hot) => `${session}\n${hot.message.id}`);
     for (const k of keys) this.claims.add(k);
@@ -137,7 +138,7 @@ export class Attention {
   }
 
   /** The best the recipient's hooked sessions promise, for the sender's answer. */
-  seenWhen(identity: string, now = Date.now()): SeenWhen {
+  seenWhen(identity: string, now = this.deps.now()): SeenWhen {
     let best: SeenWhen = 'when_it_calls_inbox';
     const order: SeenWhen[] = ['when_it_calls_inbox', 'next_turn', 'next_tool_call', 'now'];
     for (const hs of this.hooked.values()) {

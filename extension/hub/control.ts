@@ -1,21 +1,18 @@
-// Serves the control protocol (shared/protocol.ts) on any JSON-RPC connection: the extension's
+// Serves the control protocol (protocol/control.ts) on any JSON-RPC connection: the extension's
 // languageclient connection and the CLI's socket connections get the same handlers.
 import { ResponseError } from 'vscode-jsonrpc';
 import {
-  BUS_ERROR, ChangedNotification, ChaseRequest, InboxRequest, MatrixConnectRequest, MatrixDisconnectRequest, MessageRequest, ReceiptRequest,
-  ResolveRequest, SendRequest, SnapshotRequest,
-  type ActionParams, type InboxParams, type MatrixConnectParams, type MessageParams, type ReceiptParams, type SendParams,
-} from '../shared/protocol';
-import type { z } from 'zod';
+  BUS_ERROR, ChangedNotification, ChaseRequest, checkParams, InboxRequest, MatrixConnectRequest, MatrixDisconnectRequest, MessageRequest,
+  ReceiptRequest, ResolveRequest, SendRequest, SnapshotRequest, type ControlRequest,
+} from '../protocol/control';
 import { BusError } from './bus/errors';
-import { actionParams, checkParams, inboxParams, messageParams, receiptParams, sendParams } from './controlSchemas';
 import type { Hub } from './hub';
 import { matrixConfig, MatrixConfigError } from './matrix/config';
 import { startMatrix } from './matrix/load';
 
 /** What both a vscode-languageserver Connection and a vscode-jsonrpc MessageConnection offer. */
 interface Connection {
-  onRequest(method: string, handler: (params: never) => unknown): unknown;
+  onRequest(method: string, handler: (params: unknown) => unknown): unknown;
   sendNotification(method: string, params?: unknown): unknown;
 }
 
@@ -45,15 +42,15 @@ function asInvalidInput<T>(work: () => T): T {
 /** Registers the handlers; returns a function that stops change notifications. */
 export function serveControl(hub: Hub, connection: Connection, debounceMs = 100): () => void {
   const controlSession = `control-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  connection.onRequest(SnapshotRequest.method, () => hub.snapshot());
-  /** Validates the params against the method's schema before the handler sees them. */
-  const handle = <T>(method: string, schema: z.ZodType<T>, handler: (p: T) => unknown) =>
-    connection.onRequest(method, (raw: never) => guard(() => {
-      const p = checkParams(schema, method, raw);
+  /** Validates the params against the request's schema before the handler sees them. */
+  const handle = <P, R>(req: ControlRequest<P, R>, handler: (p: P) => R | Promise<R>) =>
+    connection.onRequest(req.method, (raw) => guard(() => {
+      const p = checkParams(req, raw);
       if (typeof p === 'string') throw new BusError('invalid_input', p);
       return handler(p);
     }));
-  handle(SendRequest.method, sendParams, async (p: SendParams) => {
+  connection.onRequest(SnapshotRequest.method, () => hub.snapshot());
+  handle(SendRequest, async (p) => {
     const caller = { identity: p.as, session: controlSession, node: hub.node };
     await hub.remember(caller.identity);
     return hub.send(caller, {
@@ -61,21 +58,20 @@ export function serveControl(hub: Hub, connection: Connection, debounceMs = 100)
       slaMs: p.slaSeconds ? p.slaSeconds * 1000 : undefined, idempotencyKey: p.idempotencyKey, insist: p.insist,
     });
   });
-  handle(InboxRequest.method, inboxParams, (p: InboxParams) => hub.inbox(p.identity, p));
-  handle(MessageRequest.method, messageParams, async (p: MessageParams) => (await hub.lookup(p.id)) ?? null);
-  handle(ReceiptRequest.method, receiptParams, (p: ReceiptParams) =>
-    hub.receipt({ identity: p.as, session: controlSession, node: hub.node }, p.id, p.kind, p.outcome, p.summary));
-  handle(ChaseRequest.method, actionParams, (p: ActionParams) => hub.chase(p.id, p.by));
-  handle(ResolveRequest.method, actionParams, (p: ActionParams) => hub.resolve(p.id, p.by, p.note));
+  handle(InboxRequest, (p) => hub.inbox(p.identity, p));
+  handle(MessageRequest, async (p) => (await hub.lookup(p.id)) ?? null);
+  handle(ReceiptRequest, (p) => hub.receipt({ identity: p.as, session: controlSession, node: hub.node }, p.id, p.kind, p.outcome, p.summary));
+  handle(ChaseRequest, (p) => hub.chase(p.id, p.by));
+  handle(ResolveRequest, (p) => hub.resolve(p.id, p.by, p.note));
   const dropRemote = async () => {
     await hub.remoteLink?.close();
     hub.setRemote(undefined);
   };
-  connection.onRequest(MatrixConnectRequest.method, (p: MatrixConnectParams) => guard(async () => {
-    const config = asInvalidInput(() => matrixConfig(p ?? {}, MatrixConnectRequest.method));
+  handle(MatrixConnectRequest, async (p) => {
+    const config = asInvalidInput(() => matrixConfig(p, MatrixConnectRequest.method));
     await dropRemote();
     return asInvalidInput(() => startMatrix(hub, config, hub.options.log ?? (() => undefined))).status();
-  }));
+  });
   connection.onRequest(MatrixDisconnectRequest.method, () => guard(dropRemote));
 
   let timer: NodeJS.Timeout | undefined;

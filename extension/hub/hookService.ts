@@ -3,23 +3,11 @@
 // the hook writes `ack` once it has handed them to its CLI, and only then are they journaled as
 // surfaced. A hook that never confirms (cut off by its budget, killed) surfaces nothing.
 import type { Socket } from 'node:net';
-import { z } from 'zod';
-import { HOOK_CLIS, HOOK_PHASES, HOOK_ACK, type HookHello } from '../shared/hook';
+import { HOOK_ACK, type HookHello } from '../protocol/hook';
+import { hookHello } from '../protocol/helloSchema';
 import type { Claim } from './attention';
-import { IDENTITY_PATTERN } from './bus/identity';
 import type { Hub } from './hub';
 
-const hookHello = z.object({
-  handoff: z.literal(1),
-  kind: z.literal('hook'),
-  cli: z.enum(HOOK_CLIS),
-  phase: z.enum(HOOK_PHASES),
-  event: z.string().max(64),
-  identity: z.string().regex(IDENTITY_PATTERN),
-  session: z.string().min(1).max(200),
-  ancestors: z.array(z.number().int().positive()).max(16),
-  waitMs: z.number().int().min(0).max(3_600_000).optional(),
-});
 
 /** How long the hub waits for the hook's `ack` before it frees the claim. */
 const ACK_WAIT_MS = 5000;

@@ -1,22 +1,23 @@
 // The hub: the bus state behind a store, the live sessions, and the pushes. Transports (MCP
-// sockets, the editor's control connection, Matrix) call these methods; none decides delivery.
+// sockets, the editor's control connection, Matrix) call these methods; the bus (bus/) decides,
+// the hub commits what was decided through its one commit path, then pushes. Its clock is injected.
 import { hostname } from 'node:os';
 import { basename } from 'node:path';
 import { monotonicFactory } from 'ulid';
-import { checkMessageId, decideReceipt, decideSend, DEFAULT_LIMITS, sendFingerprint, type Caller, type Limits, type RecentSends, type SendRequest } from './bus/decide';
+import { checkMessageId, decideChase, decideReceipt, decideResolve, decideSend, DEFAULT_LIMITS, type Caller, type Limits, type SendRequest } from './bus/decide';
 import { BusError } from './bus/errors';
 import { caseTwin, caseTwinMessage } from './bus/identity';
-import { coverage, dueEvents, isUnread, ledgerEntry, overdue, pendingLedger, sessionsReached, unackedFor, type Coverage, type LedgerEntry } from './bus/ledger';
-import type { BusEvent, BusState, Delivery, HotMessage, Message, Outcome, PushKind, ReceiptKind } from './bus/model';
-import { emptyState } from './bus/model';
+import { coverage, dueEvents, inboxFor, pendingLedger, sendResult, sessionsReached, unackedFor } from './bus/ledger';
+import { emptyState, type BusEvent, type BusState, type HotMessage, type Outcome, type ReceiptKind } from './bus/model';
 import { MailIndex } from './bus/mailIndex';
-import { isTerminal } from './bus/reduce';
 import { isRemote, outboxFor } from './bus/relay';
 import { Attention } from './attention';
-import type { SeenWhen } from '../shared/seenWhen';
-import type { RelayOutcome, RemoteLink, RemoteStatus } from './remote';
-import { renderMessage } from './render';
+import type { Coverage, InboxItem, LedgerEntry, MessageView, ReceiptAnswer, RecipientOutcome, RelayOutcome, SendResult, Snapshot } from '../protocol/views';
+import { Pushes } from './pushes';
+import type { RemoteLink } from './remote';
+import { asDuplicate, SendMemory } from './sendMemory';
 import { SessionRegistry, type Session } from './sessions';
+import { snapshotOf } from './snapshot';
 import { Store } from './store/store';
 
 export interface HubOptions {
@@ -26,72 +27,13 @@ export interface HubOptions {
   limits?: Partial<Limits>;
   /** Unacked messages replayed on attach; past this a truncation notice says how many more. */
   replayLimit?: number;
+  /** How often the SLA/TTL timer runs; 0 runs it only when tick() is called (fake-clock tests). */
   tickMs?: number;
   log?: (line: string) => void;
   /** How long a send to remote recipients waits for the homeserver before answering. */
   relayWaitMs?: number;
-}
-
-export interface RecipientOutcome {
-  identity: string;
-  state: Delivery['state'];
-  sessions: number;
-  /** When its model will see it, as far as its hooked sessions tell: now, next tool call, next turn, or only when it calls inbox. */
-  seen_when: SeenWhen | 'on_another_node';
-}
-
-export interface SendResult {
-  message_id: string;
-  seq: number;
-  thread: string;
-  /** `pushed`: written to at least one live session (not proof of reading); `queued`: none live. */
-  state: 'pushed' | 'queued';
-  recipients: RecipientOutcome[];
-  duplicate?: { why: 'idempotency_key' | 'probable_duplicate'; note: string };
-  /** Present when some recipients are on other nodes: whether the homeserver has it yet. */
-  relay?: RelayOutcome;
-}
-
-export interface SessionInfo {
-  key: string;
-  identity: string;
-  roles: string[];
-  client: string;
-  connectedAt: number;
-  lastSeen: number;
-}
-
-export interface MessageView {
-  message: HotMessage['message'];
-  deliveries: Delivery[];
-  settled: boolean;
-  resolution?: HotMessage['resolution'];
-}
-
-export interface Snapshot {
-  node: string;
-  workspace: string;
-  now: number;
-  store: { ok: boolean; dir: string; error?: string; archived: number };
-  sessions: SessionInfo[];
-  coverage: Coverage[];
-  ledger: LedgerEntry[];
-  overdue: { count: number; oldestSentAt?: number; ids: string[] };
-  events: LedgerEntry[];
-  /** Present when a transport to other nodes is attached. */
-  remote?: RemoteStatus;
-}
-
-/** The honest answer to a send: `pushed` only if some live session was written to. */
-function sendResult(m: Message, recipients: RecipientOutcome[], relay?: RelayOutcome): SendResult {
-  return {
-    message_id: m.id,
-    seq: m.seq,
-    thread: m.thread,
-    state: recipients.some((r) => r.sessions > 0) ? 'pushed' : 'queued',
-    recipients,
-    ...(relay ? { relay } : {}),
-  };
+  /** The hub's clock; tests pass a fake one. */
+  clock?: () => number;
 }
 
 function storeFailure(dir: string, e: unknown): BusError {
@@ -105,46 +47,35 @@ export class Hub {
   readonly node: string;
   readonly sessions = new SessionRegistry();
   readonly limits: Limits;
+  readonly attention: Attention;
+  readonly pushes: Pushes;
+  readonly now: () => number;
   private store?: Store;
   private storeError?: string;
   private readonly newId = monotonicFactory();
   private nextSeq = 0;
-  private readonly recent: RecentSends = new Map();
-  private readonly inflight = new Map<string, Promise<SendResult>>();
-  /**
-   * `${identity}\n${id}` for every message pushed to some session of the identity. Kept in memory
-   * and set at push time, because the journaled push record lands a moment later and a session
-   * reconnecting in between must still get the message flagged as a replay.
-   */
-  private readonly pushedToIdentity = new Set<string>();
-  private pushedPruneAt = 4096;
-  private recentPruneAt = 1024;
+  private readonly memory: SendMemory;
+  private mail = new MailIndex();
   private readonly listeners = new Set<() => void>();
   private timer?: NodeJS.Timeout;
   private readonly log: (line: string) => void;
   private remote?: RemoteLink;
-  readonly attention: Attention;
-  private mail = new MailIndex();
+  /** Names being recorded right now: a case twin racing one must see it before its commit lands. */
+  private readonly naming = new Set<string>();
 
   constructor(readonly options: HubOptions) {
     this.node = options.node ?? `${hostname()}:${basename(options.workspace)}`;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.log = options.log ?? (() => undefined);
-    this.attention = new Attention({ mail: (identity) => this.mailOf(identity), commit: (e) => this.commit(e), sessions: this.sessions, node: this.node, log: this.log });
-  }
-
-  private seenWhen(identity: string): RecipientOutcome['seen_when'] {
-    return isRemote(identity) ? 'on_another_node' : this.attention.seenWhen(identity);
-  }
-
-  /**
-   * Handoffs a Handoff tool result just showed the caller's model: surfaced once per session.
-   * Best effort: a store that cannot be written must not keep an agent from reading its mail.
-   */
-  async surfacedInTool(caller: Caller, ids: string[], tool: string): Promise<void> {
-    if (ids.length === 0 || !this.store) return;
-    await this.attention.surfaceInTool(caller.identity, caller.session, `tool ${tool}`, new Set(ids))
-      .catch((e) => this.log(`could not record that ${tool} showed ${caller.identity} ${ids.length} handoffs: ${(e as Error).message}`));
+    this.now = options.clock ?? Date.now;
+    this.memory = new SendMemory(this.limits.duplicateWindowMs);
+    const commit = (events: BusEvent[]) => this.commit(events);
+    const mailOf = (identity: string) => this.mailOf(identity);
+    this.attention = new Attention({ mail: mailOf, commit, sessions: this.sessions, node: this.node, log: this.log, now: this.now });
+    this.pushes = new Pushes({
+      node: this.node, sessions: this.sessions, now: this.now, commit, mailOf, log: this.log,
+      isOpen: (id) => !!this.state.hot[id], replayLimit: options.replayLimit ?? 50,
+    });
   }
 
   private markStarted!: () => void;
@@ -160,19 +91,17 @@ export class Hub {
       });
       this.nextSeq = this.store.state.seq;
       this.mail = MailIndex.of(this.store.state);
-      const now = Date.now();
-      for (const h of Object.values(this.store.state.hot)) {
-        if (now - h.message.sentAt < this.limits.duplicateWindowMs) {
-          this.recent.set(sendFingerprint(h.message.from, h.message.recipients, h.message.body), { id: h.message.id, at: h.message.sentAt });
-        }
-      }
+      this.memory.seed(this.store.state, this.now());
       this.log(`store ${this.options.storeDir}: ${Object.keys(this.store.state.hot).length} open, ${this.store.archivedCount} archived`);
     } catch (e) {
       this.storeError = storeFailure(this.options.storeDir, e).message;
       this.log(this.storeError);
     }
-    this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 1000);
-    this.timer.unref();
+    const tickMs = this.options.tickMs ?? 1000;
+    if (tickMs > 0) {
+      this.timer = setInterval(() => void this.tick(), tickMs);
+      this.timer.unref();
+    }
     this.markStarted();
   }
 
@@ -201,6 +130,7 @@ export class Hub {
     return this.store;
   }
 
+  /** The one commit path: every journal write goes through here, with its outbox entries. */
   private async commit(events: BusEvent[]): Promise<void> {
     const store = this.writable();
     try {
@@ -218,25 +148,40 @@ export class Hub {
     return this.mail.openFor(this.state, identity);
   }
 
+  private seenWhen(identity: string): RecipientOutcome['seen_when'] {
+    return isRemote(identity) ? 'on_another_node' : this.attention.seenWhen(identity, this.now());
+  }
+
   // ---- sessions ----
 
   /** Makes a name known (addressable) without a live session: the person at the editor. */
   async remember(identity: string, roles?: string[]): Promise<void> {
-    const known = this.state.identities[identity];
     const twin = this.caseTwin(identity);
     if (twin) throw new BusError('invalid_identity', caseTwinMessage(identity, twin));
+    const known = this.state.identities[identity];
     const sameRoles = !roles || (known && known.roles.join() === roles.join());
-    if (known && sameRoles && Date.now() - known.lastSeen < 60_000) return;
-    await this.commit([{ type: 'identity', name: identity, at: Date.now(), roles: roles ?? known?.roles ?? [] }]);
+    if (known && sameRoles && this.now() - known.lastSeen < 60_000) return;
+    this.naming.add(identity);
+    try {
+      await this.commit([{ type: 'identity', name: identity, at: this.now(), roles: roles ?? known?.roles ?? [] }]);
+    } finally {
+      this.naming.delete(identity);
+    }
   }
 
   /** A known identity `name` would be mistaken for (same letters, other case). */
   caseTwin(name: string): string | undefined {
-    return this.state.identities[name] ? undefined : caseTwin(Object.keys(this.state.identities), name);
+    if (this.state.identities[name] || this.naming.has(name)) return undefined;
+    return caseTwin([...Object.keys(this.state.identities), ...this.naming], name);
   }
 
-  /** Called once the agent's MCP session is initialised: records the name, replays its mail. */
+  /**
+   * Called once the agent's MCP session is initialised: records the name, replays its mail. A name
+   * that is a case twin of a known one is refused here too, whatever the transport checked.
+   */
   async attach(session: Session): Promise<void> {
+    const twin = this.caseTwin(session.identity);
+    if (twin) throw new BusError('invalid_identity', caseTwinMessage(session.identity, twin));
     // Known before live: once a peer shows as live, sending to its name must work.
     try {
       await this.remember(session.identity, session.roles);
@@ -246,117 +191,60 @@ export class Hub {
     if (!session.isOpen()) return; // closed while we were writing: never list a dead peer
     this.sessions.add(session);
     this.log(`session ${session.key} attached as ${session.identity} (${session.client})`);
-    this.replay(session);
+    this.pushes.replay(session);
     this.changed();
   }
 
   detach(session: Session): void {
-    if (this.sessions.remove(session)) {
-      this.log(`session ${session.key} (${session.identity}) detached`);
-      // "Last seen" is when its last session left, not when it first connected.
-      this.store?.commit([{ type: 'identity', name: session.identity, at: Date.now(), roles: session.roles }])
-        .catch((e) => this.log(`could not record when ${session.identity} left: ${(e as Error).message}`));
-      this.changed();
-    }
+    if (!this.sessions.remove(session)) return;
+    this.log(`session ${session.key} (${session.identity}) detached`);
+    // "Last seen" is when its last session left, not when it first connected.
+    this.commit([{ type: 'identity', name: session.identity, at: this.now(), roles: session.roles }])
+      .catch((e) => this.log(`could not record when ${session.identity} left: ${(e as Error).message}`));
+    this.changed();
   }
 
   /**
-   * Unacked mail to a (re)attached session, bounded. Mail this identity has never been pushed
-   * goes first, in FIFO order; then replays of what it was pushed before, flagged `replayed`,
-   * fewest pushes to this session key first — a push to a connection that died right after it is
-   * the likeliest to have gone unread, and the bound rotates through the rest over reconnects.
-   * Past the bound, one notice says how many more wait in the inbox.
+   * Handoffs a Handoff tool result just showed the caller's model: surfaced once per session.
+   * Best effort: a store that cannot be written must not keep an agent from reading its mail.
    */
-  private replay(session: Session): void {
-    const limit = this.options.replayLimit ?? 50;
-    const seen = (hot: HotMessage) => this.pushedToIdentity.has(`${session.identity}\n${hot.message.id}`) || hot.deliveries[session.identity].pushes.length > 0;
-    const waiting = unackedFor(this.mailOf(session.identity), session.identity).filter((h) => !session.pushed.has(h.message.id));
-    const fresh = waiting.filter((h) => !seen(h));
-    const pushesTo = (h: HotMessage) => h.deliveries[session.identity].pushes.filter((p) => p.session === session.key).length;
-    const again = waiting.filter((h) => seen(h)).map((h) => ({ h, n: pushesTo(h) })).sort((a, b) => a.n - b.n || a.h.message.seq - b.h.message.seq).map((x) => x.h);
-    for (const hot of fresh.slice(0, limit)) this.pushTo(session, hot, 'live');
-    for (const hot of again.slice(0, Math.max(0, limit - fresh.length))) this.pushTo(session, hot, 'replayed');
-    if (waiting.length > limit) {
-      session.deliver({
-        id: '', from: 'handoff', thread: '', kind: 'replayed',
-        text: `Replay truncated: ${waiting.length - limit} more unacked handoffs were not pushed. Call inbox to see them all.`,
-      });
-    }
-  }
-
-  /** At most one push per message per connection, except an explicit chase. */
-  private pushTo(session: Session, hot: HotMessage, kind: PushKind): boolean {
-    const m = hot.message;
-    if (kind !== 'chase' && session.pushed.has(m.id)) return false;
-    if (!session.deliver({ id: m.id, from: m.from, thread: m.thread, kind, text: renderMessage(m, kind) })) return false;
-    session.pushed.add(m.id);
-    this.pushedToIdentity.add(`${session.identity}\n${m.id}`);
-    const at = Date.now();
-    this.store?.commit([{ type: 'pushed', id: m.id, recipient: session.identity, push: { session: session.key, node: this.node, at, kind } }])
-      .then(() => this.changed(), (e) => this.log(`could not record a push of ${m.id}: ${(e as Error).message}`));
-    return true;
-  }
-
-  private pushToIdentity(identity: string, hot: HotMessage, kind: PushKind): number {
-    let n = 0;
-    for (const s of this.sessions.forIdentity(identity)) if (this.pushTo(s, hot, kind)) n++;
-    return n;
+  async surfacedInTool(caller: Caller, ids: string[], tool: string): Promise<void> {
+    if (ids.length === 0 || !this.store) return;
+    await this.attention.surfaceInTool(caller.identity, caller.session, `tool ${tool}`, new Set(ids))
+      .catch((e) => this.log(`could not record that ${tool} showed ${caller.identity} ${ids.length} handoffs: ${(e as Error).message}`));
   }
 
   // ---- sending ----
 
-  async send(caller: Caller, req: SendRequest): Promise<SendResult> {
-    const keyed = req.idempotencyKey ? `${caller.identity}\n${req.idempotencyKey}` : undefined;
-    const racing = keyed && this.inflight.get(keyed);
-    if (racing) return this.asDuplicate(await racing, 'idempotency_key');
-    const work = this.sendOnce(caller, req);
-    if (keyed) {
-      this.inflight.set(keyed, work);
-      work.finally(() => this.inflight.delete(keyed)).catch(() => undefined);
-    }
-    return work;
-  }
-
-  private asDuplicate(first: SendResult, why: 'idempotency_key' | 'probable_duplicate'): SendResult {
-    const note = why === 'idempotency_key'
-      ? 'This idempotency key was already used: nothing new was sent; this is the first message.'
-      : 'The same body went to the same recipients moments ago: treated as a probable duplicate, nothing new was sent. Pass insist: true if you really mean to send it again.';
-    return { ...first, duplicate: { why, note } };
+  send(caller: Caller, req: SendRequest): Promise<SendResult> {
+    return this.memory.once(caller.identity, req.idempotencyKey, () => this.sendOnce(caller, req));
   }
 
   private async sendOnce(caller: Caller, req: SendRequest): Promise<SendResult> {
     this.writable();
-    const now = Date.now();
+    const now = this.now();
     const decision = decideSend(this.state, req, {
-      caller,
-      now,
-      newId: () => this.newId(now),
-      nextSeq: () => ++this.nextSeq,
-      liveIdentities: this.sessions.identities(),
-      recent: this.recent,
-      limits: this.limits,
+      caller, now, newId: () => this.newId(now), nextSeq: () => ++this.nextSeq,
+      liveIdentities: this.sessions.identities(), recent: this.memory.recent, limits: this.limits,
     });
-    if (decision.kind === 'duplicate') {
-      return this.asDuplicate(await this.describeSend(decision.id), decision.why);
-    }
+    if (decision.kind === 'duplicate') return asDuplicate(await this.describeSend(decision.id), decision.why);
     const m = decision.message;
-    const relayed = m.recipients.some(isRemote);
-    const fingerprint = sendFingerprint(m.from, m.recipients, m.body);
-    this.recent.set(fingerprint, { id: m.id, at: now }); // before the await: a racing twin sees it
+    const forget = this.memory.remember(m, now); // before the await: a racing twin sees it
     try {
       await this.commit([{ type: 'sent', message: m }]);
     } catch (e) {
-      this.recent.delete(fingerprint);
+      forget();
       throw e;
     }
-    this.pruneMemory(now);
+    this.memory.prune(now);
+    this.pushes.prune();
     const hot = this.state.hot[m.id];
     const recipients = m.recipients.map((identity) => {
-      const sessions = this.pushToIdentity(identity, hot, 'live');
+      const sessions = this.pushes.toIdentity(identity, hot, 'live');
       return { identity, state: sessions > 0 ? 'pushed' as const : 'queued' as const, sessions, seen_when: this.seenWhen(identity) };
     });
     this.attention.arrived(m.recipients);
-    return sendResult(m, recipients, relayed ? await this.relayOutcome(m.id, this.options.relayWaitMs ?? 3000) : undefined);
+    return sendResult(m, recipients, m.recipients.some(isRemote) ? await this.relayOutcome(m.id, this.options.relayWaitMs ?? 3000) : undefined);
   }
 
   private async relayOutcome(id: string, waitMs: number): Promise<RelayOutcome> {
@@ -366,17 +254,6 @@ export class Hub {
       return { state: 'in_outbox', note: 'Matrix is not connected on this hub: the handoff waits in the outbox (persisted with its txnId) and is sent when Matrix connects.' };
     }
     return this.remote.whereIs(id, waitMs);
-  }
-
-  private pruneMemory(now: number): void {
-    if (this.recent.size >= this.recentPruneAt) {
-      for (const [k, v] of this.recent) if (now - v.at > this.limits.duplicateWindowMs) this.recent.delete(k);
-      this.recentPruneAt = Math.max(1024, 2 * this.recent.size); // amortised: O(1) per send
-    }
-    if (this.pushedToIdentity.size >= this.pushedPruneAt) {
-      for (const k of this.pushedToIdentity) if (!this.state.hot[k.slice(k.indexOf('\n') + 1)]) this.pushedToIdentity.delete(k);
-      this.pushedPruneAt = Math.max(4096, 2 * this.pushedToIdentity.size); // amortised: O(1) per push
-    }
   }
 
   private async describeSend(id: string): Promise<SendResult> {
@@ -410,9 +287,9 @@ export class Hub {
 
   /**
    * Events from the transport to other nodes (ingested messages and receipts, outbox progress),
-   * committed in one journal record (with the sync position,
-   * so a crash replays all or none of them); each new message is then pushed to every live
-   * session of its local recipients, once per session, exactly like a local send.
+   * committed in one journal record (with the sync position, so a crash replays all or none of
+   * them); each new message is then pushed to every live session of its local recipients, once
+   * per session, exactly like a local send.
    */
   async applyRemote(events: BusEvent[]): Promise<void> {
     for (const e of events) if (e.type === 'sent') e.message.seq = ++this.nextSeq;
@@ -420,23 +297,19 @@ export class Hub {
     for (const e of events) {
       const hot = e.type === 'sent' ? this.state.hot[e.message.id] : undefined;
       if (!hot) continue;
-      for (const r of hot.message.recipients) this.pushToIdentity(r, hot, 'live');
+      for (const r of hot.message.recipients) this.pushes.toIdentity(r, hot, 'live');
       this.attention.arrived(hot.message.recipients);
     }
   }
 
   // ---- receipts ----
 
-  async receipt(caller: Caller, id: string, kind: ReceiptKind, outcome?: Outcome, summary?: string): Promise<{ message_id: string; state: Delivery['state'] | 'settled'; recorded: boolean }> {
+  async receipt(caller: Caller, id: string, kind: ReceiptKind, outcome?: Outcome, summary?: string): Promise<ReceiptAnswer> {
     const store = this.writable();
-    checkMessageId(id);
-    const hot = this.state.hot[id];
-    const event = decideReceipt(hot, store.isArchived(id), id, kind, caller, Date.now(), outcome, summary);
-    if (!event || event.type !== 'receipt') return { message_id: id, state: 'settled', recorded: false };
-    const d = hot.deliveries[caller.identity];
-    const repeat = d.receipts.some((r) => r.kind === kind && r.by === caller.identity && r.outcome === outcome && (kind !== 'result' || r.summary === summary));
-    if (repeat) return { message_id: id, state: d.state, recorded: false };
-    await this.commit([event]);
+    const decision = decideReceipt(this.state.hot[id], store.isArchived(id), id, kind, caller, this.now(), outcome, summary);
+    if (decision.kind === 'settled') return { message_id: id, state: 'settled', recorded: false };
+    if (decision.kind === 'repeat') return { message_id: id, state: decision.state, recorded: false };
+    await this.commit([decision.event]);
     return { message_id: id, state: this.state.hot[id]?.deliveries[caller.identity]?.state ?? 'settled', recorded: true };
   }
 
@@ -460,15 +333,8 @@ export class Hub {
   }
 
   /** Open mail of an identity (not yet done, stuck or failed), oldest first; `afterSeq` pages on from the last seq seen. */
-  inbox(identity: string, opts: { unreadOnly?: boolean; limit?: number; afterSeq?: number } = {}): { message: HotMessage['message']; delivery: Delivery }[] {
-    const out: { message: HotMessage['message']; delivery: Delivery }[] = [];
-    for (const hot of this.mailOf(identity)) {
-      const d = hot.deliveries[identity];
-      if (!d || hot.resolution || isTerminal(d.state) || hot.message.seq <= (opts.afterSeq ?? 0)) continue;
-      if (opts.unreadOnly && !isUnread(d)) continue;
-      out.push({ message: hot.message, delivery: d });
-    }
-    return out.slice(0, opts.limit ?? 20);
+  inbox(identity: string, opts: { unreadOnly?: boolean; limit?: number; afterSeq?: number } = {}): InboxItem[] {
+    return inboxFor(this.mailOf(identity), identity, opts);
   }
 
   unacked(identity: string): string[] {
@@ -481,61 +347,40 @@ export class Hub {
   }
 
   pending(identity?: string): LedgerEntry[] {
-    return pendingLedger(this.state, Date.now(), identity);
+    return pendingLedger(this.state, this.now(), identity);
   }
 
   coverage(): Coverage[] {
-    return coverage(this.state, (identity) => this.sessions.count(identity), Date.now());
+    return coverage(this.state, (identity) => this.sessions.count(identity), this.now());
   }
 
   // ---- people's actions (editor, CLI) ----
 
   /** Pushes again, flagged as a chase, to every live session of each unacked recipient. */
   async chase(id: string, by: string): Promise<{ pushed: number }> {
-    const hot = this.state.hot[id];
-    if (!hot) throw new BusError('unknown_message', `Message ${id} is not open on this hub (settled or unknown); there is nothing to chase.`);
+    const events = decideChase(this.state.hot[id], id, this.now());
     let pushed = 0;
-    const events: BusEvent[] = [];
-    for (const d of Object.values(hot.deliveries)) {
-      if (d.state === 'acked' || d.state === 'done') continue;
-      events.push({ type: 'chased', id, recipient: d.recipient, at: Date.now() });
-      pushed += this.pushToIdentity(d.recipient, hot, 'chase');
-    }
+    for (const e of events) if (e.type === 'chased') pushed += this.pushes.toIdentity(e.recipient, this.state.hot[id], 'chase');
     if (events.length) await this.commit(events);
     this.log(`${by} chased ${id}: pushed to ${pushed} sessions`);
     return { pushed };
   }
 
   async resolve(id: string, by: string, note?: string): Promise<void> {
-    if (!this.state.hot[id]) throw new BusError('unknown_message', `Message ${id} is not open on this hub (settled or unknown).`);
-    await this.commit([{ type: 'resolved', id, resolution: { by, at: Date.now(), note } }]);
+    await this.commit([decideResolve(this.state.hot[id], id, by, this.now(), note)]);
   }
 
   snapshot(limit = 200): Snapshot {
-    const now = Date.now();
-    const late = overdue(this.state, now);
-    const events = Object.values(this.state.hot)
-      .sort((a, b) => b.message.seq - a.message.seq)
-      .slice(0, limit)
-      .map((h) => ledgerEntry(h, now));
-    return {
-      node: this.node,
-      workspace: this.options.workspace,
-      now,
+    return snapshotOf({
+      node: this.node, workspace: this.options.workspace, now: this.now(), state: this.state, sessions: this.sessions, remote: this.remote, limit,
       store: { ok: !!this.store, dir: this.options.storeDir, error: this.storeError, archived: this.store?.archivedCount ?? 0 },
-      sessions: this.sessions.all().map((s) => ({ key: s.key, identity: s.identity, roles: s.roles, client: s.client, connectedAt: s.connectedAt, lastSeen: s.lastSeen })),
-      coverage: this.coverage(),
-      ledger: this.pending(),
-      overdue: { count: late.count, oldestSentAt: late.oldestSentAt, ids: late.items.map((i) => i.id) },
-      events,
-      ...(this.remote ? { remote: this.remote.status() } : {}),
-    };
+    });
   }
 
-  /** Chases once past the SLA, dead-letters past the TTL. */
-  private async tick(): Promise<void> {
+  /** Chases once past the SLA, dead-letters past the TTL. Public so fake-clock tests can drive it. */
+  async tick(): Promise<void> {
     if (!this.store) return;
-    const events = dueEvents(this.state, Date.now());
+    const events = dueEvents(this.state, this.now());
     if (events.length === 0) return;
     try {
       await this.commit(events);
@@ -544,7 +389,7 @@ export class Hub {
       return;
     }
     for (const e of events) {
-      if (e.type === 'chased' && this.state.hot[e.id]) this.pushToIdentity(e.recipient, this.state.hot[e.id], 'chase');
+      if (e.type === 'chased' && this.state.hot[e.id]) this.pushes.toIdentity(e.recipient, this.state.hot[e.id], 'chase');
       if (e.type === 'failed') this.log(`dead-lettered ${e.id} for ${e.recipient}: ${e.reason}`);
     }
   }

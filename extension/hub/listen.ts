@@ -1,12 +1,14 @@
 // The hub's socket: one per workspace, in a user-private directory. Each connection starts with a
-// hello line (shared/hello.ts) that says whether it is an agent (MCP) or a control client.
+// hello line (protocol/hello.ts) that says whether it is an agent (MCP) or a control client.
 import { existsSync, unlinkSync, chmodSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { greet, NotAHub } from '../shared/greet';
 import { dirname } from 'node:path';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { ensurePrivateDir } from '../shared/paths';
-import { HELLO_VERSION, MAX_HELLO_BYTES, type Hello, type HelloReply } from '../shared/hello';
+import { HELLO_VERSION, MAX_HELLO_BYTES, type Hello, type HelloReply } from '../protocol/hello';
+import { readHello } from '../protocol/helloSchema';
+import { nullPrototypes } from './bus/dict';
 import { serveControl } from './control';
 import type { Hub } from './hub';
 import { serveHook } from './hookService';
@@ -126,8 +128,9 @@ function accept(hub: Hub, socket: Socket, replayCaches: Map<string, ReplayCache>
     const rest = buf.subarray(nl + 1);
     let hello: Hello;
     try {
-      hello = JSON.parse(buf.subarray(0, nl).toString('utf8')) as Hello;
-      if (hello.handoff !== HELLO_VERSION) throw new Error(`hello version ${String(hello.handoff)}, this hub speaks ${HELLO_VERSION}`);
+      const read = readHello(JSON.parse(buf.subarray(0, nl).toString('utf8'), nullPrototypes));
+      if (typeof read === 'string') throw new Error(read);
+      hello = read;
     } catch (e) {
       reply({ ok: false, error: `bad hello: ${(e as Error).message}` });
       socket.destroy();

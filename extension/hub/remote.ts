@@ -1,35 +1,6 @@
 // What the hub needs from a transport to other nodes (the Matrix link), and what it reports about
-// it. Types only: the hub never loads a transport's code unless one is configured.
-
-/** Where a handoff to remote recipients is: the send reply says it honestly. */
-export type RelayOutcome =
-  | { state: 'on_homeserver'; event_id: string; at: number }
-  | { state: 'in_outbox'; note: string; last_error?: string }
-  | { state: 'refused'; reason: string };
-
-/** An advisory `m.read` receipt: a Matrix *user* read up to this message (not a session's ACK). */
-export interface AdvisoryRead {
-  user: string;
-  at: number;
-}
-
-export interface RemoteStatus {
-  transport: 'matrix';
-  /** connecting: first contact; connected: syncing; retrying: the homeserver is unreachable;
-   * refused: the homeserver refused the token or the room (the error says which). */
-  state: 'connecting' | 'connected' | 'retrying' | 'refused' | 'stopped';
-  homeserver: string;
-  userId?: string;
-  room?: string;
-  error?: string;
-  /** Outbox entries not yet accepted by the homeserver. */
-  outbox: number;
-  lastSyncAt?: number;
-  /** By message id. m.read receipts are per Matrix user, not per session: advisory only. */
-  advisoryReads: Record<string, AdvisoryRead[]>;
-  /** Says the above in words, for the panel to show next to them. */
-  advisoryReadsNote: string;
-}
+// it. Types only (what it reports is protocol/views.ts): the hub never loads a transport's code unless one is configured.
+import type { RelayOutcome, RemoteStatus } from '../protocol/views';
 
 export interface RemoteLink {
   /** Waits up to `waitMs` for the message's outbox entry to reach the homeserver. */

@@ -2,7 +2,7 @@
 // to its own hub over the languageclient connection instead).
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import { greet } from './greet';
-import { HELLO_VERSION, type HelloReply } from './hello';
+import { HELLO_VERSION, type HelloReply } from '../protocol/hello';
 
 export interface ControlClient {
   connection: MessageConnection;

@@ -1,7 +1,7 @@
 // The client side of the hello exchange: connect, write our hello line, read the hub's reply line.
 // Bytes after the reply (the start of the protocol proper) are handed back, not lost.
 import { createConnection, type Socket } from 'node:net';
-import type { Hello, HelloReply } from './hello';
+import type { Hello, HelloReply } from '../protocol/hello';
 
 export interface Greeted {
   socket: Socket;

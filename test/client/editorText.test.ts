@@ -7,7 +7,7 @@ import { describeResult, recipientPicks } from '../../extension/client/commands/
 import { inertLinks } from '../../extension/client/format';
 import { panelModel } from '../../extension/client/panel/model';
 import { statusView } from '../../extension/client/statusView';
-import type { LedgerEntry, Snapshot } from '../../extension/shared/protocol';
+import type { LedgerEntry, Snapshot } from '../../extension/protocol/views';
 
 const launch = { command: '/opt/code/node', args: ['/ext/dist/bridge.js'], env: { ELECTRON_RUN_AS_NODE: '1' } };
 const table = codexServerTable('handoff', launch);

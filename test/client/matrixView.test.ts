@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { remoteBadge, remoteTooltip } from '../../extension/client/matrix/remoteText';
 import { panelModel } from '../../extension/client/panel/model';
-import type { LedgerEntry, RemoteStatus, Snapshot } from '../../extension/shared/protocol';
+import type { LedgerEntry, RemoteStatus, Snapshot } from '../../extension/protocol/views';
 
 const now = Date.UTC(2026, 0, 1, 12, 0, 0);
 const remote = (over: Partial<RemoteStatus> = {}): RemoteStatus => ({

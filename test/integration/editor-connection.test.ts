@@ -6,7 +6,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter } from 'vscode-jsonrpc/node';
-import { SnapshotRequest, type Snapshot } from '../../extension/shared/protocol';
+import { SnapshotRequest } from '../../extension/protocol/control';
+import type { Snapshot } from '../../extension/protocol/views';
 import { waitFor } from '../helpers/agent';
 import { DIST, NODE, tempDir } from '../helpers/hubProcess';
 

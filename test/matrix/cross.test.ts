@@ -11,7 +11,7 @@ import { after, before, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
 import { DIST, NODE, startHub, type HubProcess } from '../helpers/hubProcess';
 import { connectControl } from '../../extension/shared/controlClient';
-import { MatrixConnectRequest, MatrixDisconnectRequest } from '../../extension/shared/protocol';
+import { MatrixConnectRequest, MatrixDisconnectRequest } from '../../extension/protocol/control';
 import { api, countPushes, login, matrixHub, matrixSuite, snapshot, synapse, unique, user, waitFor, waitMatrix, waitPeer, type MatrixUser, type Synapse } from './world';
 
 matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {

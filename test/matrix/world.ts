@@ -2,7 +2,8 @@
 // loudly when Synapse is not installed; under CI=true a missing Synapse fails instead.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SnapshotRequest, type Snapshot } from '../../extension/shared/protocol';
+import { SnapshotRequest } from '../../extension/protocol/control';
+import type { Snapshot } from '../../extension/protocol/views';
 import { connectControl } from '../../extension/shared/controlClient';
 import { waitFor, type Agent } from '../helpers/agent';
 import { startHub, tempDir, type HubProcess } from '../helpers/hubProcess';

@@ -1,7 +1,7 @@
 // The bus semantics as plain functions over data: no sockets, no disk, no clock.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decideReceipt, decideSend, DEFAULT_LIMITS, type SendContext } from '../../extension/hub/bus/decide';
+import { decideReceipt, decideSend, DEFAULT_LIMITS, type ReceiptDecision, type SendContext } from '../../extension/hub/bus/decide';
 import { BusError } from '../../extension/hub/bus/errors';
 import { editDistance, nearestNames } from '../../extension/hub/bus/identity';
 import { coverage, dueEvents, overdue, pendingLedger } from '../../extension/hub/bus/ledger';
@@ -9,6 +9,11 @@ import { emptyState, type BusState, type Message } from '../../extension/hub/bus
 import { apply, isSettled } from '../../extension/hub/bus/reduce';
 
 const T0 = 1_700_000_000_000;
+
+function recorded(d: ReceiptDecision) {
+  assert.equal(d.kind, 'record');
+  return (d as Extract<ReceiptDecision, { kind: 'record' }>).event;
+}
 
 function world(...names: string[]): BusState {
   const s = emptyState('n1');
@@ -101,15 +106,15 @@ describe('receipts and the lifecycle', () => {
     assert.equal(refusal(() => decideReceipt(s.hot[m.id], false, m.id, 'ack', { ...bob, identity: 'carol' }, T0)).code, 'not_addressed_to_you');
     assert.equal(refusal(() => decideReceipt(undefined, false, m.id, 'ack', bob, T0)).code, 'unknown_message');
     assert.equal(refusal(() => decideReceipt(undefined, false, 'nope', 'ack', bob, T0)).code, 'invalid_message_id');
-    assert.equal(decideReceipt(undefined, true, m.id, 'ack', bob, T0), null, 'archived: nothing to change');
+    assert.deepEqual(decideReceipt(undefined, true, m.id, 'ack', bob, T0), { kind: 'settled' }, 'archived: nothing to change');
 
     apply(s, { type: 'pushed', id: m.id, recipient: 'bob', push: { session: 's-b', node: 'n1', at: T0 + 1, kind: 'live' } });
     assert.equal(s.hot[m.id].deliveries.bob.state, 'pushed');
-    apply(s, decideReceipt(s.hot[m.id], false, m.id, 'ack', bob, T0 + 5000)!);
-    apply(s, decideReceipt(s.hot[m.id], false, m.id, 'read', bob, T0 + 6000)!);
+    apply(s, recorded(decideReceipt(s.hot[m.id], false, m.id, 'ack', bob, T0 + 5000)));
+    apply(s, recorded(decideReceipt(s.hot[m.id], false, m.id, 'read', bob, T0 + 6000)));
     assert.equal(s.hot[m.id].deliveries.bob.state, 'acked', 'a late read does not move it back');
     assert.equal(isSettled(s.hot[m.id], T0 + 7000), false, 'acked is not done');
-    apply(s, decideReceipt(s.hot[m.id], false, m.id, 'result', bob, T0 + 9000, 'done', 'shipped')!);
+    apply(s, recorded(decideReceipt(s.hot[m.id], false, m.id, 'result', bob, T0 + 9000, 'done', 'shipped')));
     assert.equal(s.hot[m.id].deliveries.bob.state, 'done');
     assert.equal(isSettled(s.hot[m.id], T0 + 9000), true);
     const c = coverage(s, () => 0, T0).find((x) => x.identity === 'bob')!;
@@ -119,7 +124,7 @@ describe('receipts and the lifecycle', () => {
   it('a rejected result fails the delivery with the reason and stays visible until resolved', () => {
     const s = world('alice', 'bob');
     const m = send(s, ['bob'], 'do the impossible');
-    apply(s, decideReceipt(s.hot[m.id], false, m.id, 'result', { identity: 'bob', session: 's', node: 'n1' }, T0 + 1, 'rejected', 'out of scope')!);
+    apply(s, recorded(decideReceipt(s.hot[m.id], false, m.id, 'result', { identity: 'bob', session: 's', node: 'n1' }, T0 + 1, 'rejected', 'out of scope')));
     assert.equal(s.hot[m.id].deliveries.bob.state, 'failed');
     assert.match(s.hot[m.id].deliveries.bob.failure!.reason, /rejected by bob: out of scope/);
     assert.equal(isSettled(s.hot[m.id], T0 + 2), false);

@@ -4,7 +4,7 @@
 // room, or the refusal. Settings are saved, and the token goes to SecretStorage, only once the
 // homeserver has not refused them. Arguments fill in the prompts (tests, other extensions).
 import * as vscode from 'vscode';
-import type { RemoteStatus } from '../../shared/protocol';
+import type { RemoteStatus } from '../../protocol/views';
 import type { HubSupervisor } from '../hubSupervisor';
 import { MatrixCredentials, normalizeHomeserver, type MatrixSettings } from '../matrix/credentials';
 import { passwordLogin } from '../matrix/login';

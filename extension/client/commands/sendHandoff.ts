@@ -3,7 +3,7 @@
 // queued or pushed to n sessions, never "sent" for something that did not happen.
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import type { SendResult } from '../../shared/protocol';
+import type { SendResult } from '../../protocol/views';
 import type { HubSupervisor } from '../hubSupervisor';
 import { defaultSlaSeconds, humanIdentity } from '../settings';
 import { describeResult, recipientPicks, type RecipientPick } from './sendText';

@@ -1,8 +1,8 @@
 // What "Send Handoff…" shows: the recipient list with live/ghost marks, and the one sentence
 // that says what happened to a send. Plain functions, so they are tested without an editor.
 import type { QuickPickItem } from 'vscode';
-import type { SendResult, Snapshot } from '../../shared/protocol';
-import { SEEN_TEXT } from '../../shared/seenWhen';
+import type { SendResult, Snapshot } from '../../protocol/views';
+import { SEEN_TEXT } from '../../protocol/views';
 import { plural } from '../format';
 
 export interface RecipientPick extends QuickPickItem {

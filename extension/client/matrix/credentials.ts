@@ -2,7 +2,7 @@
 // (workspace scope: one bus room per folder), the access token in SecretStorage only — never in
 // settings, the hub's arguments or env, or a log line.
 import * as vscode from 'vscode';
-import type { MatrixConnectParams } from '../../shared/protocol';
+import type { MatrixConnectParams } from '../../protocol/control';
 
 export interface MatrixSettings {
   homeserver: string;

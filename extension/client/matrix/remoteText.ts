@@ -1,7 +1,7 @@
 // The Matrix link's status in words and icons, shared by the status bar and the panel. Plain
 // functions over the hub's RemoteStatus.
-import type { RemoteStatus } from '../../shared/protocol';
-import type { Tone } from '../panel/protocol';
+import type { RemoteStatus } from '../../protocol/views';
+import type { Tone } from '../../protocol/panel';
 import { clock } from '../format';
 
 export function remoteHeadline(r: RemoteStatus): string {

@@ -1,10 +1,10 @@
 // What the sidebar shows, derived from the hub's snapshot. Plain functions over data: the
 // webview only renders this (as text), and tests read the same model the view renders.
-import type { LedgerEntry, LedgerRecipient, RemoteStatus, Snapshot } from '../../shared/protocol';
+import type { LedgerEntry, LedgerRecipient, RemoteStatus, Snapshot } from '../../protocol/views';
 import { age, clock, plural } from '../format';
 import type { HubState } from '../hubSupervisor';
 import { advisoryReadsLabel, lastSyncLabel, outboxLabel, remoteHeadline, remoteLook } from '../matrix/remoteText';
-import type { CoverageView, EventView, MatrixView, PanelFilter, PanelModel, RecipientView, Tone } from './protocol';
+import type { CoverageView, EventView, MatrixView, PanelFilter, PanelModel, RecipientView, Tone } from '../../protocol/panel';
 
 const STATE_LOOK: Record<LedgerRecipient['state'], { icon: string; tone: Tone; word: string }> = {
   queued: { icon: 'inbox', tone: 'muted', word: 'queued' },

@@ -2,7 +2,7 @@
 // on every change, and turns the view's requests into commands. The view never gets raw HTML.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { HostToPanel, PanelFilter, PanelModel, PanelToHost } from './protocol';
+import type { HostToPanel, PanelFilter, PanelModel, PanelToHost } from '../../protocol/panel';
 
 export interface PanelActions {
   open(id: string): Promise<void>;

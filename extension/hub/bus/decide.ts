@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { BusError } from './errors';
 import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN, nearestNames } from './identity';
-import type { Attachment, BusEvent, BusState, HotMessage, Message, Outcome, ReceiptKind } from './model';
+import type { Attachment, BusEvent, BusState, DeliveryState, HotMessage, Message, Outcome, ReceiptKind } from './model';
 import { isRemote, localize, qualify } from './relay';
 
 export interface Limits {
@@ -166,6 +166,12 @@ export function checkMessageId(id: string): void {
 }
 
 /** A receipt may only be written by a recipient of the message (G3). */
+/** What a receipt does: nothing (the message is settled, or the same receipt is already there), or one event. */
+export type ReceiptDecision =
+  | { kind: 'settled' }
+  | { kind: 'repeat'; state: DeliveryState }
+  | { kind: 'record'; event: BusEvent };
+
 export function decideReceipt(
   hot: HotMessage | undefined,
   archived: boolean,
@@ -175,10 +181,10 @@ export function decideReceipt(
   now: number,
   outcome?: Outcome,
   summary?: string,
-): BusEvent | null {
+): ReceiptDecision {
   checkMessageId(id);
   if (!hot) {
-    if (archived) return null; // settled already: the receipt changes nothing, and says so
+    if (archived) return { kind: 'settled' }; // settled already: the receipt changes nothing, and says so
     throw new BusError('unknown_message', `No message ${id} on this hub. Check the id with inbox.`);
   }
   const delivery = hot.deliveries[caller.identity];
@@ -186,10 +192,24 @@ export function decideReceipt(
     throw new BusError('not_addressed_to_you', `Message ${id} is addressed to ${hot.message.recipients.join(', ')}, not to ${caller.identity}; only a recipient can write its ${kind} receipt.`);
   }
   if (kind === 'result' && !outcome) throw new BusError('invalid_input', 'A result needs an outcome: done, stuck or rejected.');
+  const repeat = delivery.receipts.some((r) => r.kind === kind && r.by === caller.identity && r.outcome === outcome && (kind !== 'result' || r.summary === summary));
+  if (repeat) return { kind: 'repeat', state: delivery.state };
   return {
-    type: 'receipt',
-    id,
-    recipient: caller.identity,
-    receipt: { kind, by: caller.identity, session: caller.session, node: caller.node, at: now, outcome, summary },
+    kind: 'record',
+    event: { type: 'receipt', id, recipient: caller.identity, receipt: { kind, by: caller.identity, session: caller.session, node: caller.node, at: now, outcome, summary } },
   };
+}
+
+/** A person's chase: one `chased` event per recipient that has not ACKed or finished. */
+export function decideChase(hot: HotMessage | undefined, id: string, now: number): BusEvent[] {
+  if (!hot) throw new BusError('unknown_message', `Message ${id} is not open on this hub (settled or unknown); there is nothing to chase.`);
+  return Object.values(hot.deliveries)
+    .filter((d) => d.state !== 'acked' && d.state !== 'done')
+    .map((d) => ({ type: 'chased', id, recipient: d.recipient, at: now }));
+}
+
+/** A person closes an open handoff by hand. */
+export function decideResolve(hot: HotMessage | undefined, id: string, by: string, now: number, note?: string): BusEvent {
+  if (!hot) throw new BusError('unknown_message', `Message ${id} is not open on this hub (settled or unknown).`);
+  return { type: 'resolved', id, resolution: { by, at: now, note } };
 }

@@ -1,8 +1,9 @@
 // Identity names: exact match only. A near miss is an error that lists the nearest names —
 // a typo must never become a silent send to nobody.
 
-export const IDENTITY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}(@[A-Za-z0-9][A-Za-z0-9._:-]{0,127})?$/;
-export const MESSAGE_ID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+import { IDENTITY_PATTERN } from '../../protocol/names';
+
+export { IDENTITY_PATTERN, MESSAGE_ID_PATTERN } from '../../protocol/names';
 
 export function isIdentityName(name: string): boolean {
   return IDENTITY_PATTERN.test(name);

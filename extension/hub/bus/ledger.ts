@@ -1,35 +1,9 @@
 // Derived views of the bus: the pending ledger, what is overdue, coverage and ghosts, and the
 // timer-driven events (chase once past the SLA, dead-letter after the TTL). All plain functions.
-import type { BusEvent, BusState, Delivery, DeliveryState, HotMessage } from './model';
+import type { Coverage, InboxItem, LedgerEntry, LedgerRecipient, RecipientOutcome, RelayOutcome, SendResult } from '../../protocol/views';
+import type { BusEvent, BusState, Delivery, HotMessage, Message } from './model';
+import { isTerminal } from './reduce';
 import { isRemote } from './relay';
-
-export interface LedgerRecipient {
-  recipient: string;
-  state: DeliveryState;
-  sessionsPushed: number;
-  lastReceipt?: { kind: string; by: string; session: string; node: string; at: number; outcome?: string };
-  /** When the handoff first entered the recipient model's context, in which session and how. */
-  surfaced?: { session: string; node: string; at: number; path: string; via: string };
-  /** No recipient ACK (or result) yet. */
-  awaitingAck: boolean;
-  failure?: string;
-  chasedAt?: number;
-  overdue: boolean;
-}
-
-export interface LedgerEntry {
-  id: string;
-  from: string;
-  thread: string;
-  preview: string;
-  sentAt: number;
-  dueAt: number;
-  requiresAck: boolean;
-  recipients: LedgerRecipient[];
-  overdue: boolean;
-  deadLettered: boolean;
-  resolved: boolean;
-}
 
 export function awaitingAck(d: Delivery): boolean {
   return d.state === 'queued' || d.state === 'pushed' || d.state === 'surfaced' || d.state === 'read';
@@ -117,25 +91,25 @@ export function overdue(state: BusState, now: number): Overdue {
   return { count: items.length, oldestSentAt: items[0]?.sentAt, items };
 }
 
-export interface Coverage {
-  identity: string;
-  addressed: number;
-  acked: number;
-  medianAckMs?: number;
-  lastSeen?: number;
-  liveSessions: number;
-  unacked: number;
-  /** Unacked mail and no live session: someone is waiting on an agent that is not there. */
-  ghost: boolean;
-  /** On another node (`name@node`): its sessions live there, so this hub cannot call it a ghost. */
-  remote: boolean;
-}
-
 function median(xs: number[]): number | undefined {
   if (xs.length === 0) return undefined;
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
   return s.length % 2 ? s[mid] : Math.round((s[mid - 1] + s[mid]) / 2);
+}
+
+/** Of an identity's open mail (oldest first), what its inbox lists: not resolved, not finished or failed; `afterSeq` pages on. */
+export function inboxFor(mail: HotMessage[], identity: string, opts: { unreadOnly?: boolean; limit?: number; afterSeq?: number } = {}): InboxItem[] {
+  const out: InboxItem[] = [];
+  const limit = opts.limit ?? 20;
+  for (const hot of mail) {
+    const d = hot.deliveries[identity];
+    if (!d || hot.resolution || isTerminal(d.state) || hot.message.seq <= (opts.afterSeq ?? 0)) continue;
+    if (opts.unreadOnly && !isUnread(d)) continue;
+    out.push({ message: hot.message, delivery: d });
+    if (out.length === limit) break;
+  }
+  return out;
 }
 
 /** Of an identity's open mail (oldest first), what still needs its ACK. */
@@ -187,4 +161,16 @@ export function dueEvents(state: BusState, now: number): BusEvent[] {
     }
   }
   return events;
+}
+
+/** The honest answer to a send: `pushed` only if some live session was written to. */
+export function sendResult(m: Message, recipients: RecipientOutcome[], relay?: RelayOutcome): SendResult {
+  return {
+    message_id: m.id,
+    seq: m.seq,
+    thread: m.thread,
+    state: recipients.some((r) => r.sessions > 0) ? 'pushed' : 'queued',
+    recipients,
+    ...(relay ? { relay } : {}),
+  };
 }

@@ -7,7 +7,7 @@ import { dict } from '../bus/dict';
 import type { BusEvent } from '../bus/model';
 import { isRemote, localize } from '../bus/relay';
 import type { Hub } from '../hub';
-import type { AdvisoryRead } from '../remote';
+import type { AdvisoryRead } from '../../protocol/views';
 import { classify, type Homeserver, type JoinedRoom, type RawEvent, type SyncResponse } from './homeserver';
 import { localMessage, NODE_STATE, readAnnouncement, readMessage, readReceipt, HANDOFF_KEY, RECEIPT_KEY } from './wire';
 

@@ -4,7 +4,8 @@
 import { IDENTITY_PATTERN } from '../bus/identity';
 import { isRemote } from '../bus/relay';
 import type { Hub } from '../hub';
-import type { RelayOutcome, RemoteLink, RemoteStatus } from '../remote';
+import type { RemoteLink } from '../remote';
+import type { RelayOutcome, RemoteStatus } from '../../protocol/views';
 import { MatrixConfigError, type MatrixConfig } from './config';
 import { classify, Homeserver } from './homeserver';
 import { Ingest } from './ingest';

@@ -5,7 +5,7 @@
 import type { OutboxEntry } from '../bus/model';
 import { messageTxnId } from '../bus/relay';
 import type { Hub } from '../hub';
-import type { RelayOutcome } from '../remote';
+import type { RelayOutcome } from '../../protocol/views';
 import { classify, type Homeserver } from './homeserver';
 import { outboxEvent } from './wire';
 

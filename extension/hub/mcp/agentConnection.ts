@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { EmptyResultSchema, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { AgentHello } from '../../shared/hello';
+import type { AgentHello } from '../../protocol/hello';
 import type { Caller } from '../bus/decide';
 import { BusError } from '../bus/errors';
 import { caseTwinMessage, isIdentityName } from '../bus/identity';
@@ -29,7 +29,7 @@ export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover
   let identity = hello.identity && isIdentityName(hello.identity) ? hello.identity : undefined;
   // A name that is a known one in another case stays unregistered; every tool says why.
   const twin = identity ? hub.caseTwin(identity) : undefined;
-  const clash = identity && twin ? caseTwinMessage(identity, twin) : undefined;
+  let clash = identity && twin ? caseTwinMessage(identity, twin) : undefined;
   if (clash) identity = undefined;
   let roles = (Array.isArray(hello.roles) ? hello.roles : []).filter((r) => typeof r === 'string' && isIdentityName(r)).slice(0, 16);
   const badName = hello.identity && !identity ? hello.identity : undefined;
@@ -80,7 +80,14 @@ export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover
       connectedAt: Date.now(), lastSeen: Date.now(), pushed: new Set(), deliver, isOpen: () => transport.isOpen,
       close: () => void transport.close(),
     };
-    await hub.attach(session);
+    try {
+      await hub.attach(session);
+    } catch (e) {
+      // A twin registered in the meantime (two hellos racing): this one stays unregistered, saying why.
+      session = undefined;
+      if (e instanceof BusError && e.code === 'invalid_identity') [identity, clash] = [undefined, e.message];
+      throw e;
+    }
   };
 
   registerTools(server, {

@@ -9,8 +9,9 @@ import type { Caller } from '../bus/decide';
 import { BusError } from '../bus/errors';
 import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN } from '../bus/identity';
 import type { Delivery, Message } from '../bus/model';
-import { SEEN_TEXT } from '../../shared/seenWhen';
-import type { Hub, SendResult } from '../hub';
+import { SEEN_TEXT } from '../../protocol/views';
+import type { Hub } from '../hub';
+import type { SendResult } from '../../protocol/views';
 import { sessionLabel } from '../sessions';
 import { fencedBody, renderMessage, unackedFooter } from '../render';
 
@@ -50,8 +51,8 @@ const READ = { readOnlyHint: true, openWorldHint: false } as const;
 const RECEIPT = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 const SEND = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
 
-function result(ctx: ToolContext, text: string, structured: Record<string, unknown>): CallToolResult {
-  return withFooter(ctx, { content: [{ type: 'text', text }], structuredContent: structured });
+function result(ctx: ToolContext, text: string, structured: object): CallToolResult {
+  return withFooter(ctx, { content: [{ type: 'text', text }], structuredContent: { ...structured } });
 }
 
 function failure(e: unknown): CallToolResult {

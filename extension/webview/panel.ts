@@ -1,7 +1,7 @@
 // The Handoff sidebar webview. It renders the panel model the host posts (as text only: every
 // field is untrusted, bodies above all) and patches rows in place by message id, so live updates
 // neither flicker nor move the scroll position.
-import type { CoverageView, EventView, HostToPanel, MatrixView, PanelModel, PanelToHost, RecipientView, SessionView } from '../extension/client/panel/protocol';
+import type { CoverageView, EventView, HostToPanel, MatrixView, PanelModel, PanelToHost, RecipientView, SessionView } from '../protocol/panel';
 
 declare function acquireVsCodeApi(): { postMessage(m: PanelToHost): void };
 const host = acquireVsCodeApi();

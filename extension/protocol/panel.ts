@@ -1,6 +1,7 @@
-// Messages between the extension host and the Handoff sidebar webview (media/panel.ts). Types
+// Messages between the extension host and the Handoff sidebar webview (extension/webview/panel.ts). Types
 // only: the webview imports nothing else from the host.
-import type { DeliveryState, RemoteStatus } from '../../shared/protocol';
+import type { DeliveryState } from './model';
+import type { RemoteStatus } from './views';
 
 export type PanelFilter = 'all' | 'overdue';
 export type Tone = 'ok' | 'info' | 'warn' | 'error' | 'muted';

@@ -1,0 +1,84 @@
+// Pushes: writing a handoff to live sessions — once per message per connection (G3), replays on
+// attach, chases — and journaling each push. The bus decides what is owed; this writes it.
+import { unackedFor } from './bus/ledger';
+import type { BusEvent, HotMessage, PushKind } from './bus/model';
+import { renderMessage } from './render';
+import type { Session, SessionRegistry } from './sessions';
+
+export interface PushesDeps {
+  node: string;
+  sessions: SessionRegistry;
+  now: () => number;
+  /** The hub's one commit path; a push record that cannot be written is logged, the push stands. */
+  commit: (events: BusEvent[]) => Promise<void>;
+  mailOf: (identity: string) => HotMessage[];
+  isOpen: (id: string) => boolean;
+  log: (line: string) => void;
+  /** Unacked messages replayed on attach; past this a truncation notice says how many more. */
+  replayLimit: number;
+}
+
+export class Pushes {
+  /**
+   * `${identity}\n${id}` for every message pushed to some session of the identity. Kept in memory
+   * and set at push time, because the journaled push record lands a moment later and a session
+   * reconnecting in between must still get the message flagged as a replay.
+   */
+  private readonly pushedToIdentity = new Set<string>();
+  private pruneAt = 4096;
+  /** Pushes written to connections, counted (benchmarks and tests read it). */
+  written = 0;
+
+  constructor(private readonly deps: PushesDeps) {}
+
+  /** At most one push per message per connection, except an explicit chase. */
+  pushTo(session: Session, hot: HotMessage, kind: PushKind): boolean {
+    const m = hot.message;
+    if (kind !== 'chase' && session.pushed.has(m.id)) return false;
+    if (!session.deliver({ id: m.id, from: m.from, thread: m.thread, kind, text: renderMessage(m, kind) })) return false;
+    session.pushed.add(m.id);
+    this.pushedToIdentity.add(`${session.identity}\n${m.id}`);
+    this.written++;
+    this.deps.commit([{ type: 'pushed', id: m.id, recipient: session.identity, push: { session: session.key, node: this.deps.node, at: this.deps.now(), kind } }])
+      .catch((e) => this.deps.log(`could not record a push of ${m.id}: ${(e as Error).message}`));
+    return true;
+  }
+
+  /** To every live session of the identity; how many were written to. */
+  toIdentity(identity: string, hot: HotMessage, kind: PushKind): number {
+    let n = 0;
+    for (const s of this.deps.sessions.forIdentity(identity)) if (this.pushTo(s, hot, kind)) n++;
+    return n;
+  }
+
+  /**
+   * Unacked mail to a (re)attached session, bounded. Mail this identity has never been pushed
+   * goes first, in FIFO order; then replays of what it was pushed before, flagged `replayed`,
+   * fewest pushes to this session key first — a push to a connection that died right after it is
+   * the likeliest to have gone unread, and the bound rotates through the rest over reconnects.
+   * Past the bound, one notice says how many more wait in the inbox.
+   */
+  replay(session: Session): void {
+    const limit = this.deps.replayLimit;
+    const seen = (hot: HotMessage) => this.pushedToIdentity.has(`${session.identity}\n${hot.message.id}`) || hot.deliveries[session.identity].pushes.length > 0;
+    const waiting = unackedFor(this.deps.mailOf(session.identity), session.identity).filter((h) => !session.pushed.has(h.message.id));
+    const fresh = waiting.filter((h) => !seen(h));
+    const pushesTo = (h: HotMessage) => h.deliveries[session.identity].pushes.filter((p) => p.session === session.key).length;
+    const again = waiting.filter((h) => seen(h)).map((h) => ({ h, n: pushesTo(h) })).sort((a, b) => a.n - b.n || a.h.message.seq - b.h.message.seq).map((x) => x.h);
+    for (const hot of fresh.slice(0, limit)) this.pushTo(session, hot, 'live');
+    for (const hot of again.slice(0, Math.max(0, limit - fresh.length))) this.pushTo(session, hot, 'replayed');
+    if (waiting.length > limit) {
+      session.deliver({
+        id: '', from: 'handoff', thread: '', kind: 'replayed',
+        text: `Replay truncated: ${waiting.length - limit} more unacked handoffs were not pushed. Call inbox to see them all.`,
+      });
+    }
+  }
+
+  /** Forgets settled messages; amortised O(1) per push. */
+  prune(): void {
+    if (this.pushedToIdentity.size < this.pruneAt) return;
+    for (const k of this.pushedToIdentity) if (!this.deps.isOpen(k.slice(k.indexOf('\n') + 1))) this.pushedToIdentity.delete(k);
+    this.pruneAt = Math.max(4096, 2 * this.pushedToIdentity.size);
+  }
+}

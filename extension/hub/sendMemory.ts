@@ -1,0 +1,57 @@
+// What the hub remembers of recent sends so one instruction is stored once (G4): sends in flight
+// by idempotency key (a racing retry waits for the first), and body fingerprints for the
+// probable-duplicate window. In memory; rebuilt from the open messages at start.
+import { sendFingerprint, type RecentSends } from './bus/decide';
+import type { BusState, Message } from './bus/model';
+import type { SendResult } from '../protocol/views';
+
+export type DuplicateWhy = 'idempotency_key' | 'probable_duplicate';
+
+export class SendMemory {
+  readonly recent: RecentSends = new Map();
+  private readonly inflight = new Map<string, Promise<SendResult>>();
+  private pruneAt = 1024;
+
+  constructor(private readonly windowMs: number) {}
+
+  /** Fingerprints of the open messages still inside the window (after a restart). */
+  seed(state: BusState, now: number): void {
+    for (const h of Object.values(state.hot)) {
+      if (now - h.message.sentAt < this.windowMs) this.remember(h.message, h.message.sentAt);
+    }
+  }
+
+  /** Set before the send is committed, so a racing twin already sees it; returns how to forget it. */
+  remember(m: Message, at: number): () => void {
+    const fingerprint = sendFingerprint(m.from, m.recipients, m.body);
+    this.recent.set(fingerprint, { id: m.id, at });
+    return () => this.recent.delete(fingerprint);
+  }
+
+  /** Runs the send once per (sender, key) at a time: a retry racing the first gets the first's answer, marked. */
+  async once(sender: string, key: string | undefined, work: () => Promise<SendResult>): Promise<SendResult> {
+    const keyed = key ? `${sender}\n${key}` : undefined;
+    const racing = keyed && this.inflight.get(keyed);
+    if (racing) return asDuplicate(await racing, 'idempotency_key');
+    const p = work();
+    if (keyed) {
+      this.inflight.set(keyed, p);
+      p.finally(() => this.inflight.delete(keyed)).catch(() => undefined);
+    }
+    return p;
+  }
+
+  /** Forgets fingerprints past the window; amortised O(1) per send. */
+  prune(now: number): void {
+    if (this.recent.size < this.pruneAt) return;
+    for (const [k, v] of this.recent) if (now - v.at > this.windowMs) this.recent.delete(k);
+    this.pruneAt = Math.max(1024, 2 * this.recent.size);
+  }
+}
+
+export function asDuplicate(first: SendResult, why: DuplicateWhy): SendResult {
+  const note = why === 'idempotency_key'
+    ? 'This idempotency key was already used: nothing new was sent; this is the first message.'
+    : 'The same body went to the same recipients moments ago: treated as a probable duplicate, nothing new was sent. Pass insist: true if you really mean to send it again.';
+  return { ...first, duplicate: { why, note } };
+}

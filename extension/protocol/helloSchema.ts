@@ -1,0 +1,51 @@
+// The hello line's schemas, checked by the hub before it reads any field. Apart from hello.ts so
+// the hook and the bridge, which only write hellos, do not load zod on an agent's hot path.
+import { z } from 'zod';
+import type { AgentHello, ControlHello, Hello } from './hello';
+import { HOOK_CLIS, HOOK_PHASES, type HookHello } from './hook';
+import { IDENTITY_PATTERN } from './names';
+
+const version = z.literal(1);
+const pid = z.number().int().positive().max(2 ** 31);
+/** What a peer says it is, for logs and the panel; the hub shortens and sanitises it again. */
+const client = z.string().max(256).optional();
+
+// The agent's name and roles are checked by the hub after this, so a bad name gets the fix in
+// every tool's answer instead of a closed connection.
+const agentHello: z.ZodType<AgentHello> = z.object({
+  handoff: version,
+  kind: z.literal('mcp'),
+  identity: z.string().max(256).optional(),
+  session: z.string().max(256).optional(),
+  roles: z.array(z.string().max(256)).max(64).optional(),
+  pid: pid.optional(),
+  agentPid: pid.optional(),
+  client,
+});
+
+const controlHello: z.ZodType<ControlHello> = z.object({ handoff: version, kind: z.literal('control'), client });
+
+export const hookHello: z.ZodType<HookHello> = z.object({
+  handoff: version,
+  kind: z.literal('hook'),
+  cli: z.enum(HOOK_CLIS),
+  phase: z.enum(HOOK_PHASES),
+  event: z.string().max(64),
+  identity: z.string().regex(IDENTITY_PATTERN),
+  session: z.string().min(1).max(200),
+  ancestors: z.array(pid).max(16),
+  waitMs: z.number().int().min(0).max(3_600_000).optional(),
+});
+
+const kinds: Record<string, z.ZodType<Hello>> = { mcp: agentHello, control: controlHello, hook: hookHello };
+
+/** The hello, or why it is refused (naming the field). */
+export function readHello(value: unknown): Hello | string {
+  if (typeof value !== 'object' || value === null) return 'a hello is a JSON object';
+  const v = value as { handoff?: unknown; kind?: unknown };
+  if (v.handoff !== 1) return `hello version ${String(v.handoff).slice(0, 20)}, this hub speaks 1`;
+  const schema = typeof v.kind === 'string' ? kinds[v.kind] : undefined;
+  if (!schema) return 'hello kind must be mcp, control or hook';
+  const r = schema.safeParse(value);
+  return r.success ? r.data : r.error.issues.map((i) => `${i.path.join('.') || 'hello'} ${i.message}`).join('; ');
+}

@@ -1,0 +1,99 @@
+// The bus's data as it crosses a process boundary (hub ⇄ editor, CLI, webview, Matrix): messages,
+// per-recipient deliveries and their receipts. Plain data, imported by the bus and by every client.
+
+export type PushKind = 'live' | 'replayed' | 'chase';
+export type ReceiptKind = 'read' | 'ack' | 'result';
+export type Outcome = 'done' | 'stuck' | 'rejected';
+/** How a handoff entered the recipient model's context: a CLI hook, a Handoff tool result, a channel. */
+export type SurfacePath = 'hook' | 'tool_result' | 'channel';
+
+/**
+ * Per recipient: queued → pushed → surfaced → read → acked → done | stuck, or failed (with a
+ * reason). `surfaced` is reported by the recipient side (its hook or tool result), never by a push.
+ */
+export type DeliveryState = 'queued' | 'pushed' | 'surfaced' | 'read' | 'acked' | 'done' | 'stuck' | 'failed';
+
+export interface Attachment {
+  path: string;
+  sha256: string;
+  bytes: number;
+}
+
+export interface Message {
+  id: string;
+  seq: number;
+  from: string;
+  /** What the sender wrote: identities, `role:NAME` or `*`. */
+  address: string[];
+  /** The identities it resolved to when it was sent. */
+  recipients: string[];
+  thread: string;
+  replyTo?: string;
+  body: string;
+  attachments: Attachment[];
+  requiresAck: boolean;
+  slaMs: number;
+  ttlMs: number;
+  idempotencyKey?: string;
+  sentAt: number;
+  sentBySession: string;
+  node: string;
+  /** Set on a hub that received the message from another node: the Matrix event it came in. */
+  origin?: Origin;
+}
+
+/** The Matrix event a remote message arrived in, and the Matrix user who sent it. */
+export interface Origin {
+  room: string;
+  eventId: string;
+  sender: string;
+}
+
+/** Who did something, from which session and node, and when. */
+export interface Stamp {
+  by: string;
+  session: string;
+  node: string;
+  at: number;
+}
+
+export interface Receipt extends Stamp {
+  kind: ReceiptKind;
+  outcome?: Outcome;
+  summary?: string;
+}
+
+export interface Push {
+  session: string;
+  node: string;
+  at: number;
+  kind: PushKind;
+}
+
+/** The handoff entered a model's context: in which session, how, when; `replayed` if not the first time for this identity. */
+export interface Surfacing {
+  session: string;
+  node: string;
+  at: number;
+  path: SurfacePath;
+  /** The CLI and hook event (e.g. `claude PostToolUse`) or the tool that showed it. */
+  via: string;
+  replayed: boolean;
+}
+
+export interface Delivery {
+  recipient: string;
+  state: DeliveryState;
+  pushes: Push[];
+  /** Absent in stores written before surfacing existed. */
+  surfacings?: Surfacing[];
+  receipts: Receipt[];
+  failure?: { reason: string; at: number };
+  chasedAt?: number;
+}
+
+export interface Resolution {
+  by: string;
+  at: number;
+  note?: string;
+}

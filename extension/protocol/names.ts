@@ -1,0 +1,7 @@
+// What a name and a message id look like, checked at every boundary (control requests, MCP tools,
+// the Matrix wire) and by the bus itself.
+
+/** `name` or `name@node`: letters, digits, '.', '_' or '-' (a node may add ':'). */
+export const IDENTITY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}(@[A-Za-z0-9][A-Za-z0-9._:-]{0,127})?$/;
+/** A ULID. */
+export const MESSAGE_ID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;

@@ -1,0 +1,149 @@
+// What the hub reports: a send's answer, the ledger, coverage, the Matrix link's status and the
+// snapshot the editor renders. Plain data; the hub computes it (extension/hub/bus/), clients show it.
+import type { Delivery, DeliveryState, Message, Resolution } from './model';
+
+/** When a recipient's model will see a handoff sent now, as far as this hub can tell. */
+export type SeenWhen = 'now' | 'next_tool_call' | 'next_turn' | 'when_it_calls_inbox';
+
+/** The same, as a sender reads it. */
+export const SEEN_TEXT: Record<SeenWhen | 'on_another_node', string> = {
+  now: 'its idle session is woken with it now',
+  next_tool_call: 'its model sees it after its current tool call',
+  next_turn: 'its model sees it at its next turn',
+  when_it_calls_inbox: 'its model sees it only when it calls inbox (no Handoff hooks heard from it)',
+  on_another_node: 'its own hub tells when it is seen',
+};
+
+export interface LedgerRecipient {
+  recipient: string;
+  state: DeliveryState;
+  sessionsPushed: number;
+  lastReceipt?: { kind: string; by: string; session: string; node: string; at: number; outcome?: string };
+  /** When the handoff first entered the recipient model's context, in which session and how. */
+  surfaced?: { session: string; node: string; at: number; path: string; via: string };
+  /** No recipient ACK (or result) yet. */
+  awaitingAck: boolean;
+  failure?: string;
+  chasedAt?: number;
+  overdue: boolean;
+}
+
+export interface LedgerEntry {
+  id: string;
+  from: string;
+  thread: string;
+  preview: string;
+  sentAt: number;
+  dueAt: number;
+  requiresAck: boolean;
+  recipients: LedgerRecipient[];
+  overdue: boolean;
+  deadLettered: boolean;
+  resolved: boolean;
+}
+
+export interface Coverage {
+  identity: string;
+  addressed: number;
+  acked: number;
+  medianAckMs?: number;
+  lastSeen?: number;
+  liveSessions: number;
+  unacked: number;
+  /** Unacked mail and no live session: someone is waiting on an agent that is not there. */
+  ghost: boolean;
+  /** On another node (`name@node`): its sessions live there, so this hub cannot call it a ghost. */
+  remote: boolean;
+}
+
+/** Where a handoff to remote recipients is: the send reply says it honestly. */
+export type RelayOutcome =
+  | { state: 'on_homeserver'; event_id: string; at: number }
+  | { state: 'in_outbox'; note: string; last_error?: string }
+  | { state: 'refused'; reason: string };
+
+/** An advisory `m.read` receipt: a Matrix *user* read up to this message (not a session's ACK). */
+export interface AdvisoryRead {
+  user: string;
+  at: number;
+}
+
+export interface RemoteStatus {
+  transport: 'matrix';
+  /** connecting: first contact; connected: syncing; retrying: the homeserver is unreachable;
+   * refused: the homeserver refused the token or the room (the error says which). */
+  state: 'connecting' | 'connected' | 'retrying' | 'refused' | 'stopped';
+  homeserver: string;
+  userId?: string;
+  room?: string;
+  error?: string;
+  /** Outbox entries not yet accepted by the homeserver. */
+  outbox: number;
+  lastSyncAt?: number;
+  /** By message id. m.read receipts are per Matrix user, not per session: advisory only. */
+  advisoryReads: Record<string, AdvisoryRead[]>;
+  /** Says the above in words, for the panel to show next to them. */
+  advisoryReadsNote: string;
+}
+
+export interface RecipientOutcome {
+  identity: string;
+  state: Delivery['state'];
+  sessions: number;
+  /** When its model will see it, as far as its hooked sessions tell: now, next tool call, next turn, or only when it calls inbox. */
+  seen_when: SeenWhen | 'on_another_node';
+}
+
+export interface SendResult {
+  message_id: string;
+  seq: number;
+  thread: string;
+  /** `pushed`: written to at least one live session (not proof of reading); `queued`: none live. */
+  state: 'pushed' | 'queued';
+  recipients: RecipientOutcome[];
+  duplicate?: { why: 'idempotency_key' | 'probable_duplicate'; note: string };
+  /** Present when some recipients are on other nodes: whether the homeserver has it yet. */
+  relay?: RelayOutcome;
+}
+
+export interface SessionInfo {
+  key: string;
+  identity: string;
+  roles: string[];
+  client: string;
+  connectedAt: number;
+  lastSeen: number;
+}
+
+export interface MessageView {
+  message: Message;
+  deliveries: Delivery[];
+  settled: boolean;
+  resolution?: Resolution;
+}
+
+export interface Snapshot {
+  node: string;
+  workspace: string;
+  now: number;
+  store: { ok: boolean; dir: string; error?: string; archived: number };
+  sessions: SessionInfo[];
+  coverage: Coverage[];
+  ledger: LedgerEntry[];
+  overdue: { count: number; oldestSentAt?: number; ids: string[] };
+  events: LedgerEntry[];
+  /** Present when a transport to other nodes is attached. */
+  remote?: RemoteStatus;
+}
+
+/** A receipt's answer: the delivery's state after it; `recorded: false` when it changed nothing. */
+export interface ReceiptAnswer {
+  message_id: string;
+  state: DeliveryState | 'settled';
+  recorded: boolean;
+}
+
+export interface InboxItem {
+  message: Message;
+  delivery: Delivery;
+}
