@@ -2,6 +2,8 @@
 // model, not only on stderr. It completes the handshake and offers one tool, whose every call is
 // an error naming the fix — a client that drops failed servers (or shows an empty tool list) would
 // otherwise leave the model with no Handoff tools and no reason.
+import { LineBuffer } from '../shared/lines';
+
 const TOOL = 'whoami';
 
 interface Request {
@@ -34,13 +36,11 @@ function answer(req: Request, message: string): unknown {
 /** Serves stdio until the agent closes it. */
 export function serveNoHub(message: string): void {
   process.stderr.write(`handoff-mcp: ${message}\n`);
-  let buf = '';
-  process.stdin.on('data', (d) => {
-    buf += d.toString('utf8');
-    if (buf.length > 1 << 20 && !buf.includes('\n')) buf = ''; // a runaway line: drop it, keep serving
-    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
+  let input = new LineBuffer(1 << 20);
+  process.stdin.on('data', (d: Buffer) => {
+    const lines = input.lines(d);
+    if (input.overLimit) input = new LineBuffer(1 << 20); // a runaway line: drop it, keep serving
+    for (const line of lines) {
       let req: Request;
       try {
         req = JSON.parse(line) as Request;

@@ -9,7 +9,8 @@ import { connectControl } from '../shared/controlClient';
 import { findWorkspace, resolveHubSocket } from '../shared/paths';
 import { InboxRequest, SendRequest, SnapshotRequest } from '../protocol/control';
 import type { InboxItem, SendResult, Snapshot } from '../protocol/views';
-import { SEEN_TEXT } from '../protocol/views';
+import { age } from '../shared/format';
+import { recipientsText } from '../shared/sendText';
 import { parseHubArgs, runHub } from '../hub/run';
 
 const USAGE = `usage: handoff <command> [options]
@@ -29,11 +30,6 @@ const USAGE = `usage: handoff <command> [options]
 common: --hub SOCKET (default: $HANDOFF_HUB, else the hub of the workspace of the cwd)
         --json  print machine-readable output
         --as defaults to $HANDOFF_AGENT, else your user name`;
-
-function age(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  return s < 90 ? `${s}s` : s < 5400 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
-}
 
 function connectCommand(command: 'connect' | 'disconnect', argv: string[]): number {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { name: { type: 'string' }, workspace: { type: 'string' }, json: { type: 'boolean' } } });
@@ -97,8 +93,7 @@ async function main(argv: string[]): Promise<number> {
         const body = values.body ?? positionals.join(' ');
         if (!values.to || !body) throw new Error('send needs --to NAME and a body');
         const r: SendResult = await connection.sendRequest(SendRequest.type, { as: me, to: values.to.split(','), body, thread: values.thread, idempotencyKey: values.key, insist: values.insist });
-        const per = r.recipients.map((x) => `${x.sessions > 0 ? `pushed to ${x.identity} (${x.sessions} session${x.sessions > 1 ? 's' : ''})` : `queued for ${x.identity} (no live session)`}, ${SEEN_TEXT[x.seen_when]}`).join('; ');
-        out(r, r.duplicate ? `not sent again: ${r.duplicate.note} (${r.message_id})` : `stored ${r.message_id}: ${per}. Not proof of reading — \`handoff status\` shows ACKs.`);
+        out(r, r.duplicate ? `not sent again: ${r.duplicate.note} (${r.message_id})` : `stored ${r.message_id}: ${recipientsText(r)}. Not proof of reading — \`handoff status\` shows ACKs.`);
         return 0;
       }
       case 'inbox': {
@@ -113,15 +108,16 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'status': {
         const s: Snapshot = await connection.sendRequest(SnapshotRequest.type);
-        const late = s.ledger.filter((e) => s.overdue.ids.includes(e.id));
+        const late = s.pending.filter((e) => s.overdue.ids.includes(e.id));
         const lines = [
-          `hub ${s.node} · ${s.sessions.length} live session(s) · ${s.ledger.length} open · store ${s.store.ok ? 'ok' : `FAILING: ${s.store.error}`}`,
+          `hub ${s.node} · ${s.sessions.length} live session(s) · ${s.pendingCount} pending · store ${s.store.ok ? 'ok' : `FAILING: ${s.store.error}`}`,
           ...(s.remote ? [`  matrix ${s.remote.state}${s.remote.error ? ` (${s.remote.error})` : ''} · ${s.remote.userId ?? '?'} in ${s.remote.room ?? '?'} · outbox ${s.remote.outbox}`] : []),
           ...late.map((e) => `  OVERDUE ${e.id} ${e.from} → ${e.recipients.map((r) => `${r.recipient}:${r.state}${r.failure ? ` (${r.failure})` : ''}`).join(', ')} · sent ${age(s.now - e.sentAt)} ago · ${e.preview}`),
         ];
-        if (late.length === 0) lines.push('  every handoff is acknowledged or within its SLA');
-        out({ ...s, events: undefined }, lines.join('\n'));
-        return late.length > 0 || !s.store.ok ? 1 : 0;
+        if (s.overdue.count > late.length) lines.push(`  … and ${s.overdue.count - late.length} more overdue`);
+        if (s.overdue.count === 0) lines.push('  every handoff is acknowledged or within its SLA');
+        out({ ...s, messages: undefined }, lines.join('\n'));
+        return s.overdue.count > 0 || !s.store.ok ? 1 : 0;
       }
       default:
         process.stderr.write(`handoff: unknown command "${command}"\n${USAGE}\n`);

@@ -12,10 +12,11 @@ import {
   SnapshotRequest, type ActionParams, type ControlRequest, type MatrixConnectParams, type SendParams,
 } from '../protocol/control';
 import type { RequestType0 } from 'vscode-jsonrpc';
-import type { MessageView, RemoteStatus, SendResult, Snapshot } from '../protocol/views';
+import type { MessageView, RemoteStatus, SendResult, Snapshot, SnapshotChange } from '../protocol/views';
+import { LiveSnapshot } from './liveSnapshot';
 import { connectControl } from '../shared/controlClient';
 import type { HubLocation } from './location';
-import { SharedHub } from './sharedHub';
+import { RunningHub } from './runningHub';
 
 export type HubState =
   | { kind: 'starting' }
@@ -30,13 +31,13 @@ const RESTART_WINDOW_MS = 3 * 60_000;
 export class HubSupervisor implements vscode.Disposable {
   private client?: LanguageClient;
   private current: HubState = { kind: 'starting' };
-  private latest?: Snapshot;
+  private readonly live = new LiveSnapshot();
   private lastStderr = '';
   private lastExit?: { code: number | null; signal: NodeJS.Signals | null };
   private exited: Promise<void> = Promise.resolve();
   private child?: ChildProcess;
   private readonly restarts: number[] = [];
-  private shared?: SharedHub;
+  private shared?: RunningHub;
   private readonly stateEmitter = new vscode.EventEmitter<HubState>();
   private readonly snapshotEmitter = new vscode.EventEmitter<Snapshot>();
   readonly onDidChangeState = this.stateEmitter.event;
@@ -53,7 +54,7 @@ export class HubSupervisor implements vscode.Disposable {
   }
 
   get snapshot(): Snapshot | undefined {
-    return this.latest;
+    return this.live.snapshot;
   }
 
   get pid(): number | undefined {
@@ -68,7 +69,7 @@ export class HubSupervisor implements vscode.Disposable {
       if (e.newState === State.Running) void this.onRunning();
       if (e.newState === State.Starting) this.setState({ kind: 'starting' });
     });
-    this.client.onNotification(ChangedNotification.type, (s) => this.setSnapshot(s));
+    this.client.onNotification(ChangedNotification.type, (c) => this.onChange(c));
     this.setState({ kind: 'starting' });
     try {
       await this.client.start();
@@ -140,15 +141,15 @@ export class HubSupervisor implements vscode.Disposable {
 
   private async request<P, R>(req: ControlRequest<P, R>, params: P): Promise<R> {
     const to = this.connection();
-    return to instanceof SharedHub ? to.request(req, params) : to.sendRequest<R>(req.method, params);
+    return to instanceof RunningHub ? to.request(req, params) : to.sendRequest<R>(req.method, params);
   }
 
   private async request0<R>(type: RequestType0<R, void>): Promise<R> {
     const to = this.connection();
-    return to instanceof SharedHub ? to.request0(type) : to.sendRequest(type);
+    return to instanceof RunningHub ? to.request0(type) : to.sendRequest(type);
   }
 
-  private connection(): SharedHub | LanguageClient {
+  private connection(): RunningHub | LanguageClient {
     const to = this.shared ?? this.client;
     if (this.current.kind !== 'running' || !to) {
       throw new Error(this.current.kind === 'down' ? `The Handoff hub is down: ${this.current.reason}` : 'The Handoff hub is still starting; try again in a moment.');
@@ -164,15 +165,15 @@ export class HubSupervisor implements vscode.Disposable {
 
   /** Uses the hub that holds the socket; false if it is gone by now (then ours can start). */
   private async useShared(): Promise<boolean> {
-    let shared: SharedHub;
+    let shared: RunningHub;
     try {
-      shared = await SharedHub.connect(this.location.socket);
+      shared = await RunningHub.connect(this.location.socket);
     } catch (e) {
       this.log.info(`the other hub did not answer (${(e as Error).message}); starting ours again`);
       return false;
     }
     this.shared = shared;
-    shared.onChanged((s) => this.setSnapshot(s));
+    shared.onChanged((c) => this.onChange(c));
     shared.onClose(() => {
       if (this.shared !== shared) return;
       this.shared = undefined;
@@ -205,8 +206,14 @@ export class HubSupervisor implements vscode.Disposable {
   }
 
   private setSnapshot(s: Snapshot): void {
-    this.latest = s;
-    this.snapshotEmitter.fire(s);
+    this.live.reset(s);
+    this.snapshotEmitter.fire(this.live.snapshot!);
+  }
+
+  /** A change keyed by message id; a full snapshot only when the rows held cannot show what must be shown. */
+  private onChange(c: SnapshotChange): void {
+    if (this.live.apply(c)) this.snapshotEmitter.fire(this.live.snapshot!);
+    else void this.refreshSnapshot().catch((e) => this.log.error(`snapshot after a change failed: ${(e as Error).message}`));
   }
 
   private createClient(): LanguageClient {

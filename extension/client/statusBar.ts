@@ -46,10 +46,10 @@ export class StatusBar implements vscode.Disposable {
   }
 
   private notifyNewlyOverdue(s: Snapshot): void {
-    const fresh = s.ledger.filter((e) => s.overdue.ids.includes(e.id) && !this.notified.has(e.id));
+    const fresh = s.pending.filter((e) => s.overdue.ids.includes(e.id) && !this.notified.has(e.id));
     for (const e of fresh) this.notified.add(e.id);
     // Forget settled items so the set stays bounded.
-    const open = new Set(s.ledger.map((e) => e.id));
+    const open = new Set(s.pending.map((e) => e.id));
     for (const id of this.notified) if (!open.has(id)) this.notified.delete(id);
     if (fresh.length) this.onOverdue(fresh);
   }

@@ -2,7 +2,7 @@
 // when a send has had no recipient ACK past its SLA, an error when the hub is down. Tests assert
 // on it; statusBar.ts renders it.
 import type { LedgerEntry, Snapshot } from '../protocol/views';
-import { age, plural } from './format';
+import { age, plural } from '../shared/format';
 import type { HubState } from './hubSupervisor';
 import { remoteBadge, remoteTooltip } from './matrix/remoteText';
 
@@ -41,7 +41,7 @@ function busView(state: HubState, s: Snapshot | undefined, now: number): StatusV
   if (!s.store.ok) return { text: '$(error) Handoff: store failing', tooltip: s.store.error ?? 'The store cannot be written.', background: 'error', command: 'handoff.showLog' };
   const skew = now - s.now;
   if (s.overdue.count > 0) {
-    const late = s.ledger.filter((e) => s.overdue.ids.includes(e.id));
+    const late = s.pending.filter((e) => s.overdue.ids.includes(e.id));
     const oldest = s.overdue.oldestSentAt !== undefined ? age(s.now + skew - s.overdue.oldestSentAt) : '';
     return {
       text: `$(warning) ${s.overdue.count} overdue${oldest ? ` · ${oldest}` : ''}`,
@@ -51,7 +51,7 @@ function busView(state: HubState, s: Snapshot | undefined, now: number): StatusV
     };
   }
   // Awaiting a recipient's ACK as the bus decides it: an ACKed handoff waiting for its result is not.
-  const waiting = s.ledger.filter((e) => !e.resolved && e.recipients.some((r) => r.awaitingAck)).length;
+  const waiting = s.awaitingAckCount;
   const live = s.sessions.length;
   if (waiting > 0) {
     return { text: `$(clock) Handoff ${waiting}`, tooltip: `Handoff: ${plural(waiting, 'handoff')} awaiting ACK, all within their SLA · ${plural(live, 'live session')}`, command: 'handoff.showPanel' };

@@ -7,6 +7,7 @@ import { appendFileSync } from 'node:fs';
 import { HELLO_VERSION } from '../protocol/hello';
 import { procStat } from '../shared/proc';
 import { HOOK_ACK, HOOK_CLIS, type HookAnswer, type HookCli, type HookHello } from '../protocol/hook';
+import { LineBuffer } from '../shared/lines';
 import { resolveHubSocket } from '../shared/paths';
 import { attentionText, hookOutput, PHASES } from './shapes';
 
@@ -15,6 +16,8 @@ const BUDGET_MS = 120;
 /** An idle waiter re-arms at every turn end; this bounds one that outlives its session. */
 const WAIT_MS = 50 * 60_000;
 const MAX_STDIN = 1 << 20;
+/** The hub bounds what one answer carries; past this it is not our hub. */
+const MAX_ANSWER_BYTES = 8 << 20;
 
 interface HookInput {
   session_id?: string;
@@ -70,13 +73,16 @@ interface Asked {
 function ask(socketPath: string, hello: HookHello): Promise<Asked | undefined> {
   return new Promise((resolve) => {
     const socket = createConnection(socketPath);
-    let buf = '';
-    socket.setEncoding('utf8');
+    const input = new LineBuffer(MAX_ANSWER_BYTES);
+    const lines: string[] = [];
     socket.on('connect', () => socket.write(`${JSON.stringify(hello)}\n`));
-    const onData = (d: string) => {
-      buf += d;
-      const lines = buf.split('\n');
-      if (lines.length < 3) return;
+    const onData = (d: Buffer) => {
+      lines.push(...input.lines(d));
+      if (input.overLimit) {
+        socket.destroy();
+        return resolve(undefined);
+      }
+      if (lines.length < 2) return; // the hello reply, then the answer
       socket.off('data', onData);
       let answer: (HookAnswer & { error?: string }) | undefined;
       try {

@@ -74,11 +74,18 @@ export function serveControl(hub: Hub, connection: Connection, debounceMs = 100)
   });
   connection.onRequest(MatrixDisconnectRequest.method, () => guard(dropRemote));
 
+  // Changes are gathered by message id while the debounce runs, then sent as one change.
   let timer: NodeJS.Timeout | undefined;
-  const stop = hub.onChanged(() => {
+  const touched = new Set<string>();
+  let since = hub.now();
+  const stop = hub.onChanged((ids) => {
+    for (const id of ids) touched.add(id);
     timer ??= setTimeout(() => {
       timer = undefined;
-      void Promise.resolve(connection.sendNotification(ChangedNotification.method, hub.snapshot())).catch(() => undefined);
+      const change = hub.changeOf(touched, since);
+      since = change.now;
+      touched.clear();
+      void Promise.resolve(connection.sendNotification(ChangedNotification.method, change)).catch(() => undefined);
     }, debounceMs);
   });
   return () => {

@@ -4,20 +4,20 @@
 import { hostname } from 'node:os';
 import { basename } from 'node:path';
 import { monotonicFactory } from 'ulid';
-import { checkMessageId, decideChase, decideReceipt, decideResolve, decideSend, DEFAULT_LIMITS, type Caller, type Limits, type SendRequest } from './bus/decide';
+import { checkMessageId, decideChase, decideReceipt, decideResolve, decideSend, DEFAULT_LIMITS, type Caller, type Limits, type SendDraft } from './bus/decide';
 import { BusError } from './bus/errors';
 import { caseTwin, caseTwinMessage } from './bus/identity';
-import { coverage, dueEvents, inboxFor, pendingLedger, sendResult, sessionsReached, unackedFor } from './bus/ledger';
-import { emptyState, type BusEvent, type BusState, type HotMessage, type Outcome, type ReceiptKind } from './bus/model';
+import { coverage, dueEvents, inboxFor, slaPassed, pendingLedger, sendResult, sessionsReached, unackedFor } from './bus/ledger';
+import { emptyState, messageIdOf, type BusEvent, type BusState, type HotMessage, type Outcome, type ReceiptKind } from './bus/model';
 import { MailIndex } from './bus/mailIndex';
 import { isRemote, outboxFor } from './bus/relay';
 import { Attention } from './attention';
-import type { Coverage, InboxItem, LedgerEntry, MessageView, ReceiptAnswer, RecipientOutcome, RelayOutcome, SendResult, Snapshot } from '../protocol/views';
+import type { Coverage, InboxItem, LedgerEntry, MessageView, ReceiptAnswer, RecipientOutcome, RelayOutcome, SendResult, Snapshot, SnapshotChange } from '../protocol/views';
 import { Pushes } from './pushes';
 import type { RemoteLink } from './remote';
 import { asDuplicate, SendMemory } from './sendMemory';
 import { SessionRegistry, type Session } from './sessions';
-import { snapshotOf } from './snapshot';
+import { changeOf, snapshotOf, type SnapshotInput } from './snapshot';
 import { Store } from './store/store';
 
 export interface HubOptions {
@@ -56,12 +56,14 @@ export class Hub {
   private nextSeq = 0;
   private readonly memory: SendMemory;
   private mail = new MailIndex();
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<(ids: readonly string[]) => void>();
   private timer?: NodeJS.Timeout;
   private readonly log: (line: string) => void;
   private remote?: RemoteLink;
   /** Names being recorded right now: a case twin racing one must see it before its commit lands. */
   private readonly naming = new Set<string>();
+  /** Where the last timer run looked up to: deadlines in between turn rows overdue. */
+  private lastTick = 0;
 
   constructor(readonly options: HubOptions) {
     this.node = options.node ?? `${hostname()}:${basename(options.workspace)}`;
@@ -88,6 +90,8 @@ export class Hub {
       this.store = await Store.open(this.options.storeDir, this.node, {
         idempotencyWindowMs: this.limits.idempotencyWindowMs,
         onError: (what, e) => this.log(`store ${what} failed: ${(e as Error).message}`),
+        onArchived: (ids) => this.changed(ids),
+        now: this.now,
       });
       this.nextSeq = this.store.state.seq;
       this.mail = MailIndex.of(this.store.state);
@@ -116,13 +120,14 @@ export class Hub {
     return this.store?.state ?? emptyState(this.node);
   }
 
-  onChanged(listener: () => void): () => void {
+  /** Called after every change with the ids of the messages it touched (none for sessions, links, names). */
+  onChanged(listener: (ids: readonly string[]) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  private changed(): void {
-    for (const l of this.listeners) l();
+  private changed(ids: readonly string[] = []): void {
+    for (const l of this.listeners) l(ids);
   }
 
   private writable(): Store {
@@ -140,7 +145,7 @@ export class Hub {
       throw storeFailure(store.dir, e);
     }
     this.mail.note(events);
-    this.changed();
+    this.changed(events.map(messageIdOf).filter((id): id is string => id !== undefined));
   }
 
   /** An identity's open mail, oldest first, from the index (not a scan of everyone's). */
@@ -216,11 +221,11 @@ export class Hub {
 
   // ---- sending ----
 
-  send(caller: Caller, req: SendRequest): Promise<SendResult> {
+  send(caller: Caller, req: SendDraft): Promise<SendResult> {
     return this.memory.once(caller.identity, req.idempotencyKey, () => this.sendOnce(caller, req));
   }
 
-  private async sendOnce(caller: Caller, req: SendRequest): Promise<SendResult> {
+  private async sendOnce(caller: Caller, req: SendDraft): Promise<SendResult> {
     this.writable();
     const now = this.now();
     const decision = decideSend(this.state, req, {
@@ -370,18 +375,33 @@ export class Hub {
     await this.commit([decideResolve(this.state.hot[id], id, by, this.now(), note)]);
   }
 
-  snapshot(limit = 200): Snapshot {
-    return snapshotOf({
-      node: this.node, workspace: this.options.workspace, now: this.now(), state: this.state, sessions: this.sessions, remote: this.remote, limit,
+  snapshot(): Snapshot {
+    return snapshotOf(this.snapshotInput());
+  }
+
+  /** The rows of the given messages (open ones upserted, the rest removed) and the summary, for change notifications. */
+  changeOf(ids: Iterable<string>, since: number): SnapshotChange {
+    return changeOf(this.snapshotInput(), ids, since);
+  }
+
+  private snapshotInput(): SnapshotInput {
+    return {
+      node: this.node, workspace: this.options.workspace, now: this.now(), state: this.state, sessions: this.sessions, remote: this.remote,
       store: { ok: !!this.store, dir: this.options.storeDir, error: this.storeError, archived: this.store?.archivedCount ?? 0 },
-    });
+    };
   }
 
   /** Chases once past the SLA, dead-letters past the TTL. Public so fake-clock tests can drive it. */
   async tick(): Promise<void> {
     if (!this.store) return;
-    const events = dueEvents(this.state, this.now());
-    if (events.length === 0) return;
+    const now = this.now();
+    const passed = slaPassed(this.state, this.lastTick, now);
+    this.lastTick = now;
+    const events = dueEvents(this.state, now);
+    if (events.length === 0) {
+      if (passed.length) this.changed(passed);
+      return;
+    }
     try {
       await this.commit(events);
     } catch (e) {
@@ -392,5 +412,6 @@ export class Hub {
       if (e.type === 'chased' && this.state.hot[e.id]) this.pushes.toIdentity(e.recipient, this.state.hot[e.id], 'chase');
       if (e.type === 'failed') this.log(`dead-lettered ${e.id} for ${e.recipient}: ${e.reason}`);
     }
+    if (passed.length) this.changed(passed);
   }
 }

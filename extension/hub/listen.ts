@@ -8,6 +8,7 @@ import { createMessageConnection, StreamMessageReader, StreamMessageWriter } fro
 import { ensurePrivateDir } from '../shared/paths';
 import { HELLO_VERSION, MAX_HELLO_BYTES, type Hello, type HelloReply } from '../protocol/hello';
 import { readHello } from '../protocol/helloSchema';
+import { LineBuffer } from '../shared/lines';
 import { nullPrototypes } from './bus/dict';
 import { serveControl } from './control';
 import type { Hub } from './hub';
@@ -41,6 +42,10 @@ async function probeHub(path: string): Promise<HelloReply | undefined> {
 export interface ListenOptions {
   heartbeatMs: number;
   log: (line: string) => void;
+  /** How long a closed session's replay cache waits for the session to reconnect (default 10 min). */
+  replayGraceMs?: number;
+  /** The replay caches by session key (tests pass their own to look inside). */
+  replayCaches?: Map<string, ReplayCache>;
 }
 
 /**
@@ -63,7 +68,7 @@ export async function listen(hub: Hub, path: string, options: ListenOptions): Pr
     options.log(`removing stale socket ${path} (nothing answered on it)`);
     unlinkSync(path);
   }
-  const replayCaches = new BoundedMap<string, ReplayCache>(1024);
+  const replayCaches = options.replayCaches ?? new BoundedMap<string, ReplayCache>(1024);
   const server = createServer((socket) => {
     socket.pause();
     void hub.started.then(() => {
@@ -104,7 +109,7 @@ class BoundedMap<K, V> extends Map<K, V> {
 }
 
 function accept(hub: Hub, socket: Socket, replayCaches: Map<string, ReplayCache>, options: ListenOptions): void {
-  let buf = Buffer.alloc(0);
+  const head = new LineBuffer(MAX_HELLO_BYTES);
   const reply = (r: Omit<HelloReply, 'handoff'>) => socket.write(`${JSON.stringify({ handoff: HELLO_VERSION, ...r })}\n`);
   // A connection that never says what it is holds a slot forever: it gets a few seconds.
   const helloTimer = setTimeout(() => {
@@ -113,10 +118,9 @@ function accept(hub: Hub, socket: Socket, replayCaches: Map<string, ReplayCache>
   }, 10_000);
   helloTimer.unref();
   const onData = (chunk: Buffer) => {
-    buf = Buffer.concat([buf, chunk]);
-    const nl = buf.indexOf(0x0a);
-    if (nl < 0) {
-      if (buf.length > MAX_HELLO_BYTES) {
+    const first = head.firstLine(chunk);
+    if (!first) {
+      if (head.overLimit) {
         reply({ ok: false, error: 'no hello line: connect with the handoff-mcp bridge or the handoff CLI' });
         socket.destroy();
       }
@@ -125,10 +129,10 @@ function accept(hub: Hub, socket: Socket, replayCaches: Map<string, ReplayCache>
     socket.off('data', onData);
     clearTimeout(helloTimer);
     socket.pause();
-    const rest = buf.subarray(nl + 1);
+    const rest = first.rest;
     let hello: Hello;
     try {
-      const read = readHello(JSON.parse(buf.subarray(0, nl).toString('utf8'), nullPrototypes));
+      const read = readHello(JSON.parse(first.line, nullPrototypes));
       if (typeof read === 'string') throw new Error(read);
       hello = read;
     } catch (e) {
@@ -138,7 +142,7 @@ function accept(hub: Hub, socket: Socket, replayCaches: Map<string, ReplayCache>
     }
     reply({ ok: true, node: hub.node, workspace: hub.options.workspace, pid: process.pid });
     if (hello.kind === 'mcp') {
-      serveAgent(hub, socket, hello, rest, { heartbeatMs: options.heartbeatMs, replayCaches });
+      serveAgent(hub, socket, hello, rest, { heartbeatMs: options.heartbeatMs, replayCaches, replayGraceMs: options.replayGraceMs ?? 10 * 60_000 });
       socket.resume();
     } else if (hello.kind === 'control') {
       if (rest.length) socket.unshift(rest);

@@ -1,8 +1,9 @@
-// The snapshot the editor renders: the newest open handoffs, the pending ledger, coverage, live
-// sessions and the links' state, at one instant of the hub's clock.
-import { coverage, ledgerEntry, overdue, pendingLedger } from './bus/ledger';
-import type { BusState } from './bus/model';
-import type { Snapshot } from '../protocol/views';
+// What the editor renders: a snapshot on request (the newest open handoffs and the oldest pending
+// ones, each list capped, with counts), then changes keyed by message id. Both at one instant of
+// the hub's clock; the cost of a change is the rows it touched, not the open mail.
+import { coverage, isAwaitingAck, isPending, ledgerEntry, overdue, slaPassed } from './bus/ledger';
+import type { BusState, HotMessage } from './bus/model';
+import { SNAPSHOT_CAP, type BusSummary, type Snapshot, type SnapshotChange } from '../protocol/views';
 import type { RemoteLink } from './remote';
 import type { SessionRegistry } from './sessions';
 
@@ -14,26 +15,46 @@ export interface SnapshotInput {
   store: Snapshot['store'];
   sessions: SessionRegistry;
   remote?: RemoteLink;
-  /** Newest open handoffs listed. */
-  limit: number;
 }
 
-export function snapshotOf(i: SnapshotInput): Snapshot {
-  const late = overdue(i.state, i.now);
-  const events = Object.values(i.state.hot)
-    .sort((a, b) => b.message.seq - a.message.seq)
-    .slice(0, i.limit)
-    .map((h) => ledgerEntry(h, i.now));
+function summary(i: SnapshotInput, open: HotMessage[]): BusSummary {
   return {
-    node: i.node,
-    workspace: i.workspace,
     now: i.now,
     store: i.store,
     sessions: i.sessions.all().map((s) => ({ key: s.key, identity: s.identity, roles: s.roles, client: s.client, connectedAt: s.connectedAt, lastSeen: s.lastSeen })),
     coverage: coverage(i.state, (identity) => i.sessions.count(identity), i.now),
-    ledger: pendingLedger(i.state, i.now),
-    overdue: { count: late.count, oldestSentAt: late.oldestSentAt, ids: late.items.map((x) => x.id) },
-    events,
+    overdue: overdue(i.state, i.now, SNAPSHOT_CAP),
+    openCount: open.length,
+    pendingCount: open.filter(isPending).length,
+    awaitingAckCount: open.filter(isAwaitingAck).length,
     ...(i.remote ? { remote: i.remote.status() } : {}),
   };
+}
+
+export function snapshotOf(i: SnapshotInput): Snapshot {
+  const open = Object.values(i.state.hot);
+  const bySeq = [...open].sort((a, b) => b.message.seq - a.message.seq);
+  const pending = open.filter(isPending).sort((a, b) => a.message.sentAt - b.message.sentAt || a.message.seq - b.message.seq);
+  return {
+    node: i.node,
+    workspace: i.workspace,
+    ...summary(i, open),
+    messages: bySeq.slice(0, SNAPSHOT_CAP).map((h) => ledgerEntry(h, i.now)),
+    pending: pending.slice(0, SNAPSHOT_CAP).map((h) => ledgerEntry(h, i.now)),
+  };
+}
+
+/**
+ * The rows of the given messages, plus those whose SLA passed since `since` (their overdue flag
+ * changed with no event): a change's rows always agree with its summary.
+ */
+export function changeOf(i: SnapshotInput, ids: Iterable<string>, since: number): SnapshotChange {
+  const upserts = [];
+  const removed = [];
+  for (const id of new Set([...ids, ...slaPassed(i.state, since, i.now)])) {
+    const hot = i.state.hot[id];
+    if (hot) upserts.push(ledgerEntry(hot, i.now));
+    else removed.push(id);
+  }
+  return { ...summary(i, Object.values(i.state.hot)), upserts, removed };
 }

@@ -6,7 +6,7 @@
 import { NotificationType, RequestType, RequestType0 } from 'vscode-jsonrpc';
 import { z } from 'zod';
 import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN } from './names';
-import type { InboxItem, MessageView, ReceiptAnswer, RemoteStatus, SendResult, Snapshot } from './views';
+import type { InboxItem, MessageView, ReceiptAnswer, RemoteStatus, SendResult, Snapshot, SnapshotChange } from './views';
 
 const identity = z.string().regex(IDENTITY_PATTERN, "must be an identity name: letters, digits, '.', '_' or '-'");
 const messageId = z.string().regex(MESSAGE_ID_PATTERN, 'must be a 26-character message id');
@@ -98,8 +98,8 @@ export const SnapshotRequest = { method: 'handoff/snapshot', type: new RequestTy
 /** Stops the Matrix link; the outbox stays persisted and is sent on the next connect. */
 export const MatrixDisconnectRequest = { method: 'handoff/matrix/disconnect', type: new RequestType0<void, void>('handoff/matrix/disconnect') };
 
-/** Sent (debounced) whenever the bus changes; carries the new snapshot. */
-export const ChangedNotification = { method: 'handoff/changed', type: new NotificationType<Snapshot>('handoff/changed') };
+/** Sent (debounced) whenever the bus changes: what changed, keyed by message id (not the whole snapshot). */
+export const ChangedNotification = { method: 'handoff/changed', type: new NotificationType<SnapshotChange>('handoff/changed') };
 
 /** Error codes on control requests: BusError codes travel in `data.code`. */
 export const BUS_ERROR = -32001;

@@ -30,6 +30,8 @@ export interface LedgerRecipient {
 
 export interface LedgerEntry {
   id: string;
+  /** This hub's order of arrival. */
+  seq: number;
   from: string;
   thread: string;
   preview: string;
@@ -40,6 +42,10 @@ export interface LedgerEntry {
   overdue: boolean;
   deadLettered: boolean;
   resolved: boolean;
+  /** On its sender's pending ledger: not done by every recipient, and not resolved. */
+  pending: boolean;
+  /** Some recipient has still to ACK it. */
+  awaitingAck: boolean;
 }
 
 export interface Coverage {
@@ -122,18 +128,49 @@ export interface MessageView {
   resolution?: Resolution;
 }
 
-export interface Snapshot {
-  node: string;
-  workspace: string;
+/** Past their SLA without an ACK, or dead-lettered and not resolved; `ids` oldest first, at most SNAPSHOT_CAP. */
+export interface OverdueSummary {
+  count: number;
+  oldestSentAt?: number;
+  ids: string[];
+}
+
+/** What a snapshot or a change says besides the message rows: small, bounded by identities and sessions. */
+export interface BusSummary {
   now: number;
   store: { ok: boolean; dir: string; error?: string; archived: number };
   sessions: SessionInfo[];
   coverage: Coverage[];
-  ledger: LedgerEntry[];
-  overdue: { count: number; oldestSentAt?: number; ids: string[] };
-  events: LedgerEntry[];
+  overdue: OverdueSummary;
+  /** Open messages on the hub, and how many of them are pending. */
+  openCount: number;
+  pendingCount: number;
+  /** Open messages some recipient has not ACKed yet (an ACKed one waiting for its result is not). */
+  awaitingAckCount: number;
   /** Present when a transport to other nodes is attached. */
   remote?: RemoteStatus;
+}
+
+/** How many rows a snapshot carries of each list; the counts say how many there are. */
+export const SNAPSHOT_CAP = 200;
+
+export interface Snapshot extends BusSummary {
+  node: string;
+  workspace: string;
+  /** The newest open messages, newest first (at most SNAPSHOT_CAP). */
+  messages: LedgerEntry[];
+  /** The oldest pending messages, oldest first (at most SNAPSHOT_CAP). */
+  pending: LedgerEntry[];
+}
+
+/**
+ * What changed since the previous notification: the rows of the messages that changed, keyed by
+ * id, and the ids that are no longer open (settled and archived). A client applies it to the
+ * snapshot it holds (client/liveSnapshot.ts).
+ */
+export interface SnapshotChange extends BusSummary {
+  upserts: LedgerEntry[];
+  removed: string[];
 }
 
 /** A receipt's answer: the delivery's state after it; `recorded: false` when it changed nothing. */

@@ -1,7 +1,8 @@
 // The client side of the hello exchange: connect, write our hello line, read the hub's reply line.
 // Bytes after the reply (the start of the protocol proper) are handed back, not lost.
 import { createConnection, type Socket } from 'node:net';
-import type { Hello, HelloReply } from '../protocol/hello';
+import { MAX_HELLO_BYTES, type Hello, type HelloReply } from '../protocol/hello';
+import { LineBuffer } from './lines';
 
 export interface Greeted {
   socket: Socket;
@@ -24,23 +25,25 @@ export function greet(path: string, hello: Hello, timeoutMs = 10_000): Promise<G
     const timer = setTimeout(() => fail(new NotAHub(`nothing answered on ${path} within ${timeoutMs} ms`)), timeoutMs);
     socket.once('error', fail);
     socket.on('connect', () => socket.write(`${JSON.stringify(hello)}\n`));
-    let head = Buffer.alloc(0);
+    const head = new LineBuffer(MAX_HELLO_BYTES);
     const onHead = (chunk: Buffer) => {
-      head = Buffer.concat([head, chunk]);
-      const nl = head.indexOf(0x0a);
-      if (nl < 0) return;
+      const first = head.firstLine(chunk);
+      if (!first) {
+        if (head.overLimit) fail(new NotAHub(`${path} is not a Handoff hub`));
+        return;
+      }
       socket.off('data', onHead);
       socket.pause();
       let reply: HelloReply;
       try {
-        reply = JSON.parse(head.subarray(0, nl).toString('utf8')) as HelloReply;
+        reply = JSON.parse(first.line) as HelloReply;
       } catch {
         return fail(new NotAHub(`${path} is not a Handoff hub`));
       }
       if (!reply.ok) return fail(new Error(reply.error ?? 'the hub refused the connection'));
       clearTimeout(timer);
       socket.off('error', fail);
-      resolve({ socket, reply, rest: head.subarray(nl + 1) });
+      resolve({ socket, reply, rest: first.rest });
     };
     socket.on('data', onHead);
   });

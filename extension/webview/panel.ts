@@ -1,6 +1,7 @@
 // The Handoff sidebar webview. It renders the panel model the host posts (as text only: every
 // field is untrusted, bodies above all) and patches rows in place by message id, so live updates
 // neither flicker nor move the scroll position.
+import { clock, countdown } from '../shared/format';
 import type { CoverageView, EventView, HostToPanel, MatrixView, PanelModel, PanelToHost, RecipientView, SessionView } from '../protocol/panel';
 
 declare function acquireVsCodeApi(): { postMessage(m: PanelToHost): void };
@@ -24,25 +25,17 @@ function action(name: string, label: string, act: string, id: string): HTMLEleme
   return el('vscode-icon', { name, 'action-icon': '', label, title: label, 'data-action': act, 'data-id': id });
 }
 
-function clock(at: number): string {
-  return new Date(at).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', hour12: false });
-}
-
-function span(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
-}
-
 // The hub's clock may differ from this one: countdowns use the offset seen at the last model.
 let clockOffset = 0;
 const hubNow = () => Date.now() + clockOffset;
 
-function countdown(e: EventView): string {
-  if (e.dueAt === undefined) return 'no ACK requested';
-  const left = e.dueAt - hubNow();
-  return left >= 0 ? `ACK due in ${span(left)}` : `overdue by ${span(-left)}`;
+function dueText(due: number): string {
+  const left = due - hubNow();
+  return left >= 0 ? `ACK due in ${countdown(left)}` : `overdue by ${countdown(-left)}`;
+}
+
+function ackDue(e: EventView): string {
+  return e.dueAt === undefined ? 'no ACK requested' : dueText(e.dueAt);
 }
 
 /** Keeps `container`'s children in the order of `items`, rebuilding a row only when its signature changed. */
@@ -87,7 +80,7 @@ function eventRow(e: EventView): HTMLElement {
   return el('article', { class: `event ${flags}`.trim(), 'data-id': e.id, tabindex: '0' },
     el('div', { class: 'head' },
       el('span', { class: 'from' }, e.from), icon('arrow-small-right', 'dim'), el('span', { class: 'to' }, e.to.join(', ')),
-      el('span', { class: 'when', title: new Date(e.sentAt).toLocaleString() }, clock(e.sentAt)),
+      el('span', { class: 'when', title: new Date(e.sentAt).toLocaleString() }, clock(e.sentAt, false)),
       actions),
     el('div', { class: 'preview', title: e.id }, e.preview),
     el('ul', { class: 'receipts' }, ...e.recipients.map(receipt)),
@@ -97,7 +90,7 @@ function eventRow(e: EventView): HTMLElement {
 
 function pendingRow(e: EventView): HTMLElement {
   const late = e.overdue || e.deadLettered;
-  const status = e.deadLettered ? 'dead-lettered' : e.awaitingAck ? countdown(e) : 'awaiting result';
+  const status = e.deadLettered ? 'dead-lettered' : e.awaitingAck ? ackDue(e) : 'awaiting result';
   return el('div', { class: `pending-row ${late ? 'overdue' : ''}`.trim(), 'data-id': e.id },
     el('div', { class: 'head' },
       icon(late ? 'warning' : 'clock'),
@@ -219,8 +212,7 @@ function render(m: PanelModel): void {
 function tick(): void {
   for (const c of Array.from(document.querySelectorAll<HTMLElement>('.countdown[data-due]'))) {
     if (!c.dataset.due) continue;
-    const left = Number(c.dataset.due) - hubNow();
-    const text = left >= 0 ? `ACK due in ${span(left)}` : `overdue by ${span(-left)}`;
+    const text = dueText(Number(c.dataset.due));
     if (c.textContent !== text) c.textContent = text;
   }
 }

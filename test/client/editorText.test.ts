@@ -38,7 +38,7 @@ describe('Send Handoff text', () => {
   const base = { message_id: '01JD3V7W2K8Q5X9Y4Z6A1B2C3D', seq: 1, thread: 't' };
   it('says queued when nobody is live and pushed with the session count otherwise — never just "sent"', () => {
     const text = describeResult({ ...base, state: 'pushed', recipients: [{ identity: 'bob', state: 'pushed', sessions: 2, seen_when: 'next_tool_call' }, { identity: 'eve', state: 'queued', sessions: 0, seen_when: 'when_it_calls_inbox' }] });
-    assert.match(text, /pushed to bob \(2 sessions\), its model sees it after its current tool call; queued for eve \(no live session\), its model sees it only when it calls inbox/);
+    assert.match(text, /pushed to bob \(2 sessions\), its model sees it after its current tool call; queued for eve \(no live session; it is pushed when one connects\), its model sees it only when it calls inbox/);
     assert.match(text, /Not proof of reading/);
     assert.doesNotMatch(text, /\bsent\b/);
   });
@@ -70,14 +70,16 @@ describe('notification text', () => {
 describe('panel model', () => {
   const now = Date.UTC(2026, 0, 1, 12, 0, 0);
   const entry = (id: string, overdue: boolean, recipients: LedgerEntry['recipients']): LedgerEntry => ({
-    id, from: 'alice', thread: id, preview: '<b>hi</b>', sentAt: now - 5000, dueAt: now - 1000, requiresAck: true, recipients, overdue, deadLettered: false, resolved: false,
+    id, seq: id.charCodeAt(0), from: 'alice', thread: id, preview: '<b>hi</b>', sentAt: now - 5000, dueAt: now - 1000, requiresAck: true, recipients, overdue, deadLettered: false, resolved: false,
+    pending: true, awaitingAck: recipients.some((r) => r.awaitingAck),
   });
   const acked = entry('A', false, [{ recipient: 'bob', state: 'acked', sessionsPushed: 1, overdue: false, awaitingAck: false, lastReceipt: { kind: 'ack', by: 'bob', session: 'bob-1', node: 'n1', at: now - 2000 } }]);
   const late = entry('B', true, [{ recipient: 'eve', state: 'queued', sessionsPushed: 0, overdue: true, awaitingAck: true }]);
   const snapshot = {
     node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [],
-    ledger: [acked, late], overdue: { count: 1, oldestSentAt: late.sentAt, ids: ['B'] }, events: [late, acked],
-  } as Snapshot;
+    pending: [acked, late], overdue: { count: 1, oldestSentAt: late.sentAt, ids: ['B'] }, messages: [late, acked],
+    openCount: 2, pendingCount: 2, awaitingAckCount: 1,
+  } satisfies Snapshot;
 
   it('labels each receipt state with who and when, and flags the overdue recipient', () => {
     const m = panelModel({ kind: 'running', pid: 42 }, snapshot, 'all');
@@ -93,11 +95,11 @@ describe('panel model', () => {
     assert.equal(m.events[0].preview, '<b>hi</b>', 'text is passed through as text; the view never parses it');
   });
 
-  it('the status bar counts only handoffs still awaiting an ACK, and shows a surfaced one with its path', () => {
-    const onlyAcked = { ...snapshot, ledger: [acked], overdue: { count: 0, ids: [] }, events: [acked] } as Snapshot;
-    assert.equal(statusView({ kind: 'running', pid: 42 }, onlyAcked, now).text, '$(check-all) Handoff', 'an ACKed handoff awaiting its result is not awaiting an ACK');
+  it('the status bar shows the hub\'s count of handoffs awaiting an ACK, and a surfaced one with its path', () => {
+    const onlyAcked = { ...snapshot, pending: [acked], overdue: { count: 0, ids: [] }, messages: [acked], awaitingAckCount: 0 } satisfies Snapshot;
+    assert.equal(statusView({ kind: 'running', pid: 42 }, onlyAcked, now).text, '$(check-all) Handoff', 'nothing awaiting an ACK');
     const seen = entry('C', false, [{ recipient: 'bob', state: 'surfaced', sessionsPushed: 1, overdue: false, awaitingAck: true, surfaced: { session: 's-1', node: 'n1', at: now - 1000, path: 'hook', via: 'claude PostToolUse' } }]);
-    const waiting = { ...snapshot, ledger: [seen], overdue: { count: 0, ids: [] }, events: [seen] } as Snapshot;
+    const waiting = { ...snapshot, pending: [seen], overdue: { count: 0, ids: [] }, messages: [seen], awaitingAckCount: 1 } satisfies Snapshot;
     assert.equal(statusView({ kind: 'running', pid: 42 }, waiting, now).text, '$(clock) Handoff 1');
     const bob = panelModel({ kind: 'running', pid: 42 }, waiting, 'all').events[0].recipients[0];
     assert.match(bob.label, /^surfaced · claude \d\d:\d\d:\d\d$/);

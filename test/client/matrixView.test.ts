@@ -12,13 +12,14 @@ const remote = (over: Partial<RemoteStatus> = {}): RemoteStatus => ({
   outbox: 0, lastSyncAt: now, advisoryReads: {}, advisoryReadsNote: 'Per user, not per session; advisory, never an ACK.', ...over,
 });
 const entry: LedgerEntry = {
-  id: 'M1', from: 'alice', thread: 'M1', preview: 'review', sentAt: now - 5000, dueAt: now + 60_000, requiresAck: true,
+  id: 'M1', seq: 1, from: 'alice', thread: 'M1', preview: 'review', sentAt: now - 5000, dueAt: now + 60_000, requiresAck: true,
   recipients: [{ recipient: 'bob@nodeB', state: 'pushed', sessionsPushed: 0, overdue: false, awaitingAck: true }], overdue: false, deadLettered: false, resolved: false,
+  pending: true, awaitingAck: true,
 };
 const snapshot = (r?: RemoteStatus) => ({
   node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [],
-  ledger: [entry], overdue: { count: 0, ids: [] }, events: [entry], ...(r ? { remote: r } : {}),
-} as unknown as Snapshot);
+  pending: [entry], overdue: { count: 0, ids: [] }, messages: [entry], openCount: 1, pendingCount: 1, awaitingAckCount: 1, ...(r ? { remote: r } : {}),
+} satisfies Snapshot);
 const running = { kind: 'running' as const, pid: 1 };
 
 describe('Matrix in the panel model', () => {

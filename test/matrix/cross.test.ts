@@ -88,7 +88,7 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
 
     // The sender's ledger (what the panel shows) names the remote node and time of the last receipt.
     const snap = await snapshot(hubA);
-    const entry = snap.events.find((e) => e.id === id)!;
+    const entry = snap.messages.find((e) => e.id === id)!;
     assert.equal(entry.recipients[0].lastReceipt?.node, 'nodeB');
     assert.equal(entry.recipients[0].lastReceipt?.kind, 'result');
     assert.ok(entry.recipients[0].lastReceipt!.at > 0);

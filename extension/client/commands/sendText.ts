@@ -2,8 +2,8 @@
 // that says what happened to a send. Plain functions, so they are tested without an editor.
 import type { QuickPickItem } from 'vscode';
 import type { SendResult, Snapshot } from '../../protocol/views';
-import { SEEN_TEXT } from '../../protocol/views';
-import { plural } from '../format';
+import { plural } from '../../shared/format';
+import { recipientsText } from '../../shared/sendText';
 
 export interface RecipientPick extends QuickPickItem {
   identity: string;
@@ -25,6 +25,5 @@ export function recipientPicks(s: Snapshot | undefined, me: string): RecipientPi
 /** One sentence that says exactly what happened to the message. */
 export function describeResult(r: SendResult): string {
   if (r.duplicate) return `Not sent again: ${r.duplicate.note} (${r.message_id})`;
-  const parts = r.recipients.map((x) => `${x.sessions > 0 ? `pushed to ${x.identity} (${plural(x.sessions, 'session')})` : `queued for ${x.identity} (no live session)`}, ${SEEN_TEXT[x.seen_when]}`);
-  return `Handoff ${r.message_id} stored and ${parts.join('; ')}. Not proof of reading: the ACK shows in the Handoff panel.`;
+  return `Handoff ${r.message_id} stored and ${recipientsText(r)}. Not proof of reading: the ACK shows in the Handoff panel.`;
 }

@@ -2,7 +2,7 @@
 // functions over the hub's RemoteStatus.
 import type { RemoteStatus } from '../../protocol/views';
 import type { Tone } from '../../protocol/panel';
-import { clock } from '../format';
+import { clock } from '../../shared/format';
 
 export function remoteHeadline(r: RemoteStatus): string {
   switch (r.state) {

@@ -1,7 +1,7 @@
 // What the sidebar shows, derived from the hub's snapshot. Plain functions over data: the
 // webview only renders this (as text), and tests read the same model the view renders.
 import type { LedgerEntry, LedgerRecipient, RemoteStatus, Snapshot } from '../../protocol/views';
-import { age, clock, plural } from '../format';
+import { age, clock, plural } from '../../shared/format';
 import type { HubState } from '../hubSupervisor';
 import { advisoryReadsLabel, lastSyncLabel, outboxLabel, remoteHeadline, remoteLook } from '../matrix/remoteText';
 import type { CoverageView, EventView, MatrixView, PanelFilter, PanelModel, RecipientView, Tone } from '../../protocol/panel';
@@ -46,8 +46,6 @@ export function recipientView(r: LedgerRecipient): RecipientView {
 }
 
 function eventView(e: LedgerEntry, remote?: RemoteStatus): EventView {
-  const awaitingAck = !e.resolved && e.requiresAck && e.recipients.some((r) => r.awaitingAck);
-  const open = !e.resolved && e.recipients.some((r) => r.state !== 'done');
   const reads = remote?.advisoryReads[e.id];
   return {
     id: e.id,
@@ -60,8 +58,8 @@ function eventView(e: LedgerEntry, remote?: RemoteStatus): EventView {
     overdue: e.overdue,
     deadLettered: e.deadLettered,
     resolved: e.resolved,
-    awaitingAck,
-    open,
+    awaitingAck: e.awaitingAck,
+    open: e.pending,
     recipients: e.recipients.map(recipientView),
     advisoryReads: remote && reads?.length ? { label: `${advisoryReadsLabel(reads)} · m.read, advisory (per Matrix user, not per session)`, note: remote.advisoryReadsNote } : undefined,
   };
@@ -115,7 +113,7 @@ function hubView(state: HubState, snapshot: Snapshot | undefined): PanelModel['h
 
 export function panelModel(state: HubState, snapshot: Snapshot | undefined, filter: PanelFilter): PanelModel {
   const remote = snapshot?.remote;
-  const events = (snapshot?.events ?? []).map((e) => eventView(e, remote));
+  const events = (snapshot?.messages ?? []).map((e) => eventView(e, remote));
   const overdueIds = new Set(snapshot?.overdue.ids ?? []);
   const coverage = (snapshot?.coverage ?? []).map(coverageView);
   return {
@@ -126,7 +124,7 @@ export function panelModel(state: HubState, snapshot: Snapshot | undefined, filt
     now: snapshot?.now ?? Date.now(),
     overdueCount: overdueIds.size,
     events: filter === 'overdue' ? events.filter((e) => overdueIds.has(e.id)) : events,
-    pending: (snapshot?.ledger ?? []).map((e) => eventView(e, remote)),
+    pending: (snapshot?.pending ?? []).map((e) => eventView(e, remote)),
     sessions: (snapshot?.sessions ?? []).map((s) => ({ key: s.key, identity: s.identity, client: s.client, roles: s.roles, connectedAt: s.connectedAt })),
     coverage,
     ghosts: coverage.filter((c) => c.ghost),

@@ -31,7 +31,8 @@ export interface Caller {
   node: string;
 }
 
-export interface SendRequest {
+/** What a sender asks for, before the bus resolves and checks it. */
+export interface SendDraft {
   to: string[];
   body: string;
   thread?: string;
@@ -120,7 +121,7 @@ function resolveName(state: BusState, target: string, node: string, known: strin
   throw new BusError('unknown_identity', `No identity "${target}" has ever connected to this hub or been announced by another node, so nothing was sent. ${hint} Names match exactly; list_peers shows them.`, { suggestions: near, known });
 }
 
-export function decideSend(state: BusState, req: SendRequest, ctx: SendContext): SendDecision {
+export function decideSend(state: BusState, req: SendDraft, ctx: SendContext): SendDecision {
   const { caller, now, limits } = ctx;
   if (req.idempotencyKey) {
     const first = state.idempotency[`${caller.identity}\n${req.idempotencyKey}`];

@@ -1,6 +1,6 @@
 // Derived views of the bus: the pending ledger, what is overdue, coverage and ghosts, and the
 // timer-driven events (chase once past the SLA, dead-letter after the TTL). All plain functions.
-import type { Coverage, InboxItem, LedgerEntry, LedgerRecipient, RecipientOutcome, RelayOutcome, SendResult } from '../../protocol/views';
+import type { Coverage, InboxItem, LedgerEntry, LedgerRecipient, OverdueSummary, RecipientOutcome, RelayOutcome, SendResult } from '../../protocol/views';
 import type { BusEvent, BusState, Delivery, HotMessage, Message } from './model';
 import { isTerminal } from './reduce';
 import { isRemote } from './relay';
@@ -52,6 +52,7 @@ export function ledgerEntry(hot: HotMessage, now: number): LedgerEntry {
   });
   return {
     id: m.id,
+    seq: m.seq,
     from: m.from,
     thread: m.thread,
     preview: preview(m.body),
@@ -60,9 +61,33 @@ export function ledgerEntry(hot: HotMessage, now: number): LedgerEntry {
     requiresAck: m.requiresAck,
     recipients,
     overdue: recipients.some((r) => r.overdue),
-    deadLettered: !hot.resolution && Object.values(hot.deliveries).some((d) => d.state === 'failed'),
+    deadLettered: isDeadLettered(hot),
     resolved: !!hot.resolution,
+    pending: isPending(hot),
+    awaitingAck: isAwaitingAck(hot),
   };
+}
+
+function isDeadLettered(hot: HotMessage): boolean {
+  return !hot.resolution && Object.values(hot.deliveries).some((d) => d.state === 'failed');
+}
+
+/** On its sender's pending ledger: not done by every recipient, not resolved, and (without an ACK asked) not yet everywhere. */
+export function isPending(hot: HotMessage): boolean {
+  if (hot.resolution) return false;
+  const ds = Object.values(hot.deliveries);
+  if (ds.every((d) => d.state === 'done')) return false;
+  return hot.message.requiresAck || ds.some((d) => d.state === 'queued' || d.state === 'failed');
+}
+
+/** Some recipient has still to ACK it. */
+export function isAwaitingAck(hot: HotMessage): boolean {
+  return hot.message.requiresAck && !hot.resolution && Object.values(hot.deliveries).some(awaitingAck);
+}
+
+/** Overdue or dead-lettered: what the status bar warns about and a person may chase or resolve. */
+function needsAttention(hot: HotMessage, now: number): boolean {
+  return isDeadLettered(hot) || Object.values(hot.deliveries).some((d) => isOverdue(hot, d, now));
 }
 
 /** The sender's open items: anything it sent that is not fully done, oldest first. */
@@ -70,25 +95,17 @@ export function pendingLedger(state: BusState, now: number, from?: string): Ledg
   const out: LedgerEntry[] = [];
   for (const hot of Object.values(state.hot)) {
     if (from !== undefined && hot.message.from !== from) continue;
-    if (hot.resolution) continue;
-    const ds = Object.values(hot.deliveries);
-    if (ds.every((d) => d.state === 'done')) continue;
-    if (!hot.message.requiresAck && ds.every((d) => d.state !== 'queued' && d.state !== 'failed')) continue;
-    out.push(ledgerEntry(hot, now));
+    if (isPending(hot)) out.push(ledgerEntry(hot, now));
   }
   return out.sort((a, b) => a.sentAt - b.sentAt);
 }
 
-export interface Overdue {
-  count: number;
-  oldestSentAt?: number;
-  items: LedgerEntry[];
-}
-
-/** Past their SLA without a recipient ACK, or dead-lettered and not yet resolved by a person. */
-export function overdue(state: BusState, now: number): Overdue {
-  const items = pendingLedger(state, now).filter((e) => e.overdue || e.deadLettered);
-  return { count: items.length, oldestSentAt: items[0]?.sentAt, items };
+/** Past their SLA without a recipient ACK, or dead-lettered and not yet resolved by a person; at most `cap` ids, oldest first. */
+export function overdue(state: BusState, now: number, cap = Infinity): OverdueSummary {
+  const late: HotMessage[] = [];
+  for (const hot of Object.values(state.hot)) if (isPending(hot) && needsAttention(hot, now)) late.push(hot);
+  late.sort((a, b) => a.message.sentAt - b.message.sentAt);
+  return { count: late.length, oldestSentAt: late[0]?.message.sentAt, ids: late.slice(0, cap).map((h) => h.message.id) };
 }
 
 function median(xs: number[]): number | undefined {
@@ -146,6 +163,16 @@ export function coverage(state: BusState, liveSessions: (identity: string) => nu
  * Timer events due now: one chase per overdue delivery (then escalation is the editor's and
  * `handoff status`'s job), and a visible dead-letter for deliveries unacked past their TTL.
  */
+/** Open messages whose SLA deadline fell in (from, to]: their rows turn overdue with no event of their own. */
+export function slaPassed(state: BusState, from: number, to: number): string[] {
+  const out: string[] = [];
+  for (const hot of Object.values(state.hot)) {
+    const due = hot.message.sentAt + hot.message.slaMs;
+    if (hot.message.requiresAck && due >= from && due < to) out.push(hot.message.id);
+  }
+  return out;
+}
+
 export function dueEvents(state: BusState, now: number): BusEvent[] {
   const events: BusEvent[] = [];
   for (const hot of Object.values(state.hot)) {

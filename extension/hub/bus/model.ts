@@ -85,3 +85,9 @@ export type BusEvent =
 export function emptyState(node: string): BusState {
   return { node, seq: 0, hot: dict(), identities: dict(), coverage: dict(), idempotency: dict() };
 }
+
+/** The messages an event changes (none for identity, outbox and sync events). */
+export function messageIdOf(e: BusEvent): string | undefined {
+  if (e.type === 'sent') return e.message.id;
+  return 'id' in e ? e.id : undefined;
+}

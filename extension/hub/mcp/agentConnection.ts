@@ -22,6 +22,8 @@ const VERSION = '0.1.0';
 export interface AgentConnectionOptions {
   heartbeatMs: number;
   replayCaches: Map<string, ReplayCache>;
+  /** How long a closed session's replay cache waits for the session to reconnect. */
+  replayGraceMs: number;
 }
 
 export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover: Buffer, options: AgentConnectionOptions): void {
@@ -135,7 +137,9 @@ export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover
   wire.onclose = () => {
     clearInterval(heartbeat);
     if (session) hub.detach(session);
-    if (!hello.session) options.replayCaches.delete(key); // a random key never comes back
+    // A random key never comes back; a stable one gets its replays if it reconnects soon.
+    if (!hello.session) options.replayCaches.delete(key);
+    else setTimeout(() => { if (cache.connections === 0 && options.replayCaches.get(key) === cache) options.replayCaches.delete(key); }, options.replayGraceMs).unref();
   };
   if (identity) void attach().catch(() => undefined).finally(release);
   else release();

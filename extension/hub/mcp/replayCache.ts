@@ -31,6 +31,8 @@ function responseId(m: JSONRPCMessage): Id | undefined {
 export class ReplayCache {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
+  /** Connections using this cache now: a closed session's cache is kept only for its reconnect. */
+  connections = 0;
 
   get size(): number {
     return this.entries.size;
@@ -105,7 +107,11 @@ export class ReplayCache {
       }
       outer.onmessage?.(message, extra);
     };
-    inner.onclose = () => outer.onclose?.();
+    this.connections++;
+    inner.onclose = () => {
+      this.connections--;
+      outer.onclose?.();
+    };
     inner.onerror = (e) => outer.onerror?.(e);
     return outer;
   }

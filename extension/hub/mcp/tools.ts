@@ -9,9 +9,8 @@ import type { Caller } from '../bus/decide';
 import { BusError } from '../bus/errors';
 import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN } from '../bus/identity';
 import type { Delivery, Message } from '../bus/model';
-import { SEEN_TEXT } from '../../protocol/views';
 import type { Hub } from '../hub';
-import type { SendResult } from '../../protocol/views';
+import { recipientsText } from '../../shared/sendText';
 import { sessionLabel } from '../sessions';
 import { fencedBody, renderMessage, unackedFooter } from '../render';
 
@@ -101,13 +100,6 @@ function receiptData(d: Delivery) {
   };
 }
 
-function relayText(relay: SendResult['relay']): string {
-  if (!relay) return 'not relayed';
-  if (relay.state === 'on_homeserver') return `on the Matrix homeserver as ${relay.event_id}; its hub pushes it (their ACK is the proof)`;
-  if (relay.state === 'refused') return `NOT delivered: ${relay.reason}`;
-  return `in the Matrix outbox, NOT on the homeserver yet${relay.last_error ? ` (${relay.last_error})` : ''}; retried with the same txnId`;
-}
-
 export function registerTools(server: McpServer, ctx: ToolContext): void {
   const { hub } = ctx;
 
@@ -157,10 +149,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       requiresAck: a.requires_ack, slaMs: a.sla_seconds && a.sla_seconds * 1000, ttlMs: a.ttl_seconds && a.ttl_seconds * 1000,
       idempotencyKey: a.idempotency_key, insist: a.insist,
     });
-    const parts = r.recipients.map((x) => x.seen_when === 'on_another_node' ? `for ${x.identity} on another node: ${relayText(r.relay)}`
-      : `${x.sessions > 0 ? `pushed to ${x.identity} (${x.sessions} session${x.sessions > 1 ? 's' : ''})` : `queued for ${x.identity} (${x.state === 'queued' ? 'no live session; it is pushed when one connects' : x.state})`}, ${SEEN_TEXT[x.seen_when]}`);
     const head = r.duplicate ? `Not sent again: ${r.duplicate.note}` : `Stored durably as ${r.message_id}.`;
-    return result(ctx, `${head} ${parts.join('; ')}. A push is not proof of reading: pending and get_receipts show the recipient's ACK.`, { ...r });
+    return result(ctx, `${head} ${recipientsText(r)}. A push is not proof of reading: pending and get_receipts show the recipient's ACK.`, { ...r });
   }));
 
   server.registerTool('inbox', {

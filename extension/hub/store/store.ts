@@ -42,6 +42,10 @@ export interface StoreOptions {
   /** Checkpoint once the journal holds this many bytes, or the hot document's size if larger. */
   minCheckpointBytes?: number;
   onError?: (what: string, e: unknown) => void;
+  /** Settled messages just moved to the archive (they leave `state.hot` without a journal event). */
+  onArchived?: (ids: string[]) => void;
+  /** The hub's clock. */
+  now?: () => number;
 }
 
 export class Store {
@@ -126,13 +130,14 @@ export class Store {
 
   /** Moves settled messages to the archive, rewrites the hot document, empties the journal. */
   private async checkpoint(): Promise<void> {
-    const now = Date.now();
+    const now = (this.options.now ?? Date.now)();
     const settled = Object.values(this.state.hot).filter((h) => isSettled(h, now));
     if (settled.length > 0) {
       const rows = settled.filter((h) => !this.archiveIndex.has(h.message.id)).map((h) => ({ ...h, archivedAt: now }));
       const places = await this.archive.writeBatch(rows);
       rows.forEach((r, i) => this.archiveIndex.set(r.message.id, places[i]));
       for (const h of settled) delete this.state.hot[h.message.id];
+      this.options.onArchived?.(settled.map((h) => h.message.id));
     }
     pruneIdempotency(this.state, now, this.options.idempotencyWindowMs);
     this.db.data.journalN = this.n;

@@ -4,13 +4,13 @@
 import { connectControl, type ControlClient } from '../shared/controlClient';
 import type { RequestType0 } from 'vscode-jsonrpc';
 import { ChangedNotification, SnapshotRequest, type ControlRequest } from '../protocol/control';
-import type { Snapshot } from '../protocol/views';
+import type { Snapshot, SnapshotChange } from '../protocol/views';
 
-export class SharedHub {
+export class RunningHub {
   private constructor(private readonly control: ControlClient) {}
 
-  static async connect(socket: string): Promise<SharedHub> {
-    return new SharedHub(await connectControl(socket, 'vscode'));
+  static async connect(socket: string): Promise<RunningHub> {
+    return new RunningHub(await connectControl(socket, 'vscode'));
   }
 
   get pid(): number | undefined {
@@ -29,7 +29,7 @@ export class SharedHub {
     return this.request0(SnapshotRequest.type);
   }
 
-  onChanged(listener: (s: Snapshot) => void): void {
+  onChanged(listener: (c: SnapshotChange) => void): void {
     this.control.connection.onNotification(ChangedNotification.type, listener);
   }
 
