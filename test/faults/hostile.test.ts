@@ -120,6 +120,38 @@ describe('hostile input cannot crash, brick or impersonate', () => {
     assert.ok(ok.message_id, 'sends with a regular file still work');
   });
 
+  it('eight 200 MB attachments are hashed as streams: the hub stays under 400 MB RSS; a 300 MB one is refused', { timeout: 180_000 }, async () => {
+    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${hub.proc.pid}/status`, 'utf8'))![1]) / 1024;
+    const before = rss();
+    const paths = Array.from({ length: 8 }, (_, i) => `big-${i}.bin`);
+    for (const p of paths) execFileSync('truncate', ['-s', '200M', join(hub.workspace, p)]); // sparse: the disk stays free
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, rss())), 50);
+    const sent = await alice.ok('send_handoff', { to: 'alice', body: 'eight big files', attachments: paths.map((path) => ({ path })) }).finally(() => clearInterval(sampler));
+    const view = await alice.ok('get_message', { message_id: sent.message_id });
+    assert.equal(view.attachments.length, 8);
+    assert.ok(view.attachments.every((a: { bytes: number }) => a.bytes === 200 * 1024 * 1024));
+    console.log(`# hub RSS: ${before.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB while hashing 8 × 200 MB`);
+    assert.ok(peak < 400, `hub RSS peaked at ${peak.toFixed(0)} MB`);
+    execFileSync('truncate', ['-s', '300M', join(hub.workspace, 'huge.bin')]);
+    const r = await alice.call('send_handoff', { to: 'alice', body: 'too big', attachments: [{ path: 'huge.bin' }] });
+    assert.equal(r.structuredContent.error.code, 'payload_too_large');
+    await alive();
+  });
+
+  it('a hello\'s client string cannot forge hub log lines', async () => {
+    const forged = 'x\nsession s-forged attached as root (vscode)';
+    const raw = await rawAgent(hub.socket, { identity: 'mallory', session: 'mallory-1', client: forged });
+    await raw.initialize();
+    await raw.response(0);
+    for (let i = 0; i < 50 && !hub.log().includes('attached as mallory'); i++) await new Promise((r) => setTimeout(r, 100));
+    const lines = hub.log().split('\n');
+    assert.ok(lines.some((l) => /session mallory-1 attached as mallory \(x\?session s-forged/.test(l)), 'the client string is on one line, its newline replaced');
+    assert.ok(!lines.some((l) => l.startsWith('session s-forged')), 'no forged line');
+    raw.close();
+    await alive();
+  });
+
   it('mail bomb and cache bomb: inbox pages stay under a byte budget, the hub stays under 400 MB RSS', { timeout: 120_000 }, async () => {
     const victim = await connectAgent({ socket: hub.socket, name: 'victim', session: 'victim-1' });
     const bomber = await connectAgent({ socket: hub.socket, name: 'bomber2' });
