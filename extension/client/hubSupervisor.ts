@@ -36,7 +36,6 @@ export class HubSupervisor implements vscode.Disposable {
   private child?: ChildProcess;
   private readonly restarts: number[] = [];
   private shared?: SharedHub;
-  private disposed = false;
   private readonly stateEmitter = new vscode.EventEmitter<HubState>();
   private readonly snapshotEmitter = new vscode.EventEmitter<Snapshot>();
   readonly onDidChangeState = this.stateEmitter.event;
@@ -63,7 +62,6 @@ export class HubSupervisor implements vscode.Disposable {
   }
 
   async start(): Promise<void> {
-    if (this.disposed) return; // the window closed before the hub's first start
     // Loaded here, not at activation: see hubClient.ts (esbuild.mjs keeps this require external).
     const { createHubClient, State } = require('./hubClient') as typeof import('./hubClient');
     this.client = createHubClient(() => this.spawnHub(), this.log, () => this.onClosed());
@@ -90,7 +88,6 @@ export class HubSupervisor implements vscode.Disposable {
   }
 
   async dispose(): Promise<void> {
-    this.disposed = true;
     const client = this.client;
     this.client = undefined;
     this.shared?.close();
