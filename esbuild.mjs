@@ -15,8 +15,17 @@ const common = {
 // The programs a user runs with their own Node: one line saying which Node they need, not a stack
 // trace from deep in a dependency.
 const NODE_CHECK = 'if (+process.versions.node.split(".")[0] < 22) { process.stderr.write("handoff needs Node.js 22 or later; this is Node " + process.version + " at " + process.execPath + "\\n"); process.exit(1); }';
+// The extension bundle requires ./hubClient at run time, when the hub starts: vscode-languageclient
+// (most of the client's code) is then not parsed during activation. Everywhere else (tests) it is bundled.
+const lazyHubClient = {
+  name: 'lazy-hub-client',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/hubClient$/ }, () => ({ path: './hubClient.js', external: true }));
+  },
+};
 const entries = [
-  { in: 'extension/client/extension.ts', out: 'extension' },
+  { in: 'extension/client/extension.ts', out: 'extension', plugins: [lazyHubClient] },
+  { in: 'extension/client/hubClient.ts', out: 'hubClient' },
   { in: 'extension/hub/main.ts', out: 'hub' },
   // matrix-js-sdk lives in its own bundle, required by the hub only when Matrix is configured.
   { in: 'extension/hub/matrix/index.ts', out: 'matrix' },
@@ -33,6 +42,7 @@ const builds = entries
     entryPoints: { [e.out]: e.in },
     outdir: 'dist',
     banner: e.banner ? { js: e.banner } : undefined,
+    plugins: e.plugins,
   }));
 
 // Webview assets: the elements bundle and codicons are copied next to our own media.

@@ -115,8 +115,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Handof
   );
 
   // Off the activation path: the window is usable at once; the status bar says "starting" until
-  // the hub runs, and start() reports its own failures there.
-  void supervisor.start();
+  // the hub runs, and start() reports its own failures there. Not even start()'s first
+  // synchronous steps (loading the languageclient bundle, spawning the hub) run inside activate().
+  setImmediate(() => void supervisor.start());
   return {
     location,
     hubState: () => supervisor.state,

@@ -6,7 +6,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { CloseAction, ErrorAction, LanguageClient, State } from 'vscode-languageclient/node';
 import {
   ChangedNotification, ChaseRequest, MatrixConnectRequest, MatrixDisconnectRequest, MessageRequest, ResolveRequest, SendRequest,
   SnapshotRequest, type ActionParams, type ControlRequest, type MatrixConnectParams, type SendParams,
@@ -15,6 +14,7 @@ import type { RequestType0 } from 'vscode-jsonrpc';
 import type { MessageView, RemoteStatus, SendResult, Snapshot, SnapshotChange } from '../protocol/views';
 import { LiveSnapshot } from './liveSnapshot';
 import { connectControl } from '../shared/controlClient';
+import type { LanguageClient } from './hubClient';
 import type { HubLocation } from './location';
 import { RunningHub } from './runningHub';
 
@@ -64,7 +64,9 @@ export class HubSupervisor implements vscode.Disposable {
   }
 
   async start(): Promise<void> {
-    this.client = this.createClient();
+    // Loaded here, not at activation: see hubClient.ts (esbuild.mjs keeps this require external).
+    const { createHubClient, State } = require('./hubClient') as typeof import('./hubClient');
+    this.client = createHubClient(() => this.spawnHub(), this.log, () => this.onClosed());
     this.client.onDidChangeState((e) => {
       if (e.newState === State.Running) void this.onRunning();
       if (e.newState === State.Starting) this.setState({ kind: 'starting' });
@@ -216,31 +218,20 @@ export class HubSupervisor implements vscode.Disposable {
     else void this.refreshSnapshot().catch((e) => this.log.error(`snapshot after a change failed: ${(e as Error).message}`));
   }
 
-  private createClient(): LanguageClient {
-    const serverOptions = (): Promise<ChildProcess> => Promise.resolve(this.spawnHub());
-    return new LanguageClient('handoff.hub', 'Handoff hub', serverOptions, {
-      documentSelector: [],
-      outputChannel: this.log,
-      errorHandler: {
-        error: () => ({ action: ErrorAction.Continue, handled: true }),
-        closed: async () => {
-          // The pipe can close a moment before the process reports its exit code.
-          await Promise.race([this.exited, new Promise((r) => setTimeout(r, 1000))]);
-          const why = this.explainExit();
-          if (this.lastExit?.code === EXIT_ALREADY_RUNNING && (await this.useShared())) {
-            return { action: CloseAction.DoNotRestart, handled: true };
-          }
-          if (!this.allowRestart()) {
-            const reason = `${why} It crashed ${MAX_RESTARTS + 1} times in 3 minutes, so it is not restarted; see the Handoff log, then run "Handoff: Restart Hub".`;
-            this.setState({ kind: 'down', reason, restarting: false });
-            return { action: CloseAction.DoNotRestart, handled: true };
-          }
-          this.log.warn(`${why} Restarting it.`);
-          this.setState({ kind: 'down', reason: why, restarting: true });
-          return { action: CloseAction.Restart, handled: true };
-        },
-      },
-    });
+  /** The hub's connection closed: use the hub that took the socket, restart ours (bounded), or give up and say why. */
+  private async onClosed(): Promise<'restart' | 'stop'> {
+    // The pipe can close a moment before the process reports its exit code.
+    await Promise.race([this.exited, new Promise((r) => setTimeout(r, 1000))]);
+    const why = this.explainExit();
+    if (this.lastExit?.code === EXIT_ALREADY_RUNNING && (await this.useShared())) return 'stop';
+    if (!this.allowRestart()) {
+      const reason = `${why} It crashed ${MAX_RESTARTS + 1} times in 3 minutes, so it is not restarted; see the Handoff log, then run "Handoff: Restart Hub".`;
+      this.setState({ kind: 'down', reason, restarting: false });
+      return 'stop';
+    }
+    this.log.warn(`${why} Restarting it.`);
+    this.setState({ kind: 'down', reason: why, restarting: true });
+    return 'restart';
   }
 
   private allowRestart(): boolean {

@@ -24,6 +24,8 @@ export interface RunOptions {
   verbose?: boolean;
   viewport?: { width: number; height: number };
   serverArgs?: string[];
+  /** --extensions-dir; default a fresh folder in the run's temp dir. */
+  extensionsDir?: string;
 }
 
 export interface RunResult {

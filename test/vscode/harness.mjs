@@ -184,6 +184,7 @@ async function waitForHttp(url, deadline, isDead) {
  * @param {boolean} [opts.verbose]     also echo logs to stderr as they arrive
  * @param {{width:number,height:number}} [opts.viewport] default 1400x900
  * @param {string[]} [opts.serverArgs] extra args for server-main.js
+ * @param {string} [opts.extensionsDir] --extensions-dir (default: a fresh one in the temp dir)
  * @returns {Promise<{exitCode: number|null, timedOut: boolean, logs: string, error?: Error,
  *   tempDir: string, durations: object, exitLogs?: Array<{relativePath:string,contents:string}>}>}
  */
@@ -201,7 +202,8 @@ export async function runVsCode(opts) {
 
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'handoff-vscode-'));
   const userDataDir = path.join(tempDir, 'user-data');
-  const extensionsDir = path.join(tempDir, 'extensions');
+  // A caller's own folder lets extensions installed there outlive one run (the update test).
+  const extensionsDir = opts.extensionsDir ? path.resolve(opts.extensionsDir) : path.join(tempDir, 'extensions');
   const serverDataDir = path.join(tempDir, 'server-data');
   const workspace = opts.workspace ? path.resolve(opts.workspace) : path.join(tempDir, 'workspace');
   const serverTmp = path.join(tempDir, 'tmp');

@@ -2,50 +2,11 @@
 // starts the hub, a terminal gets HANDOFF_HUB, a bridge agent from the installed package connects
 // and sends, and the handoff shows in the panel model. Plain CommonJS: it needs no build.
 const assert = require('node:assert/strict');
-const { spawn } = require('node:child_process');
 const { existsSync, mkdtempSync, readFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const vscode = require('vscode');
-
-async function eventually(what, cond, ms = 30000) {
-  // Polls every 5 ms: the hub-ready time is measured with it.
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await cond();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-/** An MCP session over the installed bridge, spoken by hand (no SDK in this extension host). */
-function bridge(extensionPath, socket, name) {
-  const child = spawn(process.execPath, [join(extensionPath, 'dist', 'bridge.js'), '--name', name], { env: { ...process.env, HANDOFF_HUB: socket, ELECTRON_RUN_AS_NODE: '1' } });
-  const waiting = new Map();
-  let buf = '';
-  child.stdout.on('data', (d) => {
-    buf += d;
-    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-      const msg = JSON.parse(buf.slice(0, nl));
-      buf = buf.slice(nl + 1);
-      if (msg.id !== undefined && waiting.has(msg.id)) waiting.get(msg.id)(msg);
-    }
-  });
-  let id = 0;
-  const request = (method, params) => new Promise((resolve) => {
-    waiting.set(++id, resolve);
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-  });
-  return {
-    async start() {
-      await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'install-probe', version: '1' } });
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-    },
-    call: (name, args) => request('tools/call', { name, arguments: args }),
-    close: () => child.kill(),
-  };
-}
+const { bridge, eventually } = require('./probe');
 
 exports.run = async function run() {
   const ext = vscode.extensions.getExtension('handoff.handoff');
