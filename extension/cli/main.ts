@@ -5,9 +5,10 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runHook } from '../hook/main';
 import { AGENT_CLIS, connectAgent, disconnectAgent, type AgentCli } from '../shared/connect';
+import { launcherDir, refreshLaunchers } from '../shared/connect/launchers';
 import { connectControl } from '../shared/controlClient';
 import { findWorkspace, resolveHubSocket } from '../shared/paths';
-import { InboxRequest, SendRequest, SnapshotRequest } from '../protocol/control';
+import { call, InboxRequest, SendRequest, SnapshotRequest } from '../protocol/control';
 import type { InboxItem, SendResult, Snapshot } from '../protocol/views';
 import { age } from '../shared/format';
 import { recipientsText } from '../shared/sendText';
@@ -40,8 +41,11 @@ function connectCommand(command: 'connect' | 'disconnect', argv: string[]): numb
   }
   const workspace = values.workspace ? resolve(values.workspace) : findWorkspace(process.cwd());
   const name = values.name ?? cli;
-  const options = { workspace, name, launch: { node: process.execPath, dist: __dirname } };
   try {
+    // Configs name the stable launchers (shared/connect/launchers.ts), pointed at this Node and
+    // build now, and at the editor's by every activation: a removed npx cache does not break them.
+    const launch = command === 'connect' ? refreshLaunchers(launcherDir(), process.execPath, __dirname, false) : { node: process.execPath, dist: __dirname };
+    const options = { workspace, name, launch };
     const changes = command === 'connect' ? connectAgent(cli, options) : disconnectAgent(cli, options);
     if (values.json) process.stdout.write(`${JSON.stringify(changes.map((c) => ({ path: c.path, what: c.what })), null, 2)}\n`);
     else if (changes.length === 0) process.stdout.write(`${cli}: nothing to change (${command === 'connect' ? `already connected as ${name}` : 'not connected'} for ${workspace}).\n`);
@@ -92,22 +96,22 @@ async function main(argv: string[]): Promise<number> {
       case 'send': {
         const body = values.body ?? positionals.join(' ');
         if (!values.to || !body) throw new Error('send needs --to NAME and a body');
-        const r: SendResult = await connection.sendRequest(SendRequest.type, { as: me, to: values.to.split(','), body, thread: values.thread, idempotencyKey: values.key, insist: values.insist });
+        const r: SendResult = await call(connection, SendRequest, { as: me, to: values.to.split(','), body, thread: values.thread, idempotencyKey: values.key, insist: values.insist });
         out(r, r.duplicate ? `not sent again: ${r.duplicate.note} (${r.message_id})` : `stored ${r.message_id}: ${recipientsText(r)}. Not proof of reading — \`handoff status\` shows ACKs.`);
         return 0;
       }
       case 'inbox': {
-        const items: InboxItem[] = await connection.sendRequest(InboxRequest.type, { identity: me, unreadOnly: values.unread, limit: 200 });
+        const items: InboxItem[] = await call(connection, InboxRequest, { identity: me, unreadOnly: values.unread, limit: 200 });
         out(items, items.map((i) => `${i.message.id} [${i.delivery.state}] from ${i.message.from}: ${i.message.body.replace(/\s+/g, ' ').slice(0, 100)}`).join('\n') || `inbox of ${me} is empty`);
         return 0;
       }
       case 'peers': {
-        const s: Snapshot = await connection.sendRequest(SnapshotRequest.type);
+        const s: Snapshot = await call(connection, SnapshotRequest);
         out(s.coverage, s.coverage.map((c) => `${c.identity.padEnd(20)} ${String(c.liveSessions).padStart(2)} live  ${c.acked}/${c.addressed} acked${c.medianAckMs !== undefined ? `  median ack ${age(c.medianAckMs)}` : ''}${c.ghost ? `  GHOST (${c.unacked} unacked, nobody connected)` : ''}`).join('\n') || 'no identities yet');
         return 0;
       }
       case 'status': {
-        const s: Snapshot = await connection.sendRequest(SnapshotRequest.type);
+        const s: Snapshot = await call(connection, SnapshotRequest);
         const late = s.pending.filter((e) => s.overdue.ids.includes(e.id));
         const lines = [
           `hub ${s.node} · ${s.sessions.length} live session(s) · ${s.pendingCount} pending · store ${s.store.ok ? 'ok' : `FAILING: ${s.store.error}`}`,

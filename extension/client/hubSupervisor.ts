@@ -8,9 +8,8 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import {
   ChangedNotification, ChaseRequest, MatrixConnectRequest, MatrixDisconnectRequest, MessageRequest, ResolveRequest, SendRequest,
-  SnapshotRequest, type ActionParams, type ControlRequest, type MatrixConnectParams, type SendParams,
+  SnapshotRequest, call, onNotice, type ActionParams, type ControlRequest, type MatrixConnectParams, type RequestSender, type SendParams,
 } from '../protocol/control';
-import type { RequestType0 } from 'vscode-jsonrpc';
 import type { MessageView, RemoteStatus, SendResult, Snapshot, SnapshotChange } from '../protocol/views';
 import { LiveSnapshot } from './liveSnapshot';
 import { connectControl } from '../shared/controlClient';
@@ -71,7 +70,7 @@ export class HubSupervisor implements vscode.Disposable {
       if (e.newState === State.Running) void this.onRunning();
       if (e.newState === State.Starting) this.setState({ kind: 'starting' });
     });
-    this.client.onNotification(ChangedNotification.type, (c) => this.onChange(c));
+    onNotice(this.client, ChangedNotification, (c) => this.onChange(c));
     this.setState({ kind: 'starting' });
     try {
       await this.client.start();
@@ -124,35 +123,29 @@ export class HubSupervisor implements vscode.Disposable {
     if (this.current.kind !== 'running') return this.request(MatrixConnectRequest, params); // says why not
     const control = await connectControl(this.location.socket, 'vscode-matrix-connect');
     try {
-      return await control.connection.sendRequest(MatrixConnectRequest.type, params);
+      return await call(control.connection, MatrixConnectRequest, params);
     } finally {
       control.close();
     }
   }
 
   matrixDisconnect(): Promise<void> {
-    return this.request0(MatrixDisconnectRequest.type);
+    return this.request(MatrixDisconnectRequest);
   }
 
   /** Asks the hub for a fresh snapshot now, and publishes it like a pushed one. */
   async refreshSnapshot(): Promise<Snapshot> {
-    const s = await this.request0(SnapshotRequest.type);
+    const s = await this.request(SnapshotRequest);
     this.setSnapshot(s);
     return s;
   }
 
-  private async request<P, R>(req: ControlRequest<P, R>, params: P): Promise<R> {
-    const to = this.connection();
-    return to instanceof RunningHub ? to.request(req, params) : to.sendRequest<R>(req.method, params);
+  private async request<P, R>(req: ControlRequest<P, R>, ...params: P extends void ? [] : [P]): Promise<R> {
+    return call(this.connection(), req, ...params);
   }
 
-  private async request0<R>(type: RequestType0<R, void>): Promise<R> {
-    const to = this.connection();
-    return to instanceof RunningHub ? to.request0(type) : to.sendRequest(type);
-  }
-
-  private connection(): RunningHub | LanguageClient {
-    const to = this.shared ?? this.client;
+  private connection(): RequestSender {
+    const to = this.shared?.connection ?? this.client;
     if (this.current.kind !== 'running' || !to) {
       throw new Error(this.current.kind === 'down' ? `The Handoff hub is down: ${this.current.reason}` : 'The Handoff hub is still starting; try again in a moment.');
     }
@@ -196,7 +189,7 @@ export class HubSupervisor implements vscode.Disposable {
     this.setState({ kind: 'running', pid: this.pid });
     this.log.info(`hub running (pid ${this.pid}) on ${this.location.socket}`);
     try {
-      this.setSnapshot(await this.client!.sendRequest(SnapshotRequest.type));
+      this.setSnapshot(await call(this.client!, SnapshotRequest));
     } catch (e) {
       this.log.error(`first snapshot failed: ${(e as Error).message}`);
     }

@@ -2,8 +2,7 @@
 // folder, or the previous hub of a reloaded window still shutting down): this window talks to it
 // over its socket with the same control protocol instead of failing.
 import { connectControl, type ControlClient } from '../shared/controlClient';
-import type { RequestType0 } from 'vscode-jsonrpc';
-import { ChangedNotification, SnapshotRequest, type ControlRequest } from '../protocol/control';
+import { call, ChangedNotification, onNotice, SnapshotRequest, type RequestSender } from '../protocol/control';
 import type { Snapshot, SnapshotChange } from '../protocol/views';
 
 export class RunningHub {
@@ -17,20 +16,16 @@ export class RunningHub {
     return this.control.hub.pid;
   }
 
-  request<P, R>(req: ControlRequest<P, R>, params: P): Promise<R> {
-    return this.control.connection.sendRequest<R>(req.method, params);
-  }
-
-  request0<R>(type: RequestType0<R, void>): Promise<R> {
-    return this.control.connection.sendRequest(type);
+  get connection(): RequestSender {
+    return this.control.connection;
   }
 
   snapshot(): Promise<Snapshot> {
-    return this.request0(SnapshotRequest.type);
+    return call(this.control.connection, SnapshotRequest);
   }
 
   onChanged(listener: (c: SnapshotChange) => void): void {
-    this.control.connection.onNotification(ChangedNotification.type, listener);
+    onNotice(this.control.connection, ChangedNotification, listener);
   }
 
   onClose(listener: () => void): void {

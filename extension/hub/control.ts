@@ -2,9 +2,10 @@
 // languageclient connection and the CLI's socket connections get the same handlers.
 import { ResponseError } from 'vscode-jsonrpc';
 import {
-  BUS_ERROR, ChangedNotification, ChaseRequest, checkParams, InboxRequest, MatrixConnectRequest, MatrixDisconnectRequest, MessageRequest,
-  ReceiptRequest, ResolveRequest, SendRequest, SnapshotRequest, type ControlRequest,
+  BUS_ERROR, ChangedNotification, ChaseRequest, InboxRequest, MatrixConnectRequest, MatrixDisconnectRequest, MessageRequest,
+  ReceiptRequest, ResolveRequest, SendRequest, SnapshotRequest, type Params, type ValidatedRequest,
 } from '../protocol/control';
+import { checkParams, type ValidatedMethod } from '../protocol/controlSchemas';
 import { BusError } from './bus/errors';
 import type { Hub } from './hub';
 import { matrixConfig, MatrixConfigError } from './matrix/config';
@@ -43,11 +44,11 @@ function asInvalidInput<T>(work: () => T): T {
 export function serveControl(hub: Hub, connection: Connection, debounceMs = 100): () => void {
   const controlSession = `control-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   /** Validates the params against the request's schema before the handler sees them. */
-  const handle = <P, R>(req: ControlRequest<P, R>, handler: (p: P) => R | Promise<R>) =>
+  const handle = <M extends ValidatedMethod, R>(req: ValidatedRequest<M, R>, handler: (p: Params<M>) => R | Promise<R>) =>
     connection.onRequest(req.method, (raw) => guard(() => {
-      const p = checkParams(req, raw);
-      if (typeof p === 'string') throw new BusError('invalid_input', p);
-      return handler(p);
+      const checked = checkParams(req.method, raw);
+      if (!checked.ok) throw new BusError('invalid_input', checked.why);
+      return handler(checked.params as Params<M>); // what the method's schema produced
     }));
   connection.onRequest(SnapshotRequest.method, () => hub.snapshot());
   handle(SendRequest, async (p) => {

@@ -110,7 +110,11 @@ describe('attention: hooks surface handoffs once per session', () => {
     for (let i = 0; i < 40 && !context(next); i++) next = await hook('claude', 'PostToolUse', 'cut', 'dave');
     assert.ok(context(next)?.includes(sent.message_id), 'a later hook of the session hands it over');
     assert.doesNotMatch(context(next)!, /REPLAYED/);
-    assert.equal((await alice.ok('get_receipts', { message_id: sent.message_id })).deliveries[0].surfaced.length, 1);
+    // Journaled when the hook's `ack` reaches the hub, which may be just after the hook exits.
+    const surfaced = async () => (await alice.ok('get_receipts', { message_id: sent.message_id })).deliveries[0].surfaced.length;
+    let n = await surfaced();
+    for (let i = 0; i < 50 && n === 0; i++) n = await surfaced();
+    assert.equal(n, 1);
   });
 
   it('hooks racing in one session (parallel tool calls) surface a handoff once between them', async () => {
@@ -203,25 +207,26 @@ describe('attention: hooks surface handoffs once per session', () => {
     }
   });
 
-  it('with no hub, or a hub that never answers, a hook exits 0 with nothing within 200 ms', async () => {
+  // How fast is the bench's question (test/bench/hook.bench.ts); here: it never waits on a hub.
+  it('with no hub, or a hub that never answers, a hook exits 0 with nothing: its own budget ends it, not the hub', { timeout: 30_000 }, async () => {
     const dir = tempDir('hook-nohub');
     const gone = await runHook(['claude', 'PostToolUse', '--name', 'bob'], { session_id: 'X' }, { HANDOFF_HUB: join(dir, 'none.sock') });
     assert.equal(gone.code, 0);
     assert.equal(gone.stdout, '');
     const silent = join(dir, 'silent.sock');
-    const server = createServer(() => undefined); // accepts, never answers: a stalled hub
+    let accepted = 0;
+    const held: import('node:net').Socket[] = [];
+    const server = createServer((s) => { accepted++; held.push(s); }); // accepts, never answers, never closes: a stalled hub
     await new Promise<void>((r) => server.listen(silent, r));
     try {
-      const times: number[] = [];
-      for (let i = 0; i < 5; i++) {
+      for (let i = 0; i < 3; i++) {
         const r = await runHook(['claude', 'PostToolUse', '--name', 'bob'], { session_id: 'X' }, { HANDOFF_HUB: silent });
         assert.equal(r.code, 0);
         assert.equal(r.stdout, '');
-        times.push(r.ms);
       }
-      times.sort((a, b) => a - b);
-      assert.ok(times[2] < 200, `median wall time with a stalled hub ${times[2].toFixed(0)} ms (all: ${times.map((t) => t.toFixed(0)).join(', ')})`);
+      assert.equal(accepted, 3, 'each hook did ask the stalled hub, and gave up on its own');
     } finally {
+      for (const s of held) s.destroy();
       server.close();
     }
   });

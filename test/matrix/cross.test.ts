@@ -11,7 +11,7 @@ import { after, before, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
 import { DIST, NODE, startHub, type HubProcess } from '../helpers/hubProcess';
 import { connectControl } from '../../extension/shared/controlClient';
-import { MatrixConnectRequest, MatrixDisconnectRequest } from '../../extension/protocol/control';
+import { call, MatrixConnectRequest, MatrixDisconnectRequest } from '../../extension/protocol/control';
 import { api, countPushes, login, matrixHub, matrixSuite, snapshot, synapse, unique, user, waitFor, waitMatrix, waitPeer, type MatrixUser, type Synapse } from './world';
 
 matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
@@ -258,21 +258,21 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     const control = await connectControl(hubD.socket, 'test-editor');
     try {
       assert.equal((await snapshot(hubD)).remote, undefined, 'no Matrix until asked');
-      const bad = await control.connection.sendRequest(MatrixConnectRequest.type, { homeserver: hs.url, accessToken: c.accessToken, room: 'not-a-room' })
+      const bad = await call(control.connection, MatrixConnectRequest, { homeserver: hs.url, accessToken: c.accessToken, room: 'not-a-room' })
         .then(() => undefined, (e) => e);
       assert.equal(bad?.data?.code, 'invalid_input');
       assert.match(bad.message, /room must be a room id/);
       assert.ok(!bad.message.includes(c.accessToken));
       // The room is invite-only: a member invites hub D's account first.
       await api(hs, a.accessToken, 'POST', `/rooms/${encodeURIComponent((await snapshot(hubA)).remote!.room!)}/invite`, { user_id: c.userId });
-      const status = await control.connection.sendRequest(MatrixConnectRequest.type, { homeserver: hs.url, accessToken: c.accessToken, room, allowedSenders: [a.userId] });
+      const status = await call(control.connection, MatrixConnectRequest, { homeserver: hs.url, accessToken: c.accessToken, room, allowedSenders: [a.userId] });
       assert.equal(status.transport, 'matrix');
       assert.equal(status.homeserver, hs.url);
       await waitMatrix(hubD, 'connected', 15_000);
       const dave = await connectAgent({ socket: hubD.socket, name: 'dave', session: 'dave-1' });
       agents.push(dave);
       await waitPeer(dave, 'alice@nodeA');
-      await control.connection.sendRequest(MatrixDisconnectRequest.type);
+      await call(control.connection, MatrixDisconnectRequest);
       assert.equal((await snapshot(hubD)).remote, undefined);
       assert.ok(!hubD.log().includes(c.accessToken), 'token in the log');
     } finally {

@@ -2,7 +2,7 @@
 // loudly when Synapse is not installed; under CI=true a missing Synapse fails instead.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SnapshotRequest } from '../../extension/protocol/control';
+import { call, SnapshotRequest } from '../../extension/protocol/control';
 import type { Snapshot } from '../../extension/protocol/views';
 import { connectControl } from '../../extension/shared/controlClient';
 import { waitFor, type Agent } from '../helpers/agent';
@@ -77,7 +77,7 @@ export async function matrixHub(hs: Synapse, spec: MatrixHubSpec): Promise<HubPr
 export async function snapshot(hub: HubProcess): Promise<Snapshot> {
   const c = await connectControl(hub.socket, 'test');
   try {
-    return await c.connection.sendRequest(SnapshotRequest.type);
+    return await call(c.connection, SnapshotRequest);
   } finally {
     c.close();
   }
