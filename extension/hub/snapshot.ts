@@ -2,7 +2,7 @@
 // sessions and the links' state, at one instant of the hub's clock.
 import { coverage, ledgerEntry, overdue, pendingLedger } from './bus/ledger';
 import type { BusState } from './bus/model';
-import type { Snapshot } from '../protocol/views';
+import type { PersonPresence, Snapshot } from '../protocol/views';
 import type { RemoteLink } from './remote';
 import type { SessionRegistry } from './sessions';
 
@@ -16,6 +16,8 @@ export interface SnapshotInput {
   remote?: RemoteLink;
   /** Newest open handoffs listed. */
   limit: number;
+  people: Snapshot['people'];
+  person: (identity: string) => PersonPresence | undefined;
 }
 
 export function snapshotOf(i: SnapshotInput): Snapshot {
@@ -30,10 +32,11 @@ export function snapshotOf(i: SnapshotInput): Snapshot {
     now: i.now,
     store: i.store,
     sessions: i.sessions.all().map((s) => ({ key: s.key, identity: s.identity, roles: s.roles, client: s.client, connectedAt: s.connectedAt, lastSeen: s.lastSeen })),
-    coverage: coverage(i.state, (identity) => i.sessions.count(identity), i.now),
+    coverage: coverage(i.state, (identity) => i.sessions.count(identity), i.now, i.person),
     ledger: pendingLedger(i.state, i.now),
     overdue: { count: late.count, oldestSentAt: late.oldestSentAt, ids: late.items.map((x) => x.id) },
     events,
+    people: i.people,
     ...(i.remote ? { remote: i.remote.status() } : {}),
   };
 }

@@ -24,6 +24,16 @@ const sendParams = z.object({
   slaSeconds: z.number().int().min(1).max(7 * 86400).optional(),
   idempotencyKey: z.string().min(1).max(200).optional(),
   insist: z.boolean().optional(),
+  /** Whom to escalate to if it stays unacknowledged past its chase; default: this hub's person. */
+  escalateTo: identity.optional(),
+}).strict();
+
+/** An editor window: who sits at it, whether it has focus, whom their unanswered handoffs escalate to. */
+const presenceParams = z.object({
+  identity,
+  roles: z.array(z.string().regex(IDENTITY_PATTERN, 'must be a role name')).max(32).optional(),
+  focused: z.boolean(),
+  escalateTo: identity.optional(),
 }).strict();
 
 const inboxParams = z.object({
@@ -66,6 +76,7 @@ const matrixConnectParams = z.object({
 
 export type SendParams = z.infer<typeof sendParams>;
 export type InboxParams = z.infer<typeof inboxParams>;
+export type PresenceParams = z.infer<typeof presenceParams>;
 export type MessageParams = z.infer<typeof messageParams>;
 export type ReceiptParams = z.infer<typeof receiptParams>;
 export type ActionParams = z.infer<typeof actionParams>;
@@ -86,6 +97,8 @@ export const SendRequest = request<SendParams, SendResult>('handoff/send', sendP
 export const InboxRequest = request<InboxParams, InboxItem[]>('handoff/inbox', inboxParams);
 export const MessageRequest = request<MessageParams, MessageView | null>('handoff/message', messageParams);
 export const ReceiptRequest = request<ReceiptParams, ReceiptAnswer>('handoff/receipt', receiptParams);
+/** The person at this window (one per control connection; dropped when it closes): presence and escalation target. */
+export const PresenceRequest = request<PresenceParams, void>('handoff/presence', presenceParams);
 /** Pushes again, flagged as a chase, to every live session of each unacked recipient. */
 export const ChaseRequest = request<ActionParams, { pushed: number }>('handoff/chase', actionParams);
 /** A person closes an open handoff (overdue or dead-lettered) with a note. */

@@ -76,7 +76,7 @@ describe('panel model', () => {
   const late = entry('B', true, [{ recipient: 'eve', state: 'queued', sessionsPushed: 0, overdue: true, awaitingAck: true }]);
   const snapshot = {
     node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [],
-    ledger: [acked, late], overdue: { count: 1, oldestSentAt: late.sentAt, ids: ['B'] }, events: [late, acked],
+    ledger: [acked, late], overdue: { count: 1, oldestSentAt: late.sentAt, ids: ['B'] }, events: [late, acked], people: [],
   } as Snapshot;
 
   it('labels each receipt state with who and when, and flags the overdue recipient', () => {

@@ -9,7 +9,7 @@ import type { Caller } from '../bus/decide';
 import { BusError } from '../bus/errors';
 import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN } from '../bus/identity';
 import type { Delivery, Message } from '../bus/model';
-import { SEEN_TEXT } from '../../protocol/views';
+import { PRESENCE_WINDOW_MS, SEEN_TEXT } from '../../protocol/views';
 import type { Hub } from '../hub';
 import type { SendResult } from '../../protocol/views';
 import { sessionLabel } from '../sessions';
@@ -126,11 +126,17 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     inputSchema: {},
     annotations: READ,
   }, guarded(ctx, () => {
+    const iso = (at?: number) => (at ? new Date(at).toISOString() : undefined);
     const peers = hub.coverage().map((c) => ({
-      identity: c.identity, live_sessions: c.liveSessions, last_seen: c.lastSeen ? new Date(c.lastSeen).toISOString() : undefined,
+      identity: c.identity, live: c.liveSessions > 0 || !!c.person?.live, live_sessions: c.liveSessions, last_seen: iso(c.lastSeen),
       ghost: c.ghost, remote: c.remote, unacked: c.unacked, addressed: c.addressed, acked: c.acked, median_ack_ms: c.medianAckMs,
+      ...(c.person ? { person: { at_editor: true, live: c.person.live, windows: c.person.windows, last_focused: iso(c.person.lastFocusedAt) } } : {}),
     }));
-    const lines = peers.map((p) => p.remote ? `${p.identity}: on another node (its hub knows its sessions)` : `${p.identity}: ${p.live_sessions} live${p.ghost ? ' — GHOST: unacked mail, nobody connected' : ''}`);
+    const personLine = (p: (typeof peers)[number]) => p.person && (p.person.live
+      ? `${p.identity}: a person at the editor, live (a window focused within the last ${PRESENCE_WINDOW_MS / 60_000} min)`
+      : `${p.identity}: a person at the editor, away (${p.person.windows} window(s) open, last focused ${p.person.last_focused ?? 'never'})`);
+    const lines = peers.map((p) => p.remote ? `${p.identity}: on another node (its hub knows its sessions)`
+      : personLine(p) ?? `${p.identity}: ${p.live_sessions} live${p.ghost ? ' — GHOST: unacked mail, nobody connected' : ''}`);
     return result(ctx, lines.join('\n') || 'No identities have connected yet.', { peers });
   }));
 
@@ -147,15 +153,16 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       ttl_seconds: z.number().int().min(1).max(90 * 86400).optional(),
       idempotency_key: z.string().min(1).max(200).optional(),
       insist: z.boolean().optional().describe('send even though the same body just went to the same recipients'),
+      escalate_to: z.string().max(200).optional().describe('who to escalate to if it is still unacknowledged one SLA period after its chase (default: the person at this hub\'s editor)'),
     },
     annotations: SEND,
-  }, guarded(ctx, async (a: { to: string | string[]; body: string; thread?: string; reply_to?: string; attachments?: { path: string; sha256?: string }[]; requires_ack?: boolean; sla_seconds?: number; ttl_seconds?: number; idempotency_key?: string; insist?: boolean }) => {
+  }, guarded(ctx, async (a: { to: string | string[]; body: string; thread?: string; reply_to?: string; attachments?: { path: string; sha256?: string }[]; requires_ack?: boolean; sla_seconds?: number; ttl_seconds?: number; idempotency_key?: string; insist?: boolean; escalate_to?: string }) => {
     const caller = ctx.caller();
     const attachments = await Promise.all((a.attachments ?? []).map((x) => resolveAttachment(hub.options.workspace, x.path, x.sha256)));
     const r = await hub.send(caller, {
       to: Array.isArray(a.to) ? a.to : [a.to], body: a.body, thread: a.thread, replyTo: a.reply_to, attachments,
       requiresAck: a.requires_ack, slaMs: a.sla_seconds && a.sla_seconds * 1000, ttlMs: a.ttl_seconds && a.ttl_seconds * 1000,
-      idempotencyKey: a.idempotency_key, insist: a.insist,
+      idempotencyKey: a.idempotency_key, insist: a.insist, escalateTo: a.escalate_to,
     });
     const parts = r.recipients.map((x) => x.seen_when === 'on_another_node' ? `for ${x.identity} on another node: ${relayText(r.relay)}`
       : `${x.sessions > 0 ? `pushed to ${x.identity} (${x.sessions} session${x.sessions > 1 ? 's' : ''})` : `queued for ${x.identity} (${x.state === 'queued' ? 'no live session; it is pushed when one connects' : x.state})`}, ${SEEN_TEXT[x.seen_when]}`);
