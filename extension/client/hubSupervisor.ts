@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { CloseAction, ErrorAction, LanguageClient, State } from 'vscode-languageclient/node';
 import {
-  ChangedNotification, ChaseRequest, MatrixConnectRequest, MatrixDisconnectRequest, MessageRequest, ResolveRequest, SendRequest,
-  SnapshotRequest, type ActionParams, type ControlRequest, type MatrixConnectParams, type SendParams,
+  ChangedNotification, ChaseRequest, MatrixConnectRequest, MatrixDisconnectRequest, MessageRequest, PresenceRequest, ReceiptRequest, ResolveRequest,
+  SendRequest, SnapshotRequest, type ActionParams, type ControlRequest, type MatrixConnectParams, type PresenceParams, type ReceiptParams, type SendParams,
 } from '../protocol/control';
 import type { RequestType0 } from 'vscode-jsonrpc';
-import type { MessageView, RemoteStatus, SendResult, Snapshot } from '../protocol/views';
+import type { MessageView, ReceiptAnswer, RemoteStatus, SendResult, Snapshot } from '../protocol/views';
 import { connectControl } from '../shared/controlClient';
 import type { HubLocation } from './location';
 import { SharedHub } from './sharedHub';
@@ -106,6 +106,15 @@ export class HubSupervisor implements vscode.Disposable {
 
   resolve(params: ActionParams): Promise<void> {
     return this.request(ResolveRequest, params);
+  }
+
+  /** A receipt written by this window's control session, as the person at it. */
+  receipt(params: ReceiptParams): Promise<ReceiptAnswer> {
+    return this.request(ReceiptRequest, params);
+  }
+
+  presence(params: PresenceParams): Promise<void> {
+    return this.request(PresenceRequest, params);
   }
 
   message(id: string): Promise<MessageView | null> {

@@ -79,7 +79,31 @@ export interface CoverageView {
   ghost: boolean;
 }
 
+/** A handoff addressed to the person at this editor. */
+export interface InboxRowView {
+  id: string;
+  from: string;
+  /** "builder", or for an escalation "Escalation: bob has not acknowledged builder's handoff". */
+  headline: string;
+  preview: string;
+  sentAt: number;
+  state: DeliveryState;
+  unread: boolean;
+  /** "unread", "read", "ACKed · awaiting your result". */
+  stateLabel: string;
+  /** Not ACKed yet: the ACK action applies. */
+  canAck: boolean;
+  escalation?: { of: string; silent: string };
+  /** Tooltip: thread, reply_to, due time. */
+  detail: string;
+}
+
+/** What the person at the editor can act on. */
+export type InboxAct = 'open' | 'ack' | 'reply' | 'done' | 'stuck' | 'rejected';
+
 export interface PanelModel {
+  /** The person at this editor (handoff.identity) and their handoffs, newest first. */
+  inbox: { identity: string; unread: number; rows: InboxRowView[] };
   hub: { state: 'starting' | 'running' | 'down'; detail: string; node?: string };
   /** Absent when Matrix is off. */
   matrix?: MatrixView;
@@ -105,4 +129,5 @@ export type PanelToHost =
   | { type: 'copyId'; id: string }
   | { type: 'chase'; id: string }
   | { type: 'resolve'; id: string }
-  | { type: 'filter'; filter: PanelFilter };
+  | { type: 'filter'; filter: PanelFilter }
+  | { type: 'inbox'; act: InboxAct; id: string };

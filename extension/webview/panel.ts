@@ -1,7 +1,7 @@
 // The Handoff sidebar webview. It renders the panel model the host posts (as text only: every
 // field is untrusted, bodies above all) and patches rows in place by message id, so live updates
 // neither flicker nor move the scroll position.
-import type { CoverageView, EventView, HostToPanel, MatrixView, PanelModel, PanelToHost, RecipientView, SessionView } from '../protocol/panel';
+import type { CoverageView, EventView, HostToPanel, InboxAct, InboxRowView, MatrixView, PanelModel, PanelToHost, RecipientView, SessionView } from '../protocol/panel';
 
 declare function acquireVsCodeApi(): { postMessage(m: PanelToHost): void };
 const host = acquireVsCodeApi();
@@ -95,6 +95,33 @@ function eventRow(e: EventView): HTMLElement {
     e.thread !== e.id ? el('div', { class: 'thread dim' }, icon('comment-discussion'), `thread ${e.thread}`) : undefined);
 }
 
+/** Keys on a focused inbox row, like a mail list: Enter opens, A ACKs, R replies, D / S / X report done / stuck / rejected. */
+const INBOX_KEYS: Record<string, InboxAct> = { Enter: 'open', a: 'ack', r: 'reply', d: 'done', s: 'stuck', x: 'rejected' };
+
+function inboxAction(name: string, label: string, act: InboxAct, id: string): HTMLElement {
+  return el('vscode-icon', { name, 'action-icon': '', label, title: label, 'data-action': 'inbox', 'data-act': act, 'data-id': id });
+}
+
+function inboxRow(i: InboxRowView): HTMLElement {
+  const flags = [i.unread && 'unread', i.escalation && 'escalation'].filter(Boolean).join(' ');
+  const mark = i.escalation ? icon('warning', 'mark') : i.unread ? icon('circle-filled', 'mark') : icon('circle-outline', 'mark dim');
+  const actions = el('span', { class: 'actions' },
+    inboxAction('go-to-file', 'Open (Enter)', 'open', i.id),
+    i.canAck && inboxAction('check', 'ACK (A)', 'ack', i.id),
+    inboxAction('reply', 'Reply… (R)', 'reply', i.id),
+    inboxAction('pass', 'Done… (D)', 'done', i.id),
+    inboxAction('debug-pause', 'Stuck… (S)', 'stuck', i.id),
+    inboxAction('circle-slash', 'Rejected… (X)', 'rejected', i.id));
+  return el('article', {
+    class: `inbox-row ${flags}`.trim(), 'data-id': i.id, 'data-state': i.state, tabindex: '0', title: i.detail,
+    'aria-label': `${i.unread ? 'Unread: ' : ''}${i.headline}: ${i.preview}`, 'aria-keyshortcuts': 'Enter A R D S X',
+  },
+    el('div', { class: 'head' }, mark, el('span', { class: 'from' }, i.headline),
+      el('span', { class: 'when', title: new Date(i.sentAt).toLocaleString() }, clock(i.sentAt)), actions),
+    el('div', { class: 'preview' }, i.preview),
+    el('div', { class: 'inbox-state dim' }, i.stateLabel));
+}
+
 function pendingRow(e: EventView): HTMLElement {
   const late = e.overdue || e.deadLettered;
   const status = e.deadLettered ? 'dead-lettered' : e.awaitingAck ? countdown(e) : 'awaiting result';
@@ -138,11 +165,12 @@ const root = document.getElementById('root')!;
 const hubLine = el('div', { class: 'hub-line' });
 const matrixBox = el('section', { class: 'matrix', 'aria-label': 'Matrix link', hidden: '' });
 const filterBar = el('div', { class: 'filter-bar', hidden: '' });
+const inbox = section('inbox', 'Inbox');
 const events = section('events', 'Events');
 const pending = section('pending', 'Pending');
 const sessions = section('sessions', 'Sessions');
 const coverage = section('coverage', 'Coverage');
-root.append(hubLine, matrixBox, filterBar, events.box, pending.box, sessions.box, coverage.box);
+root.append(hubLine, matrixBox, filterBar, inbox.box, events.box, pending.box, sessions.box, coverage.box);
 
 function renderHub(m: PanelModel): void {
   const storeBad = m.store && !m.store.ok;
@@ -200,6 +228,11 @@ function render(m: PanelModel): void {
   renderHub(m);
   renderMatrix(m.matrix);
   renderFilter(m);
+  reconcile(inbox.list, m.inbox.rows, (i) => i.id, inboxRow);
+  inbox.badge.textContent = String(m.inbox.unread);
+  inbox.badge.title = `${m.inbox.unread} unread for ${m.inbox.identity}`;
+  inbox.box.setAttribute('heading', `Inbox · ${m.inbox.identity}`);
+  inbox.empty.textContent = m.inbox.rows.length ? '' : `Nothing for ${m.inbox.identity}. Handoffs agents send to you land here.`;
   reconcile(events.list, m.events, (e) => e.id, eventRow);
   events.badge.textContent = String(m.events.length);
   events.empty.textContent = m.events.length ? '' : m.filter === 'overdue' ? 'Nothing is overdue.' : 'No handoffs yet. Agents connect through the Handoff MCP server; "Send Handoff…" starts one from here.';
@@ -232,12 +265,20 @@ document.addEventListener('click', (ev) => {
   ev.preventDefault();
   const act = target.dataset.action;
   const id = target.dataset.id ?? '';
-  if (act === 'filter') host.postMessage({ type: 'filter', filter: target.dataset.filter === 'overdue' ? 'overdue' : 'all' });
+  if (act === 'inbox') host.postMessage({ type: 'inbox', act: (target.dataset.act ?? 'open') as InboxAct, id });
+  else if (act === 'filter') host.postMessage({ type: 'filter', filter: target.dataset.filter === 'overdue' ? 'overdue' : 'all' });
   else if (act === 'open' || act === 'copyId' || act === 'chase' || act === 'resolve') host.postMessage({ type: act, id });
 });
 
 // Enter on a focused event opens it, like a list item in the editor.
 document.addEventListener('keydown', (ev) => {
+  const mail = (ev.target as HTMLElement).closest<HTMLElement>('article.inbox-row');
+  const act = INBOX_KEYS[ev.key.length === 1 ? ev.key.toLowerCase() : ev.key];
+  if (mail?.dataset.id && ev.target === mail && act && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
+    ev.preventDefault();
+    host.postMessage({ type: 'inbox', act, id: mail.dataset.id });
+    return;
+  }
   const row = (ev.target as HTMLElement).closest<HTMLElement>('article.event');
   if (ev.key === 'Enter' && row?.dataset.id && ev.target === row) host.postMessage({ type: 'open', id: row.dataset.id });
 });

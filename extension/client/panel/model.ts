@@ -4,7 +4,9 @@ import type { LedgerEntry, LedgerRecipient, RemoteStatus, Snapshot } from '../..
 import { age, clock, plural } from '../format';
 import type { HubState } from '../hubSupervisor';
 import { advisoryReadsLabel, lastSyncLabel, outboxLabel, remoteHeadline, remoteLook } from '../matrix/remoteText';
-import type { CoverageView, EventView, MatrixView, PanelFilter, PanelModel, RecipientView, Tone } from '../../protocol/panel';
+import type { CoverageView, EventView, InboxRowView, MatrixView, PanelFilter, PanelModel, RecipientView, Tone } from '../../protocol/panel';
+import type { PersonInboxItem } from '../../protocol/views';
+import { inboxHeadline, personView } from '../person/inbox';
 
 const STATE_LOOK: Record<LedgerRecipient['state'], { icon: string; tone: Tone; word: string }> = {
   queued: { icon: 'inbox', tone: 'muted', word: 'queued' },
@@ -26,6 +28,7 @@ export function recipientView(r: LedgerRecipient): RecipientView {
   // The CLI is enough for the row (the tooltip names the hook event): the sidebar is narrow.
   else if (r.state === 'surfaced' && r.surfaced) label = `surfaced · ${r.surfaced.via.split(' ')[0]} ${clock(r.surfaced.at)}`;
   else if (r.state === 'failed') label = `failed · ${r.failure ?? 'no reason given'}`;
+  else if (r.escalated && r.awaitingAck) label = `escalated → ${r.escalated.to} ${clock(r.escalated.at)}`;
   else if (receipt) label = `${look.word} · ${receipt.by} ${clock(receipt.at)}`;
   else label = look.word;
   const lines = [`${r.recipient}: ${look.word}`];
@@ -33,6 +36,7 @@ export function recipientView(r: LedgerRecipient): RecipientView {
   if (r.surfaced) lines.push(`surfaced in the model's context by ${r.surfaced.via} (${r.surfaced.path}), session ${r.surfaced.session}, at ${new Date(r.surfaced.at).toLocaleString()}`);
   if (receipt) lines.push(`${receipt.kind}${receipt.outcome ? ` (${receipt.outcome})` : ''} by ${receipt.by}, session ${receipt.session}, node ${receipt.node}, at ${new Date(receipt.at).toLocaleString()}`);
   if (r.chasedAt) lines.push(`chased at ${clock(r.chasedAt)}`);
+  if (r.escalated) lines.push(`escalated to ${r.escalated.to} at ${new Date(r.escalated.at).toLocaleString()} (handoff ${r.escalated.messageId})`);
   if (r.overdue) lines.push('past its SLA without an ACK');
   return {
     identity: r.recipient,
@@ -104,6 +108,21 @@ function coverageView(c: Snapshot['coverage'][number]): CoverageView {
   };
 }
 
+const INBOX_STATE: Partial<Record<PersonInboxItem['state'], string>> = { read: 'read', acked: 'ACKed · your result is awaited' };
+
+export function inboxRow(i: PersonInboxItem): InboxRowView {
+  const detail = [
+    i.escalation ? `Escalation: ${i.escalation.silent} has not acknowledged handoff ${i.escalation.of} from ${i.from}` : `From ${i.from}`,
+    `sent ${new Date(i.sentAt).toLocaleString()}${i.requiresAck ? ` · ACK due ${new Date(i.dueAt).toLocaleString()}` : ''}`,
+    `thread ${i.thread}${i.replyTo ? ` · reply to ${i.replyTo}` : ''}`,
+    `id ${i.id}`,
+  ].join('\n');
+  return {
+    id: i.id, from: i.from, headline: i.escalation ? inboxHeadline(i) : i.from, preview: i.preview, sentAt: i.sentAt, state: i.state, unread: i.unread,
+    stateLabel: i.unread ? 'unread' : INBOX_STATE[i.state] ?? i.state, canAck: i.state !== 'acked', escalation: i.escalation, detail,
+  };
+}
+
 function hubView(state: HubState, snapshot: Snapshot | undefined): PanelModel['hub'] {
   if (state.kind === 'running') {
     const whose = state.shared ? ' · shared: started outside this window' : '';
@@ -113,12 +132,14 @@ function hubView(state: HubState, snapshot: Snapshot | undefined): PanelModel['h
   return { state: 'down', detail: `${state.reason}${state.restarting ? ' Restarting…' : ''}` };
 }
 
-export function panelModel(state: HubState, snapshot: Snapshot | undefined, filter: PanelFilter): PanelModel {
+export function panelModel(state: HubState, snapshot: Snapshot | undefined, filter: PanelFilter, identity: string): PanelModel {
   const remote = snapshot?.remote;
+  const me = personView(snapshot, identity);
   const events = (snapshot?.events ?? []).map((e) => eventView(e, remote));
   const overdueIds = new Set(snapshot?.overdue.ids ?? []);
   const coverage = (snapshot?.coverage ?? []).map(coverageView);
   return {
+    inbox: { identity, unread: me?.unread ?? 0, rows: (me?.inbox ?? []).map(inboxRow) },
     hub: hubView(state, snapshot),
     matrix: remote && matrixView(remote),
     store: snapshot && { ok: snapshot.store.ok, error: snapshot.store.error },
