@@ -77,6 +77,8 @@ export interface CoverageView {
   liveSessions: number;
   unacked: number;
   ghost: boolean;
+  /** A person at an editor window on this hub: "at the editor" while focused recently, else "away". */
+  person?: { live: boolean; label: string };
 }
 
 /** A handoff addressed to the person at this editor. */

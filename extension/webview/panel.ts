@@ -148,7 +148,9 @@ function coverageRow(c: CoverageView): HTMLElement {
   meter.append(fill);
   const status = c.ghost
     ? el('span', { class: 'ghost', title: `${c.unacked} unacked and no live session` }, icon('warning'), `ghost · ${c.unacked} waiting`)
-    : el('span', { class: c.liveSessions ? 'live-count' : 'dim' }, c.liveSessions ? `${c.liveSessions} live` : 'offline');
+    : c.person && !c.liveSessions
+      ? el('span', { class: c.person.live ? 'live-count person' : 'dim person' }, icon('person'), c.person.label)
+      : el('span', { class: c.liveSessions ? 'live-count' : 'dim' }, c.liveSessions ? `${c.liveSessions} live` : 'offline');
   return el('div', { class: `coverage-row ${c.ghost ? 'is-ghost' : ''}`.trim(), 'data-identity': c.identity, title: c.detail },
     el('span', { class: 'who' }, c.identity), meter, el('span', { class: 'dim' }, c.label), status);
 }

@@ -27,9 +27,10 @@ const ARTIFACTS = join(ROOT, '.test-artifacts', 'e2e');
 /** HTML, a command link and markdown: each must stay text in the inbox and in the notification. */
 const HOSTILE = 'Approve the migration <img src=x onerror=alert(1)> [run this](command:workbench.action.terminal.new) **now** _please_';
 const THEMES = [
-  { name: 'dark', theme: 'Default Dark Modern', workbenchClass: /\bvs-dark\b/ },
-  { name: 'light', theme: 'Default Light Modern', workbenchClass: /\bvs\b(?!-)/ },
-  { name: 'high-contrast', theme: 'Default High Contrast', workbenchClass: /\bhc-black\b/ },
+  // `label` is how the theme picker lists it.
+  { name: 'dark', theme: 'Default Dark Modern', label: 'Dark Modern', workbenchClass: /\bvs-dark\b/ },
+  { name: 'light', theme: 'Default Light Modern', label: 'Light Modern', workbenchClass: /\bvs\b(?!-)/ },
+  { name: 'high-contrast', theme: 'Default High Contrast', label: 'Dark High Contrast', workbenchClass: /\bhc-black\b/ },
 ];
 
 async function hubSocket(workspace: string): Promise<string> {
@@ -42,15 +43,18 @@ async function hubSocket(workspace: string): Promise<string> {
   }
 }
 
+/** Switches the theme with the theme picker (Ctrl+K Ctrl+T), as a person would. */
 async function theme(page: Page, t: (typeof THEMES)[number]): Promise<void> {
-  await runCommand(page, 'Preferences: Color Theme');
-  const input = page.locator('.quick-input-widget input');
-  await input.fill(t.theme);
-  await page.locator('.quick-input-widget .monaco-list-row.focused').filter({ hasText: t.theme }).first().waitFor();
+  await page.locator('.monaco-workbench').click({ position: { x: 5, y: 5 } }).catch(() => {});
+  await page.keyboard.press('Control+K');
+  await page.keyboard.press('Control+T');
+  await page.locator('.quick-input-widget .monaco-list-row').first().waitFor();
+  await page.keyboard.type(t.label);
+  await page.locator('.quick-input-widget .monaco-list-row.focused').filter({ hasText: t.label }).first().waitFor({ timeout: 10_000 });
   await page.keyboard.press('Enter');
-  const end = Date.now() + 10_000;
+  const end = Date.now() + 15_000;
   while (!t.workbenchClass.test(await page.locator('.monaco-workbench').first().getAttribute('class') ?? '')) {
-    if (Date.now() > end) throw new Error(`the ${t.theme} theme was not applied`);
+    if (Date.now() > end) throw new Error(`the ${t.theme} theme was not applied: ${await page.locator('.monaco-workbench').first().getAttribute('class')}`);
     await sleep(100);
   }
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
@@ -97,6 +101,8 @@ describe('The person at the editor, in a real VS Code', () => {
         const maria = peers.find((p) => p.identity === 'maria');
         assert.equal(maria.person.at_editor, true);
         assert.equal(maria.person.windows, 1);
+        assert.equal(maria.person.live, true, `the focused window makes maria live: ${JSON.stringify(maria)}`);
+        assert.equal(maria.live, true);
 
         // A second window of the same hub, through the same control protocol a second editor window uses.
         const other = await connectControl(socket, 'second-window');
@@ -159,6 +165,7 @@ describe('The person at the editor, in a real VS Code', () => {
           await page.keyboard.press('Enter');
           const editor = page.locator('.monaco-editor .view-lines').filter({ hasText: `Handoff ${id}` });
           await editor.waitFor({ timeout: 15_000 });
+          assert.match((await editor.innerText()).replace(/\u00a0/g, ' '), /read by maria, session control-/, 'the opened handoff shows the read receipt it wrote');
           const receipts = async () => (await builder.ok('get_receipts', { message_id: id })).deliveries[0];
           let d = await receipts();
           for (const end = Date.now() + 10_000; d.state !== 'read' && Date.now() < end; d = await receipts()) await sleep(200);

@@ -19,11 +19,12 @@ const STATE_LOOK: Record<LedgerRecipient['state'], { icon: string; tone: Tone; w
   failed: { icon: 'error', tone: 'error', word: 'failed' },
 };
 
-export function recipientView(r: LedgerRecipient): RecipientView {
+export function recipientView(r: LedgerRecipient, people: ReadonlySet<string> = new Set()): RecipientView {
   const look = STATE_LOOK[r.state];
   const receipt = r.lastReceipt;
   let label: string;
-  if (r.state === 'queued') label = 'queued · no live session';
+  // A person has no MCP session: their handoffs wait in the inbox of their editor.
+  if (r.state === 'queued') label = people.has(r.recipient) ? 'in their editor inbox · unread' : 'queued · no live session';
   else if (r.state === 'pushed') label = `pushed · ${plural(r.sessionsPushed, 'session')}`;
   // The CLI is enough for the row (the tooltip names the hook event): the sidebar is narrow.
   else if (r.state === 'surfaced' && r.surfaced) label = `surfaced · ${r.surfaced.via.split(' ')[0]} ${clock(r.surfaced.at)}`;
@@ -49,7 +50,7 @@ export function recipientView(r: LedgerRecipient): RecipientView {
   };
 }
 
-function eventView(e: LedgerEntry, remote?: RemoteStatus): EventView {
+function eventView(e: LedgerEntry, remote: RemoteStatus | undefined, people: ReadonlySet<string>): EventView {
   const awaitingAck = !e.resolved && e.requiresAck && e.recipients.some((r) => r.awaitingAck);
   const open = !e.resolved && e.recipients.some((r) => r.state !== 'done');
   const reads = remote?.advisoryReads[e.id];
@@ -66,7 +67,7 @@ function eventView(e: LedgerEntry, remote?: RemoteStatus): EventView {
     resolved: e.resolved,
     awaitingAck,
     open,
-    recipients: e.recipients.map(recipientView),
+    recipients: e.recipients.map((r) => recipientView(r, people)),
     advisoryReads: remote && reads?.length ? { label: `${advisoryReadsLabel(reads)} · m.read, advisory (per Matrix user, not per session)`, note: remote.advisoryReadsNote } : undefined,
   };
 }
@@ -94,6 +95,7 @@ function coverageView(c: Snapshot['coverage'][number]): CoverageView {
     c.medianAckMs !== undefined ? `median time to ACK ${age(c.medianAckMs)}` : undefined,
     `${c.liveSessions} live session(s)`,
     c.ghost ? `GHOST: ${c.unacked} unacked and nobody connected` : undefined,
+    c.person ? `a person at the editor: ${c.person.live ? 'live' : 'away'} (${plural(c.person.windows, 'window')}${c.person.lastFocusedAt ? `, last focused ${new Date(c.person.lastFocusedAt).toLocaleString()}` : ''}; live means focused within the last 5 min)` : undefined,
     c.lastSeen ? `last seen ${new Date(c.lastSeen).toLocaleString()}` : undefined,
   ].filter(Boolean).join('\n');
   return {
@@ -105,6 +107,7 @@ function coverageView(c: Snapshot['coverage'][number]): CoverageView {
     liveSessions: c.liveSessions,
     unacked: c.unacked,
     ghost: c.ghost,
+    person: c.person && { live: c.person.live, label: c.person.live ? 'live' : 'away' },
   };
 }
 
@@ -135,7 +138,8 @@ function hubView(state: HubState, snapshot: Snapshot | undefined): PanelModel['h
 export function panelModel(state: HubState, snapshot: Snapshot | undefined, filter: PanelFilter, identity: string): PanelModel {
   const remote = snapshot?.remote;
   const me = personView(snapshot, identity);
-  const events = (snapshot?.events ?? []).map((e) => eventView(e, remote));
+  const people = new Set((snapshot?.people ?? []).map((p) => p.identity));
+  const events = (snapshot?.events ?? []).map((e) => eventView(e, remote, people));
   const overdueIds = new Set(snapshot?.overdue.ids ?? []);
   const coverage = (snapshot?.coverage ?? []).map(coverageView);
   return {
@@ -147,7 +151,7 @@ export function panelModel(state: HubState, snapshot: Snapshot | undefined, filt
     now: snapshot?.now ?? Date.now(),
     overdueCount: overdueIds.size,
     events: filter === 'overdue' ? events.filter((e) => overdueIds.has(e.id)) : events,
-    pending: (snapshot?.ledger ?? []).map((e) => eventView(e, remote)),
+    pending: (snapshot?.ledger ?? []).map((e) => eventView(e, remote, people)),
     sessions: (snapshot?.sessions ?? []).map((s) => ({ key: s.key, identity: s.identity, client: s.client, roles: s.roles, connectedAt: s.connectedAt })),
     coverage,
     ghosts: coverage.filter((c) => c.ghost),

@@ -31,11 +31,11 @@ export class InboxActions {
     }
   }
 
-  /** Shows the whole handoff as plain text, then records that the person read it. */
+  /** Records that the person read it, then shows the whole handoff as plain text (with that receipt). */
   async open(id: string): Promise<void> {
+    await this.hub.receipt({ as: humanIdentity(), id, kind: 'read' });
     const doc = await vscode.workspace.openTextDocument(messageUri(id));
     await vscode.window.showTextDocument(doc, { preview: true });
-    await this.hub.receipt({ as: humanIdentity(), id, kind: 'read' });
   }
 
   async ack(id: string): Promise<void> {
