@@ -91,8 +91,14 @@ describe('escalation, on a fake clock', () => {
       assert.equal(hub.state.hot[named.message_id].deliveries.bob.escalated?.to, 'lead', 'the per-handoff target wins');
       assert.equal(hub.state.hot[acked.message_id].deliveries.bob.escalated, undefined, 'ACKed after the chase: not escalated');
       assert.equal(hub.state.hot[nobody.message_id].deliveries.bob.escalated?.to, 'maria', 'once a person is here, the old one escalates to them');
+      const toPerson = await hub.send(builder, { to: ['maria'], body: 'the person herself stays silent', slaMs: 60_000 });
+      for (let i = 0; i < 5; i++) {
+        clock.t += 61_000;
+        await hub.tick();
+      }
+      assert.equal(hub.state.hot[toPerson.message_id].deliveries.maria.escalated, undefined, 'the person is never escalated to about herself');
       const count = Object.values(hub.state.hot).filter((h) => h.message.escalation).length;
-      assert.equal(count, 2, 'two escalations, no more');
+      assert.equal(count, 2, 'two escalations, no more: an escalation the person leaves unanswered does not escalate again');
       await assert.rejects(hub.send(builder, { to: ['bob'], body: 'x', escalateTo: 'not a name' }), /escalate_to "not a name" is not an identity name/);
     } finally {
       await hub.close();

@@ -98,6 +98,7 @@ function receiptData(d: Delivery) {
     surfaced: (d.surfacings ?? []).map((x) => ({ session: sessionLabel(x.session), node: x.node, at: new Date(x.at).toISOString(), path: x.path, via: x.via, replayed: x.replayed })),
     receipts: d.receipts.map((r) => ({ kind: r.kind, by: r.by, session: sessionLabel(r.session), node: r.node, at: new Date(r.at).toISOString(), outcome: r.outcome, summary: r.summary })),
     failure: d.failure?.reason,
+    ...(d.escalated ? { escalated: { to: d.escalated.to, at: new Date(d.escalated.at).toISOString(), message_id: d.escalated.messageId } } : {}),
   };
 }
 
@@ -239,7 +240,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       lastReceipt: r.lastReceipt && { ...r.lastReceipt, session: sessionLabel(r.lastReceipt.session) },
       surfaced: r.surfaced && { ...r.surfaced, session: sessionLabel(r.surfaced.session) },
     })) }));
-    const text = entries.map((e) => `${e.id} → ${e.recipients.map((r) => `${r.recipient}:${r.state}${r.overdue ? ' OVERDUE' : ''}`).join(', ')} — ${e.preview}`).join('\n') || 'Nothing pending: every handoff you sent is done.';
+    const text = entries.map((e) => `${e.id} → ${e.recipients.map((r) => `${r.recipient}:${r.state}${r.overdue ? ' OVERDUE' : ''}${r.escalated ? ` escalated to ${r.escalated.to} at ${new Date(r.escalated.at).toISOString()}` : ''}`).join(', ')} — ${e.preview}`).join('\n') || 'Nothing pending: every handoff you sent is done.';
     return result(ctx, text, { pending: entries });
   }));
 
