@@ -32,7 +32,7 @@ describe('the person at the editor', () => {
     const text = arrivalText(item('X', { preview: '<img src=x onerror=alert(1)> [run](command:workbench.action.terminal.new) **bold**' }));
     assert.equal(text, 'Handoff from builder: "<img src=x onerror=alert(1)> [run]\u200b(command:workbench.action.terminal.new) **bold**"');
     const esc = arrivalText(item('E', { escalation: { of: 'ORIG', silent: 'bob' }, preview: 'Escalation: bob has not acknowledged…' }));
-    assert.match(esc, /^Handoff Escalation: bob has not acknowledged builder's handoff: /);
+    assert.equal(esc, "Handoff Escalation: bob has not acknowledged builder's handoff, chased and still silent.");
   });
 
   it('lists the inbox newest first with unread marked, and counts unread on the status bar', () => {

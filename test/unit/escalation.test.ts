@@ -83,7 +83,8 @@ describe('escalation, on a fake clock', () => {
       assert.equal(hub.state.hot[nobody.message_id].deliveries.bob.escalated, undefined, 'no window, no escalate_to: nobody to escalate to');
 
       await hub.reportWindow('window-1', { identity: 'maria', focused: true });
-      const named = await hub.send(builder, { to: ['bob'], body: 'needs the lead', slaMs: 60_000, escalateTo: 'lead' });
+      // A TTL short enough that the escalation to lead goes past its own SLA and chase in this test.
+      const named = await hub.send(builder, { to: ['bob'], body: 'needs the lead', slaMs: 60_000, ttlMs: 150_000, escalateTo: 'lead' });
       const acked = await hub.send(builder, { to: ['bob'], body: 'answered in time', slaMs: 60_000 });
       clock.t += 61_000; await hub.tick();
       await hub.receipt({ identity: 'bob', session: 'bob-1', node: 'n' }, acked.message_id, 'ack');
@@ -97,6 +98,9 @@ describe('escalation, on a fake clock', () => {
         await hub.tick();
       }
       assert.equal(hub.state.hot[toPerson.message_id].deliveries.maria.escalated, undefined, 'the person is never escalated to about herself');
+      const toLead = Object.values(hub.state.hot).find((h) => h.message.escalation?.of === named.message_id)!;
+      assert.ok(toLead.deliveries.lead.chasedAt, 'the escalation to lead was chased in its turn');
+      assert.equal(toLead.message.slaMs, 150_000 - 122_000, 'due when the silent handoff would be dead-lettered');
       const count = Object.values(hub.state.hot).filter((h) => h.message.escalation).length;
       assert.equal(count, 2, 'two escalations, no more: an escalation the person leaves unanswered does not escalate again');
       await assert.rejects(hub.send(builder, { to: ['bob'], body: 'x', escalateTo: 'not a name' }), /escalate_to "not a name" is not an identity name/);

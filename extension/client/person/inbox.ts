@@ -23,7 +23,8 @@ export function inboxHeadline(i: PersonInboxItem): string {
 
 /** The notification's text: untrusted, so links are made inert (VS Code renders `[x](command:…)`). */
 export function arrivalText(i: PersonInboxItem): string {
-  return inertLinks(i.escalation ? `Handoff ${inboxHeadline(i)}: "${i.preview}"` : `Handoff from ${i.from}: "${i.preview}"`);
+  // An escalation's body starts with the same sentence: the headline is enough.
+  return inertLinks(i.escalation ? `Handoff ${inboxHeadline(i)}, chased and still silent.` : `Handoff from ${i.from}: "${i.preview}"`);
 }
 
 /** Which unread items are new since the last look; the first look only learns what is there. */

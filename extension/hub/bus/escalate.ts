@@ -45,7 +45,9 @@ export function escalate(hot: HotMessage, d: Delivery, now: number, ctx: Escalat
   const id = ctx.newId();
   const message: Message = {
     id, seq: ctx.nextSeq(), from: m.from, address: [to], recipients: [to], thread: m.thread, replyTo: m.id,
-    body: escalationBody(m, d.recipient, d.chasedAt), attachments: [], requiresAck: true, slaMs: m.slaMs, ttlMs: m.ttlMs,
+    // Due when the silent handoff would be dead-lettered: the person has until then, and a short
+    // SLA must not make the escalation itself overdue (and notify) a moment after it arrives.
+    body: escalationBody(m, d.recipient, d.chasedAt), attachments: [], requiresAck: true, slaMs: Math.max(1000, m.sentAt + m.ttlMs - now), ttlMs: m.ttlMs,
     sentAt: now, sentBySession: `escalation@${ctx.node}`, node: ctx.node, escalation: { of: m.id, silent: d.recipient },
   };
   return [{ type: 'escalated', id: m.id, recipient: d.recipient, to, at: now, messageId: id }, { type: 'sent', message }];
