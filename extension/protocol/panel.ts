@@ -123,7 +123,23 @@ export interface PanelModel {
   ghosts: CoverageView[];
 }
 
-export type HostToPanel = { type: 'model'; model: PanelModel };
+/** A keyed list as the host posts it: every key in order, and only the rows that changed since the last post. */
+export interface ListPatch<T> {
+  order: string[];
+  changed: T[];
+}
+
+/** What the host posts: the model's small parts whole, its lists keyed (rows by message id). */
+export interface PanelUpdate extends Omit<PanelModel, 'inbox' | 'events' | 'pending' | 'sessions' | 'coverage' | 'ghosts'> {
+  inbox: { identity: string; unread: number; rows: ListPatch<InboxRowView> };
+  events: ListPatch<EventView>;
+  pending: ListPatch<EventView>;
+  sessions: ListPatch<SessionView>;
+  coverage: ListPatch<CoverageView>;
+  ghostCount: number;
+}
+
+export type HostToPanel = { type: 'update'; update: PanelUpdate };
 
 export type PanelToHost =
   | { type: 'ready' }

@@ -1,7 +1,7 @@
 // The Handoff sidebar webview. It renders the panel model the host posts (as text only: every
 // field is untrusted, bodies above all) and patches rows in place by message id, so live updates
 // neither flicker nor move the scroll position.
-import type { CoverageView, EventView, HostToPanel, InboxAct, InboxRowView, MatrixView, PanelModel, PanelToHost, RecipientView, SessionView } from '../protocol/panel';
+import type { CoverageView, EventView, HostToPanel, InboxAct, InboxRowView, ListPatch, MatrixView, PanelToHost, PanelUpdate, RecipientView, SessionView } from '../protocol/panel';
 
 declare function acquireVsCodeApi(): { postMessage(m: PanelToHost): void };
 const host = acquireVsCodeApi();
@@ -45,27 +45,25 @@ function countdown(e: EventView): string {
   return left >= 0 ? `ACK due in ${span(left)}` : `overdue by ${span(-left)}`;
 }
 
-/** Keeps `container`'s children in the order of `items`, rebuilding a row only when its signature changed. */
-function reconcile<T>(container: HTMLElement, items: T[], key: (t: T) => string, render: (t: T) => HTMLElement): void {
+/**
+ * Applies a keyed list patch: rebuilds only the rows the host sent (they changed), keeps the rest
+ * as they are, puts every row in the host's order and drops the keys no longer listed.
+ */
+function reconcile<T>(container: HTMLElement, patch: ListPatch<T>, key: (t: T) => string, render: (t: T) => HTMLElement): void {
   const existing = new Map<string, HTMLElement>();
   for (const child of Array.from(container.children) as HTMLElement[]) if (child.dataset.key) existing.set(child.dataset.key, child);
-  let cursor: Element | null = container.firstElementChild;
-  const keep = new Set<string>();
-  for (const item of items) {
+  for (const item of patch.changed) {
     const k = key(item);
-    keep.add(k);
-    const sig = JSON.stringify(item);
-    let row = existing.get(k);
-    if (!row || row.dataset.sig !== sig) {
-      const fresh = render(item);
-      fresh.dataset.key = k;
-      fresh.dataset.sig = sig;
-      if (row) {
-        if (row === cursor) cursor = fresh;
-        row.replaceWith(fresh);
-      }
-      row = fresh;
-    }
+    const fresh = render(item);
+    fresh.dataset.key = k;
+    existing.get(k)?.replaceWith(fresh);
+    existing.set(k, fresh);
+  }
+  let cursor: Element | null = container.firstElementChild;
+  const keep = new Set(patch.order);
+  for (const k of patch.order) {
+    const row = existing.get(k);
+    if (!row) continue; // the host posts a row before it lists its key
     if (row !== cursor) container.insertBefore(row, cursor);
     cursor = row.nextElementSibling;
   }
@@ -174,7 +172,7 @@ const sessions = section('sessions', 'Sessions');
 const coverage = section('coverage', 'Coverage');
 root.append(hubLine, matrixBox, filterBar, inbox.box, events.box, pending.box, sessions.box, coverage.box);
 
-function renderHub(m: PanelModel): void {
+function renderHub(m: PanelUpdate): void {
   const storeBad = m.store && !m.store.ok;
   const tone = m.hub.state === 'down' || storeBad ? 'error' : m.hub.state === 'starting' ? 'muted' : m.overdueCount ? 'warn' : 'ok';
   const iconName = m.hub.state === 'down' ? 'error' : m.hub.state === 'starting' ? 'loading codicon-modifier-spin' : 'radio-tower';
@@ -211,7 +209,7 @@ function renderMatrix(x: MatrixView | undefined): void {
   matrixBox.replaceChildren(...rows);
 }
 
-function renderFilter(m: PanelModel): void {
+function renderFilter(m: PanelUpdate): void {
   const sig = `${m.filter}|${m.overdueCount}`;
   if (filterBar.dataset.sig === sig) return;
   filterBar.dataset.sig = sig;
@@ -225,7 +223,7 @@ function renderFilter(m: PanelModel): void {
     el('a', { href: '#', 'data-action': 'filter', 'data-filter': 'all' }, 'Show all'));
 }
 
-function render(m: PanelModel): void {
+function render(m: PanelUpdate): void {
   clockOffset = m.now - Date.now();
   renderHub(m);
   renderMatrix(m.matrix);
@@ -234,19 +232,19 @@ function render(m: PanelModel): void {
   inbox.badge.textContent = String(m.inbox.unread);
   inbox.badge.title = `${m.inbox.unread} unread for ${m.inbox.identity}`;
   inbox.box.setAttribute('heading', `Inbox · ${m.inbox.identity}`);
-  inbox.empty.textContent = m.inbox.rows.length ? '' : `Nothing for ${m.inbox.identity}. Handoffs agents send to you land here.`;
+  inbox.empty.textContent = m.inbox.rows.order.length ? '' : `Nothing for ${m.inbox.identity}. Handoffs agents send to you land here.`;
   reconcile(events.list, m.events, (e) => e.id, eventRow);
-  events.badge.textContent = String(m.events.length);
-  events.empty.textContent = m.events.length ? '' : m.filter === 'overdue' ? 'Nothing is overdue.' : 'No handoffs yet. Agents connect through the Handoff MCP server; "Send Handoff…" starts one from here.';
+  events.badge.textContent = String(m.events.order.length);
+  events.empty.textContent = m.events.order.length ? '' : m.filter === 'overdue' ? 'Nothing is overdue.' : 'No handoffs yet. Agents connect through the Handoff MCP server; "Send Handoff…" starts one from here.';
   reconcile(pending.list, m.pending, (e) => e.id, pendingRow);
-  pending.badge.textContent = String(m.pending.length);
-  pending.empty.textContent = m.pending.length ? '' : 'Every handoff is acknowledged.';
+  pending.badge.textContent = String(m.pending.order.length);
+  pending.empty.textContent = m.pending.order.length ? '' : 'Every handoff is acknowledged.';
   reconcile(sessions.list, m.sessions, (s) => s.key, sessionRow);
-  sessions.badge.textContent = String(m.sessions.length);
-  sessions.empty.textContent = m.sessions.length ? '' : 'No agent is connected.';
+  sessions.badge.textContent = String(m.sessions.order.length);
+  sessions.empty.textContent = m.sessions.order.length ? '' : 'No agent is connected.';
   reconcile(coverage.list, m.coverage, (c) => c.identity, coverageRow);
-  coverage.badge.textContent = m.ghosts.length ? `${m.ghosts.length} ghost${m.ghosts.length > 1 ? 's' : ''}` : String(m.coverage.length);
-  coverage.empty.textContent = m.coverage.length ? '' : 'No identities yet.';
+  coverage.badge.textContent = m.ghostCount ? `${m.ghostCount} ghost${m.ghostCount > 1 ? 's' : ''}` : String(m.coverage.order.length);
+  coverage.empty.textContent = m.coverage.order.length ? '' : 'No identities yet.';
   tick();
 }
 
@@ -286,6 +284,6 @@ document.addEventListener('keydown', (ev) => {
 });
 
 window.addEventListener('message', (ev: MessageEvent<HostToPanel>) => {
-  if (ev.data?.type === 'model') render(ev.data.model);
+  if (ev.data?.type === 'update') render(ev.data.update);
 });
 host.postMessage({ type: 'ready' });

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { HostToPanel, InboxAct, PanelFilter, PanelModel, PanelToHost } from '../../protocol/panel';
+import { PanelDiff } from './diff';
 
 export interface PanelActions {
   open(id: string): Promise<void>;
@@ -19,6 +20,8 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
   private view?: vscode.WebviewView;
   /** Posting into a view before its script listens loses the message: wait for its 'ready'. */
   private ready = false;
+  /** What the view holds: each post carries only the rows that changed since the last. */
+  private readonly diff = new PanelDiff();
   private filter: PanelFilter = 'all';
   /** Subscriptions of the current view; the editor may dispose a view and resolve a new one. */
   private viewSubscriptions: vscode.Disposable[] = [];
@@ -50,7 +53,7 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
     // The view's badge is the person's unread count, even while the view is collapsed.
     this.view.badge = model.inbox.unread ? { value: model.inbox.unread, tooltip: `${model.inbox.unread} unread handoff(s) for ${model.inbox.identity}` } : undefined;
     if (!this.ready) return;
-    const message: HostToPanel = { type: 'model', model };
+    const message: HostToPanel = { type: 'update', update: this.diff.update(model) };
     void this.view.webview.postMessage(message);
   }
 
@@ -73,6 +76,7 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
       switch (m.type) {
         case 'ready':
           this.ready = true;
+          this.diff.reset(); // a fresh view holds nothing
           this.refresh();
           return;
         case 'filter':
