@@ -95,7 +95,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Handof
   const openInboxCommand = (args?: { id?: string; act?: InboxAct }) => openInbox(() => supervisor.snapshot, inbox, args);
   const refresh = () => {
     const mine = supervisor.snapshot?.people?.some((p) => p.identity === humanIdentity()) ? inboxItems(supervisor.snapshot, humanIdentity()) : undefined;
-    const fresh = arrivals.fresh(mine);
+    const fresh = arrivals.fresh(humanIdentity(), mine);
     if (fresh.length) notifyArrivals(fresh, (act, id) => inbox.run(act, id), () => openInboxCommand());
     status.update();
     panel.refresh();

@@ -21,11 +21,13 @@ const snapshot = (inbox: PersonInboxItem[]): Snapshot => ({
 describe('the person at the editor', () => {
   it('notifies each new unread handoff once, and none of the mail already there', () => {
     const a = new Arrivals();
-    assert.deepEqual(a.fresh(undefined), [], 'no inbox yet: nothing learned');
-    assert.deepEqual(a.fresh([item('OLD')]), [], 'the first look only learns what is there');
-    assert.deepEqual(a.fresh([item('NEW'), item('OLD')]).map((i) => i.id), ['NEW']);
-    assert.deepEqual(a.fresh([item('NEW'), item('OLD')]), [], 'not again on the next snapshot');
-    assert.deepEqual(a.fresh([item('READ', { unread: false, state: 'read' })]), [], 'read elsewhere first: no notification');
+    assert.deepEqual(a.fresh('maria', undefined), [], 'no inbox yet: nothing learned');
+    assert.deepEqual(a.fresh('maria', [item('OLD')]), [], 'the first look only learns what is there');
+    assert.deepEqual(a.fresh('maria', [item('NEW'), item('OLD')]).map((i) => i.id), ['NEW']);
+    assert.deepEqual(a.fresh('maria', [item('NEW'), item('OLD')]), [], 'not again on the next snapshot');
+    assert.deepEqual(a.fresh('maria', [item('READ', { unread: false, state: 'read' })]), [], 'read elsewhere first: no notification');
+    assert.deepEqual(a.fresh('lead', [item('LEADS')]), [], 'a new identity: its old mail is learned, not announced');
+    assert.deepEqual(a.fresh('lead', [item('LEADS'), item('NEXT')]).map((i) => i.id), ['NEXT']);
   });
 
   it('keeps a body inert in the notification: HTML stays text, a command link is broken', () => {

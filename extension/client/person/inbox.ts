@@ -27,12 +27,15 @@ export function arrivalText(i: PersonInboxItem): string {
   return inertLinks(i.escalation ? `Handoff ${inboxHeadline(i)}, chased and still silent.` : `Handoff from ${i.from}: "${i.preview}"`);
 }
 
-/** Which unread items are new since the last look; the first look only learns what is there. */
+/** Which unread items are new since the last look; the first look (also after a change of identity) only learns what is there. */
 export class Arrivals {
   private seen?: Set<string>;
+  private identity?: string;
 
-  fresh(items: PersonInboxItem[] | undefined): PersonInboxItem[] {
+  fresh(identity: string, items: PersonInboxItem[] | undefined): PersonInboxItem[] {
     if (!items) return [];
+    if (identity !== this.identity) this.seen = undefined;
+    this.identity = identity;
     const first = !this.seen;
     const seen = (this.seen ??= new Set());
     const fresh = items.filter((i) => !seen.has(i.id) && i.unread);
