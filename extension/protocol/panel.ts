@@ -85,7 +85,7 @@ export interface CoverageView {
 export interface InboxRowView {
   id: string;
   from: string;
-  /** "builder", or for an escalation "Escalation: bob has not acknowledged builder's handoff". */
+  /** "builder", or for an escalation "Escalation · bob silent" (the preview says the rest). */
   headline: string;
   preview: string;
   sentAt: number;

@@ -6,7 +6,7 @@ import type { HubState } from '../hubSupervisor';
 import { advisoryReadsLabel, lastSyncLabel, outboxLabel, remoteHeadline, remoteLook } from '../matrix/remoteText';
 import type { CoverageView, EventView, InboxRowView, MatrixView, PanelFilter, PanelModel, RecipientView, Tone } from '../../protocol/panel';
 import type { PersonInboxItem } from '../../protocol/views';
-import { inboxHeadline, personView } from '../person/inbox';
+import { personView } from '../person/inbox';
 
 const STATE_LOOK: Record<LedgerRecipient['state'], { icon: string; tone: Tone; word: string }> = {
   queued: { icon: 'inbox', tone: 'muted', word: 'queued' },
@@ -121,7 +121,7 @@ export function inboxRow(i: PersonInboxItem): InboxRowView {
     `id ${i.id}`,
   ].join('\n');
   return {
-    id: i.id, from: i.from, headline: i.escalation ? inboxHeadline(i) : i.from, preview: i.preview, sentAt: i.sentAt, state: i.state, unread: i.unread,
+    id: i.id, from: i.from, headline: i.escalation ? `Escalation · ${i.escalation.silent} silent` : i.from, preview: i.preview, sentAt: i.sentAt, state: i.state, unread: i.unread,
     stateLabel: i.unread ? 'unread' : INBOX_STATE[i.state] ?? i.state, canAck: i.state !== 'acked', escalation: i.escalation, detail,
   };
 }
