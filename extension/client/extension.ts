@@ -6,6 +6,7 @@ import type { Snapshot } from '../protocol/views';
 import { launcherDir, refreshLaunchers } from '../shared/connect/launchers';
 import { connectAgentCommand, type ConnectAgentArgs } from './commands/connectAgents';
 import { connectMatrix, disconnectMatrix, type ConnectMatrixArgs } from './commands/connectMatrix';
+import { openInbox } from './commands/openInbox';
 import { sendHandoff } from './commands/sendHandoff';
 import { HubSupervisor, type HubState } from './hubSupervisor';
 import { hubLocation, type HubLocation } from './location';
@@ -17,6 +18,10 @@ import { notifyOverdue } from './overdueNotice';
 import { panelModel } from './panel/model';
 import type { PanelModel } from '../protocol/panel';
 import { PanelViewProvider } from './panel/viewProvider';
+import { InboxActions, type InboxAct } from './person/actions';
+import { notifyArrivals } from './person/arrivals';
+import { Arrivals, inboxItems } from './person/inbox';
+import { reportPresence } from './person/presence';
 import { humanIdentity } from './settings';
 import { StatusBar } from './statusBar';
 import type { StatusView } from './statusView';
@@ -62,7 +67,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Handof
       ? `Chased ${id}: pushed again to ${r.pushed} session(s), flagged as a chase.`
       : `Chase recorded for ${id}, but no recipient has a live session: it stays queued.`);
   };
-  const panel = new PanelViewProvider(context.extensionUri, (filter) => panelModel(supervisor.state, supervisor.snapshot, filter), {
+  const inbox = new InboxActions(supervisor);
+  const panel = new PanelViewProvider(context.extensionUri, (filter) => panelModel(supervisor.state, supervisor.snapshot, filter, humanIdentity()), {
     open: async (id) => {
       const doc = await vscode.workspace.openTextDocument(messageUri(id));
       await vscode.window.showTextDocument(doc, { preview: true });
@@ -76,15 +82,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<Handof
       await supervisor.resolve({ id, by: humanIdentity() });
       vscode.window.setStatusBarMessage(`Handoff ${id} marked resolved`, 3000);
     },
+    inbox: (act, id) => inbox.run(act, id),
   }, log);
 
   const showPanel = async (filter: 'all' | 'overdue') => {
     panel.setFilter(filter);
     await vscode.commands.executeCommand(`${PanelViewProvider.viewId}.focus`);
   };
-  const status = new StatusBar(() => supervisor.state, () => supervisor.snapshot,
+  const status = new StatusBar(() => supervisor.state, () => supervisor.snapshot, humanIdentity,
     (items) => notifyOverdue(items, () => showPanel('overdue'), chase));
+  const arrivals = new Arrivals();
+  const openInboxCommand = (args?: { id?: string; act?: InboxAct }) => openInbox(() => supervisor.snapshot, inbox, args);
   const refresh = () => {
+    const mine = supervisor.snapshot?.people?.some((p) => p.identity === humanIdentity()) ? inboxItems(supervisor.snapshot, humanIdentity()) : undefined;
+    const fresh = arrivals.fresh(humanIdentity(), mine);
+    if (fresh.length) notifyArrivals(fresh, (act, id) => inbox.run(act, id), () => openInboxCommand());
     status.update();
     panel.refresh();
     changed.fire();
@@ -99,11 +111,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Handof
     supervisor.onDidChangeState(refresh),
     supervisor.onDidChangeSnapshot(refresh),
     reconnectOnStart(supervisor, matrix, log),
+    reportPresence(supervisor, log),
     vscode.window.registerWebviewViewProvider(PanelViewProvider.viewId, panel),
     vscode.workspace.registerTextDocumentContentProvider(MESSAGE_SCHEME, new MessageDocuments((id) => supervisor.message(id))),
     registerMcpProvider(context.extensionPath, location, version),
     vscode.commands.registerCommand('handoff.send', () => sendHandoff(supervisor)),
     vscode.commands.registerCommand('handoff.showPanel', () => showPanel('all')),
+    vscode.commands.registerCommand('handoff.openInbox', openInboxCommand),
     vscode.commands.registerCommand('handoff.showOverdue', () => showPanel('overdue')),
     vscode.commands.registerCommand('handoff.restartHub', () => supervisor.restart()),
     vscode.commands.registerCommand('handoff.showLog', () => log.show()),

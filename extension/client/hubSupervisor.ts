@@ -7,10 +7,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import {
-  ChangedNotification, ChaseRequest, MatrixConnectRequest, MatrixDisconnectRequest, MessageRequest, ResolveRequest, SendRequest,
-  SnapshotRequest, call, onNotice, type ActionParams, type ControlRequest, type MatrixConnectParams, type RequestSender, type SendParams,
+  ChangedNotification, ChaseRequest, MatrixConnectRequest, MatrixDisconnectRequest, MessageRequest, PresenceRequest, ReceiptRequest, ResolveRequest,
+  SendRequest, SnapshotRequest, call, onNotice, type ActionParams, type ControlRequest, type MatrixConnectParams, type PresenceParams,
+  type ReceiptParams, type RequestSender, type SendParams,
 } from '../protocol/control';
-import type { MessageView, RemoteStatus, SendResult, Snapshot, SnapshotChange } from '../protocol/views';
+import type { MessageView, ReceiptAnswer, RemoteStatus, SendResult, Snapshot, SnapshotChange } from '../protocol/views';
 import { LiveSnapshot } from './liveSnapshot';
 import { connectControl } from '../shared/controlClient';
 import type { LanguageClient } from './hubClient';
@@ -108,6 +109,15 @@ export class HubSupervisor implements vscode.Disposable {
 
   resolve(params: ActionParams): Promise<void> {
     return this.request(ResolveRequest, params);
+  }
+
+  /** A receipt written by this window's control session, as the person at it. */
+  receipt(params: ReceiptParams): Promise<ReceiptAnswer> {
+    return this.request(ReceiptRequest, params);
+  }
+
+  presence(params: PresenceParams): Promise<void> {
+    return this.request(PresenceRequest, params);
   }
 
   message(id: string): Promise<MessageView | null> {

@@ -16,6 +16,16 @@ export function humanIdentity(): string {
   return safe || 'human';
 }
 
+/** Roles the person holds: handoffs to `role:NAME` reach them too. */
+export function humanRoles(): string[] {
+  return vscode.workspace.getConfiguration('handoff').get<string[]>('roles', []).filter((r) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(r));
+}
+
+/** Whom this person's unanswered handoffs escalate to; undefined: the person themself. */
+export function escalateTo(): string | undefined {
+  return vscode.workspace.getConfiguration('handoff').get<string>('escalateTo', '').trim() || undefined;
+}
+
 export function defaultSlaSeconds(): number {
   return vscode.workspace.getConfiguration('handoff').get<number>('defaultSlaSeconds', 600);
 }

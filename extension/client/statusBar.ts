@@ -15,6 +15,7 @@ export class StatusBar implements vscode.Disposable {
   constructor(
     private readonly state: () => HubState,
     private readonly snapshot: () => Snapshot | undefined,
+    private readonly identity: () => string,
     private readonly onOverdue: (items: LedgerEntry[]) => void,
   ) {
     this.item.name = 'Handoff';
@@ -28,7 +29,7 @@ export class StatusBar implements vscode.Disposable {
 
   update(): void {
     const s = this.snapshot();
-    this.view = statusView(this.state(), s);
+    this.view = statusView(this.state(), s, Date.now(), this.identity());
     this.item.text = this.view.text;
     // Plain text: previews are untrusted and must not be rendered as Markdown.
     this.item.tooltip = this.view.tooltip;

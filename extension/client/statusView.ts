@@ -5,6 +5,7 @@ import type { LedgerEntry, Snapshot } from '../protocol/views';
 import { age, plural } from '../shared/format';
 import type { HubState } from './hubSupervisor';
 import { remoteBadge, remoteTooltip } from './matrix/remoteText';
+import { unreadCount } from './person/inbox';
 
 export interface StatusView {
   text: string;
@@ -14,8 +15,8 @@ export interface StatusView {
 }
 
 /** What the item shows, as data (tests assert on it, the item renders it). */
-export function statusView(state: HubState, s: Snapshot | undefined, now = Date.now()): StatusView {
-  const view = busView(state, s, now);
+export function statusView(state: HubState, s: Snapshot | undefined, now = Date.now(), identity?: string): StatusView {
+  const view = withInbox(busView(state, s, now), state, s, identity);
   if (state.kind !== 'running' || !s?.remote) return view;
   // The Matrix link rides along: a mark in the text, its state in the tooltip; refused needs a look.
   const refused = s.remote.state === 'refused';
@@ -24,6 +25,18 @@ export function statusView(state: HubState, s: Snapshot | undefined, now = Date.
     tooltip: `${view.tooltip}\n${remoteTooltip(s.remote)}`,
     background: view.background ?? (refused ? 'warning' : undefined),
     command: refused && !view.background ? 'handoff.connectMatrix' : view.command,
+  };
+}
+
+/** The person's unread count rides along; with nothing more urgent, a click opens their inbox. */
+function withInbox(view: StatusView, state: HubState, s: Snapshot | undefined, identity?: string): StatusView {
+  const unread = identity && state.kind === 'running' ? unreadCount(s, identity) : 0;
+  if (!unread) return view;
+  return {
+    text: `${view.text} $(mail) ${unread}`,
+    tooltip: `${view.tooltip}\n${plural(unread, 'unread handoff')} for ${identity}: click to open your inbox`,
+    background: view.background,
+    command: view.background ? view.command : 'handoff.openInbox',
   };
 }
 

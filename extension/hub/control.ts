@@ -3,7 +3,7 @@
 import { ResponseError } from 'vscode-jsonrpc';
 import {
   BUS_ERROR, ChangedNotification, ChaseRequest, InboxRequest, MatrixConnectRequest, MatrixDisconnectRequest, MessageRequest,
-  ReceiptRequest, ResolveRequest, SendRequest, SnapshotRequest, type Params, type ValidatedRequest,
+  PresenceRequest, ReceiptRequest, ResolveRequest, SendRequest, SnapshotRequest, type Params, type ValidatedRequest,
 } from '../protocol/control';
 import { checkParams, type ValidatedMethod } from '../protocol/controlSchemas';
 import { BusError } from './bus/errors';
@@ -56,9 +56,11 @@ export function serveControl(hub: Hub, connection: Connection, debounceMs = 100)
     await hub.remember(caller.identity);
     return hub.send(caller, {
       to: p.to, body: p.body, thread: p.thread, replyTo: p.replyTo, requiresAck: p.requiresAck,
-      slaMs: p.slaSeconds ? p.slaSeconds * 1000 : undefined, idempotencyKey: p.idempotencyKey, insist: p.insist,
+      slaMs: p.slaSeconds ? p.slaSeconds * 1000 : undefined, idempotencyKey: p.idempotencyKey, insist: p.insist, escalateTo: p.escalateTo,
     });
   });
+  // The window is this connection: its receipts carry controlSession, its presence ends with it.
+  handle(PresenceRequest, (p) => hub.reportWindow(controlSession, { identity: p.identity, roles: p.roles, focused: p.focused, escalateTo: p.escalateTo })),
   handle(InboxRequest, (p) => hub.inbox(p.identity, p));
   handle(MessageRequest, async (p) => (await hub.lookup(p.id)) ?? null);
   handle(ReceiptRequest, (p) => hub.receipt({ identity: p.as, session: controlSession, node: hub.node }, p.id, p.kind, p.outcome, p.summary));
@@ -92,5 +94,6 @@ export function serveControl(hub: Hub, connection: Connection, debounceMs = 100)
   return () => {
     clearTimeout(timer);
     stop();
+    hub.dropWindow(controlSession);
   };
 }

@@ -7,12 +7,13 @@ import { monotonicFactory } from 'ulid';
 import { checkMessageId, decideChase, decideReceipt, decideResolve, decideSend, DEFAULT_LIMITS, type Caller, type Limits, type SendDraft } from './bus/decide';
 import { BusError } from './bus/errors';
 import { caseTwin, caseTwinMessage } from './bus/identity';
-import { coverage, dueEvents, inboxFor, slaPassed, pendingLedger, sendResult, sessionsReached, unackedFor } from './bus/ledger';
+import { coverage, dueEvents, inboxFor, pendingLedger, personInbox, sendResult, sessionsReached, slaPassed, unackedFor } from './bus/ledger';
 import { emptyState, messageIdOf, type BusEvent, type BusState, type HotMessage, type Outcome, type ReceiptKind } from './bus/model';
 import { MailIndex } from './bus/mailIndex';
 import { isRemote, outboxFor } from './bus/relay';
 import { Attention } from './attention';
-import type { Coverage, InboxItem, LedgerEntry, MessageView, ReceiptAnswer, RecipientOutcome, RelayOutcome, SendResult, Snapshot, SnapshotChange } from '../protocol/views';
+import type { Coverage, InboxItem, LedgerEntry, MessageView, PersonView, ReceiptAnswer, RecipientOutcome, RelayOutcome, SendResult, Snapshot, SnapshotChange } from '../protocol/views';
+import { People, type WindowReport } from './people';
 import { Pushes } from './pushes';
 import type { RemoteLink } from './remote';
 import { asDuplicate, SendMemory } from './sendMemory';
@@ -46,6 +47,8 @@ function storeFailure(dir: string, e: unknown): BusError {
 export class Hub {
   readonly node: string;
   readonly sessions = new SessionRegistry();
+  /** The people at editor windows on this hub (in memory, like sessions). */
+  readonly people = new People();
   readonly limits: Limits;
   readonly attention: Attention;
   readonly pushes: Pushes;
@@ -198,6 +201,18 @@ export class Hub {
     this.log(`session ${session.key} attached as ${session.identity} (${session.client})`);
     this.pushes.replay(session);
     this.changed();
+  }
+
+  /** An editor window says who sits at it and whether it has focus; the name becomes addressable. */
+  async reportWindow(window: string, report: WindowReport & { roles?: string[] }): Promise<void> {
+    await this.remember(report.identity, report.roles);
+    this.people.report(window, report, this.now());
+    this.changed();
+  }
+
+  /** The window's control connection closed: its person is no longer at this hub through it. */
+  dropWindow(window: string): void {
+    if (this.people.drop(window)) this.changed();
   }
 
   detach(session: Session): void {
@@ -356,7 +371,7 @@ export class Hub {
   }
 
   coverage(): Coverage[] {
-    return coverage(this.state, (identity) => this.sessions.count(identity), this.now());
+    return coverage(this.state, (identity) => this.sessions.count(identity), this.now(), (identity) => this.people.presence(identity, this.now()));
   }
 
   // ---- people's actions (editor, CLI) ----
@@ -375,6 +390,15 @@ export class Hub {
     await this.commit([decideResolve(this.state.hot[id], id, by, this.now(), note)]);
   }
 
+  /** Each person at a window on this hub, with their inbox: the snapshot carries it to every window. */
+  peopleViews(): PersonView[] {
+    const now = this.now();
+    return this.people.identities().map((identity) => {
+      const inbox = personInbox(this.mailOf(identity), identity);
+      return { identity, presence: this.people.presence(identity, now)!, unread: inbox.filter((i) => i.unread).length, inbox };
+    });
+  }
+
   snapshot(): Snapshot {
     return snapshotOf(this.snapshotInput());
   }
@@ -387,17 +411,20 @@ export class Hub {
   private snapshotInput(): SnapshotInput {
     return {
       node: this.node, workspace: this.options.workspace, now: this.now(), state: this.state, sessions: this.sessions, remote: this.remote,
+      people: this.peopleViews(), person: (identity) => this.people.presence(identity, this.now()),
       store: { ok: !!this.store, dir: this.options.storeDir, error: this.storeError, archived: this.store?.archivedCount ?? 0 },
     };
   }
 
-  /** Chases once past the SLA, dead-letters past the TTL. Public so fake-clock tests can drive it. */
+  /** Chases once past the SLA, escalates once a period later, dead-letters past the TTL. Public so fake-clock tests can drive it. */
   async tick(): Promise<void> {
     if (!this.store) return;
     const now = this.now();
     const passed = slaPassed(this.state, this.lastTick, now);
     this.lastTick = now;
-    const events = dueEvents(this.state, now);
+    const events = dueEvents(this.state, now, {
+      person: () => this.people.escalationTarget(), newId: () => this.newId(now), nextSeq: () => ++this.nextSeq, node: this.node,
+    });
     if (events.length === 0) {
       if (passed.length) this.changed(passed);
       return;
@@ -411,6 +438,12 @@ export class Hub {
     for (const e of events) {
       if (e.type === 'chased' && this.state.hot[e.id]) this.pushes.toIdentity(e.recipient, this.state.hot[e.id], 'chase');
       if (e.type === 'failed') this.log(`dead-lettered ${e.id} for ${e.recipient}: ${e.reason}`);
+      if (e.type === 'escalated') this.log(`escalated ${e.id} (${e.recipient} silent past its chase) to ${e.to} as ${e.messageId}`);
+      const escalation = e.type === 'sent' ? this.state.hot[e.message.id] : undefined;
+      if (escalation) {
+        for (const r of escalation.message.recipients) this.pushes.toIdentity(r, escalation, 'live');
+        this.attention.arrived(escalation.message.recipients);
+      }
     }
     if (passed.length) this.changed(passed);
   }

@@ -3,7 +3,7 @@
 // the hub's clock; the cost of a change is the rows it touched, not the open mail.
 import { coverage, isAwaitingAck, isPending, ledgerEntry, overdue, slaPassed } from './bus/ledger';
 import type { BusState, HotMessage } from './bus/model';
-import { SNAPSHOT_CAP, type BusSummary, type Snapshot, type SnapshotChange } from '../protocol/views';
+import { SNAPSHOT_CAP, type BusSummary, type PersonPresence, type Snapshot, type SnapshotChange } from '../protocol/views';
 import type { RemoteLink } from './remote';
 import type { SessionRegistry } from './sessions';
 
@@ -15,6 +15,9 @@ export interface SnapshotInput {
   store: Snapshot['store'];
   sessions: SessionRegistry;
   remote?: RemoteLink;
+  /** The people at this hub's windows, with their inboxes. */
+  people: Snapshot['people'];
+  person: (identity: string) => PersonPresence | undefined;
 }
 
 function summary(i: SnapshotInput, open: HotMessage[]): BusSummary {
@@ -22,11 +25,12 @@ function summary(i: SnapshotInput, open: HotMessage[]): BusSummary {
     now: i.now,
     store: i.store,
     sessions: i.sessions.all().map((s) => ({ key: s.key, identity: s.identity, roles: s.roles, client: s.client, connectedAt: s.connectedAt, lastSeen: s.lastSeen })),
-    coverage: coverage(i.state, (identity) => i.sessions.count(identity), i.now),
+    coverage: coverage(i.state, (identity) => i.sessions.count(identity), i.now, i.person),
     overdue: overdue(i.state, i.now, SNAPSHOT_CAP),
     openCount: open.length,
     pendingCount: open.filter(isPending).length,
     awaitingAckCount: open.filter(isAwaitingAck).length,
+    people: i.people,
     ...(i.remote ? { remote: i.remote.status() } : {}),
   };
 }

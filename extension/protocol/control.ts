@@ -13,6 +13,7 @@ export type Params<M extends ValidatedMethod> = z.infer<(typeof PARAMS)[M]>;
 
 export type SendParams = Params<'handoff/send'>;
 export type InboxParams = Params<'handoff/inbox'>;
+export type PresenceParams = Params<'handoff/presence'>;
 export type MessageParams = Params<'handoff/message'>;
 export type ReceiptParams = Params<'handoff/receipt'>;
 export type ActionParams = Params<'handoff/chase'>;
@@ -46,6 +47,8 @@ export const ResolveRequest = validated<void>()('handoff/resolve');
  * never writes it anywhere. The reply is the link's status; later states arrive in changes.
  */
 export const MatrixConnectRequest = validated<RemoteStatus>()('handoff/matrix/connect');
+/** The person at this window (one per control connection; dropped when it closes): presence and escalation target. */
+export const PresenceRequest = validated<void>()('handoff/presence');
 
 /** Parameterless requests: nothing to validate. */
 export const SnapshotRequest = request<void, Snapshot, 'handoff/snapshot'>('handoff/snapshot');

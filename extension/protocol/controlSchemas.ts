@@ -20,6 +20,16 @@ export const sendParams = z.object({
   slaSeconds: z.number().int().min(1).max(7 * 86400).optional(),
   idempotencyKey: z.string().min(1).max(200).optional(),
   insist: z.boolean().optional(),
+  /** Whom to escalate to if it stays unacknowledged past its chase; default: this hub's person. */
+  escalateTo: identity.optional(),
+}).strict();
+
+/** An editor window: who sits at it, whether it has focus, whom their unanswered handoffs escalate to. */
+export const presenceParams = z.object({
+  identity,
+  roles: z.array(z.string().regex(IDENTITY_PATTERN, 'must be a role name')).max(32).optional(),
+  focused: z.boolean(),
+  escalateTo: identity.optional(),
 }).strict();
 
 export const inboxParams = z.object({
@@ -64,6 +74,7 @@ export const matrixConnectParams = z.object({
 export const PARAMS = {
   'handoff/send': sendParams,
   'handoff/inbox': inboxParams,
+  'handoff/presence': presenceParams,
   'handoff/message': messageParams,
   'handoff/receipt': receiptParams,
   'handoff/chase': actionParams,

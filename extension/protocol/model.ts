@@ -40,6 +40,16 @@ export interface Message {
   node: string;
   /** Set on a hub that received the message from another node: the Matrix event it came in. */
   origin?: Origin;
+  /** Who this handoff escalates to once chased and still unacknowledged; else the sender's hub's person. */
+  escalateTo?: string;
+  /** Set on an escalation: which handoff went unacknowledged, and by whom. */
+  escalation?: Escalation;
+}
+
+/** An escalation names the handoff that went unanswered and the recipient who stayed silent. */
+export interface Escalation {
+  of: string;
+  silent: string;
 }
 
 /** The Matrix event a remote message arrived in, and the Matrix user who sent it. */
@@ -90,6 +100,8 @@ export interface Delivery {
   receipts: Receipt[];
   failure?: { reason: string; at: number };
   chasedAt?: number;
+  /** Escalated once, to whom and when, as which handoff (the escalation's id). */
+  escalated?: { to: string; at: number; messageId: string };
 }
 
 export interface Resolution {

@@ -77,9 +77,35 @@ export interface CoverageView {
   liveSessions: number;
   unacked: number;
   ghost: boolean;
+  /** A person at an editor window on this hub: "at the editor" while focused recently, else "away". */
+  person?: { live: boolean; label: string };
 }
 
+/** A handoff addressed to the person at this editor. */
+export interface InboxRowView {
+  id: string;
+  from: string;
+  /** "builder", or for an escalation "Escalation · bob silent" (the preview says the rest). */
+  headline: string;
+  preview: string;
+  sentAt: number;
+  state: DeliveryState;
+  unread: boolean;
+  /** "unread", "read", "ACKed · awaiting your result". */
+  stateLabel: string;
+  /** Not ACKed yet: the ACK action applies. */
+  canAck: boolean;
+  escalation?: { of: string; silent: string };
+  /** Tooltip: thread, reply_to, due time. */
+  detail: string;
+}
+
+/** What the person at the editor can act on. */
+export type InboxAct = 'open' | 'ack' | 'reply' | 'done' | 'stuck' | 'rejected';
+
 export interface PanelModel {
+  /** The person at this editor (handoff.identity) and their handoffs, newest first. */
+  inbox: { identity: string; unread: number; rows: InboxRowView[] };
   hub: { state: 'starting' | 'running' | 'down'; detail: string; node?: string };
   /** Absent when Matrix is off. */
   matrix?: MatrixView;
@@ -97,7 +123,23 @@ export interface PanelModel {
   ghosts: CoverageView[];
 }
 
-export type HostToPanel = { type: 'model'; model: PanelModel };
+/** A keyed list as the host posts it: every key in order, and only the rows that changed since the last post. */
+export interface ListPatch<T> {
+  order: string[];
+  changed: T[];
+}
+
+/** What the host posts: the model's small parts whole, its lists keyed (rows by message id). */
+export interface PanelUpdate extends Omit<PanelModel, 'inbox' | 'events' | 'pending' | 'sessions' | 'coverage' | 'ghosts'> {
+  inbox: { identity: string; unread: number; rows: ListPatch<InboxRowView> };
+  events: ListPatch<EventView>;
+  pending: ListPatch<EventView>;
+  sessions: ListPatch<SessionView>;
+  coverage: ListPatch<CoverageView>;
+  ghostCount: number;
+}
+
+export type HostToPanel = { type: 'update'; update: PanelUpdate };
 
 export type PanelToHost =
   | { type: 'ready' }
@@ -105,4 +147,5 @@ export type PanelToHost =
   | { type: 'copyId'; id: string }
   | { type: 'chase'; id: string }
   | { type: 'resolve'; id: string }
-  | { type: 'filter'; filter: PanelFilter };
+  | { type: 'filter'; filter: PanelFilter }
+  | { type: 'inbox'; act: InboxAct; id: string };

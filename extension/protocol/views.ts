@@ -25,6 +25,8 @@ export interface LedgerRecipient {
   awaitingAck: boolean;
   failure?: string;
   chasedAt?: number;
+  /** Chased and still silent a period later: escalated once, to whom, when, as which handoff. */
+  escalated?: { to: string; at: number; messageId: string };
   overdue: boolean;
 }
 
@@ -60,6 +62,44 @@ export interface Coverage {
   ghost: boolean;
   /** On another node (`name@node`): its sessions live there, so this hub cannot call it a ghost. */
   remote: boolean;
+  /** A person at an editor window on this hub: live while a window with this identity was focused recently. */
+  person?: PersonPresence;
+}
+
+/** What counts as a person being there: a window with the identity open and focused within `PRESENCE_WINDOW_MS`. */
+export interface PersonPresence {
+  live: boolean;
+  /** Editor windows on this hub with this identity. */
+  windows: number;
+  /** When a window with this identity last had focus (now, while one has it). */
+  lastFocusedAt?: number;
+}
+
+/** Focused within this long counts as there: five minutes of reading elsewhere is still "at the editor". */
+export const PRESENCE_WINDOW_MS = 5 * 60_000;
+
+/** A handoff in a person's inbox, as the editor lists it. */
+export interface PersonInboxItem {
+  id: string;
+  from: string;
+  thread: string;
+  replyTo?: string;
+  preview: string;
+  sentAt: number;
+  state: DeliveryState;
+  unread: boolean;
+  requiresAck: boolean;
+  dueAt: number;
+  /** An escalation: which handoff went unacknowledged, and by whom. */
+  escalation?: { of: string; silent: string };
+}
+
+/** One person's inbox, newest first, in every snapshot: read in one window is read in all. */
+export interface PersonView {
+  identity: string;
+  presence: PersonPresence;
+  unread: number;
+  inbox: PersonInboxItem[];
 }
 
 /** Where a handoff to remote recipients is: the send reply says it honestly. */
@@ -149,6 +189,8 @@ export interface BusSummary {
   awaitingAckCount: number;
   /** Present when a transport to other nodes is attached. */
   remote?: RemoteStatus;
+  /** The people at editor windows on this hub, each with their inbox. */
+  people: PersonView[];
 }
 
 /** How many rows a snapshot carries of each list; the counts say how many there are. */

@@ -2,7 +2,7 @@
 // field is untrusted, bodies above all) and patches rows in place by message id, so live updates
 // neither flicker nor move the scroll position.
 import { clock, countdown } from '../shared/format';
-import type { CoverageView, EventView, HostToPanel, MatrixView, PanelModel, PanelToHost, RecipientView, SessionView } from '../protocol/panel';
+import type { CoverageView, EventView, HostToPanel, InboxAct, InboxRowView, ListPatch, MatrixView, PanelToHost, PanelUpdate, RecipientView, SessionView } from '../protocol/panel';
 
 declare function acquireVsCodeApi(): { postMessage(m: PanelToHost): void };
 const host = acquireVsCodeApi();
@@ -38,27 +38,25 @@ function ackDue(e: EventView): string {
   return e.dueAt === undefined ? 'no ACK requested' : dueText(e.dueAt);
 }
 
-/** Keeps `container`'s children in the order of `items`, rebuilding a row only when its signature changed. */
-function reconcile<T>(container: HTMLElement, items: T[], key: (t: T) => string, render: (t: T) => HTMLElement): void {
+/**
+ * Applies a keyed list patch: rebuilds only the rows the host sent (they changed), keeps the rest
+ * as they are, puts every row in the host's order and drops the keys no longer listed.
+ */
+function reconcile<T>(container: HTMLElement, patch: ListPatch<T>, key: (t: T) => string, render: (t: T) => HTMLElement): void {
   const existing = new Map<string, HTMLElement>();
   for (const child of Array.from(container.children) as HTMLElement[]) if (child.dataset.key) existing.set(child.dataset.key, child);
-  let cursor: Element | null = container.firstElementChild;
-  const keep = new Set<string>();
-  for (const item of items) {
+  for (const item of patch.changed) {
     const k = key(item);
-    keep.add(k);
-    const sig = JSON.stringify(item);
-    let row = existing.get(k);
-    if (!row || row.dataset.sig !== sig) {
-      const fresh = render(item);
-      fresh.dataset.key = k;
-      fresh.dataset.sig = sig;
-      if (row) {
-        if (row === cursor) cursor = fresh;
-        row.replaceWith(fresh);
-      }
-      row = fresh;
-    }
+    const fresh = render(item);
+    fresh.dataset.key = k;
+    existing.get(k)?.replaceWith(fresh);
+    existing.set(k, fresh);
+  }
+  let cursor: Element | null = container.firstElementChild;
+  const keep = new Set(patch.order);
+  for (const k of patch.order) {
+    const row = existing.get(k);
+    if (!row) continue; // the host posts a row before it lists its key
     if (row !== cursor) container.insertBefore(row, cursor);
     cursor = row.nextElementSibling;
   }
@@ -88,6 +86,33 @@ function eventRow(e: EventView): HTMLElement {
     e.thread !== e.id ? el('div', { class: 'thread dim' }, icon('comment-discussion'), `thread ${e.thread}`) : undefined);
 }
 
+/** Keys on a focused inbox row, like a mail list: Enter opens, A ACKs, R replies, D / S / X report done / stuck / rejected. */
+const INBOX_KEYS: Record<string, InboxAct> = { Enter: 'open', a: 'ack', r: 'reply', d: 'done', s: 'stuck', x: 'rejected' };
+
+function inboxAction(name: string, label: string, act: InboxAct, id: string): HTMLElement {
+  return el('vscode-icon', { name, 'action-icon': '', label, title: label, 'data-action': 'inbox', 'data-act': act, 'data-id': id });
+}
+
+function inboxRow(i: InboxRowView): HTMLElement {
+  const flags = [i.unread && 'unread', i.escalation && 'escalation'].filter(Boolean).join(' ');
+  const mark = i.escalation ? icon('warning', 'mark') : i.unread ? icon('circle-filled', 'mark') : icon('circle-outline', 'mark dim');
+  const actions = el('span', { class: 'actions' },
+    inboxAction('go-to-file', 'Open (Enter)', 'open', i.id),
+    i.canAck && inboxAction('check', 'ACK (A)', 'ack', i.id),
+    inboxAction('reply', 'Reply… (R)', 'reply', i.id),
+    inboxAction('pass', 'Done… (D)', 'done', i.id),
+    inboxAction('debug-pause', 'Stuck… (S)', 'stuck', i.id),
+    inboxAction('circle-slash', 'Rejected… (X)', 'rejected', i.id));
+  return el('article', {
+    class: `inbox-row ${flags}`.trim(), 'data-id': i.id, 'data-state': i.state, tabindex: '0', title: i.detail,
+    'aria-label': `${i.unread ? 'Unread: ' : ''}${i.headline}: ${i.preview}`, 'aria-keyshortcuts': 'Enter A R D S X',
+  },
+    el('div', { class: 'head' }, mark, el('span', { class: 'from' }, i.headline),
+      el('span', { class: 'when', title: new Date(i.sentAt).toLocaleString() }, clock(i.sentAt)), actions),
+    el('div', { class: 'preview' }, i.preview),
+    el('div', { class: 'inbox-state dim' }, i.stateLabel));
+}
+
 function pendingRow(e: EventView): HTMLElement {
   const late = e.overdue || e.deadLettered;
   const status = e.deadLettered ? 'dead-lettered' : e.awaitingAck ? ackDue(e) : 'awaiting result';
@@ -114,7 +139,9 @@ function coverageRow(c: CoverageView): HTMLElement {
   meter.append(fill);
   const status = c.ghost
     ? el('span', { class: 'ghost', title: `${c.unacked} unacked and no live session` }, icon('warning'), `ghost · ${c.unacked} waiting`)
-    : el('span', { class: c.liveSessions ? 'live-count' : 'dim' }, c.liveSessions ? `${c.liveSessions} live` : 'offline');
+    : c.person && !c.liveSessions
+      ? el('span', { class: c.person.live ? 'live-count person' : 'dim person' }, icon('person'), c.person.label)
+      : el('span', { class: c.liveSessions ? 'live-count' : 'dim' }, c.liveSessions ? `${c.liveSessions} live` : 'offline');
   return el('div', { class: `coverage-row ${c.ghost ? 'is-ghost' : ''}`.trim(), 'data-identity': c.identity, title: c.detail },
     el('span', { class: 'who' }, c.identity), meter, el('span', { class: 'dim' }, c.label), status);
 }
@@ -131,13 +158,14 @@ const root = document.getElementById('root')!;
 const hubLine = el('div', { class: 'hub-line' });
 const matrixBox = el('section', { class: 'matrix', 'aria-label': 'Matrix link', hidden: '' });
 const filterBar = el('div', { class: 'filter-bar', hidden: '' });
+const inbox = section('inbox', 'Inbox');
 const events = section('events', 'Events');
 const pending = section('pending', 'Pending');
 const sessions = section('sessions', 'Sessions');
 const coverage = section('coverage', 'Coverage');
-root.append(hubLine, matrixBox, filterBar, events.box, pending.box, sessions.box, coverage.box);
+root.append(hubLine, matrixBox, filterBar, inbox.box, events.box, pending.box, sessions.box, coverage.box);
 
-function renderHub(m: PanelModel): void {
+function renderHub(m: PanelUpdate): void {
   const storeBad = m.store && !m.store.ok;
   const tone = m.hub.state === 'down' || storeBad ? 'error' : m.hub.state === 'starting' ? 'muted' : m.overdueCount ? 'warn' : 'ok';
   const iconName = m.hub.state === 'down' ? 'error' : m.hub.state === 'starting' ? 'loading codicon-modifier-spin' : 'radio-tower';
@@ -174,7 +202,7 @@ function renderMatrix(x: MatrixView | undefined): void {
   matrixBox.replaceChildren(...rows);
 }
 
-function renderFilter(m: PanelModel): void {
+function renderFilter(m: PanelUpdate): void {
   const sig = `${m.filter}|${m.overdueCount}`;
   if (filterBar.dataset.sig === sig) return;
   filterBar.dataset.sig = sig;
@@ -188,23 +216,28 @@ function renderFilter(m: PanelModel): void {
     el('a', { href: '#', 'data-action': 'filter', 'data-filter': 'all' }, 'Show all'));
 }
 
-function render(m: PanelModel): void {
+function render(m: PanelUpdate): void {
   clockOffset = m.now - Date.now();
   renderHub(m);
   renderMatrix(m.matrix);
   renderFilter(m);
+  reconcile(inbox.list, m.inbox.rows, (i) => i.id, inboxRow);
+  inbox.badge.textContent = String(m.inbox.unread);
+  inbox.badge.title = `${m.inbox.unread} unread for ${m.inbox.identity}`;
+  inbox.box.setAttribute('heading', `Inbox · ${m.inbox.identity}`);
+  inbox.empty.textContent = m.inbox.rows.order.length ? '' : `Nothing for ${m.inbox.identity}. Handoffs agents send to you land here.`;
   reconcile(events.list, m.events, (e) => e.id, eventRow);
-  events.badge.textContent = String(m.events.length);
-  events.empty.textContent = m.events.length ? '' : m.filter === 'overdue' ? 'Nothing is overdue.' : 'No handoffs yet. Agents connect through the Handoff MCP server; "Send Handoff…" starts one from here.';
+  events.badge.textContent = String(m.events.order.length);
+  events.empty.textContent = m.events.order.length ? '' : m.filter === 'overdue' ? 'Nothing is overdue.' : 'No handoffs yet. Agents connect through the Handoff MCP server; "Send Handoff…" starts one from here.';
   reconcile(pending.list, m.pending, (e) => e.id, pendingRow);
-  pending.badge.textContent = String(m.pending.length);
-  pending.empty.textContent = m.pending.length ? '' : 'Every handoff is acknowledged.';
+  pending.badge.textContent = String(m.pending.order.length);
+  pending.empty.textContent = m.pending.order.length ? '' : 'Every handoff is acknowledged.';
   reconcile(sessions.list, m.sessions, (s) => s.key, sessionRow);
-  sessions.badge.textContent = String(m.sessions.length);
-  sessions.empty.textContent = m.sessions.length ? '' : 'No agent is connected.';
+  sessions.badge.textContent = String(m.sessions.order.length);
+  sessions.empty.textContent = m.sessions.order.length ? '' : 'No agent is connected.';
   reconcile(coverage.list, m.coverage, (c) => c.identity, coverageRow);
-  coverage.badge.textContent = m.ghosts.length ? `${m.ghosts.length} ghost${m.ghosts.length > 1 ? 's' : ''}` : String(m.coverage.length);
-  coverage.empty.textContent = m.coverage.length ? '' : 'No identities yet.';
+  coverage.badge.textContent = m.ghostCount ? `${m.ghostCount} ghost${m.ghostCount > 1 ? 's' : ''}` : String(m.coverage.order.length);
+  coverage.empty.textContent = m.coverage.order.length ? '' : 'No identities yet.';
   tick();
 }
 
@@ -224,17 +257,25 @@ document.addEventListener('click', (ev) => {
   ev.preventDefault();
   const act = target.dataset.action;
   const id = target.dataset.id ?? '';
-  if (act === 'filter') host.postMessage({ type: 'filter', filter: target.dataset.filter === 'overdue' ? 'overdue' : 'all' });
+  if (act === 'inbox') host.postMessage({ type: 'inbox', act: (target.dataset.act ?? 'open') as InboxAct, id });
+  else if (act === 'filter') host.postMessage({ type: 'filter', filter: target.dataset.filter === 'overdue' ? 'overdue' : 'all' });
   else if (act === 'open' || act === 'copyId' || act === 'chase' || act === 'resolve') host.postMessage({ type: act, id });
 });
 
 // Enter on a focused event opens it, like a list item in the editor.
 document.addEventListener('keydown', (ev) => {
+  const mail = (ev.target as HTMLElement).closest<HTMLElement>('article.inbox-row');
+  const act = INBOX_KEYS[ev.key.length === 1 ? ev.key.toLowerCase() : ev.key];
+  if (mail?.dataset.id && ev.target === mail && act && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
+    ev.preventDefault();
+    host.postMessage({ type: 'inbox', act, id: mail.dataset.id });
+    return;
+  }
   const row = (ev.target as HTMLElement).closest<HTMLElement>('article.event');
   if (ev.key === 'Enter' && row?.dataset.id && ev.target === row) host.postMessage({ type: 'open', id: row.dataset.id });
 });
 
 window.addEventListener('message', (ev: MessageEvent<HostToPanel>) => {
-  if (ev.data?.type === 'model') render(ev.data.model);
+  if (ev.data?.type === 'update') render(ev.data.update);
 });
 host.postMessage({ type: 'ready' });

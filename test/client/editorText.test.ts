@@ -77,12 +77,12 @@ describe('panel model', () => {
   const late = entry('B', true, [{ recipient: 'eve', state: 'queued', sessionsPushed: 0, overdue: true, awaitingAck: true }]);
   const snapshot = {
     node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [],
-    pending: [acked, late], overdue: { count: 1, oldestSentAt: late.sentAt, ids: ['B'] }, messages: [late, acked],
+    pending: [acked, late], overdue: { count: 1, oldestSentAt: late.sentAt, ids: ['B'] }, messages: [late, acked], people: [],
     openCount: 2, pendingCount: 2, awaitingAckCount: 1,
   } satisfies Snapshot;
 
   it('labels each receipt state with who and when, and flags the overdue recipient', () => {
-    const m = panelModel({ kind: 'running', pid: 42 }, snapshot, 'all');
+    const m = panelModel({ kind: 'running', pid: 42 }, snapshot, 'all', 'maria');
     const bob = m.events.find((e) => e.id === 'A')!.recipients[0];
     assert.match(bob.label, /^ACK · bob \d\d:\d\d:\d\d$/);
     assert.match(bob.detail, /ack by bob, session bob-1, node n1/);
@@ -101,19 +101,19 @@ describe('panel model', () => {
     const seen = entry('C', false, [{ recipient: 'bob', state: 'surfaced', sessionsPushed: 1, overdue: false, awaitingAck: true, surfaced: { session: 's-1', node: 'n1', at: now - 1000, path: 'hook', via: 'claude PostToolUse' } }]);
     const waiting = { ...snapshot, pending: [seen], overdue: { count: 0, ids: [] }, messages: [seen], awaitingAckCount: 1 } satisfies Snapshot;
     assert.equal(statusView({ kind: 'running', pid: 42 }, waiting, now).text, '$(clock) Handoff 1');
-    const bob = panelModel({ kind: 'running', pid: 42 }, waiting, 'all').events[0].recipients[0];
+    const bob = panelModel({ kind: 'running', pid: 42 }, waiting, 'all', 'maria').events[0].recipients[0];
     assert.match(bob.label, /^surfaced · claude \d\d:\d\d:\d\d$/);
     assert.match(bob.detail, /surfaced in the model's context by claude PostToolUse \(hook\)/);
   });
 
   it('filters to the overdue items when the status bar asks', () => {
-    const m = panelModel({ kind: 'running', pid: 42 }, snapshot, 'overdue');
+    const m = panelModel({ kind: 'running', pid: 42 }, snapshot, 'overdue', 'maria');
     assert.deepEqual(m.events.map((e) => e.id), ['B']);
     assert.equal(m.pending.length, 2, 'the pending ledger is not filtered');
   });
 
   it('says why the hub is down', () => {
-    const m = panelModel({ kind: 'down', reason: 'The hub was killed (SIGKILL).', restarting: true }, undefined, 'all');
+    const m = panelModel({ kind: 'down', reason: 'The hub was killed (SIGKILL).', restarting: true }, undefined, 'all', 'maria');
     assert.equal(m.hub.state, 'down');
     assert.equal(m.hub.detail, 'The hub was killed (SIGKILL). Restarting…');
   });

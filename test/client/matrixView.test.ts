@@ -18,17 +18,17 @@ const entry: LedgerEntry = {
 };
 const snapshot = (r?: RemoteStatus) => ({
   node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [],
-  pending: [entry], overdue: { count: 0, ids: [] }, messages: [entry], openCount: 1, pendingCount: 1, awaitingAckCount: 1, ...(r ? { remote: r } : {}),
+  pending: [entry], overdue: { count: 0, ids: [] }, messages: [entry], people: [], openCount: 1, pendingCount: 1, awaitingAckCount: 1, ...(r ? { remote: r } : {}),
 } satisfies Snapshot);
 const running = { kind: 'running' as const, pid: 1 };
 
 describe('Matrix in the panel model', () => {
   it('has no Matrix header when Matrix is off', () => {
-    assert.equal(panelModel(running, snapshot(), 'all').matrix, undefined);
+    assert.equal(panelModel(running, snapshot(), 'all', 'maria').matrix, undefined);
   });
 
   it('shows state, account, room, homeserver and outbox', () => {
-    const m = panelModel(running, snapshot(remote({ outbox: 3 })), 'all').matrix!;
+    const m = panelModel(running, snapshot(remote({ outbox: 3 })), 'all', 'maria').matrix!;
     assert.equal(m.state, 'connected');
     assert.equal(m.headline, 'Matrix connected as @alice:example.org in !abc:example.org');
     assert.equal(m.outboxLabel, 'outbox 3 (not on the homeserver yet)');
@@ -37,16 +37,16 @@ describe('Matrix in the panel model', () => {
   });
 
   it('says why when refused or retrying, in the tone of the problem', () => {
-    const refused = panelModel(running, snapshot(remote({ state: 'refused', error: '401 M_UNKNOWN_TOKEN' })), 'all').matrix!;
+    const refused = panelModel(running, snapshot(remote({ state: 'refused', error: '401 M_UNKNOWN_TOKEN' })), 'all', 'maria').matrix!;
     assert.equal(refused.tone, 'error');
     assert.equal(refused.headline, 'Matrix refused by https://hs.example.org: 401 M_UNKNOWN_TOKEN');
-    const retrying = panelModel(running, snapshot(remote({ state: 'retrying', error: 'ECONNREFUSED' })), 'all').matrix!;
+    const retrying = panelModel(running, snapshot(remote({ state: 'retrying', error: 'ECONNREFUSED' })), 'all', 'maria').matrix!;
     assert.equal(retrying.tone, 'warn');
   });
 
   it('labels m.read receipts as advisory and per Matrix user, on the message they read, not as receipts', () => {
     const r = remote({ advisoryReads: { M1: [{ user: '@bob:example.org', at: now }] } });
-    const model = panelModel(running, snapshot(r), 'all');
+    const model = panelModel(running, snapshot(r), 'all', 'maria');
     const row = model.events[0];
     assert.match(row.advisoryReads!.label, /^@bob:example\.org \d\d:\d\d:\d\d · m\.read, advisory \(per Matrix user, not per session\)$/);
     assert.equal(row.advisoryReads!.note, r.advisoryReadsNote);

@@ -4,7 +4,9 @@ import type { LedgerEntry, LedgerRecipient, RemoteStatus, Snapshot } from '../..
 import { age, clock, plural } from '../../shared/format';
 import type { HubState } from '../hubSupervisor';
 import { advisoryReadsLabel, lastSyncLabel, outboxLabel, remoteHeadline, remoteLook } from '../matrix/remoteText';
-import type { CoverageView, EventView, MatrixView, PanelFilter, PanelModel, RecipientView, Tone } from '../../protocol/panel';
+import type { CoverageView, EventView, InboxRowView, MatrixView, PanelFilter, PanelModel, RecipientView, Tone } from '../../protocol/panel';
+import type { PersonInboxItem } from '../../protocol/views';
+import { personView } from '../person/inbox';
 
 const STATE_LOOK: Record<LedgerRecipient['state'], { icon: string; tone: Tone; word: string }> = {
   queued: { icon: 'inbox', tone: 'muted', word: 'queued' },
@@ -17,15 +19,17 @@ const STATE_LOOK: Record<LedgerRecipient['state'], { icon: string; tone: Tone; w
   failed: { icon: 'error', tone: 'error', word: 'failed' },
 };
 
-export function recipientView(r: LedgerRecipient): RecipientView {
+export function recipientView(r: LedgerRecipient, people: ReadonlySet<string> = new Set()): RecipientView {
   const look = STATE_LOOK[r.state];
   const receipt = r.lastReceipt;
   let label: string;
-  if (r.state === 'queued') label = 'queued · no live session';
+  // A person has no MCP session: their handoffs wait in the inbox of their editor.
+  if (r.state === 'queued') label = people.has(r.recipient) ? 'in their editor inbox · unread' : 'queued · no live session';
   else if (r.state === 'pushed') label = `pushed · ${plural(r.sessionsPushed, 'session')}`;
   // The CLI is enough for the row (the tooltip names the hook event): the sidebar is narrow.
   else if (r.state === 'surfaced' && r.surfaced) label = `surfaced · ${r.surfaced.via.split(' ')[0]} ${clock(r.surfaced.at)}`;
   else if (r.state === 'failed') label = `failed · ${r.failure ?? 'no reason given'}`;
+  else if (r.escalated && r.awaitingAck) label = `escalated → ${r.escalated.to} ${clock(r.escalated.at)}`;
   else if (receipt) label = `${look.word} · ${receipt.by} ${clock(receipt.at)}`;
   else label = look.word;
   const lines = [`${r.recipient}: ${look.word}`];
@@ -33,6 +37,7 @@ export function recipientView(r: LedgerRecipient): RecipientView {
   if (r.surfaced) lines.push(`surfaced in the model's context by ${r.surfaced.via} (${r.surfaced.path}), session ${r.surfaced.session}, at ${new Date(r.surfaced.at).toLocaleString()}`);
   if (receipt) lines.push(`${receipt.kind}${receipt.outcome ? ` (${receipt.outcome})` : ''} by ${receipt.by}, session ${receipt.session}, node ${receipt.node}, at ${new Date(receipt.at).toLocaleString()}`);
   if (r.chasedAt) lines.push(`chased at ${clock(r.chasedAt)}`);
+  if (r.escalated) lines.push(`escalated to ${r.escalated.to} at ${new Date(r.escalated.at).toLocaleString()} (handoff ${r.escalated.messageId})`);
   if (r.overdue) lines.push('past its SLA without an ACK');
   return {
     identity: r.recipient,
@@ -45,7 +50,7 @@ export function recipientView(r: LedgerRecipient): RecipientView {
   };
 }
 
-function eventView(e: LedgerEntry, remote?: RemoteStatus): EventView {
+function eventView(e: LedgerEntry, remote: RemoteStatus | undefined, people: ReadonlySet<string>): EventView {
   const reads = remote?.advisoryReads[e.id];
   return {
     id: e.id,
@@ -60,7 +65,7 @@ function eventView(e: LedgerEntry, remote?: RemoteStatus): EventView {
     resolved: e.resolved,
     awaitingAck: e.awaitingAck,
     open: e.pending,
-    recipients: e.recipients.map(recipientView),
+    recipients: e.recipients.map((r) => recipientView(r, people)),
     advisoryReads: remote && reads?.length ? { label: `${advisoryReadsLabel(reads)} · m.read, advisory (per Matrix user, not per session)`, note: remote.advisoryReadsNote } : undefined,
   };
 }
@@ -88,6 +93,7 @@ function coverageView(c: Snapshot['coverage'][number]): CoverageView {
     c.medianAckMs !== undefined ? `median time to ACK ${age(c.medianAckMs)}` : undefined,
     `${c.liveSessions} live session(s)`,
     c.ghost ? `GHOST: ${c.unacked} unacked and nobody connected` : undefined,
+    c.person ? `a person at the editor: ${c.person.live ? 'live' : 'away'} (${plural(c.person.windows, 'window')}${c.person.lastFocusedAt ? `, last focused ${new Date(c.person.lastFocusedAt).toLocaleString()}` : ''}; live means focused within the last 5 min)` : undefined,
     c.lastSeen ? `last seen ${new Date(c.lastSeen).toLocaleString()}` : undefined,
   ].filter(Boolean).join('\n');
   return {
@@ -99,6 +105,22 @@ function coverageView(c: Snapshot['coverage'][number]): CoverageView {
     liveSessions: c.liveSessions,
     unacked: c.unacked,
     ghost: c.ghost,
+    person: c.person && { live: c.person.live, label: c.person.live ? 'live' : 'away' },
+  };
+}
+
+const INBOX_STATE: Partial<Record<PersonInboxItem['state'], string>> = { read: 'read', acked: 'ACKed · your result is awaited' };
+
+export function inboxRow(i: PersonInboxItem): InboxRowView {
+  const detail = [
+    i.escalation ? `Escalation: ${i.escalation.silent} has not acknowledged handoff ${i.escalation.of} from ${i.from}` : `From ${i.from}`,
+    `sent ${new Date(i.sentAt).toLocaleString()}${i.requiresAck ? ` · ACK due ${new Date(i.dueAt).toLocaleString()}` : ''}`,
+    `thread ${i.thread}${i.replyTo ? ` · reply to ${i.replyTo}` : ''}`,
+    `id ${i.id}`,
+  ].join('\n');
+  return {
+    id: i.id, from: i.from, headline: i.escalation ? `Escalation · ${i.escalation.silent} silent` : i.from, preview: i.preview, sentAt: i.sentAt, state: i.state, unread: i.unread,
+    stateLabel: i.unread ? 'unread' : INBOX_STATE[i.state] ?? i.state, canAck: i.state !== 'acked', escalation: i.escalation, detail,
   };
 }
 
@@ -111,12 +133,15 @@ function hubView(state: HubState, snapshot: Snapshot | undefined): PanelModel['h
   return { state: 'down', detail: `${state.reason}${state.restarting ? ' Restarting…' : ''}` };
 }
 
-export function panelModel(state: HubState, snapshot: Snapshot | undefined, filter: PanelFilter): PanelModel {
+export function panelModel(state: HubState, snapshot: Snapshot | undefined, filter: PanelFilter, identity: string): PanelModel {
   const remote = snapshot?.remote;
-  const events = (snapshot?.messages ?? []).map((e) => eventView(e, remote));
+  const me = personView(snapshot, identity);
+  const people = new Set((snapshot?.people ?? []).map((p) => p.identity));
+  const events = (snapshot?.messages ?? []).map((e) => eventView(e, remote, people));
   const overdueIds = new Set(snapshot?.overdue.ids ?? []);
   const coverage = (snapshot?.coverage ?? []).map(coverageView);
   return {
+    inbox: { identity, unread: me?.unread ?? 0, rows: (me?.inbox ?? []).map(inboxRow) },
     hub: hubView(state, snapshot),
     matrix: remote && matrixView(remote),
     store: snapshot && { ok: snapshot.store.ok, error: snapshot.store.error },
@@ -124,7 +149,7 @@ export function panelModel(state: HubState, snapshot: Snapshot | undefined, filt
     now: snapshot?.now ?? Date.now(),
     overdueCount: overdueIds.size,
     events: filter === 'overdue' ? events.filter((e) => overdueIds.has(e.id)) : events,
-    pending: (snapshot?.pending ?? []).map((e) => eventView(e, remote)),
+    pending: (snapshot?.pending ?? []).map((e) => eventView(e, remote, people)),
     sessions: (snapshot?.sessions ?? []).map((s) => ({ key: s.key, identity: s.identity, client: s.client, roles: s.roles, connectedAt: s.connectedAt })),
     coverage,
     ghosts: coverage.filter((c) => c.ghost),

@@ -2,20 +2,26 @@
 // on every change, and turns the view's requests into commands. The view never gets raw HTML.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { HostToPanel, PanelFilter, PanelModel, PanelToHost } from '../../protocol/panel';
+import type { HostToPanel, InboxAct, PanelFilter, PanelModel, PanelToHost } from '../../protocol/panel';
+import { PanelDiff } from './diff';
 
 export interface PanelActions {
   open(id: string): Promise<void>;
   copyId(id: string): Promise<void>;
   chase(id: string): Promise<void>;
   resolve(id: string): Promise<void>;
+  inbox(act: InboxAct, id: string): Promise<void>;
 }
+
+const INBOX_ACTS = new Set<string>(['open', 'ack', 'reply', 'done', 'stuck', 'rejected']);
 
 export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewId = 'handoff.panel';
   private view?: vscode.WebviewView;
   /** Posting into a view before its script listens loses the message: wait for its 'ready'. */
   private ready = false;
+  /** What the view holds: each post carries only the rows that changed since the last. */
+  private readonly diff = new PanelDiff();
   private filter: PanelFilter = 'all';
   /** Subscriptions of the current view; the editor may dispose a view and resolve a new one. */
   private viewSubscriptions: vscode.Disposable[] = [];
@@ -42,8 +48,12 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
   }
 
   refresh(): void {
-    if (!this.view || !this.ready) return;
-    const message: HostToPanel = { type: 'model', model: this.currentModel() };
+    if (!this.view) return;
+    const model = this.currentModel();
+    // The view's badge is the person's unread count, even while the view is collapsed.
+    this.view.badge = model.inbox.unread ? { value: model.inbox.unread, tooltip: `${model.inbox.unread} unread handoff(s) for ${model.inbox.identity}` } : undefined;
+    if (!this.ready) return;
+    const message: HostToPanel = { type: 'update', update: this.diff.update(model) };
     void this.view.webview.postMessage(message);
   }
 
@@ -66,6 +76,7 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
       switch (m.type) {
         case 'ready':
           this.ready = true;
+          this.diff.reset(); // a fresh view holds nothing
           this.refresh();
           return;
         case 'filter':
@@ -75,6 +86,9 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
         case 'copyId': return await this.actions.copyId(String(m.id));
         case 'chase': return await this.actions.chase(String(m.id));
         case 'resolve': return await this.actions.resolve(String(m.id));
+        case 'inbox':
+          if (!INBOX_ACTS.has(m.act)) throw new Error(`unknown inbox action ${String(m.act).slice(0, 40)}`);
+          return await this.actions.inbox(m.act, String(m.id));
       }
     } catch (e) {
       this.log.error(`panel action ${m.type} failed: ${(e as Error).message}`);

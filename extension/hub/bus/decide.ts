@@ -44,6 +44,8 @@ export interface SendDraft {
   idempotencyKey?: string;
   /** The sender confirms a probable duplicate is meant as a new message. */
   insist?: boolean;
+  /** Whom to escalate to if it stays unacknowledged past its chase; default: this hub's person. */
+  escalateTo?: string;
 }
 
 /** Recent sends by fingerprint, derived (not stored): rebuilt from hot messages at start. */
@@ -132,6 +134,9 @@ export function decideSend(state: BusState, req: SendDraft, ctx: SendContext): S
     throw new BusError('payload_too_large', `The body is ${bytes} bytes; the limit is ${limits.maxBodyBytes}. Nothing was sent. Put large content in a workspace file and pass it in attachments as {path}.`, { bytes, limit: limits.maxBodyBytes });
   }
   if (req.body.trim() === '') throw new BusError('invalid_input', 'The body is empty; say what the recipient should do.');
+  if (req.escalateTo !== undefined && !IDENTITY_PATTERN.test(req.escalateTo)) {
+    throw new BusError('invalid_identity', `escalate_to "${req.escalateTo.slice(0, 80)}" is not an identity name: use letters, digits, '.', '_' or '-' (up to 64), optionally @node.`);
+  }
   const recipients = resolveRecipients(state, req.to, ctx);
   const fingerprint = sendFingerprint(caller.identity, recipients, req.body);
   const recent = ctx.recent.get(fingerprint);
@@ -153,6 +158,7 @@ export function decideSend(state: BusState, req: SendDraft, ctx: SendContext): S
     slaMs: req.slaMs ?? limits.defaultSlaMs,
     ttlMs: req.ttlMs ?? limits.defaultTtlMs,
     idempotencyKey: req.idempotencyKey,
+    ...(req.escalateTo ? { escalateTo: req.escalateTo } : {}),
     sentAt: now,
     sentBySession: caller.session,
     node: caller.node,

@@ -1,7 +1,8 @@
 // Derived views of the bus: the pending ledger, what is overdue, coverage and ghosts, and the
 // timer-driven events (chase once past the SLA, dead-letter after the TTL). All plain functions.
-import type { Coverage, InboxItem, LedgerEntry, LedgerRecipient, OverdueSummary, RecipientOutcome, RelayOutcome, SendResult } from '../../protocol/views';
+import type { Coverage, InboxItem, LedgerEntry, LedgerRecipient, OverdueSummary, PersonInboxItem, PersonPresence, RecipientOutcome, RelayOutcome, SendResult } from '../../protocol/views';
 import type { BusEvent, BusState, Delivery, HotMessage, Message } from './model';
+import { escalate, isEscalationDue, type EscalationContext } from './escalate';
 import { isTerminal } from './reduce';
 import { isRemote } from './relay';
 
@@ -47,6 +48,7 @@ export function ledgerEntry(hot: HotMessage, now: number): LedgerEntry {
       awaitingAck: m.requiresAck && !hot.resolution && awaitingAck(d),
       failure: d.failure?.reason,
       chasedAt: d.chasedAt,
+      escalated: d.escalated,
       overdue: isOverdue(hot, d, now),
     };
   });
@@ -134,7 +136,7 @@ export function unackedFor(mail: HotMessage[], identity: string): HotMessage[] {
   return mail.filter((h) => !h.resolution && h.message.requiresAck && h.deliveries[identity] && awaitingAck(h.deliveries[identity]));
 }
 
-export function coverage(state: BusState, liveSessions: (identity: string) => number, now: number): Coverage[] {
+export function coverage(state: BusState, liveSessions: (identity: string) => number, now: number, person: (identity: string) => PersonPresence | undefined = () => undefined): Coverage[] {
   const unacked = new Map<string, number>();
   for (const h of Object.values(state.hot)) {
     if (h.resolution || !h.message.requiresAck) continue;
@@ -145,25 +147,24 @@ export function coverage(state: BusState, liveSessions: (identity: string) => nu
     const c = state.coverage[identity] ?? { addressed: 0, acked: 0, ackLatencies: [] };
     const live = liveSessions(identity);
     const waiting = unacked.get(identity) ?? 0;
+    const there = person(identity);
+    const lastSeen = live > 0 || there?.live ? now : Math.max(state.identities[identity]?.lastSeen ?? 0, there?.lastFocusedAt ?? 0) || undefined;
     return {
       identity,
       addressed: c.addressed,
       acked: c.acked,
       medianAckMs: median(c.ackLatencies),
-      lastSeen: live > 0 ? now : state.identities[identity]?.lastSeen,
+      lastSeen,
       liveSessions: live,
       unacked: waiting,
-      ghost: waiting > 0 && live === 0 && !isRemote(identity),
+      ghost: waiting > 0 && live === 0 && !there?.live && !isRemote(identity),
       remote: isRemote(identity),
+      ...(there ? { person: there } : {}),
     };
   });
 }
 
-/**
- * Timer events due now: one chase per overdue delivery (then escalation is the editor's and
- * `handoff status`'s job), and a visible dead-letter for deliveries unacked past their TTL.
- */
-/** Open messages whose SLA deadline fell in (from, to]: their rows turn overdue with no event of their own. */
+/** Open messages whose SLA deadline fell in [from, to): their rows turn overdue with no event of their own. */
 export function slaPassed(state: BusState, from: number, to: number): string[] {
   const out: string[] = [];
   for (const hot of Object.values(state.hot)) {
@@ -173,7 +174,11 @@ export function slaPassed(state: BusState, from: number, to: number): string[] {
   return out;
 }
 
-export function dueEvents(state: BusState, now: number): BusEvent[] {
+/**
+ * Timer events due now: one chase per overdue delivery, one escalation (escalate.ts) per chased
+ * delivery still silent a period later, and a visible dead-letter for deliveries unacked past their TTL.
+ */
+export function dueEvents(state: BusState, now: number, escalation?: EscalationContext): BusEvent[] {
   const events: BusEvent[] = [];
   for (const hot of Object.values(state.hot)) {
     const m = hot.message;
@@ -184,6 +189,8 @@ export function dueEvents(state: BusState, now: number): BusEvent[] {
         events.push({ type: 'failed', id: m.id, recipient: d.recipient, reason: `dead-lettered: no ACK within the TTL of ${Math.round(m.ttlMs / 1000)} s`, at: now });
       } else if (now > m.sentAt + m.slaMs && d.chasedAt === undefined) {
         events.push({ type: 'chased', id: m.id, recipient: d.recipient, at: now });
+      } else if (escalation && isEscalationDue(hot, d, now)) {
+        events.push(...escalate(hot, d, now, escalation));
       }
     }
   }
@@ -200,4 +207,20 @@ export function sendResult(m: Message, recipients: RecipientOutcome[], relay?: R
     recipients,
     ...(relay ? { relay } : {}),
   };
+}
+
+/** A person's inbox as the editor lists it: open mail addressed to them, newest first. */
+export function personInbox(mail: HotMessage[], identity: string, limit = 100): PersonInboxItem[] {
+  const out: PersonInboxItem[] = [];
+  for (let i = mail.length - 1; i >= 0 && out.length < limit; i--) {
+    const hot = mail[i];
+    const d = hot.deliveries[identity];
+    if (!d || hot.resolution || isTerminal(d.state)) continue;
+    const m = hot.message;
+    out.push({
+      id: m.id, from: m.from, thread: m.thread, replyTo: m.replyTo, preview: preview(m.body), sentAt: m.sentAt, state: d.state,
+      unread: isUnread(d), requiresAck: m.requiresAck, dueAt: m.sentAt + m.slaMs, ...(m.escalation ? { escalation: m.escalation } : {}),
+    });
+  }
+  return out;
 }

@@ -3,7 +3,7 @@
 // The message and delivery types themselves are protocol (extension/protocol/model.ts).
 import { dict } from './dict';
 import type { Delivery, Message, Push, Receipt, Resolution, Surfacing } from '../../protocol/model';
-export type { PushKind, ReceiptKind, Outcome, SurfacePath, DeliveryState, Attachment, Message, Origin, Stamp, Receipt, Push, Surfacing, Delivery, Resolution } from '../../protocol/model';
+export type { PushKind, ReceiptKind, Outcome, SurfacePath, DeliveryState, Attachment, Message, Origin, Escalation, Stamp, Receipt, Push, Surfacing, Delivery, Resolution } from '../../protocol/model';
 
 export interface IdentityRecord {
   name: string;
@@ -75,6 +75,8 @@ export type BusEvent =
   | { type: 'surfaced'; id: string; recipient: string; surfacing: Surfacing }
   | { type: 'failed'; id: string; recipient: string; reason: string; at: number }
   | { type: 'chased'; id: string; recipient: string; at: number }
+  /** Chased and still silent: escalated to `to` as handoff `messageId` (sent in the same record). */
+  | { type: 'escalated'; id: string; recipient: string; to: string; at: number; messageId: string }
   | { type: 'resolved'; id: string; resolution: Resolution }
   | { type: 'identity'; name: string; at: number; roles: string[] }
   | { type: 'outboxed'; txnId: string; at: number; item: OutboxItem }

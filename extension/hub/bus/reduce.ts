@@ -100,6 +100,11 @@ export function apply(state: BusState, event: BusEvent): void {
       if (d) d.chasedAt = event.at;
       return;
     }
+    case 'escalated': {
+      const d = state.hot[event.id]?.deliveries[event.recipient];
+      if (d) d.escalated = { to: event.to, at: event.at, messageId: event.messageId };
+      return;
+    }
     case 'resolved': {
       const hot = state.hot[event.id];
       if (hot) hot.resolution = event.resolution;

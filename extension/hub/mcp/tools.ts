@@ -9,6 +9,7 @@ import type { Caller } from '../bus/decide';
 import { BusError } from '../bus/errors';
 import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN } from '../bus/identity';
 import type { Delivery, Message } from '../bus/model';
+import { PRESENCE_WINDOW_MS } from '../../protocol/views';
 import type { Hub } from '../hub';
 import { recipientsText } from '../../shared/sendText';
 import { sessionLabel } from '../sessions';
@@ -97,6 +98,7 @@ function receiptData(d: Delivery) {
     surfaced: (d.surfacings ?? []).map((x) => ({ session: sessionLabel(x.session), node: x.node, at: new Date(x.at).toISOString(), path: x.path, via: x.via, replayed: x.replayed })),
     receipts: d.receipts.map((r) => ({ kind: r.kind, by: r.by, session: sessionLabel(r.session), node: r.node, at: new Date(r.at).toISOString(), outcome: r.outcome, summary: r.summary })),
     failure: d.failure?.reason,
+    ...(d.escalated ? { escalated: { to: d.escalated.to, at: new Date(d.escalated.at).toISOString(), message_id: d.escalated.messageId } } : {}),
   };
 }
 
@@ -118,11 +120,17 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     inputSchema: {},
     annotations: READ,
   }, guarded(ctx, () => {
+    const iso = (at?: number) => (at ? new Date(at).toISOString() : undefined);
     const peers = hub.coverage().map((c) => ({
-      identity: c.identity, live_sessions: c.liveSessions, last_seen: c.lastSeen ? new Date(c.lastSeen).toISOString() : undefined,
+      identity: c.identity, live: c.liveSessions > 0 || !!c.person?.live, live_sessions: c.liveSessions, last_seen: iso(c.lastSeen),
       ghost: c.ghost, remote: c.remote, unacked: c.unacked, addressed: c.addressed, acked: c.acked, median_ack_ms: c.medianAckMs,
+      ...(c.person ? { person: { at_editor: true, live: c.person.live, windows: c.person.windows, last_focused: iso(c.person.lastFocusedAt) } } : {}),
     }));
-    const lines = peers.map((p) => p.remote ? `${p.identity}: on another node (its hub knows its sessions)` : `${p.identity}: ${p.live_sessions} live${p.ghost ? ' — GHOST: unacked mail, nobody connected' : ''}`);
+    const personLine = (p: (typeof peers)[number]) => p.person && (p.person.live
+      ? `${p.identity}: a person at the editor, live (a window focused within the last ${PRESENCE_WINDOW_MS / 60_000} min)`
+      : `${p.identity}: a person at the editor, away (${p.person.windows} window(s) open, last focused ${p.person.last_focused ?? 'never'})`);
+    const lines = peers.map((p) => p.remote ? `${p.identity}: on another node (its hub knows its sessions)`
+      : personLine(p) ?? `${p.identity}: ${p.live_sessions} live${p.ghost ? ' — GHOST: unacked mail, nobody connected' : ''}`);
     return result(ctx, lines.join('\n') || 'No identities have connected yet.', { peers });
   }));
 
@@ -139,15 +147,16 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       ttl_seconds: z.number().int().min(1).max(90 * 86400).optional(),
       idempotency_key: z.string().min(1).max(200).optional(),
       insist: z.boolean().optional().describe('send even though the same body just went to the same recipients'),
+      escalate_to: z.string().max(200).optional().describe('who to escalate to if it is still unacknowledged one SLA period after its chase (default: the person at this hub\'s editor)'),
     },
     annotations: SEND,
-  }, guarded(ctx, async (a: { to: string | string[]; body: string; thread?: string; reply_to?: string; attachments?: { path: string; sha256?: string }[]; requires_ack?: boolean; sla_seconds?: number; ttl_seconds?: number; idempotency_key?: string; insist?: boolean }) => {
+  }, guarded(ctx, async (a: { to: string | string[]; body: string; thread?: string; reply_to?: string; attachments?: { path: string; sha256?: string }[]; requires_ack?: boolean; sla_seconds?: number; ttl_seconds?: number; idempotency_key?: string; insist?: boolean; escalate_to?: string }) => {
     const caller = ctx.caller();
     const attachments = await Promise.all((a.attachments ?? []).map((x) => resolveAttachment(hub.options.workspace, x.path, x.sha256)));
     const r = await hub.send(caller, {
       to: Array.isArray(a.to) ? a.to : [a.to], body: a.body, thread: a.thread, replyTo: a.reply_to, attachments,
       requiresAck: a.requires_ack, slaMs: a.sla_seconds && a.sla_seconds * 1000, ttlMs: a.ttl_seconds && a.ttl_seconds * 1000,
-      idempotencyKey: a.idempotency_key, insist: a.insist,
+      idempotencyKey: a.idempotency_key, insist: a.insist, escalateTo: a.escalate_to,
     });
     const head = r.duplicate ? `Not sent again: ${r.duplicate.note}` : `Stored durably as ${r.message_id}.`;
     return result(ctx, `${head} ${recipientsText(r)}. A push is not proof of reading: pending and get_receipts show the recipient's ACK.`, { ...r });
@@ -222,7 +231,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       lastReceipt: r.lastReceipt && { ...r.lastReceipt, session: sessionLabel(r.lastReceipt.session) },
       surfaced: r.surfaced && { ...r.surfaced, session: sessionLabel(r.surfaced.session) },
     })) }));
-    const text = entries.map((e) => `${e.id} → ${e.recipients.map((r) => `${r.recipient}:${r.state}${r.overdue ? ' OVERDUE' : ''}`).join(', ')} — ${e.preview}`).join('\n') || 'Nothing pending: every handoff you sent is done.';
+    const text = entries.map((e) => `${e.id} → ${e.recipients.map((r) => `${r.recipient}:${r.state}${r.overdue ? ' OVERDUE' : ''}${r.escalated ? ` escalated to ${r.escalated.to} at ${new Date(r.escalated.at).toISOString()}` : ''}`).join(', ')} — ${e.preview}`).join('\n') || 'Nothing pending: every handoff you sent is done.';
     return result(ctx, text, { pending: entries });
   }));
 

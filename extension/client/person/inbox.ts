@@ -1,0 +1,58 @@
+// The person's own inbox, read from the hub's snapshot: every window of that hub sees the same
+// (a read receipt written in one is in the next snapshot of all).
+import type { PersonInboxItem, PersonView, Snapshot } from '../../protocol/views';
+import type { QuickPickItem } from 'vscode';
+import { clock } from '../../shared/format';
+import { inertLinks } from '../format';
+
+export function personView(snapshot: Snapshot | undefined, identity: string): PersonView | undefined {
+  return snapshot?.people?.find((p) => p.identity === identity);
+}
+
+export function inboxItems(snapshot: Snapshot | undefined, identity: string): PersonInboxItem[] {
+  return personView(snapshot, identity)?.inbox ?? [];
+}
+
+export function unreadCount(snapshot: Snapshot | undefined, identity: string): number {
+  return personView(snapshot, identity)?.unread ?? 0;
+}
+
+/** One line naming a handoff for the person: who, and what (an escalation says who went silent). */
+export function inboxHeadline(i: PersonInboxItem): string {
+  return i.escalation ? `Escalation: ${i.escalation.silent} has not acknowledged ${i.from}'s handoff` : `${i.from}: ${i.preview}`;
+}
+
+/** The notification's text: untrusted, so links are made inert (VS Code renders `[x](command:…)`). */
+export function arrivalText(i: PersonInboxItem): string {
+  // An escalation's body starts with the same sentence: the headline is enough.
+  return inertLinks(i.escalation ? `Handoff ${inboxHeadline(i)}, chased and still silent.` : `Handoff from ${i.from}: "${i.preview}"`);
+}
+
+/** Which unread items are new since the last look; the first look (also after a change of identity) only learns what is there. */
+export class Arrivals {
+  private seen?: Set<string>;
+  private identity?: string;
+
+  fresh(identity: string, items: PersonInboxItem[] | undefined): PersonInboxItem[] {
+    if (!items) return [];
+    if (identity !== this.identity) this.seen = undefined;
+    this.identity = identity;
+    const first = !this.seen;
+    const seen = (this.seen ??= new Set());
+    const fresh = items.filter((i) => !seen.has(i.id) && i.unread);
+    for (const i of items) seen.add(i.id);
+    return first ? [] : fresh;
+  }
+}
+
+export interface ItemPick extends QuickPickItem { id: string }
+
+/** "Open Inbox…" rows: unread marked, escalations flagged. */
+export function inboxPicks(items: PersonInboxItem[]): ItemPick[] {
+  return items.map((i) => ({
+    id: i.id,
+    label: `${i.unread ? '$(circle-filled)' : '$(circle-outline)'} ${i.escalation ? `$(warning) ${inboxHeadline(i)}` : i.from}`,
+    description: `${i.unread ? 'unread · ' : `${i.state} · `}${clock(i.sentAt)}`,
+    detail: i.preview,
+  }));
+}

@@ -1,0 +1,54 @@
+// Escalation, the step after the chase (DESIGN "chases once past an SLA, then escalates to a
+// human"): a delivery chased and still unacknowledged one more SLA period later escalates once,
+// as a new handoff to a person that names the silent recipient. Plain functions over data.
+import { awaitingAck } from './ledger';
+import type { BusEvent, Delivery, HotMessage, Message } from './model';
+
+/** What the timer needs to escalate: whom to (per handoff, else the hub's person) and fresh ids. */
+export interface EscalationContext {
+  /** The person a sender's unanswered handoffs escalate to; undefined: nobody to tell yet. */
+  person: () => string | undefined;
+  newId: () => string;
+  nextSeq: () => number;
+  node: string;
+}
+
+/** How much of the unanswered body the escalation quotes (the full message stays one click away). */
+const QUOTE_CHARS = 2000;
+
+/** Chased, one more SLA period gone, still no ACK, not escalated yet; an escalation never escalates. */
+export function isEscalationDue(hot: HotMessage, d: Delivery, now: number): boolean {
+  const m = hot.message;
+  return m.requiresAck && !m.escalation && !hot.resolution && awaitingAck(d)
+    && d.chasedAt !== undefined && d.escalated === undefined && now > d.chasedAt + m.slaMs;
+}
+
+export function escalationBody(m: Message, silent: string, chasedAt: number): string {
+  const quoted = m.body.length > QUOTE_CHARS ? `${m.body.slice(0, QUOTE_CHARS)}… (cut; open ${m.id} for all of it)` : m.body;
+  return [
+    `Escalation: ${silent} has not acknowledged a handoff from ${m.from}.`,
+    `Sent ${new Date(m.sentAt).toISOString()} with an SLA of ${Math.round(m.slaMs / 1000)} s, chased ${new Date(chasedAt).toISOString()}, still no ACK.`,
+    `Handoff ${m.id}:`,
+    '',
+    quoted,
+  ].join('\n');
+}
+
+/**
+ * The escalation of one silent delivery: the `escalated` mark and the escalation handoff itself,
+ * committed together. Nothing when there is nobody to escalate to, or only the silent one itself.
+ */
+export function escalate(hot: HotMessage, d: Delivery, now: number, ctx: EscalationContext): BusEvent[] {
+  const m = hot.message;
+  const to = m.escalateTo ?? ctx.person();
+  if (!to || to === d.recipient || d.chasedAt === undefined) return [];
+  const id = ctx.newId();
+  const message: Message = {
+    id, seq: ctx.nextSeq(), from: m.from, address: [to], recipients: [to], thread: m.thread, replyTo: m.id,
+    // Due when the silent handoff would be dead-lettered: the person has until then, and a short
+    // SLA must not make the escalation itself overdue (and notify) a moment after it arrives.
+    body: escalationBody(m, d.recipient, d.chasedAt), attachments: [], requiresAck: true, slaMs: Math.max(1000, m.sentAt + m.ttlMs - now), ttlMs: m.ttlMs,
+    sentAt: now, sentBySession: `escalation@${ctx.node}`, node: ctx.node, escalation: { of: m.id, silent: d.recipient },
+  };
+  return [{ type: 'escalated', id: m.id, recipient: d.recipient, to, at: now, messageId: id }, { type: 'sent', message }];
+}

@@ -1,0 +1,54 @@
+// The people at editor windows on this hub, in memory only: a window is listed while its control
+// connection is open (like a session), and its person counts as there while that window was
+// focused within PRESENCE_WINDOW_MS. Nothing on disk says a person is at the editor.
+import { PRESENCE_WINDOW_MS, type PersonPresence } from '../protocol/views';
+
+export interface WindowReport {
+  identity: string;
+  focused: boolean;
+  /** The window's "handoff.escalateTo" setting: whom its person's unanswered handoffs escalate to. */
+  escalateTo?: string;
+}
+
+interface EditorWindow extends WindowReport {
+  /** When it last had focus: now while it has it. */
+  focusedAt?: number;
+}
+
+export class People {
+  private readonly windows = new Map<string, EditorWindow>();
+
+  /** A window says who sits at it and whether it has focus (at start, on every focus change). */
+  report(window: string, r: WindowReport, now: number): void {
+    const before = this.windows.get(window);
+    const focusedAt = r.focused || before?.focused ? now : before?.focusedAt;
+    this.windows.set(window, { ...r, focusedAt });
+  }
+
+  /** The window's connection closed. */
+  drop(window: string): boolean {
+    return this.windows.delete(window);
+  }
+
+  identities(): string[] {
+    return [...new Set([...this.windows.values()].map((w) => w.identity))].sort();
+  }
+
+  presence(identity: string, now: number): PersonPresence | undefined {
+    const mine = [...this.windows.values()].filter((w) => w.identity === identity);
+    if (mine.length === 0) return undefined;
+    const last = Math.max(...mine.map((w) => (w.focused ? now : w.focusedAt ?? -Infinity)));
+    const lastFocusedAt = Number.isFinite(last) ? last : undefined;
+    return { live: lastFocusedAt !== undefined && now - lastFocusedAt <= PRESENCE_WINDOW_MS, windows: mine.length, lastFocusedAt };
+  }
+
+  /**
+   * Whom a sender's unanswered handoffs escalate to when the handoff names nobody: the
+   * person of the most recently focused window (its escalateTo setting, else its identity).
+   */
+  escalationTarget(): string | undefined {
+    let best: EditorWindow | undefined;
+    for (const w of this.windows.values()) if (!best || (w.focusedAt ?? 0) > (best.focusedAt ?? 0)) best = w;
+    return best && (best.escalateTo || best.identity);
+  }
+}
