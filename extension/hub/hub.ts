@@ -247,11 +247,17 @@ export class Hub {
       caller, now, newId: () => this.newId(now), nextSeq: () => ++this.nextSeq,
       liveIdentities: this.sessions.identities(), recent: this.memory.recent, limits: this.limits,
     });
-    if (decision.kind === 'duplicate') return asDuplicate(await this.describeSend(decision.id), decision.why);
+    if (decision.kind === 'duplicate') {
+      // A twin racing the first send waits for it to land; if the store refused the first, this is the send.
+      if (!(await this.memory.landed(decision.id))) return this.sendOnce(caller, req);
+      return asDuplicate(await this.describeSend(decision.id), decision.why);
+    }
     const m = decision.message;
     const forget = this.memory.remember(m, now); // before the await: a racing twin sees it
     try {
-      await this.commit([{ type: 'sent', message: m }]);
+      const committing = this.commit([{ type: 'sent', message: m }]);
+      this.memory.track(m.id, committing);
+      await committing;
     } catch (e) {
       forget();
       throw e;

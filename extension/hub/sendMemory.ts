@@ -10,6 +10,8 @@ export type DuplicateWhy = 'idempotency_key' | 'probable_duplicate';
 export class SendMemory {
   readonly recent: RecentSends = new Map();
   private readonly inflight = new Map<string, Promise<SendResult>>();
+  /** Sends being committed, by id: true once stored, false if the store refused them. */
+  private readonly landing = new Map<string, Promise<boolean>>();
   private pruneAt = 1024;
 
   constructor(private readonly windowMs: number) {}
@@ -26,6 +28,18 @@ export class SendMemory {
     const fingerprint = sendFingerprint(m.from, m.recipients, m.body);
     this.recent.set(fingerprint, { id: m.id, at });
     return () => this.recent.delete(fingerprint);
+  }
+
+  /** Follows the commit of a new message, so a probable duplicate racing it can wait for it. */
+  track(id: string, commit: Promise<unknown>): void {
+    const stored = commit.then(() => true, () => false);
+    this.landing.set(id, stored);
+    void stored.then(() => this.landing.delete(id));
+  }
+
+  /** Whether the send `id` is stored: waits while it is being committed. */
+  landed(id: string): Promise<boolean> {
+    return this.landing.get(id) ?? Promise.resolve(true);
   }
 
   /** Runs the send once per (sender, key) at a time: a retry racing the first gets the first's answer, marked. */

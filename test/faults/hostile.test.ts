@@ -201,6 +201,25 @@ describe('hostile input cannot crash, brick or impersonate', () => {
     assert.ok(!(await alice.ok('list_peers')).peers.some((p: any) => p.identity === 'Bob' || p.identity === 'BOB'));
   });
 
+  it('a send right behind a whoami naming a case twin (one write) is not sent as the twin', async () => {
+    await (await connectAgent({ socket: hub.socket, name: 'carol' })).close();
+    const raw = await rawAgent(hub.socket, { session: 'twin-race' });
+    try {
+      await raw.initialize();
+      // Both requests in one write: the send is read while the whoami is still registering.
+      const call = (id: number, name: string, args: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+      raw.socket.write(`${call(1, 'whoami', { name: 'Carol' })}\n${call(2, 'send_handoff', { to: 'carol', body: 'from a twin' })}\n`);
+      const [who, sent] = [await raw.response(1), await raw.response(2)];
+      assert.equal(who.result.structuredContent.error.code, 'invalid_identity');
+      assert.ok(sent.result.isError, `the send was refused: ${JSON.stringify(sent.result.structuredContent)}`);
+      const carol = await connectAgent({ socket: hub.socket, name: 'carol' });
+      assert.equal((await carol.ok('inbox')).messages.length, 0, 'nothing reached carol from "Carol"');
+      await carol.close();
+    } finally {
+      raw.close();
+    }
+  });
+
   it('a socket directory that is a symlink is refused, not followed and chmodded', async () => {
     const target = tempDir('elsewhere');
     chmodSync(target, 0o755);

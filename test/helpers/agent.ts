@@ -88,7 +88,10 @@ export async function connectAgent(spec: AgentSpec): Promise<Agent> {
   if (spec.name) {
     // A named session is registered before its initialize is answered (G8): live right away.
     const me = (await agent.call('whoami')).structuredContent;
-    if (!(me?.live_sessions_of_identity > 0)) throw new Error(`${spec.name} connected but is not live on the hub: ${JSON.stringify(me)} ${err}`);
+    if (!(me?.live_sessions_of_identity > 0)) {
+      await client.close().catch(() => undefined); // a refused agent must not leave its bridge running
+      throw new Error(`${spec.name} connected but is not live on the hub: ${JSON.stringify(me)} ${err}`);
+    }
   }
   return agent;
 }

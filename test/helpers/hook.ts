@@ -13,16 +13,22 @@ export interface HookRun {
   json?: any;
 }
 
-export function runHook(args: string[], input: Record<string, unknown>, env: Record<string, string> = {}): Promise<HookRun> {
+/**
+ * A hook still running after `killAfterMs` is killed (code null): a hook that hangs — or an idle
+ * waiter nothing wakes, which would wait its 50 minutes — fails its test instead of holding the run.
+ */
+export function runHook(args: string[], input: Record<string, unknown>, env: Record<string, string> = {}, killAfterMs = 20_000): Promise<HookRun> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(NODE, [join(DIST, 'hook.js'), ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const killer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => {
+      clearTimeout(killer);
       const ms = performance.now() - started;
       let json: unknown;
       try {

@@ -19,6 +19,15 @@ describe('attention: hooks surface handoffs once per session', () => {
   const hook = (cli: string, event: string, session: string, name = 'bob', extra: Record<string, string> = {}) =>
     runHook([cli, event, '--name', name], { session_id: session, hook_event_name: event, cwd: hub.workspace }, { HANDOFF_HUB: hub.socket, ...extra });
   const context = (r: { json?: any }) => r.json?.hookSpecificOutput?.additionalContext as string | undefined;
+  /** The sender's receipts once `n` surfacings are journaled: a hook exits as soon as it has sent its confirmation. */
+  const receiptsOnceSurfaced = async (id: string, n: number) => {
+    for (let i = 0; ; i++) {
+      const r = await alice.ok('get_receipts', { message_id: id });
+      if (r.deliveries[0].surfaced.length >= n) return r;
+      assert.ok(i < 500, `${n} surfacing(s) of ${id} journaled (have ${r.deliveries[0].surfaced.length})`);
+      await new Promise((res) => setTimeout(res, 10));
+    }
+  };
 
   before(async () => {
     hub = await startHub();
@@ -45,7 +54,7 @@ describe('attention: hooks surface handoffs once per session', () => {
     const stop = await hook('claude', 'Stop', 'S1');
     assert.equal(stop.stdout, '', 'nothing unseen: the turn ends without a block');
 
-    const receipts = await alice.ok('get_receipts', { message_id: sent.message_id });
+    const receipts = await receiptsOnceSurfaced(sent.message_id, 1);
     const surfaced = receipts.deliveries[0].surfaced;
     assert.equal(surfaced.length, 1);
     assert.equal(surfaced[0].path, 'hook');
@@ -61,6 +70,7 @@ describe('attention: hooks surface handoffs once per session', () => {
     await (await connectAgent({ socket: hub.socket, name: 'carol' })).close();
     const sent = await alice.ok('send_handoff', { to: 'carol', body: 'two sessions, two copies' });
     const a = await hook('codex', 'PostToolUse', 'A', 'carol');
+    await receiptsOnceSurfaced(sent.message_id, 1); // A's copy is on record before B asks
     const b = await hook('gemini', 'AfterTool', 'B', 'carol');
     assert.ok(context(a)?.includes(sent.message_id));
     assert.ok(context(b)?.includes(sent.message_id));
@@ -68,7 +78,7 @@ describe('attention: hooks surface handoffs once per session', () => {
     assert.match(context(b)!, /REPLAYED/);
     assert.equal((await hook('codex', 'PostToolUse', 'A', 'carol')).stdout, '');
     assert.equal((await hook('gemini', 'AfterTool', 'B', 'carol')).stdout, '');
-    const receipts = await alice.ok('get_receipts', { message_id: sent.message_id });
+    const receipts = await receiptsOnceSurfaced(sent.message_id, 2);
     assert.deepEqual(receipts.deliveries[0].surfaced.map((s: any) => [s.session, s.replayed]), [[sessionLabel('codex:A'), false], [sessionLabel('gemini:B'), true]]);
   });
 
@@ -110,11 +120,7 @@ describe('attention: hooks surface handoffs once per session', () => {
     for (let i = 0; i < 40 && !context(next); i++) next = await hook('claude', 'PostToolUse', 'cut', 'dave');
     assert.ok(context(next)?.includes(sent.message_id), 'a later hook of the session hands it over');
     assert.doesNotMatch(context(next)!, /REPLAYED/);
-    // Journaled when the hook's `ack` reaches the hub, which may be just after the hook exits.
-    const surfaced = async () => (await alice.ok('get_receipts', { message_id: sent.message_id })).deliveries[0].surfaced.length;
-    let n = await surfaced();
-    for (let i = 0; i < 50 && n === 0; i++) n = await surfaced();
-    assert.equal(n, 1);
+    assert.equal((await receiptsOnceSurfaced(sent.message_id, 1)).deliveries[0].surfaced.length, 1);
   });
 
   it('hooks racing in one session (parallel tool calls) surface a handoff once between them', async () => {
@@ -207,8 +213,9 @@ describe('attention: hooks surface handoffs once per session', () => {
     }
   });
 
-  // How fast is the bench's question (test/bench/hook.bench.ts); here: it never waits on a hub.
-  it('with no hub, or a hub that never answers, a hook exits 0 with nothing: its own budget ends it, not the hub', { timeout: 30_000 }, async () => {
+  // How fast it gives up is measured in test/bench/hook.bench.ts, not asserted here (a loaded machine
+  // is not a failure); that it gives up by itself, with nothing, is (runHook kills a hook that hangs).
+  it('with no hub, or a hub that never answers, a hook gives up on its own: exit 0, nothing printed', async () => {
     const dir = tempDir('hook-nohub');
     const gone = await runHook(['claude', 'PostToolUse', '--name', 'bob'], { session_id: 'X' }, { HANDOFF_HUB: join(dir, 'none.sock') });
     assert.equal(gone.code, 0);

@@ -51,10 +51,14 @@ describe('handoff between two agents over the real bridge', () => {
     const who = await bob.call('whoami');
     assert.ok(who.content.some((c) => c.type === 'text' && c.text.startsWith('unacked handoffs: 1')), 'footer on an unacked recipient');
 
-    // Nothing is counted as read or acked by the push itself (G3). The push's own journal record
-    // lands one group commit after the push, so a busy machine may answer `queued` just before it.
+    // Nothing is counted as read or acked by the push itself (G3). The push's journal record
+    // lands a moment after the push: wait for it, then look at the state it left.
     let receipts = await alice.ok('get_receipts', { message_id: id });
-    for (let i = 0; i < 50 && receipts.deliveries[0].state === 'queued'; i++) receipts = await alice.ok('get_receipts', { message_id: id });
+    for (let i = 0; receipts.deliveries[0].pushes.length === 0; i++) {
+      assert.ok(i < 500, 'the push was journaled');
+      await new Promise((r) => setTimeout(r, 10));
+      receipts = await alice.ok('get_receipts', { message_id: id });
+    }
     assert.equal(receipts.deliveries[0].state, 'pushed');
     assert.equal(receipts.deliveries[0].receipts.length, 0);
 
@@ -130,6 +134,17 @@ describe('handoff between two agents over the real bridge', () => {
     assert.equal(foreign.structuredContent.error.code, 'not_addressed_to_you');
     const state = await alice.ok('get_receipts', { message_id: toBob.message_id });
     assert.equal(state.deliveries[0].receipts.length, 0, 'a refused ack writes nothing');
+    // Only its sender and recipients may read a message.
+    const eve = await connectAgent({ socket: hub.socket, name: 'eve' });
+    try {
+      for (const tool of ['get_message', 'get_receipts']) {
+        const peek = await eve.call(tool, { message_id: toBob.message_id });
+        assert.equal(peek.structuredContent.error?.code, 'not_addressed_to_you', `${tool} by a third party`);
+        assert.ok(!JSON.stringify(peek).includes('only bob may ack this'), `${tool} shows a third party nothing of the body`);
+      }
+    } finally {
+      await eve.close();
+    }
 
     const huge = await alice.call('send_handoff', { to: 'bob', body: 'x'.repeat(70_000) });
     assert.equal(huge.structuredContent.error.code, 'payload_too_large');

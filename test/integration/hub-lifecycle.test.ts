@@ -123,13 +123,15 @@ describe('hub process', () => {
       raw.request(7, 'tools/call', call);
       const first = await raw.response(7, 1);
       const second = await raw.response(7, 2);
-      assert.equal(second.result.structuredContent.message_id, first.result.structuredContent.message_id);
+      assert.equal(first.result.structuredContent.duplicate, undefined);
+      // The first answer itself, not a second run that the probable-duplicate rule happened to catch.
+      assert.deepEqual(second.result, first.result);
       raw.close();
       const again = await rawAgent(hub.socket, { identity: 'alice', session: 'alice-raw' });
       await again.initialize();
       again.request(7, 'tools/call', call);
       const third = await again.response(7);
-      assert.equal(third.result.structuredContent.message_id, first.result.structuredContent.message_id);
+      assert.deepEqual(third.result, first.result, 'after a reconnect too');
       again.close();
       const inbox = await bob.ok('inbox');
       assert.equal(inbox.messages.filter((m: any) => plainBody(m) === 'replay me').length, 1, 'one message created');
@@ -167,6 +169,11 @@ describe('hub process', () => {
       const refused = await anon.call('send_handoff', { to: 'x', body: 'y' });
       assert.equal(refused.structuredContent.error.code, 'no_identity');
       assert.match((refused.content[0] as any).text, /whoami with \{"name"/);
+      const misnamed = await connectAgent({ socket: hub.socket, env: { HANDOFF_AGENT: 'not a name!' } });
+      const why = await misnamed.call('send_handoff', { to: 'x', body: 'y' });
+      assert.equal(why.structuredContent.error.code, 'no_identity');
+      assert.match((why.content[0] as any).text, /"not a name!" is not a valid identity name/, 'a bad name is named, not ignored');
+      await misnamed.close();
       const me = await anon.ok('whoami', { name: 'late-namer', roles: ['reviewer'] });
       assert.equal(me.identity, 'late-namer');
       const peer = await connectAgent({ socket: hub.socket, name: 'lead' });

@@ -72,6 +72,17 @@ describe('identity resolution', () => {
     assert.deepEqual(send(s, ['*'], 'all').recipients, ['bob']);
     assert.equal(refusal(() => decideSend(s, { to: ['role:nobody'], body: 'x' }, ctx(s))).code, 'unknown_identity');
   });
+
+  it('`*` with no other live identity, and more recipients than the limit, are refused: never a send to nobody', () => {
+    const s = world('alice', 'bob', 'rev');
+    const alone = refusal(() => decideSend(s, { to: ['*'], body: 'anyone?' }, ctx(s, { liveIdentities: new Set(['alice']) })));
+    assert.equal(alone.code, 'unknown_identity');
+    assert.match(alone.message, /there is none right now/);
+    const limits = { ...DEFAULT_LIMITS, maxRecipients: 2 };
+    assert.equal(refusal(() => decideSend(s, { to: ['alice', 'bob', 'rev'], body: 'x' }, ctx(s, { limits }))).code, 'invalid_input');
+    assert.equal(decideSend(s, { to: ['bob', 'rev'], body: 'x' }, ctx(s, { limits })).kind, 'new', 'at the limit is fine');
+    assert.equal(s.seq, 0, 'nothing was stored');
+  });
 });
 
 describe('send decisions', () => {
@@ -119,6 +130,19 @@ describe('receipts and the lifecycle', () => {
     assert.equal(isSettled(s.hot[m.id], T0 + 9000), true);
     const c = coverage(s, () => 0, T0).find((x) => x.identity === 'bob')!;
     assert.deepEqual([c.addressed, c.acked, c.medianAckMs], [1, 1, 5000]);
+  });
+
+  it('the same receipt twice is recorded once; a different one still counts', () => {
+    const s = world('alice', 'bob');
+    const m = send(s, ['bob'], 'ack me once');
+    const bob = { identity: 'bob', session: 's-b', node: 'n1' };
+    apply(s, recorded(decideReceipt(s.hot[m.id], false, m.id, 'ack', bob, T0 + 1)));
+    assert.deepEqual(decideReceipt(s.hot[m.id], false, m.id, 'ack', { ...bob, session: 's-b2' }, T0 + 2), { kind: 'repeat', state: 'acked' }, 'an ACK from another session of bob is a repeat');
+    apply(s, recorded(decideReceipt(s.hot[m.id], false, m.id, 'result', bob, T0 + 3, 'stuck', 'blocked on CI')));
+    assert.equal(decideReceipt(s.hot[m.id], false, m.id, 'result', bob, T0 + 4, 'stuck', 'blocked on CI').kind, 'repeat');
+    assert.equal(decideReceipt(s.hot[m.id], false, m.id, 'result', bob, T0 + 5, 'done', 'CI fixed').kind, 'record', 'a new outcome is recorded');
+    assert.deepEqual(s.hot[m.id].deliveries.bob.receipts.map((r) => r.kind), ['ack', 'result']);
+    assert.equal(coverage(s, () => 0, T0).find((c) => c.identity === 'bob')!.acked, 1, 'counted once');
   });
 
   it('a rejected result fails the delivery with the reason and stays visible until resolved', () => {

@@ -51,4 +51,33 @@ describe('SLA and TTL timers, on a fake clock', () => {
       await hub.close();
     }
   });
+
+  it('a dead letter survives checkpoints and restarts until a person resolves it (G7: nothing dropped silently)', async () => {
+    let t = 1_800_000_000_000;
+    const now = () => t;
+    const store = tempDir('deadletter-store');
+    const open = async () => {
+      const hub = new Hub({ workspace: tempDir('deadletter-ws'), storeDir: store, node: 'n', clock: now, tickMs: 0 });
+      await hub.start();
+      return hub;
+    };
+    let hub = await open();
+    await hub.remember('alice');
+    await hub.remember('ghost');
+    const sent = await hub.send({ identity: 'alice', session: 'a-1', node: 'n' }, { to: ['ghost'], body: 'anyone there?', ttlMs: 60_000 });
+    assert.equal(sent.state, 'queued');
+    t += 61_000;
+    await hub.tick();
+    await hub.close(); // a clean close checkpoints: settled messages move to the archive
+    hub = await open();
+    try {
+      const entry = hub.pending('alice').find((e) => e.id === sent.message_id);
+      assert.equal(entry?.deadLettered, true, 'still in the ledger after a checkpoint and a restart');
+      assert.match(entry!.recipients[0].failure ?? '', /dead-lettered/);
+      await hub.resolve(sent.message_id, 'human', 'nobody owns ghost any more');
+      assert.equal(hub.pending('alice').find((e) => e.id === sent.message_id), undefined, 'resolved by a person, it leaves');
+    } finally {
+      await hub.close();
+    }
+  });
 });

@@ -1,0 +1,39 @@
+// G8 at the hub, in process: what a hook is handed is a claim. While it is out, no other hook of
+// the session gets the same handoff (parallel tool calls); a claim the hook never confirms frees
+// the handoff for the next hook; a confirmed one is journaled as surfaced, once.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Hub } from '../../extension/hub/hub';
+import type { HookHello } from '../../extension/protocol/hook';
+import { tempDir } from '../helpers/hubProcess';
+
+const hello = (session: string): HookHello => ({ handoff: 1, kind: 'hook', cli: 'claude', phase: 'tool', event: 'PostToolUse', identity: 'bob', session, ancestors: [] });
+const ids = (c: { answer: { items: { id: string }[] } }) => c.answer.items.map((i) => i.id);
+
+describe('G8: hook answers are claims, surfaced only once confirmed', () => {
+  it('a handoff out with one hook is not handed to a racing hook of the same session; unconfirmed, it comes back', async () => {
+    const hub = new Hub({ workspace: tempDir('claims-ws'), storeDir: tempDir('claims-store'), node: 'n', tickMs: 0 });
+    await hub.start();
+    try {
+      await hub.remember('bob');
+      const sent = await hub.send({ identity: 'alice', session: 'a-1', node: 'n' }, { to: ['bob'], body: 'review the schema' });
+      const first = await hub.attention.hook(hello('S'), () => undefined);
+      assert.deepEqual(ids(first), [sent.message_id]);
+      const racing = await Promise.all([1, 2, 3].map(() => hub.attention.hook(hello('S'), () => undefined)));
+      assert.deepEqual(racing.map(ids), [[], [], []], 'parallel hooks of the session get nothing while the first holds it');
+      const other = await hub.attention.hook(hello('T'), () => undefined);
+      assert.deepEqual(ids(other), [sent.message_id], 'another session gets its own copy');
+      await other.settle(true);
+
+      await first.settle(false); // the hook was cut off before it printed
+      assert.deepEqual(hub.state.hot[sent.message_id].deliveries.bob.surfacings?.map((s) => s.session), ['claude:T'], 'not surfaced in S');
+      const next = await hub.attention.hook(hello('S'), () => undefined);
+      assert.deepEqual(ids(next), [sent.message_id], 'the next hook of S gets it');
+      await next.settle(true);
+      assert.deepEqual(ids(await hub.attention.hook(hello('S'), () => undefined)), [], 'once confirmed, never again in S');
+      assert.deepEqual(hub.state.hot[sent.message_id].deliveries.bob.surfacings?.map((s) => s.session), ['claude:T', 'claude:S']);
+    } finally {
+      await hub.close();
+    }
+  });
+});
