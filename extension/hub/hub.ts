@@ -6,11 +6,11 @@ import { monotonicFactory } from 'ulid';
 import { checkMessageId, decideReceipt, decideSend, DEFAULT_LIMITS, sendFingerprint, type Caller, type Limits, type RecentSends, type SendRequest } from './bus/decide';
 import { BusError } from './bus/errors';
 import { caseTwin, caseTwinMessage } from './bus/identity';
-import { coverage, dueEvents, isUnread, ledgerEntry, overdue, pendingLedger, sessionsReached, unackedFor, type Coverage, type LedgerEntry } from './bus/ledger';
+import { coverage, isUnread, ledgerEntry, overdue, pendingLedger, sessionsReached, type Coverage, type LedgerEntry } from './bus/ledger';
 import type { BusEvent, BusState, Delivery, HotMessage, Message, Outcome, PushKind, ReceiptKind } from './bus/model';
 import { emptyState } from './bus/model';
-import { MailIndex } from './bus/mailIndex';
-import { isTerminal } from './bus/reduce';
+import { MailIndex, type UnackedSummary } from './bus/mailIndex';
+import { DueIndex } from './bus/dueIndex';
 import { isRemote, outboxFor } from './bus/relay';
 import { Attention } from './attention';
 import type { SeenWhen } from '../shared/seenWhen';
@@ -125,12 +125,14 @@ export class Hub {
   private remote?: RemoteLink;
   readonly attention: Attention;
   private mail = new MailIndex();
+  private due = new DueIndex();
+  private ticking = false;
 
   constructor(readonly options: HubOptions) {
     this.node = options.node ?? `${hostname()}:${basename(options.workspace)}`;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.log = options.log ?? (() => undefined);
-    this.attention = new Attention({ mail: (identity) => this.mailOf(identity), commit: (e) => this.commit(e), sessions: this.sessions, node: this.node, log: this.log });
+    this.attention = new Attention({ mail: (identity, only) => (only ? this.mail.openAmong(this.state, identity, only) : this.mail.openFor(this.state, identity)), commit: (e) => this.commit(e), sessions: this.sessions, node: this.node, log: this.log });
   }
 
   private seenWhen(identity: string): RecipientOutcome['seen_when'] {
@@ -160,6 +162,7 @@ export class Hub {
       });
       this.nextSeq = this.store.state.seq;
       this.mail = MailIndex.of(this.store.state);
+      this.due = DueIndex.of(this.store.state);
       const now = Date.now();
       for (const h of Object.values(this.store.state.hot)) {
         if (now - h.message.sentAt < this.limits.duplicateWindowMs) {
@@ -209,13 +212,9 @@ export class Hub {
     } catch (e) {
       throw storeFailure(store.dir, e);
     }
-    this.mail.note(events);
+    this.mail.note(this.state, events);
+    this.due.note(events);
     this.changed();
-  }
-
-  /** An identity's open mail, oldest first, from the index (not a scan of everyone's). */
-  private mailOf(identity: string): HotMessage[] {
-    return this.mail.openFor(this.state, identity);
   }
 
   // ---- sessions ----
@@ -270,7 +269,7 @@ export class Hub {
   private replay(session: Session): void {
     const limit = this.options.replayLimit ?? 50;
     const seen = (hot: HotMessage) => this.pushedToIdentity.has(`${session.identity}\n${hot.message.id}`) || hot.deliveries[session.identity].pushes.length > 0;
-    const waiting = unackedFor(this.mailOf(session.identity), session.identity).filter((h) => !session.pushed.has(h.message.id));
+    const waiting = this.mail.unackedFor(this.state, session.identity).filter((h) => !session.pushed.has(h.message.id));
     const fresh = waiting.filter((h) => !seen(h));
     const pushesTo = (h: HotMessage) => h.deliveries[session.identity].pushes.filter((p) => p.session === session.key).length;
     const again = waiting.filter((h) => seen(h)).map((h) => ({ h, n: pushesTo(h) })).sort((a, b) => a.n - b.n || a.h.message.seq - b.h.message.seq).map((x) => x.h);
@@ -461,23 +460,14 @@ export class Hub {
 
   /** Open mail of an identity (not yet done, stuck or failed), oldest first; `afterSeq` pages on from the last seq seen. */
   inbox(identity: string, opts: { unreadOnly?: boolean; limit?: number; afterSeq?: number } = {}): { message: HotMessage['message']; delivery: Delivery }[] {
-    const out: { message: HotMessage['message']; delivery: Delivery }[] = [];
-    for (const hot of this.mailOf(identity)) {
-      const d = hot.deliveries[identity];
-      if (!d || hot.resolution || isTerminal(d.state) || hot.message.seq <= (opts.afterSeq ?? 0)) continue;
-      if (opts.unreadOnly && !isUnread(d)) continue;
-      out.push({ message: hot.message, delivery: d });
-    }
-    return out.slice(0, opts.limit ?? 20);
+    const keep = opts.unreadOnly ? (hot: HotMessage) => isUnread(hot.deliveries[identity]) : undefined;
+    return this.mail.openFor(this.state, identity, { afterSeq: opts.afterSeq, limit: opts.limit ?? 20, keep })
+      .map((hot) => ({ message: hot.message, delivery: hot.deliveries[identity] }));
   }
 
-  unacked(identity: string): string[] {
-    return this.unackedMessages(identity).map((h) => h.message.id);
-  }
-
-  /** Open handoffs the identity has not ACKed, oldest first. */
-  unackedMessages(identity: string): HotMessage[] {
-    return unackedFor(this.mailOf(identity), identity);
+  /** How many handoffs wait for the identity's ACK and the oldest few: the footer on every tool result. */
+  unacked(identity: string, oldest = 5): UnackedSummary {
+    return this.mail.unackedSummary(this.state, identity, oldest);
   }
 
   pending(identity?: string): LedgerEntry[] {
@@ -534,14 +524,17 @@ export class Hub {
 
   /** Chases once past the SLA, dead-letters past the TTL. */
   private async tick(): Promise<void> {
-    if (!this.store) return;
-    const events = dueEvents(this.state, Date.now());
+    if (!this.store || this.ticking) return; // a chase still being written is not due again
+    const events = this.due.take(this.state, Date.now());
     if (events.length === 0) return;
+    this.ticking = true;
     try {
       await this.commit(events);
     } catch (e) {
       this.log(`timer events not recorded: ${(e as Error).message}`);
       return;
+    } finally {
+      this.ticking = false;
     }
     for (const e of events) {
       if (e.type === 'chased' && this.state.hot[e.id]) this.pushToIdentity(e.recipient, this.state.hot[e.id], 'chase');

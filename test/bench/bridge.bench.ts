@@ -77,7 +77,7 @@ async function throughput(socket: string): Promise<number> {
 async function panel(socket: string, bob: Agent) {
   const control = await connectControl(socket, 'bench-panel');
   const posted: number[] = [];
-  control.connection.onNotification(ChangedNotification.method, (snapshot: unknown) => posted.push(Buffer.byteLength(JSON.stringify(snapshot))));
+  control.connection.onNotification(ChangedNotification.method, (snapshot: unknown) => void posted.push(Buffer.byteLength(JSON.stringify(snapshot))));
   const arrival: number[] = [];
   for (let i = 0; i < PANEL_CHANGES; i++) {
     const have = posted.length;

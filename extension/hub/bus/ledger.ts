@@ -138,11 +138,6 @@ function median(xs: number[]): number | undefined {
   return s.length % 2 ? s[mid] : Math.round((s[mid - 1] + s[mid]) / 2);
 }
 
-/** Of an identity's open mail (oldest first), what still needs its ACK. */
-export function unackedFor(mail: HotMessage[], identity: string): HotMessage[] {
-  return mail.filter((h) => !h.resolution && h.message.requiresAck && h.deliveries[identity] && awaitingAck(h.deliveries[identity]));
-}
-
 export function coverage(state: BusState, liveSessions: (identity: string) => number, now: number): Coverage[] {
   const unacked = new Map<string, number>();
   for (const h of Object.values(state.hot)) {
@@ -169,22 +164,25 @@ export function coverage(state: BusState, liveSessions: (identity: string) => nu
 }
 
 /**
- * Timer events due now: one chase per overdue delivery (then escalation is the editor's and
- * `handoff status`'s job), and a visible dead-letter for deliveries unacked past their TTL.
+ * Timer events due now for one message: one chase per overdue delivery (then escalation is the
+ * editor's and `handoff status`'s job), and a visible dead-letter for deliveries unacked past their TTL.
  */
-export function dueEvents(state: BusState, now: number): BusEvent[] {
+export function dueEventsOf(hot: HotMessage, now: number): BusEvent[] {
   const events: BusEvent[] = [];
-  for (const hot of Object.values(state.hot)) {
-    const m = hot.message;
-    if (hot.resolution) continue;
-    for (const d of Object.values(hot.deliveries)) {
-      if (!awaitingAck(d) || !m.requiresAck) continue;
-      if (now > m.sentAt + m.ttlMs) {
-        events.push({ type: 'failed', id: m.id, recipient: d.recipient, reason: `dead-lettered: no ACK within the TTL of ${Math.round(m.ttlMs / 1000)} s`, at: now });
-      } else if (now > m.sentAt + m.slaMs && d.chasedAt === undefined) {
-        events.push({ type: 'chased', id: m.id, recipient: d.recipient, at: now });
-      }
+  const m = hot.message;
+  if (hot.resolution || !m.requiresAck) return events;
+  for (const d of Object.values(hot.deliveries)) {
+    if (!awaitingAck(d)) continue;
+    if (now > m.sentAt + m.ttlMs) {
+      events.push({ type: 'failed', id: m.id, recipient: d.recipient, reason: `dead-lettered: no ACK within the TTL of ${Math.round(m.ttlMs / 1000)} s`, at: now });
+    } else if (now > m.sentAt + m.slaMs && d.chasedAt === undefined) {
+      events.push({ type: 'chased', id: m.id, recipient: d.recipient, at: now });
     }
   }
   return events;
+}
+
+/** Timer events due now across the whole state (the hub's tick asks its DueIndex instead). */
+export function dueEvents(state: BusState, now: number): BusEvent[] {
+  return Object.values(state.hot).flatMap((hot) => dueEventsOf(hot, now));
 }
