@@ -112,7 +112,7 @@ async function historyGrowth() {
     }
     // Naive lowdb: the whole document rewritten (and fsync'd) on every send.
     const naiveDir = tempDir(`bench-naive-${n}`);
-    const db = new Low(new DurableJsonFile<{ messages: unknown[] }>(join(naiveDir, 'db.json')), { messages: [] });
+    const db = new Low(new DurableJsonFile<{ messages: unknown[] }>(join(naiveDir, 'db.json'), (v) => v), { messages: [] });
     db.data.messages = Array.from({ length: n }, (_, i) => ({ id: String(i), from: 'alice', to: ['bob'], body: body(i), receipts: [] }));
     const naiveSamples = n >= 100_000 ? 5 : n >= 10_000 ? 20 : 100;
     row.naiveLowdb = await load(1, naiveSamples, async (i) => {

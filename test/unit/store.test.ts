@@ -62,4 +62,25 @@ describe('store', () => {
     assert.ok(statSync(join(dir, 'journal.ndjson')).size < 2 * opts.minCheckpointBytes, 'the journal was truncated by checkpoints');
     assert.ok(store.archivedCount > 0);
   });
+
+  it('a reopened checkpoint and archive keep name-keyed records free of Object.prototype', async () => {
+    const dir = tempDir('store-dicts');
+    const store = await Store.open(dir, 'n', opts);
+    const names = ['toString', 'constructor', 'valueOf'];
+    for (const name of names) await store.commit([{ type: 'identity', name, at: Date.now(), roles: [] }]);
+    const open = { ...message(1), recipients: ['toString'], address: ['toString'] };
+    const settled = { ...message(2), recipients: ['constructor'], address: ['constructor'] };
+    await store.commit([{ type: 'sent', message: open }, { type: 'sent', message: settled }, { type: 'receipt', id: settled.id, recipient: 'constructor', receipt: { kind: 'result', outcome: 'done', by: 'constructor', session: 's', node: 'n', at: Date.now() } }]);
+    await store.close(); // checkpoint + archive: the next open reads both back
+    const again = await Store.open(dir, 'n', opts);
+    assert.deepEqual(Object.keys(again.state.identities).sort(), [...names].sort());
+    assert.equal((again.state.identities as Record<string, unknown>).hasOwnProperty, undefined, 'identities');
+    assert.equal((again.state.hot as Record<string, unknown>).isPrototypeOf, undefined, 'hot');
+    assert.equal((again.state.coverage as Record<string, unknown>).propertyIsEnumerable, undefined, 'coverage');
+    assert.equal((again.state.idempotency as Record<string, unknown>).toLocaleString, undefined, 'idempotency');
+    assert.equal((again.state.hot[open.id].deliveries as Record<string, unknown>).constructor, undefined, 'an open message\'s deliveries');
+    const archived = await again.archived(settled.id);
+    assert.equal((archived?.deliveries as Record<string, { state: string } | undefined>).constructor?.state, 'done');
+    assert.equal((archived?.deliveries as Record<string, unknown>).toString, undefined, 'an archived message\'s deliveries');
+  });
 });

@@ -15,7 +15,8 @@ export class AppendLog<T> {
   private fh?: FileHandle;
   private size = 0;
 
-  constructor(readonly path: string) {}
+  /** `revive` turns a parsed line into a T (store/revive.ts: name-keyed records become dicts). */
+  constructor(readonly path: string, private readonly revive: (parsed: any) => T) {}
 
   get bytes(): number {
     return this.size;
@@ -37,7 +38,7 @@ export class AppendLog<T> {
       const nl = buf.indexOf(0x0a, start);
       if (nl < 0) break; // no newline: torn
       try {
-        lines.push({ value: parseState<T>(buf.toString('utf8', start, nl)), offset: start, length: nl - start });
+        lines.push({ value: parseState(buf.toString('utf8', start, nl), this.revive), offset: start, length: nl - start });
       } catch {
         break; // garbage can only be a torn tail, since every batch is fsync'd before the next
       }
@@ -84,7 +85,7 @@ export class AppendLog<T> {
     if (!this.fh) throw new Error(`${this.path} is not open`);
     const buf = Buffer.alloc(length);
     await this.fh.read(buf, 0, length, offset);
-    return parseState<T>(buf.toString('utf8'));
+    return parseState(buf.toString('utf8'), this.revive);
   }
 
   async truncate(): Promise<void> {

@@ -12,6 +12,7 @@ import { apply, isSettled, pruneIdempotency } from '../bus/reduce';
 import { emptyState, type BusEvent, type BusState, type HotMessage } from '../bus/model';
 import { AppendLog } from './appendLog';
 import { DurableJsonFile } from './durableJsonFile';
+import { reviveHot, reviveState } from './revive';
 
 const FORMAT = 1;
 const MIN_CHECKPOINT_JOURNAL_BYTES = 512 * 1024;
@@ -49,7 +50,7 @@ export class Store {
   private n: number;
   private queue: Commit[] = [];
   private draining?: Promise<void>;
-  private lastCheckpointBytes = 0;
+  private lastCheckpointBytes: number;
   private closed = false;
 
   private constructor(
@@ -63,6 +64,8 @@ export class Store {
   ) {
     this.state = db.data.state;
     this.n = db.data.journalN;
+    // Paced by the document already on disk, so a restart with a large hot set does not checkpoint it again after 512 KiB.
+    this.lastCheckpointBytes = adapter.bytesOnDisk;
   }
 
   /** Opens (or creates) the store and recovers: checkpoint + journal records after it. */
@@ -73,14 +76,17 @@ export class Store {
     if (!st.isDirectory()) throw new Error(`${dir} is not a directory (a symlink?); the store needs a real folder of its own`);
     if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw new Error(`${dir} belongs to uid ${st.uid}, not to you; the store must be your own folder`);
     if (st.mode & 0o022) throw new Error(`${dir} is writable by others (mode ${(st.mode & 0o777).toString(8)}); run chmod 700 on it`);
-    const adapter = new DurableJsonFile<Checkpoint>(join(dir, 'state.json'));
+    const adapter = new DurableJsonFile<Checkpoint>(join(dir, 'state.json'), (c: Checkpoint) => {
+      if (c?.state) reviveState(c.state);
+      return c;
+    });
     const db = new Low<Checkpoint>(adapter, { format: FORMAT, journalN: 0, state: emptyState(node) });
     await db.read();
     if (db.data.format !== FORMAT) throw new Error(`${join(dir, 'state.json')} has format ${db.data.format}; this Handoff reads format ${FORMAT}`);
-    const archive = new AppendLog<ArchivedMessage>(join(dir, 'archive.ndjson'));
+    const archive = new AppendLog<ArchivedMessage>(join(dir, 'archive.ndjson'), reviveHot);
     const archiveIndex = new Map<string, { offset: number; length: number }>();
     for (const line of await archive.open()) archiveIndex.set(line.value.message.id, { offset: line.offset, length: line.length });
-    const journal = new AppendLog<JournalRecord>(join(dir, 'journal.ndjson'));
+    const journal = new AppendLog<JournalRecord>(join(dir, 'journal.ndjson'), (r: JournalRecord) => r); // events hold no name-keyed records
     const records = await journal.open();
     const store = new Store(dir, db, adapter, journal, archive, archiveIndex, options);
     for (const { value } of records) {
@@ -137,7 +143,7 @@ export class Store {
     pruneIdempotency(this.state, now, this.options.idempotencyWindowMs);
     this.db.data.journalN = this.n;
     await this.db.write();
-    this.lastCheckpointBytes = this.adapter.lastWrittenBytes;
+    this.lastCheckpointBytes = this.adapter.bytesOnDisk;
     await this.journal.truncate();
   }
 
