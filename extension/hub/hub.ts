@@ -30,6 +30,8 @@ export interface HubOptions {
   log?: (line: string) => void;
   /** How long a send to remote recipients waits for the homeserver before answering. */
   relayWaitMs?: number;
+  /** The store's fdatasyncs in flight at once (default 3; the bench compares 1). */
+  maxSyncs?: number;
 }
 
 export interface RecipientOutcome {
@@ -158,6 +160,7 @@ export class Hub {
     try {
       this.store = await Store.open(this.options.storeDir, this.node, {
         idempotencyWindowMs: this.limits.idempotencyWindowMs,
+        maxSyncs: this.options.maxSyncs,
         onError: (what, e) => this.log(`store ${what} failed: ${(e as Error).message}`),
       });
       this.nextSeq = this.store.state.seq;

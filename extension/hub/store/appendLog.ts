@@ -1,5 +1,6 @@
 // An append-only file of JSON lines. A batch goes out in one write and one fdatasync; the caller
-// groups concurrent commits into batches (the floor for durability is one fsync'd append).
+// groups concurrent commits into batches (the floor for durability is one fsync'd append), and may
+// write the next batch while the previous one's fdatasync is still running.
 import { parseState } from '../bus/dict';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -40,7 +41,7 @@ export class AppendLog<T> {
       try {
         lines.push({ value: parseState(buf.toString('utf8', start, nl), this.revive), offset: start, length: nl - start });
       } catch {
-        break; // garbage can only be a torn tail, since every batch is fsync'd before the next
+        break; // garbage can only be a torn tail: nothing after an unsynced batch was ever acknowledged
       }
       start = nl + 1;
       good = start;
@@ -56,6 +57,22 @@ export class AppendLog<T> {
 
   /** Writes the lines with one write and one fdatasync; resolves with where each line is. */
   async writeBatch(values: T[]): Promise<{ offset: number; length: number }[]> {
+    const start = this.size;
+    const places = await this.write(values);
+    try {
+      await this.sync();
+    } catch (e) {
+      await this.cutTo(start);
+      throw e;
+    }
+    return places;
+  }
+
+  /**
+   * Writes the lines at the end, in one write, not yet durable: `sync` makes them so. Writes must
+   * not overlap each other (the caller orders them); a sync may overlap the next write.
+   */
+  async write(values: T[]): Promise<{ offset: number; length: number }[]> {
     if (!this.fh) throw new Error(`${this.path} is not open`);
     const parts = values.map((v) => Buffer.from(`${JSON.stringify(v)}\n`, 'utf8'));
     const all = Buffer.concat(parts);
@@ -66,10 +83,8 @@ export class AppendLog<T> {
         const { bytesWritten } = await this.fh.write(all, written, all.length - written, start + written);
         written += bytesWritten;
       }
-      await this.fh.datasync();
     } catch (e) {
-      // Cut a partial write back so the next batch starts on a clean line.
-      await this.fh.truncate(start).catch(() => undefined);
+      await this.cutTo(start); // a partial write: the next batch must start on a clean line
       throw e;
     }
     this.size = start + all.length;
@@ -79,6 +94,18 @@ export class AppendLog<T> {
       offset += p.length;
       return at;
     });
+  }
+
+  /** fdatasync: everything written before this call is durable once it resolves. */
+  async sync(): Promise<void> {
+    if (!this.fh) throw new Error(`${this.path} is not open`);
+    await this.fh.datasync();
+  }
+
+  /** Cuts the file back to `offset` (a line boundary): written lines that never became durable go. */
+  async cutTo(offset: number): Promise<void> {
+    await this.fh?.truncate(offset).catch(() => undefined);
+    this.size = Math.min(this.size, offset);
   }
 
   async readAt(offset: number, length: number): Promise<T> {

@@ -16,6 +16,8 @@ import { reviveHot, reviveState } from './revive';
 
 const FORMAT = 1;
 const MIN_CHECKPOINT_JOURNAL_BYTES = 512 * 1024;
+/** fdatasyncs in flight at once (libuv runs four fs calls at a time; leave one for reads). */
+const MAX_SYNCS = 3;
 
 interface JournalRecord {
   n: number;
@@ -43,13 +45,26 @@ export interface StoreOptions {
   /** Checkpoint once the journal holds this many bytes, or the hot document's size if larger. */
   minCheckpointBytes?: number;
   onError?: (what: string, e: unknown) => void;
+  /** fdatasyncs in flight at once; 1 writes one batch at a time (the bench compares). */
+  maxSyncs?: number;
 }
 
 export class Store {
   readonly state: BusState;
   private n: number;
   private queue: Commit[] = [];
-  private draining?: Promise<void>;
+  /** Last journal record number written (the state holds up to `n`; the rest are in flight). */
+  private written: number;
+  /** A batch is being written: writes go out one at a time, in record order. */
+  private writing = false;
+  /** Batches written whose fdatasync has not returned. */
+  private syncing = 0;
+  /** The last batch's settling (apply, acknowledge, maybe checkpoint): batches settle in order. */
+  private settled: Promise<void> = Promise.resolve();
+  /** Bumped when a failed batch cuts the journal back: batches written before the cut fail too. */
+  private epoch = 0;
+  /** Nothing new is written: a checkpoint is due or running, or a failed batch is being cut off. */
+  private paused = false;
   private lastCheckpointBytes: number;
   private closed = false;
 
@@ -64,6 +79,7 @@ export class Store {
   ) {
     this.state = db.data.state;
     this.n = db.data.journalN;
+    this.written = this.n;
     // Paced by the document already on disk, so a restart with a large hot set does not checkpoint it again after 512 KiB.
     this.lastCheckpointBytes = adapter.bytesOnDisk;
   }
@@ -94,6 +110,7 @@ export class Store {
       for (const e of value.e) apply(store.state, e);
       store.n = value.n;
     }
+    store.written = store.n;
     // A crash between archiving and checkpointing leaves a message in both: the hot copy wins.
     for (const id of Object.keys(store.state.hot)) archiveIndex.delete(id);
     return store;
@@ -104,30 +121,89 @@ export class Store {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
     return new Promise((resolve, reject) => {
       this.queue.push({ events, resolve, reject });
-      this.draining ??= this.drain();
+      this.pump();
     });
   }
 
-  // Group commit: every commit waiting when a write starts shares its write and fdatasync.
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
-      const first = this.n + 1;
-      try {
-        await this.journal.writeBatch(batch.map((c, i) => ({ n: first + i, e: c.events })));
-      } catch (e) {
-        for (const c of batch) c.reject(e as Error);
-        continue;
-      }
-      this.n = first + batch.length - 1;
-      for (const c of batch) for (const e of c.events) apply(this.state, e);
-      for (const c of batch) c.resolve();
-      if (this.journal.bytes > Math.max(this.options.minCheckpointBytes ?? MIN_CHECKPOINT_JOURNAL_BYTES, this.lastCheckpointBytes)) {
-        await this.checkpoint().catch((e) => this.options.onError?.('checkpoint', e));
-      }
+  /**
+   * Group commit at the floor: every commit waiting when a write starts shares its write and
+   * fdatasync, and the next batch is written (and its fdatasync started) while earlier ones'
+   * are still running — up to MAX_SYNCS at once, which the filesystem folds into one journal
+   * commit, the way unbatched concurrent writers get theirs. A batch is applied and acknowledged
+   * only after its own fdatasync (issued after its write, so it covers its bytes) and only after
+   * every earlier batch: acknowledgement order is journal order.
+   */
+  private pump(): void {
+    if (this.writing || this.paused || this.syncing >= (this.options.maxSyncs ?? MAX_SYNCS) || this.queue.length === 0) return;
+    const batch = this.queue;
+    this.queue = [];
+    const first = this.written + 1;
+    this.written += batch.length;
+    const epoch = this.epoch;
+    const start = this.journal.bytes;
+    this.writing = true;
+    const durable = this.journal.write(batch.map((c, i) => ({ n: first + i, e: c.events }))).then(
+      () => {
+        this.writing = false;
+        this.syncing++;
+        this.pump(); // the next batch may go out while this one syncs
+        return this.journal.sync().then(
+          () => {
+            this.syncing--;
+            this.pump();
+          },
+          (e) => {
+            this.syncing--;
+            this.paused = true; // write nothing more until settle has cut the failed batch off
+            throw e;
+          },
+        );
+      },
+      (e) => {
+        this.writing = false;
+        this.paused = true;
+        throw e;
+      },
+    );
+    durable.catch(() => undefined); // observed in settle, in order
+    const before = this.settled;
+    this.settled = before.then(() => this.settle(batch, first, epoch, start, durable));
+  }
+
+  private async settle(batch: Commit[], first: number, epoch: number, start: number, durable: Promise<void>): Promise<void> {
+    let error: Error | undefined;
+    try {
+      await durable;
+    } catch (e) {
+      error = e as Error;
     }
-    this.draining = undefined;
+    if (epoch !== this.epoch) error ??= new Error('an earlier write to the journal failed; this one was cut off with it');
+    else if (error) await this.cutBack(first, start);
+    if (error) {
+      for (const c of batch) c.reject(error);
+      return;
+    }
+    this.n = first + batch.length - 1;
+    for (const c of batch) for (const e of c.events) apply(this.state, e);
+    for (const c of batch) c.resolve();
+    if (this.journal.bytes > Math.max(this.options.minCheckpointBytes ?? MIN_CHECKPOINT_JOURNAL_BYTES, this.lastCheckpointBytes)) this.paused = true;
+    // The checkpoint runs once the batches in flight have settled (it empties the journal).
+    if (this.paused && this.written === this.n) {
+      await this.checkpoint().catch((e) => this.options.onError?.('checkpoint', e));
+      this.paused = false;
+      this.pump();
+    }
+  }
+
+  /** A batch failed: it and every batch written after it are cut off the journal (none was acknowledged). */
+  private async cutBack(first: number, start: number): Promise<void> {
+    this.epoch++;
+    this.paused = true;
+    while (this.writing || this.syncing > 0) await new Promise((r) => setImmediate(r));
+    await this.journal.cutTo(start);
+    this.written = first - 1;
+    this.paused = false;
+    this.pump();
   }
 
   /** Moves settled messages to the archive, rewrites the hot document, empties the journal. */
@@ -162,7 +238,7 @@ export class Store {
 
   /** Finishes pending writes and checkpoints, so the next start replays nothing. */
   async close(): Promise<void> {
-    while (this.draining) await this.draining;
+    while (this.queue.length > 0 || this.written > this.n || this.paused) await this.settled;
     this.closed = true;
     await this.checkpoint().catch((e) => this.options.onError?.('checkpoint on close', e));
     await this.journal.close();
