@@ -35,6 +35,23 @@ describe('store', () => {
     assert.equal(Object.keys(third.state.hot).length, 51, 'appends after the cut are readable');
   });
 
+  it('a batch written while the one before it never reached the file (a hole): the cut keeps only what precedes the hole', async () => {
+    const dir = tempDir('store-hole');
+    const store = await Store.open(dir, 'n', opts);
+    await Promise.all(Array.from({ length: 20 }, (_, i) => store.commit([{ type: 'sent', message: message(i + 1) }])));
+    const journal = join(dir, 'journal.ndjson');
+    const acked = statSync(journal).size;
+    // Batches overlap: batch 22 was written at its offset, batch 21 (before it) never was — kill -9.
+    const later = `${JSON.stringify({ n: 22, e: [{ type: 'sent', message: message(22) }] })}\n`;
+    appendFileSync(journal, Buffer.concat([Buffer.alloc(300), Buffer.from(later)]));
+    const again = await Store.open(dir, 'n', opts);
+    assert.equal(Object.keys(again.state.hot).length, 20, 'the 20 acknowledged, nothing from behind the hole');
+    assert.equal(statSync(journal).size, acked, 'cut at the hole');
+    await again.commit([{ type: 'sent', message: message(23) }]);
+    const third = await Store.open(dir, 'n', opts);
+    assert.deepEqual(Object.keys(third.state.hot).length, 21, 'appends after the cut are readable');
+  });
+
   it('checkpoints move settled messages to the archive, where they can still be read', async () => {
     const dir = tempDir('store-archive');
     const store = await Store.open(dir, 'n', opts);

@@ -2,6 +2,7 @@
 // groups concurrent commits into batches (the floor for durability is one fsync'd append), and may
 // write the next batch while the previous one's fdatasync is still running.
 import { parseState } from '../bus/dict';
+import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fsyncDir } from './durableJsonFile';
@@ -28,7 +29,8 @@ export class AppendLog<T> {
    * off: it was never acknowledged, because acknowledgement waits for the fdatasync.
    */
   async open(): Promise<LoadedLine<T>[]> {
-    this.fh = await open(this.path, 'a+', 0o600);
+    // Not O_APPEND: every write goes to the offset its batch was given, so batches may be written concurrently.
+    this.fh = await open(this.path, constants.O_RDWR | constants.O_CREAT, 0o600);
     const { size } = await this.fh.stat();
     const buf = Buffer.alloc(size);
     if (size > 0) await this.fh.read(buf, 0, size, 0);
@@ -58,36 +60,32 @@ export class AppendLog<T> {
   /** Writes the lines with one write and one fdatasync; resolves with where each line is. */
   async writeBatch(values: T[]): Promise<{ offset: number; length: number }[]> {
     const start = this.size;
-    const places = await this.write(values);
     try {
+      const places = await this.write(values);
       await this.sync();
+      return places;
     } catch (e) {
-      await this.cutTo(start);
+      await this.cutTo(start); // the next batch must start on a clean line
       throw e;
     }
-    return places;
   }
 
   /**
-   * Writes the lines at the end, in one write, not yet durable: `sync` makes them so. Writes must
-   * not overlap each other (the caller orders them); a sync may overlap the next write.
+   * Writes the lines at the end, in one write, not yet durable: `sync` makes them so. The space is
+   * taken at the call, so batches written concurrently land in call order; if a write fails, the
+   * caller cuts the log back (cutTo) once the writes in flight are done.
    */
   async write(values: T[]): Promise<{ offset: number; length: number }[]> {
     if (!this.fh) throw new Error(`${this.path} is not open`);
     const parts = values.map((v) => Buffer.from(`${JSON.stringify(v)}\n`, 'utf8'));
     const all = Buffer.concat(parts);
     const start = this.size;
-    try {
-      let written = 0;
-      while (written < all.length) {
-        const { bytesWritten } = await this.fh.write(all, written, all.length - written, start + written);
-        written += bytesWritten;
-      }
-    } catch (e) {
-      await this.cutTo(start); // a partial write: the next batch must start on a clean line
-      throw e;
-    }
     this.size = start + all.length;
+    let written = 0;
+    while (written < all.length) {
+      const { bytesWritten } = await this.fh.write(all, written, all.length - written, start + written);
+      written += bytesWritten;
+    }
     let offset = start;
     return parts.map((p) => {
       const at = { offset, length: p.length - 1 };

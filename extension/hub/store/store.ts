@@ -55,10 +55,8 @@ export class Store {
   private queue: Commit[] = [];
   /** Last journal record number written (the state holds up to `n`; the rest are in flight). */
   private written: number;
-  /** A batch is being written: writes go out one at a time, in record order. */
-  private writing = false;
-  /** Batches written whose fdatasync has not returned. */
-  private syncing = 0;
+  /** Batches being written or synced (each to its own place in the journal). */
+  private inflight = 0;
   /** The last batch's settling (apply, acknowledge, maybe checkpoint): batches settle in order. */
   private settled: Promise<void> = Promise.resolve();
   /** Bumped when a failed batch cuts the journal back: batches written before the cut fail too. */
@@ -126,48 +124,39 @@ export class Store {
   }
 
   /**
-   * Group commit at the floor: every commit waiting when a write starts shares its write and
-   * fdatasync, and the next batch is written (and its fdatasync started) while earlier ones'
-   * are still running — up to MAX_SYNCS at once, which the filesystem folds into one journal
-   * commit, the way unbatched concurrent writers get theirs. A batch is applied and acknowledged
-   * only after its own fdatasync (issued after its write, so it covers its bytes) and only after
-   * every earlier batch: acknowledgement order is journal order.
+   * Group commit at the floor: every commit waiting when a batch starts shares its write and
+   * fdatasync, and the next batch is written and synced (at its own offset) while earlier ones
+   * still are — up to MAX_SYNCS at once, which the filesystem folds into one journal commit, the
+   * way unbatched concurrent writers get theirs. A batch is applied and acknowledged only after
+   * its own fdatasync (issued after its write, so it covers its bytes) and after every earlier
+   * batch: acknowledgement order is journal order, and a crash can only tear what follows the
+   * last acknowledged batch (AppendLog.open cuts from the first line that does not parse).
    */
   private pump(): void {
-    if (this.writing || this.paused || this.syncing >= (this.options.maxSyncs ?? MAX_SYNCS) || this.queue.length === 0) return;
-    const batch = this.queue;
-    this.queue = [];
-    const first = this.written + 1;
-    this.written += batch.length;
-    const epoch = this.epoch;
-    const start = this.journal.bytes;
-    this.writing = true;
-    const durable = this.journal.write(batch.map((c, i) => ({ n: first + i, e: c.events }))).then(
-      () => {
-        this.writing = false;
-        this.syncing++;
-        this.pump(); // the next batch may go out while this one syncs
-        return this.journal.sync().then(
-          () => {
-            this.syncing--;
-            this.pump();
-          },
-          (e) => {
-            this.syncing--;
-            this.paused = true; // write nothing more until settle has cut the failed batch off
-            throw e;
-          },
-        );
-      },
-      (e) => {
-        this.writing = false;
-        this.paused = true;
-        throw e;
-      },
-    );
-    durable.catch(() => undefined); // observed in settle, in order
-    const before = this.settled;
-    this.settled = before.then(() => this.settle(batch, first, epoch, start, durable));
+    while (!this.paused && this.inflight < (this.options.maxSyncs ?? MAX_SYNCS) && this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      const first = this.written + 1;
+      this.written += batch.length;
+      const epoch = this.epoch;
+      const start = this.journal.bytes;
+      this.inflight++;
+      const durable = (async () => {
+        try {
+          await this.journal.write(batch.map((c, i) => ({ n: first + i, e: c.events })));
+          await this.journal.sync();
+        } catch (e) {
+          this.paused = true; // write nothing more until settle has cut the failed batch off
+          throw e;
+        } finally {
+          this.inflight--;
+          this.pump();
+        }
+      })();
+      durable.catch(() => undefined); // observed in settle, in order
+      const before = this.settled;
+      this.settled = before.then(() => this.settle(batch, first, epoch, start, durable));
+    }
   }
 
   private async settle(batch: Commit[], first: number, epoch: number, start: number, durable: Promise<void>): Promise<void> {
@@ -199,7 +188,7 @@ export class Store {
   private async cutBack(first: number, start: number): Promise<void> {
     this.epoch++;
     this.paused = true;
-    while (this.writing || this.syncing > 0) await new Promise((r) => setImmediate(r));
+    while (this.inflight > 0) await new Promise((r) => setImmediate(r));
     await this.journal.cutTo(start);
     this.written = first - 1;
     this.paused = false;
