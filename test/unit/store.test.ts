@@ -41,13 +41,13 @@ describe('store', () => {
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.commit([{ type: 'sent', message: message(i + 1) }])));
     const journal = join(dir, 'journal.ndjson');
     const acked = statSync(journal).size;
-    // Batches overlap: batch 22 was written at its offset, batch 21 (before it) never was — kill -9.
-    const later = `${JSON.stringify({ n: 22, e: [{ type: 'sent', message: message(22) }] })}\n`;
+    // Batches overlap: a later batch (two records) was written at its offset, the one before it never was — kill -9.
+    const later = [22, 23].map((n) => `${JSON.stringify({ n, e: [{ type: 'sent', message: message(n) }] })}\n`).join('');
     appendFileSync(journal, Buffer.concat([Buffer.alloc(300), Buffer.from(later)]));
     const again = await Store.open(dir, 'n', opts);
     assert.equal(Object.keys(again.state.hot).length, 20, 'the 20 acknowledged, nothing from behind the hole');
     assert.equal(statSync(journal).size, acked, 'cut at the hole');
-    await again.commit([{ type: 'sent', message: message(23) }]);
+    await again.commit([{ type: 'sent', message: message(24) }]);
     const third = await Store.open(dir, 'n', opts);
     assert.deepEqual(Object.keys(third.state.hot).length, 21, 'appends after the cut are readable');
   });
