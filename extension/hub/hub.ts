@@ -30,7 +30,7 @@ export interface HubOptions {
   log?: (line: string) => void;
   /** How long a send to remote recipients waits for the homeserver before answering. */
   relayWaitMs?: number;
-  /** The store's fdatasyncs in flight at once (default 3; the bench compares 1). */
+  /** The store's fdatasyncs in flight at once (default 4; the bench compares 1). */
   maxSyncs?: number;
 }
 

@@ -1,7 +1,8 @@
 // `npm run bench`, part 2: what an agent feels through the real bridge as open mail piles up.
 // The MCP SDK client spawns dist/bridge.js against a real hub process (dist/hub.js); the store is
 // prefilled in process (fast), every figure below is measured over the bridge or the control socket.
-//   1. send_handoff, inbox, ack medians with 0 / 10k / 100k unread for the calling identity;
+//   1. send_handoff, inbox, ack medians with 0 / 10k / 100k unread for the calling identity, one hub
+//      process per level, all running, measured in alternating rounds;
 //   2. 8 concurrent senders' throughput at each level;
 //   3. the panel's change notification at 10k open (bytes posted, snapshot round trip);
 //   4. hub RSS and start time with the open mail loaded.
@@ -12,7 +13,7 @@ import { Hub } from '../../extension/hub/hub';
 import { ChangedNotification, SnapshotRequest } from '../../extension/shared/protocol';
 import { connectControl } from '../../extension/shared/controlClient';
 import { connectAgent, waitFor, type Agent } from '../helpers/agent';
-import { ROOT, startHub, tempDir } from '../helpers/hubProcess';
+import { ROOT, startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
 
 const quick = process.argv.includes('--quick');
 const LEVELS = quick ? [0, 1000, 10_000] : [0, 10_000, 100_000];
@@ -103,36 +104,70 @@ interface Level {
   panel?: Awaited<ReturnType<typeof panel>>;
 }
 
-async function level(unread: number): Promise<Level> {
-  const base = tempDir(`bench-bridge-${unread}`);
-  const store = join(base, 'store');
+interface Running {
+  unread: number;
+  hub: HubProcess;
+  bob: Agent;
+  carol: Agent;
+  ackable: string[];
+  startMs: number;
+  lat: { send: number[]; inbox: number[]; ack: number[] };
+  rates: number[];
+}
+
+async function open(unread: number): Promise<Running> {
+  const store = join(tempDir(`bench-bridge-${unread}`), 'store');
   const ackable = await prefill(store, unread, SAMPLES);
   const t0 = performance.now();
   const hub = await startHub({ store });
   const startMs = performance.now() - t0;
-  try {
-    const bob = await connectAgent({ socket: hub.socket, name: 'bob' });
-    const carol = await connectAgent({ socket: hub.socket, name: 'carol' });
-    // Warm up the bridge, the hub's JIT and the page cache before measuring.
-    for (let i = 0; i < 20; i++) await bob.ok('send_handoff', { to: 'carol', body: body(3_000_000 + i), insist: true });
-    const send = median(await timed(SAMPLES, (i) => bob.ok('send_handoff', { to: 'carol', body: body(4_000_000 + i), insist: true })));
-    const inbox = median(await timed(SAMPLES, () => bob.ok('inbox', {})));
-    const ack = median(await timed(SAMPLES, (i) => bob.ok('ack', { message_id: ackable[i] })));
-    const throughput8 = await throughput(hub.socket);
-    const panelFigures = unread === PANEL_AT ? await panel(hub.socket, bob) : undefined;
-    const rss = rssMb(hub.proc.pid!);
-    await bob.close();
-    await carol.close();
-    return { unread, startMs, send, inbox, ack, throughput8, rssMb: rss, panel: panelFigures };
-  } finally {
-    await hub.stop();
+  const bob = await connectAgent({ socket: hub.socket, name: 'bob' });
+  const carol = await connectAgent({ socket: hub.socket, name: 'carol' });
+  // Warm up the bridge, the hub's JIT and the page cache before measuring.
+  for (let i = 0; i < 20; i++) await bob.ok('send_handoff', { to: 'carol', body: body(3_000_000 + i), insist: true });
+  return { unread, hub, bob, carol, ackable, startMs, lat: { send: [], inbox: [], ack: [] }, rates: [] };
+}
+
+/**
+ * All levels run at once, each its own hub process, measured in alternating rounds, so a busy
+ * moment on this shared machine hits every level alike and the ratios between them hold.
+ */
+async function measure(levels: Running[]): Promise<void> {
+  const rounds = 5;
+  const per = SAMPLES / rounds;
+  for (let r = 0; r < rounds; r++) {
+    for (const l of levels) {
+      const base = 4_000_000 + r * per;
+      l.lat.send.push(...await timed(per, (i) => l.bob.ok('send_handoff', { to: 'carol', body: body(base + i), insist: true })));
+      l.lat.inbox.push(...await timed(per, () => l.bob.ok('inbox', {})));
+      l.lat.ack.push(...await timed(per, (i) => l.bob.ok('ack', { message_id: l.ackable[r * per + i] })));
+    }
   }
+  for (let r = 0; r < 2; r++) for (const l of levels) l.rates.push(await throughput(l.hub.socket));
 }
 
 async function main() {
   console.log(`Handoff bridge bench ${new Date().toISOString()} · node ${process.version} · ${quick ? 'quick' : 'full'} run`);
-  const rows: Level[] = [];
-  for (const n of LEVELS) rows.push(await level(n));
+  const levels: Running[] = [];
+  for (const n of LEVELS) levels.push(await open(n));
+  let rows: Level[];
+  try {
+    await measure(levels);
+    rows = [];
+    for (const l of levels) {
+      const p = l.unread === PANEL_AT ? await panel(l.hub.socket, l.bob) : undefined;
+      rows.push({
+        unread: l.unread, startMs: l.startMs, send: median(l.lat.send), inbox: median(l.lat.inbox), ack: median(l.lat.ack),
+        throughput8: median(l.rates), rssMb: rssMb(l.hub.proc.pid!), panel: p,
+      });
+    }
+  } finally {
+    for (const l of levels) {
+      await l.bob.close();
+      await l.carol.close();
+      await l.hub.stop();
+    }
+  }
   const ref = rows[0];
   console.log('\n4. through the real bridge (MCP SDK client → dist/bridge.js → hub process), the caller holding N unread');
   console.log('   unread  | send_handoff     | inbox            | ack              | 8 senders     | hub RSS  | hub start');

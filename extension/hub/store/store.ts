@@ -16,8 +16,8 @@ import { reviveHot, reviveState } from './revive';
 
 const FORMAT = 1;
 const MIN_CHECKPOINT_JOURNAL_BYTES = 512 * 1024;
-/** fdatasyncs in flight at once (libuv runs four fs calls at a time; leave one for reads). */
-const MAX_SYNCS = 3;
+/** fdatasyncs in flight at once: libuv's four fs threads, as many as four unbatched writers keep busy; past that, commits batch. */
+const MAX_SYNCS = 4;
 
 interface JournalRecord {
   n: number;
