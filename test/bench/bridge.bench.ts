@@ -153,14 +153,11 @@ async function main() {
   let rows: Level[];
   try {
     await measure(levels);
-    rows = [];
-    for (const l of levels) {
-      const p = l.unread === PANEL_AT ? await panel(l.hub.socket, l.bob) : undefined;
-      rows.push({
-        unread: l.unread, startMs: l.startMs, send: median(l.lat.send), inbox: median(l.lat.inbox), ack: median(l.lat.ack),
-        throughput8: median(l.rates), rssMb: rssMb(l.hub.proc.pid!), panel: p,
-      });
-    }
+    rows = levels.map((l) => ({
+      unread: l.unread, startMs: l.startMs, send: median(l.lat.send), inbox: median(l.lat.inbox), ack: median(l.lat.ack),
+      throughput8: median(l.rates), rssMb: rssMb(l.hub.proc.pid!), // before the panel's multi-MB snapshots raise the high-water mark
+    }));
+    for (const [i, l] of levels.entries()) if (l.unread === PANEL_AT) rows[i].panel = await panel(l.hub.socket, l.bob);
   } finally {
     for (const l of levels) {
       await l.bob.close();
@@ -175,6 +172,8 @@ async function main() {
     const x = (v: number, base: number) => `${ms(v)} ×${(v / base).toFixed(2)}`.padEnd(16);
     console.log(`   ${String(r.unread).padStart(7)} | ${x(r.send, ref.send)} | ${x(r.inbox, ref.inbox)} | ${x(r.ack, ref.ack)} | ${r.throughput8.toFixed(0).padStart(5)}/s ×${(r.throughput8 / ref.throughput8).toFixed(2)} | ${r.rssMb.toFixed(0).padStart(4)} MB | ${(r.startMs / 1000).toFixed(2)} s`);
   }
+  const last = rows[rows.length - 1];
+  console.log(`   hub RSS with ${last.unread} open: ${last.rssMb.toFixed(0)} MB (target ≤ 150 MB); ${(((last.rssMb - ref.rssMb) * 1024 * 1024) / (last.unread - ref.unread)).toFixed(0)} bytes per open message over the ${ref.rssMb.toFixed(0)} MB of an empty hub`);
   const p = rows.find((r) => r.panel)?.panel;
   if (p) {
     console.log(`   panel at ${PANEL_AT} open: ${(p.bytes / 1024).toFixed(0)} KiB posted per change (ChangedNotification snapshot), `
