@@ -9,18 +9,12 @@ interface Due {
 }
 
 export class DueIndex {
-  /** Messages the tick looked at (tests count them; they must not grow with open mail). */
-  visits = 0;
   private readonly heap: Due[] = [];
 
   static of(state: BusState): DueIndex {
     const index = new DueIndex();
     for (const hot of Object.values(state.hot)) index.schedule(hot.message);
     return index;
-  }
-
-  get size(): number {
-    return this.heap.length;
   }
 
   /** Follows the journal: a new handoff that needs an ACK is due at its SLA and at its TTL. */
@@ -44,7 +38,6 @@ export class DueIndex {
     while (this.heap.length > 0 && this.heap[0].at < now) ids.add(this.pop().id);
     const events: BusEvent[] = [];
     for (const id of ids) {
-      this.visits++;
       const hot = state.hot[id];
       if (!hot) continue; // settled and archived
       const due = dueEventsOf(hot, now);

@@ -6,7 +6,7 @@
 import { awaitingAck } from './ledger';
 import type { BusEvent, BusState, HotMessage } from './model';
 import { isTerminal } from './reduce';
-import { SeqList, type VisitCounter } from './seqList';
+import { SeqList } from './seqList';
 
 /** In the identity's inbox: addressed to it, not resolved, its delivery not done, stuck or failed. */
 function isOpenFor(hot: HotMessage | undefined, identity: string): hot is HotMessage {
@@ -26,9 +26,7 @@ export interface UnackedSummary {
   oldest: HotMessage[];
 }
 
-export class MailIndex implements VisitCounter {
-  /** List nodes touched answering questions (tests count them; they must not grow with open mail). */
-  visits = 0;
+export class MailIndex {
   private readonly open = new Map<string, SeqList>();
   private readonly unacked = new Map<string, SeqList>();
 
@@ -40,7 +38,7 @@ export class MailIndex implements VisitCounter {
 
   private list(lists: Map<string, SeqList>, identity: string): SeqList {
     let l = lists.get(identity);
-    if (!l) lists.set(identity, (l = new SeqList(this)));
+    if (!l) lists.set(identity, (l = new SeqList()));
     return l;
   }
 
@@ -77,7 +75,6 @@ export class MailIndex implements VisitCounter {
   openAmong(state: BusState, identity: string, ids: Iterable<string>): HotMessage[] {
     const out: HotMessage[] = [];
     for (const id of ids) {
-      this.visits++;
       const hot = state.hot[id];
       if (isOpenFor(hot, identity)) out.push(hot);
     }

@@ -8,14 +8,7 @@ interface Node {
   next?: Node;
 }
 
-/** Counts every list node a walk touches: tests assert a question's cost does not grow with open mail. */
-export interface VisitCounter {
-  visits: number;
-}
-
 export class SeqList {
-  constructor(private readonly counter: VisitCounter) {}
-
   private readonly nodes = new Map<string, Node>();
   private head?: Node;
   private tail?: Node;
@@ -24,20 +17,13 @@ export class SeqList {
     return this.nodes.size;
   }
 
-  has(id: string): boolean {
-    return this.nodes.has(id);
-  }
-
   add(id: string, seq: number): void {
     if (this.nodes.has(id)) return;
     const node: Node = { id, seq };
     this.nodes.set(id, node);
     // Out of order only when an older message is re-added: walk back to its place.
     let after = this.tail;
-    while (after && after.seq > seq) {
-      this.counter.visits++;
-      after = after.prev;
-    }
+    while (after && after.seq > seq) after = after.prev;
     node.prev = after;
     node.next = after ? after.next : this.head;
     if (node.prev) node.prev.next = node;
@@ -59,12 +45,8 @@ export class SeqList {
   /** Oldest first, from the first seq after `afterSeq`; deleting the yielded id while iterating is safe. */
   *ids(afterSeq = 0): Generator<string> {
     let node = this.head;
-    while (node && node.seq <= afterSeq) {
-      this.counter.visits++;
-      node = node.next;
-    }
+    while (node && node.seq <= afterSeq) node = node.next;
     while (node) {
-      this.counter.visits++;
       const next = node.next;
       yield node.id;
       node = next;
