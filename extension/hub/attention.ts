@@ -33,8 +33,8 @@ interface HookSession {
 }
 
 export interface AttentionDeps {
-  /** The identity's open mail, oldest first. */
-  mail(identity: string): HotMessage[];
+  /** The identity's open mail, oldest first; only those of `only` when given (a tool result's page). */
+  mail(identity: string, only?: Set<string>): HotMessage[];
   commit(events: BusEvent[]): Promise<void>;
   sessions: SessionRegistry;
   node: string;
@@ -79,7 +79,7 @@ export class Attention {
   /** What has not surfaced in `session` (and is not claimed), as an answer and its pending record. */
   private claim(identity: string, session: string, path: SurfacePath, via: string, only?: Set<string>): Claim {
     const claimed = (id: string) => this.claims.has(`${session}\n${id}`) || (only !== undefined && !only.has(id));
-    const open = unsurfacedFor(this.deps.mail(identity), identity, session, claimed);
+    const open = unsurfacedFor(this.deps.mail(identity, only), identity, session, claimed);
     const take = open.slice(0, only ? open.length : PER_ANSWER);
     if (take.length === 0) return nothing(session);
     const at = this.deps.now();

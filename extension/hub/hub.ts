@@ -7,9 +7,10 @@ import { monotonicFactory } from 'ulid';
 import { checkMessageId, decideChase, decideReceipt, decideResolve, decideSend, DEFAULT_LIMITS, type Caller, type Limits, type SendDraft } from './bus/decide';
 import { BusError } from './bus/errors';
 import { caseTwin, caseTwinMessage } from './bus/identity';
-import { coverage, dueEvents, inboxFor, pendingLedger, personInbox, sendResult, sessionsReached, slaPassed, unackedFor } from './bus/ledger';
+import { coverage, isUnread, pendingLedger, personInbox, sendResult, sessionsReached } from './bus/ledger';
 import { emptyState, messageIdOf, type BusEvent, type BusState, type HotMessage, type Outcome, type ReceiptKind } from './bus/model';
-import { MailIndex } from './bus/mailIndex';
+import { MailIndex, type UnackedSummary } from './bus/mailIndex';
+import { DueIndex } from './bus/dueIndex';
 import { isRemote, outboxFor } from './bus/relay';
 import { Attention } from './attention';
 import type { Coverage, InboxItem, LedgerEntry, MessageView, PersonView, ReceiptAnswer, RecipientOutcome, RelayOutcome, SendResult, Snapshot, SnapshotChange } from '../protocol/views';
@@ -35,6 +36,8 @@ export interface HubOptions {
   relayWaitMs?: number;
   /** The hub's clock; tests pass a fake one. */
   clock?: () => number;
+  /** The store's fdatasyncs in flight at once (default 4; the bench compares 1). */
+  maxSyncs?: number;
 }
 
 function storeFailure(dir: string, e: unknown): BusError {
@@ -65,8 +68,9 @@ export class Hub {
   private remote?: RemoteLink;
   /** Names being recorded right now: a case twin racing one must see it before its commit lands. */
   private readonly naming = new Set<string>();
-  /** Where the last timer run looked up to: deadlines in between turn rows overdue. */
-  private lastTick = 0;
+  private due = new DueIndex();
+  /** A timer run still writing: a chase being written is not due again. */
+  private ticking = false;
 
   constructor(readonly options: HubOptions) {
     this.node = options.node ?? `${hostname()}:${basename(options.workspace)}`;
@@ -75,10 +79,12 @@ export class Hub {
     this.now = options.clock ?? Date.now;
     this.memory = new SendMemory(this.limits.duplicateWindowMs);
     const commit = (events: BusEvent[]) => this.commit(events);
-    const mailOf = (identity: string) => this.mailOf(identity);
-    this.attention = new Attention({ mail: mailOf, commit, sessions: this.sessions, node: this.node, log: this.log, now: this.now });
+    this.attention = new Attention({
+      mail: (identity, only) => (only ? this.mail.openAmong(this.state, identity, only) : this.mail.openFor(this.state, identity)),
+      commit, sessions: this.sessions, node: this.node, log: this.log, now: this.now,
+    });
     this.pushes = new Pushes({
-      node: this.node, sessions: this.sessions, now: this.now, commit, mailOf, log: this.log,
+      node: this.node, sessions: this.sessions, now: this.now, commit, unackedOf: (identity) => this.mail.unackedFor(this.state, identity), log: this.log,
       isOpen: (id) => !!this.state.hot[id], replayLimit: options.replayLimit ?? 50,
     });
   }
@@ -92,6 +98,7 @@ export class Hub {
     try {
       this.store = await Store.open(this.options.storeDir, this.node, {
         idempotencyWindowMs: this.limits.idempotencyWindowMs,
+        maxSyncs: this.options.maxSyncs,
         onError: (what, e) => this.log(`store ${what} failed: ${(e as Error).message}`),
         onArchived: (ids) => this.changed(ids),
         now: this.now,
@@ -99,6 +106,7 @@ export class Hub {
       this.nextSeq = this.store.state.seq;
       this.mail = MailIndex.of(this.store.state);
       this.memory.seed(this.store.state, this.now());
+      this.due = DueIndex.of(this.store.state);
       this.log(`store ${this.options.storeDir}: ${Object.keys(this.store.state.hot).length} open, ${this.store.archivedCount} archived`);
     } catch (e) {
       this.storeError = storeFailure(this.options.storeDir, e).message;
@@ -147,13 +155,9 @@ export class Hub {
     } catch (e) {
       throw storeFailure(store.dir, e);
     }
-    this.mail.note(events);
+    this.mail.note(this.state, events);
+    this.due.note(this.state, events);
     this.changed(events.map(messageIdOf).filter((id): id is string => id !== undefined));
-  }
-
-  /** An identity's open mail, oldest first, from the index (not a scan of everyone's). */
-  private mailOf(identity: string): HotMessage[] {
-    return this.mail.openFor(this.state, identity);
   }
 
   private seenWhen(identity: string): RecipientOutcome['seen_when'] {
@@ -360,16 +364,14 @@ export class Hub {
 
   /** Open mail of an identity (not yet done, stuck or failed), oldest first; `afterSeq` pages on from the last seq seen. */
   inbox(identity: string, opts: { unreadOnly?: boolean; limit?: number; afterSeq?: number } = {}): InboxItem[] {
-    return inboxFor(this.mailOf(identity), identity, opts);
+    const keep = opts.unreadOnly ? (hot: HotMessage) => isUnread(hot.deliveries[identity]) : undefined;
+    return this.mail.openFor(this.state, identity, { afterSeq: opts.afterSeq, limit: opts.limit ?? 20, keep })
+      .map((hot) => ({ message: hot.message, delivery: hot.deliveries[identity] }));
   }
 
-  unacked(identity: string): string[] {
-    return this.unackedMessages(identity).map((h) => h.message.id);
-  }
-
-  /** Open handoffs the identity has not ACKed, oldest first. */
-  unackedMessages(identity: string): HotMessage[] {
-    return unackedFor(this.mailOf(identity), identity);
+  /** How many handoffs wait for the identity's ACK and the oldest few: the footer on every tool result. */
+  unacked(identity: string, oldest = 5): UnackedSummary {
+    return this.mail.unackedSummary(this.state, identity, oldest);
   }
 
   pending(identity?: string): LedgerEntry[] {
@@ -400,7 +402,7 @@ export class Hub {
   peopleViews(): PersonView[] {
     const now = this.now();
     return this.people.identities().map((identity) => {
-      const inbox = personInbox(this.mailOf(identity), identity);
+      const inbox = personInbox(this.mail.openFor(this.state, identity), identity);
       return { identity, presence: this.people.presence(identity, now)!, unread: inbox.filter((i) => i.unread).length, inbox };
     });
   }
@@ -424,22 +426,23 @@ export class Hub {
 
   /** Chases once past the SLA, escalates once a period later, dead-letters past the TTL. Public so fake-clock tests can drive it. */
   async tick(): Promise<void> {
-    if (!this.store) return;
+    if (!this.store || this.ticking) return;
     const now = this.now();
-    const passed = slaPassed(this.state, this.lastTick, now);
-    this.lastTick = now;
-    const events = dueEvents(this.state, now, {
+    const { events, passed } = this.due.take(this.state, now, {
       person: () => this.people.escalationTarget(), newId: () => this.newId(now), nextSeq: () => ++this.nextSeq, node: this.node,
     });
     if (events.length === 0) {
       if (passed.length) this.changed(passed);
       return;
     }
+    this.ticking = true;
     try {
       await this.commit(events);
     } catch (e) {
       this.log(`timer events not recorded: ${(e as Error).message}`);
       return;
+    } finally {
+      this.ticking = false;
     }
     for (const e of events) {
       if (e.type === 'chased' && this.state.hot[e.id]) this.pushes.toIdentity(e.recipient, this.state.hot[e.id], 'chase');

@@ -9,7 +9,6 @@ import { ensurePrivateDir } from '../shared/paths';
 import { HELLO_VERSION, MAX_HELLO_BYTES, type Hello, type HelloReply } from '../protocol/hello';
 import { readHello } from '../protocol/helloSchema';
 import { LineBuffer } from '../shared/lines';
-import { nullPrototypes } from './bus/dict';
 import { serveControl } from './control';
 import type { Hub } from './hub';
 import { serveHook } from './hookService';
@@ -132,7 +131,7 @@ function accept(hub: Hub, socket: Socket, replayCaches: Map<string, ReplayCache>
     const rest = first.rest;
     let hello: Hello;
     try {
-      const read = readHello(JSON.parse(first.line, nullPrototypes));
+      const read = readHello(JSON.parse(first.line));
       if (typeof read === 'string') throw new Error(read);
       hello = read;
     } catch (e) {

@@ -1,6 +1,5 @@
 // Pushes: writing a handoff to live sessions — once per message per connection (G3), replays on
 // attach, chases — and journaling each push. The bus decides what is owed; this writes it.
-import { unackedFor } from './bus/ledger';
 import type { BusEvent, HotMessage, PushKind } from './bus/model';
 import { renderMessage } from './render';
 import type { Session, SessionRegistry } from './sessions';
@@ -11,7 +10,8 @@ export interface PushesDeps {
   now: () => number;
   /** The hub's one commit path; a push record that cannot be written is logged, the push stands. */
   commit: (events: BusEvent[]) => Promise<void>;
-  mailOf: (identity: string) => HotMessage[];
+  /** The identity's open mail still waiting for its ACK, oldest first. */
+  unackedOf: (identity: string) => HotMessage[];
   isOpen: (id: string) => boolean;
   log: (line: string) => void;
   /** Unacked messages replayed on attach; past this a truncation notice says how many more. */
@@ -61,7 +61,7 @@ export class Pushes {
   replay(session: Session): void {
     const limit = this.deps.replayLimit;
     const seen = (hot: HotMessage) => this.pushedToIdentity.has(`${session.identity}\n${hot.message.id}`) || hot.deliveries[session.identity].pushes.length > 0;
-    const waiting = unackedFor(this.deps.mailOf(session.identity), session.identity).filter((h) => !session.pushed.has(h.message.id));
+    const waiting = this.deps.unackedOf(session.identity).filter((h) => !session.pushed.has(h.message.id));
     const fresh = waiting.filter((h) => !seen(h));
     const pushesTo = (h: HotMessage) => h.deliveries[session.identity].pushes.filter((p) => p.session === session.key).length;
     const again = waiting.filter((h) => seen(h)).map((h) => ({ h, n: pushesTo(h) })).sort((a, b) => a.n - b.n || a.h.message.seq - b.h.message.seq).map((x) => x.h);

@@ -47,8 +47,9 @@ export function renderMessage(m: Message, kind?: PushKind): string {
   return lines.join('\n');
 }
 
-export function unackedFooter(ids: string[]): string | undefined {
-  if (ids.length === 0) return undefined;
-  const shown = ids.slice(0, 5).join(', ');
-  return `unacked handoffs: ${ids.length} (${shown}${ids.length > 5 ? ', …' : ''}) — ack each when you take it on`;
+/** `oldest`: the first few ids, oldest first, of the `count` unacked. */
+export function unackedFooter(count: number, oldest: string[]): string | undefined {
+  if (count === 0) return undefined;
+  const shown = oldest.slice(0, 5).join(', ');
+  return `unacked handoffs: ${count} (${shown}${count > 5 ? ', …' : ''}) — ack each when you take it on`;
 }

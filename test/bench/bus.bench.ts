@@ -33,8 +33,8 @@ async function newHub(storeDir: string): Promise<Hub> {
 }
 
 /** Runs `total` operations with `concurrency` workers; returns per-op latencies and throughput. */
-async function load(concurrency: number, total: number, op: (i: number) => Promise<void>) {
-  const lat: number[] = [];
+async function load(concurrency: number, total: number, op: (i: number) => Promise<void>, lat: number[] = []) {
+  const from = lat.length;
   let next = 0;
   const start = performance.now();
   await Promise.all(Array.from({ length: concurrency }, async () => {
@@ -46,38 +46,67 @@ async function load(concurrency: number, total: number, op: (i: number) => Promi
     }
   }));
   const secs = (performance.now() - start) / 1000;
-  return { median: median(lat), p95: p95(lat), perSec: total / secs };
+  const mine = lat.slice(from);
+  return { median: median(mine), p95: p95(mine), perSec: total / secs };
 }
 
 /** The floor: each writer appends the record and fdatasyncs, as a store without batching would. */
-async function bareAppend(dir: string, concurrency: number, total: number) {
+async function bareWriter(dir: string, concurrency: number) {
   const fh = await open(join(dir, `bare-${concurrency}.ndjson`), 'a');
   const line = Buffer.from(`${JSON.stringify({ n: 1, e: [{ type: 'sent', message: { body: body(1), id: '01JD3V7W2K8Q5X9Y4Z6A1B2C3D' } }] })}\n`);
-  const r = await load(concurrency, total, async () => {
-    await fh.write(line);
-    await fh.datasync();
-  });
-  await fh.close();
-  return r;
+  return {
+    op: async () => {
+      await fh.write(line);
+      await fh.datasync();
+    },
+    close: () => fh.close(),
+  };
 }
 
+async function hubWriter(dir: string, maxSyncs: number | undefined) {
+  const hub = new Hub({ workspace: ROOT, storeDir: dir, node: 'bench', maxSyncs });
+  await hub.start();
+  await hub.remember('alice');
+  await hub.remember('bob');
+  const caller = { identity: 'alice', session: 'bench', node: 'bench' };
+  let i = 0;
+  return { op: async () => void (await hub.send(caller, { to: ['bob'], body: body(i++), insist: true })), close: () => hub.close() };
+}
+
+/**
+ * Bare appends, the hub writing one batch at a time, and the hub overlapping batches, in
+ * alternating rounds at each concurrency, so drift on a shared machine hits all three alike.
+ */
 async function sendLatency() {
   const dir = tempDir('bench-send');
-  const total = quick ? 300 : 1500;
+  const rounds = quick ? 4 : 10;
+  const perRound = quick ? 100 : 300;
   const rows = [];
   for (const c of [1, 4, 16]) {
-    const bare = await bareAppend(dir, c, total);
-    const hub = await newHub(join(dir, `hub-${c}`));
-    const caller = { identity: 'alice', session: 'bench', node: 'bench' };
-    const sends = await load(c, total, async (i) => void (await hub.send(caller, { to: ['bob'], body: body(i) })));
-    await hub.close();
-    rows.push({ concurrency: c, hub: sends, bare, latencyRatio: sends.median / bare.median, throughputRatio: sends.perSec / bare.perSec });
+    const writers = { bare: await bareWriter(dir, c), serial: await hubWriter(join(dir, `hub1-${c}`), 1), hub: await hubWriter(join(dir, `hub-${c}`), undefined) };
+    const lat: Record<string, number[]> = { bare: [], serial: [], hub: [] };
+    const rate: Record<string, number[]> = { bare: [], serial: [], hub: [] };
+    for (let r = 0; r < rounds; r++) {
+      for (const [name, w] of Object.entries(writers)) {
+        const x = await load(c, perRound, w.op, lat[name]);
+        rate[name].push(x.perSec);
+      }
+    }
+    for (const w of Object.values(writers)) await w.close();
+    const row = (name: string) => ({ median: median(lat[name]), p95: p95(lat[name]), perSec: median(rate[name]) });
+    const bare = row('bare');
+    const hub = row('hub');
+    const serial = row('serial');
+    rows.push({ concurrency: c, hub, serial, bare, latencyRatio: hub.median / bare.median, throughputRatio: hub.perSec / bare.perSec, serialLatencyRatio: serial.median / bare.median, serialThroughputRatio: serial.perSec / bare.perSec });
   }
-  console.log('\n1. send → durable ack (hub in process) vs bare fsync\'d append of the same bytes');
-  console.log('   senders | hub median  p95        msg/s  | bare median  msg/s  | latency × bare | throughput × bare');
+  console.log('\n1. send → durable ack (hub in process) vs bare fsync\'d append of the same bytes; rounds alternate bare / hub one batch at a time / hub overlapping batches');
+  console.log('   senders | hub median  p95        msg/s  | one batch at a time: median  msg/s | bare median  msg/s  | latency × bare (one at a time) | throughput × bare (one at a time)');
   for (const r of rows) {
-    console.log(`   ${String(r.concurrency).padStart(7)} | ${ms(r.hub.median).padEnd(11)} ${ms(r.hub.p95).padEnd(10)} ${r.hub.perSec.toFixed(0).padStart(6)} | ${ms(r.bare.median).padEnd(11)} ${r.bare.perSec.toFixed(0).padStart(6)} | ${r.latencyRatio.toFixed(2).padStart(14)} | ${r.throughputRatio.toFixed(2).padStart(17)}`);
+    console.log(`   ${String(r.concurrency).padStart(7)} | ${ms(r.hub.median).padEnd(11)} ${ms(r.hub.p95).padEnd(10)} ${r.hub.perSec.toFixed(0).padStart(6)} | ${ms(r.serial.median).padEnd(27)} ${r.serial.perSec.toFixed(0).padStart(6)} | ${ms(r.bare.median).padEnd(11)} ${r.bare.perSec.toFixed(0).padStart(6)} | ${`${r.latencyRatio.toFixed(2)} (${r.serialLatencyRatio.toFixed(2)})`.padStart(30)} | ${`${r.throughputRatio.toFixed(2)} (${r.serialThroughputRatio.toFixed(2)})`.padStart(33)}`);
   }
+  const one = rows[0];
+  const sixteen = rows[rows.length - 1];
+  console.log(`   16 senders vs 1: throughput ×${(sixteen.hub.perSec / one.hub.perSec).toFixed(1)} (one batch at a time ×${(sixteen.serial.perSec / one.serial.perSec).toFixed(1)}, bare ×${(sixteen.bare.perSec / one.bare.perSec).toFixed(1)})`);
   results.send = rows;
 }
 
@@ -112,7 +141,7 @@ async function historyGrowth() {
     }
     // Naive lowdb: the whole document rewritten (and fsync'd) on every send.
     const naiveDir = tempDir(`bench-naive-${n}`);
-    const db = new Low(new DurableJsonFile<{ messages: unknown[] }>(join(naiveDir, 'db.json')), { messages: [] });
+    const db = new Low(new DurableJsonFile<{ messages: unknown[] }>(join(naiveDir, 'db.json'), (v) => v), { messages: [] });
     db.data.messages = Array.from({ length: n }, (_, i) => ({ id: String(i), from: 'alice', to: ['bob'], body: body(i), receipts: [] }));
     const naiveSamples = n >= 100_000 ? 5 : n >= 10_000 ? 20 : 100;
     row.naiveLowdb = await load(1, naiveSamples, async (i) => {

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { connectAgent, plainBody } from '../helpers/agent';
 import { startHub, tempDir } from '../helpers/hubProcess';
+import type { Message } from '../../extension/hub/bus/model';
+import { Store } from '../../extension/hub/store/store';
 import { skipOrFail } from '../helpers/skip.mjs';
 
 /** undefined once a small tmpfs is mounted on dir, else why it could not be (it needs root). */
@@ -116,5 +118,28 @@ describe('G4: the store cannot be written', () => {
       await hub.stop();
       rmSync(store, { recursive: true, force: true });
     }
+  });
+
+  it('a batch refused for space, then space comes back: the next send is acknowledged and survives a restart (the journal was cut back to a clean line, no gap)', async (t) => {
+    const dir = tempDir('tmpfs-cut');
+    const unmountable = tryMount(dir, 256);
+    if (unmountable) return skipOrFail(t, unmountable);
+    mounts.push(dir);
+    const storeDir = join(dir, 'store');
+    const filler = join(dir, 'filler');
+    writeFileSync(filler, Buffer.alloc(160 * 1024));
+    const store = await Store.open(storeDir, 'n', { idempotencyWindowMs: 60_000, minCheckpointBytes: 1 << 30 });
+    const msg = (id: string, bytes: number): Message => ({
+      id, seq: 1, from: 'alice', address: ['bob'], recipients: ['bob'], thread: id, body: 'x'.repeat(bytes), attachments: [],
+      requiresAck: true, slaMs: 60_000, ttlMs: 3_600_000, sentAt: Date.now(), sentBySession: 's', node: 'n',
+    });
+    await store.commit([{ type: 'sent', message: msg('01JD3V7W2K8Q5X9Y4Z6A1B0001', 1000) }]);
+    await assert.rejects(store.commit([{ type: 'sent', message: msg('01JD3V7W2K8Q5X9Y4Z6A1B0002', 200_000) }]), /ENOSPC/);
+    rmSync(filler);
+    await store.commit([{ type: 'sent', message: msg('01JD3V7W2K8Q5X9Y4Z6A1B0003', 1000) }]);
+    // No close: as after kill -9, the next open reads the journal as it is.
+    const again = await Store.open(storeDir, 'n', { idempotencyWindowMs: 60_000 });
+    assert.deepEqual(Object.keys(again.state.hot).sort(), ['01JD3V7W2K8Q5X9Y4Z6A1B0001', '01JD3V7W2K8Q5X9Y4Z6A1B0003'], 'both acknowledged sends, not the refused one');
+    await again.close();
   });
 });

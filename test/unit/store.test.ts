@@ -35,6 +35,23 @@ describe('store', () => {
     assert.equal(Object.keys(third.state.hot).length, 51, 'appends after the cut are readable');
   });
 
+  it('a batch written while the one before it never reached the file (a hole): the cut keeps only what precedes the hole', async () => {
+    const dir = tempDir('store-hole');
+    const store = await Store.open(dir, 'n', opts);
+    await Promise.all(Array.from({ length: 20 }, (_, i) => store.commit([{ type: 'sent', message: message(i + 1) }])));
+    const journal = join(dir, 'journal.ndjson');
+    const acked = statSync(journal).size;
+    // Batches overlap: a later batch (two records) was written at its offset, the one before it never was — kill -9.
+    const later = [22, 23].map((n) => `${JSON.stringify({ n, e: [{ type: 'sent', message: message(n) }] })}\n`).join('');
+    appendFileSync(journal, Buffer.concat([Buffer.alloc(300), Buffer.from(later)]));
+    const again = await Store.open(dir, 'n', opts);
+    assert.equal(Object.keys(again.state.hot).length, 20, 'the 20 acknowledged, nothing from behind the hole');
+    assert.equal(statSync(journal).size, acked, 'cut at the hole');
+    await again.commit([{ type: 'sent', message: message(24) }]);
+    const third = await Store.open(dir, 'n', opts);
+    assert.deepEqual(Object.keys(third.state.hot).length, 21, 'appends after the cut are readable');
+  });
+
   it('checkpoints move settled messages to the archive, where they can still be read', async () => {
     const dir = tempDir('store-archive');
     const store = await Store.open(dir, 'n', opts);
@@ -61,5 +78,26 @@ describe('store', () => {
     }
     assert.ok(statSync(join(dir, 'journal.ndjson')).size < 2 * opts.minCheckpointBytes, 'the journal was truncated by checkpoints');
     assert.ok(store.archivedCount > 0);
+  });
+
+  it('a reopened checkpoint and archive keep name-keyed records free of Object.prototype', async () => {
+    const dir = tempDir('store-dicts');
+    const store = await Store.open(dir, 'n', opts);
+    const names = ['toString', 'constructor', 'valueOf'];
+    for (const name of names) await store.commit([{ type: 'identity', name, at: Date.now(), roles: [] }]);
+    const open = { ...message(1), recipients: ['toString'], address: ['toString'] };
+    const settled = { ...message(2), recipients: ['constructor'], address: ['constructor'] };
+    await store.commit([{ type: 'sent', message: open }, { type: 'sent', message: settled }, { type: 'receipt', id: settled.id, recipient: 'constructor', receipt: { kind: 'result', outcome: 'done', by: 'constructor', session: 's', node: 'n', at: Date.now() } }]);
+    await store.close(); // checkpoint + archive: the next open reads both back
+    const again = await Store.open(dir, 'n', opts);
+    assert.deepEqual(Object.keys(again.state.identities).sort(), [...names].sort());
+    assert.equal((again.state.identities as Record<string, unknown>).hasOwnProperty, undefined, 'identities');
+    assert.equal((again.state.hot as Record<string, unknown>).isPrototypeOf, undefined, 'hot');
+    assert.equal((again.state.coverage as Record<string, unknown>).propertyIsEnumerable, undefined, 'coverage');
+    assert.equal((again.state.idempotency as Record<string, unknown>).toLocaleString, undefined, 'idempotency');
+    assert.equal((again.state.hot[open.id].deliveries as Record<string, unknown>).constructor, undefined, 'an open message\'s deliveries');
+    const archived = await again.archived(settled.id);
+    assert.equal(archived?.deliveries['constructor' as string]?.state, 'done');
+    assert.equal((archived?.deliveries as Record<string, unknown>).toString, undefined, 'an archived message\'s deliveries');
   });
 });

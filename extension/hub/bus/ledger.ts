@@ -1,6 +1,6 @@
 // Derived views of the bus: the pending ledger, what is overdue, coverage and ghosts, and the
 // timer-driven events (chase once past the SLA, dead-letter after the TTL). All plain functions.
-import type { Coverage, InboxItem, LedgerEntry, LedgerRecipient, OverdueSummary, PersonInboxItem, PersonPresence, RecipientOutcome, RelayOutcome, SendResult } from '../../protocol/views';
+import type { Coverage, LedgerEntry, LedgerRecipient, OverdueSummary, PersonInboxItem, PersonPresence, RecipientOutcome, RelayOutcome, SendResult } from '../../protocol/views';
 import type { BusEvent, BusState, Delivery, HotMessage, Message } from './model';
 import { escalate, isEscalationDue, type EscalationContext } from './escalate';
 import { isTerminal } from './reduce';
@@ -117,25 +117,6 @@ function median(xs: number[]): number | undefined {
   return s.length % 2 ? s[mid] : Math.round((s[mid - 1] + s[mid]) / 2);
 }
 
-/** Of an identity's open mail (oldest first), what its inbox lists: not resolved, not finished or failed; `afterSeq` pages on. */
-export function inboxFor(mail: HotMessage[], identity: string, opts: { unreadOnly?: boolean; limit?: number; afterSeq?: number } = {}): InboxItem[] {
-  const out: InboxItem[] = [];
-  const limit = opts.limit ?? 20;
-  for (const hot of mail) {
-    const d = hot.deliveries[identity];
-    if (!d || hot.resolution || isTerminal(d.state) || hot.message.seq <= (opts.afterSeq ?? 0)) continue;
-    if (opts.unreadOnly && !isUnread(d)) continue;
-    out.push({ message: hot.message, delivery: d });
-    if (out.length === limit) break;
-  }
-  return out;
-}
-
-/** Of an identity's open mail (oldest first), what still needs its ACK. */
-export function unackedFor(mail: HotMessage[], identity: string): HotMessage[] {
-  return mail.filter((h) => !h.resolution && h.message.requiresAck && h.deliveries[identity] && awaitingAck(h.deliveries[identity]));
-}
-
 export function coverage(state: BusState, liveSessions: (identity: string) => number, now: number, person: (identity: string) => PersonPresence | undefined = () => undefined): Coverage[] {
   const unacked = new Map<string, number>();
   for (const h of Object.values(state.hot)) {
@@ -175,23 +156,22 @@ export function slaPassed(state: BusState, from: number, to: number): string[] {
 }
 
 /**
- * Timer events due now: one chase per overdue delivery, one escalation (escalate.ts) per chased
- * delivery still silent a period later, and a visible dead-letter for deliveries unacked past their TTL.
+ * Timer events due now for one message: one chase per overdue delivery, one escalation
+ * (escalate.ts) per chased delivery still silent a period later, and a visible dead-letter for
+ * deliveries unacked past their TTL.
  */
-export function dueEvents(state: BusState, now: number, escalation?: EscalationContext): BusEvent[] {
+export function dueEventsOf(hot: HotMessage, now: number, escalation?: EscalationContext): BusEvent[] {
   const events: BusEvent[] = [];
-  for (const hot of Object.values(state.hot)) {
-    const m = hot.message;
-    if (hot.resolution) continue;
-    for (const d of Object.values(hot.deliveries)) {
-      if (!awaitingAck(d) || !m.requiresAck) continue;
-      if (now > m.sentAt + m.ttlMs) {
-        events.push({ type: 'failed', id: m.id, recipient: d.recipient, reason: `dead-lettered: no ACK within the TTL of ${Math.round(m.ttlMs / 1000)} s`, at: now });
-      } else if (now > m.sentAt + m.slaMs && d.chasedAt === undefined) {
-        events.push({ type: 'chased', id: m.id, recipient: d.recipient, at: now });
-      } else if (escalation && isEscalationDue(hot, d, now)) {
-        events.push(...escalate(hot, d, now, escalation));
-      }
+  const m = hot.message;
+  if (hot.resolution || !m.requiresAck) return events;
+  for (const d of Object.values(hot.deliveries)) {
+    if (!awaitingAck(d)) continue;
+    if (now > m.sentAt + m.ttlMs) {
+      events.push({ type: 'failed', id: m.id, recipient: d.recipient, reason: `dead-lettered: no ACK within the TTL of ${Math.round(m.ttlMs / 1000)} s`, at: now });
+    } else if (now > m.sentAt + m.slaMs && d.chasedAt === undefined) {
+      events.push({ type: 'chased', id: m.id, recipient: d.recipient, at: now });
+    } else if (escalation && isEscalationDue(hot, d, now)) {
+      events.push(...escalate(hot, d, now, escalation));
     }
   }
   return events;
@@ -223,4 +203,9 @@ export function personInbox(mail: HotMessage[], identity: string, limit = 100): 
     });
   }
   return out;
+}
+
+/** Timer events due now across the whole state (the hub's tick asks its DueIndex instead). */
+export function dueEvents(state: BusState, now: number, escalation?: EscalationContext): BusEvent[] {
+  return Object.values(state.hot).flatMap((hot) => dueEventsOf(hot, now, escalation));
 }

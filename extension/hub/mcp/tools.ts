@@ -38,7 +38,8 @@ function withFooter(ctx: ToolContext, r: CallToolResult): CallToolResult {
   } catch {
     return r; // an unnamed session has no mail
   }
-  const footer = unackedFooter(ctx.hub.unacked(identity));
+  const unacked = ctx.hub.unacked(identity);
+  const footer = unackedFooter(unacked.count, unacked.oldest.map((h) => h.message.id));
   if (!footer) return r;
   return { ...r, content: [...r.content, { type: 'text', text: footer }], structuredContent: { ...r.structuredContent, unacked_footer: footer } };
 }
@@ -111,7 +112,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     annotations: RECEIPT,
   }, guarded(ctx, async ({ name, roles }: { name?: string; roles?: string[] }) => {
     const caller = name ? await ctx.register(name, roles ?? []) : ctx.caller();
-    const data = { identity: caller.identity, session: caller.session, session_label: sessionLabel(caller.session), node: caller.node, workspace: hub.options.workspace, live_sessions_of_identity: hub.sessions.count(caller.identity), unacked: hub.unacked(caller.identity).length };
+    const data = { identity: caller.identity, session: caller.session, session_label: sessionLabel(caller.session), node: caller.node, workspace: hub.options.workspace, live_sessions_of_identity: hub.sessions.count(caller.identity), unacked: hub.unacked(caller.identity, 0).count };
     return result(ctx, `You are ${caller.identity} (session ${caller.session}) on node ${caller.node}.`, data);
   }));
 
@@ -257,8 +258,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
   }, guarded(ctx, () => {
     const me = ctx.caller().identity;
     const unread = hub.inbox(me, { limit: 10_000, unreadOnly: true });
-    const unacked = hub.unackedMessages(me);
-    const data = { unread: unread.length, unacked: unacked.length, unacked_ids: unacked.slice(0, 50).map((h) => h.message.id), oldest_unacked_at: unacked[0] ? new Date(unacked[0].message.sentAt).toISOString() : undefined };
-    return result(ctx, `${unread.length} unread, ${unacked.length} unacked.`, data);
+    const unacked = hub.unacked(me, 50);
+    const data = { unread: unread.length, unacked: unacked.count, unacked_ids: unacked.oldest.map((h) => h.message.id), oldest_unacked_at: unacked.oldest[0] ? new Date(unacked.oldest[0].message.sentAt).toISOString() : undefined };
+    return result(ctx, `${unread.length} unread, ${unacked.count} unacked.`, data);
   }));
 }

@@ -1,6 +1,8 @@
 // An append-only file of JSON lines. A batch goes out in one write and one fdatasync; the caller
-// groups concurrent commits into batches (the floor for durability is one fsync'd append).
+// groups concurrent commits into batches (the floor for durability is one fsync'd append), and may
+// write the next batch while the previous one's fdatasync is still running.
 import { parseState } from '../bus/dict';
+import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fsyncDir } from './durableJsonFile';
@@ -15,7 +17,8 @@ export class AppendLog<T> {
   private fh?: FileHandle;
   private size = 0;
 
-  constructor(readonly path: string) {}
+  /** `revive` turns a parsed line into a T (store/revive.ts: name-keyed records become dicts). */
+  constructor(readonly path: string, private readonly revive: (parsed: any) => T) {}
 
   get bytes(): number {
     return this.size;
@@ -26,7 +29,8 @@ export class AppendLog<T> {
    * off: it was never acknowledged, because acknowledgement waits for the fdatasync.
    */
   async open(): Promise<LoadedLine<T>[]> {
-    this.fh = await open(this.path, 'a+', 0o600);
+    // Not O_APPEND: every write goes to the offset its batch was given, so batches may be written concurrently.
+    this.fh = await open(this.path, constants.O_RDWR | constants.O_CREAT, 0o600);
     const { size } = await this.fh.stat();
     const buf = Buffer.alloc(size);
     if (size > 0) await this.fh.read(buf, 0, size, 0);
@@ -37,9 +41,9 @@ export class AppendLog<T> {
       const nl = buf.indexOf(0x0a, start);
       if (nl < 0) break; // no newline: torn
       try {
-        lines.push({ value: parseState<T>(buf.toString('utf8', start, nl)), offset: start, length: nl - start });
+        lines.push({ value: parseState(buf.toString('utf8', start, nl), this.revive), offset: start, length: nl - start });
       } catch {
-        break; // garbage can only be a torn tail, since every batch is fsync'd before the next
+        break; // garbage can only be a torn tail: nothing after an unsynced batch was ever acknowledged
       }
       start = nl + 1;
       good = start;
@@ -55,23 +59,33 @@ export class AppendLog<T> {
 
   /** Writes the lines with one write and one fdatasync; resolves with where each line is. */
   async writeBatch(values: T[]): Promise<{ offset: number; length: number }[]> {
+    const start = this.size;
+    try {
+      const places = await this.write(values);
+      await this.sync();
+      return places;
+    } catch (e) {
+      await this.cutTo(start); // the next batch must start on a clean line
+      throw e;
+    }
+  }
+
+  /**
+   * Writes the lines at the end, in one write, not yet durable: `sync` makes them so. The space is
+   * taken at the call, so batches written concurrently land in call order; if a write fails, the
+   * caller cuts the log back (cutTo) once the writes in flight are done.
+   */
+  async write(values: T[]): Promise<{ offset: number; length: number }[]> {
     if (!this.fh) throw new Error(`${this.path} is not open`);
     const parts = values.map((v) => Buffer.from(`${JSON.stringify(v)}\n`, 'utf8'));
     const all = Buffer.concat(parts);
     const start = this.size;
-    try {
-      let written = 0;
-      while (written < all.length) {
-        const { bytesWritten } = await this.fh.write(all, written, all.length - written, start + written);
-        written += bytesWritten;
-      }
-      await this.fh.datasync();
-    } catch (e) {
-      // Cut a partial write back so the next batch starts on a clean line.
-      await this.fh.truncate(start).catch(() => undefined);
-      throw e;
-    }
     this.size = start + all.length;
+    let written = 0;
+    while (written < all.length) {
+      const { bytesWritten } = await this.fh.write(all, written, all.length - written, start + written);
+      written += bytesWritten;
+    }
     let offset = start;
     return parts.map((p) => {
       const at = { offset, length: p.length - 1 };
@@ -80,11 +94,23 @@ export class AppendLog<T> {
     });
   }
 
+  /** fdatasync: everything written before this call is durable once it resolves. */
+  async sync(): Promise<void> {
+    if (!this.fh) throw new Error(`${this.path} is not open`);
+    await this.fh.datasync();
+  }
+
+  /** Cuts the file back to `offset` (a line boundary): written lines that never became durable go. */
+  async cutTo(offset: number): Promise<void> {
+    await this.fh?.truncate(offset).catch(() => undefined);
+    this.size = Math.min(this.size, offset);
+  }
+
   async readAt(offset: number, length: number): Promise<T> {
     if (!this.fh) throw new Error(`${this.path} is not open`);
     const buf = Buffer.alloc(length);
     await this.fh.read(buf, 0, length, offset);
-    return parseState<T>(buf.toString('utf8'));
+    return parseState(buf.toString('utf8'), this.revive);
   }
 
   async truncate(): Promise<void> {

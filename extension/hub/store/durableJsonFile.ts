@@ -16,14 +16,16 @@ export async function fsyncDir(dir: string): Promise<void> {
 }
 
 export class DurableJsonFile<T> implements Adapter<T> {
-  /** Size of the last document written; the store paces checkpoints by it. */
-  lastWrittenBytes = 0;
+  /** Size of the document last read or written; the store paces checkpoints by it. */
+  bytesOnDisk = 0;
 
-  constructor(readonly path: string) {}
+  constructor(readonly path: string, private readonly revive: (parsed: any) => T) {}
 
   async read(): Promise<T | null> {
     try {
-      return parseState<T>(await readFile(this.path, 'utf8'));
+      const text = await readFile(this.path, 'utf8');
+      this.bytesOnDisk = Buffer.byteLength(text);
+      return parseState(text, this.revive);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw e;
@@ -36,7 +38,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
     try {
       const text = JSON.stringify(data);
       await fh.writeFile(text);
-      this.lastWrittenBytes = Buffer.byteLength(text);
+      this.bytesOnDisk = Buffer.byteLength(text);
       await fh.sync();
     } catch (e) {
       await fh.close().catch(() => undefined);

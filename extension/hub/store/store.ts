@@ -12,9 +12,12 @@ import { apply, isSettled, pruneIdempotency } from '../bus/reduce';
 import { emptyState, type BusEvent, type BusState, type HotMessage } from '../bus/model';
 import { AppendLog } from './appendLog';
 import { DurableJsonFile } from './durableJsonFile';
+import { reviveHot, reviveState } from './revive';
 
 const FORMAT = 1;
 const MIN_CHECKPOINT_JOURNAL_BYTES = 512 * 1024;
+/** fdatasyncs in flight at once: libuv's four fs threads, as many as four unbatched writers keep busy; past that, commits batch. */
+const MAX_SYNCS = 4;
 
 interface JournalRecord {
   n: number;
@@ -46,14 +49,25 @@ export interface StoreOptions {
   onArchived?: (ids: string[]) => void;
   /** The hub's clock. */
   now?: () => number;
+  /** fdatasyncs in flight at once; 1 writes one batch at a time (the bench compares). */
+  maxSyncs?: number;
 }
 
 export class Store {
   readonly state: BusState;
   private n: number;
   private queue: Commit[] = [];
-  private draining?: Promise<void>;
-  private lastCheckpointBytes = 0;
+  /** Last journal record number written (the state holds up to `n`; the rest are in flight). */
+  private written: number;
+  /** Batches being written or synced (each to its own place in the journal). */
+  private inflight = 0;
+  /** The last batch's settling (apply, acknowledge, maybe checkpoint): batches settle in order. */
+  private settled: Promise<void> = Promise.resolve();
+  /** Bumped when a failed batch cuts the journal back: batches written before the cut fail too. */
+  private epoch = 0;
+  /** Nothing new is written: a checkpoint is due or running, or a failed batch is being cut off. */
+  private paused = false;
+  private lastCheckpointBytes: number;
   private closed = false;
 
   private constructor(
@@ -67,6 +81,9 @@ export class Store {
   ) {
     this.state = db.data.state;
     this.n = db.data.journalN;
+    this.written = this.n;
+    // Paced by the document already on disk, so a restart with a large hot set does not checkpoint it again after 512 KiB.
+    this.lastCheckpointBytes = adapter.bytesOnDisk;
   }
 
   /** Opens (or creates) the store and recovers: checkpoint + journal records after it. */
@@ -77,14 +94,17 @@ export class Store {
     if (!st.isDirectory()) throw new Error(`${dir} is not a directory (a symlink?); the store needs a real folder of its own`);
     if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw new Error(`${dir} belongs to uid ${st.uid}, not to you; the store must be your own folder`);
     if (st.mode & 0o022) throw new Error(`${dir} is writable by others (mode ${(st.mode & 0o777).toString(8)}); run chmod 700 on it`);
-    const adapter = new DurableJsonFile<Checkpoint>(join(dir, 'state.json'));
+    const adapter = new DurableJsonFile<Checkpoint>(join(dir, 'state.json'), (c: Checkpoint) => {
+      if (c?.state) reviveState(c.state);
+      return c;
+    });
     const db = new Low<Checkpoint>(adapter, { format: FORMAT, journalN: 0, state: emptyState(node) });
     await db.read();
     if (db.data.format !== FORMAT) throw new Error(`${join(dir, 'state.json')} has format ${db.data.format}; this Handoff reads format ${FORMAT}`);
-    const archive = new AppendLog<ArchivedMessage>(join(dir, 'archive.ndjson'));
+    const archive = new AppendLog<ArchivedMessage>(join(dir, 'archive.ndjson'), reviveHot);
     const archiveIndex = new Map<string, { offset: number; length: number }>();
     for (const line of await archive.open()) archiveIndex.set(line.value.message.id, { offset: line.offset, length: line.length });
-    const journal = new AppendLog<JournalRecord>(join(dir, 'journal.ndjson'));
+    const journal = new AppendLog<JournalRecord>(join(dir, 'journal.ndjson'), (r: JournalRecord) => r); // events hold no name-keyed records
     const records = await journal.open();
     const store = new Store(dir, db, adapter, journal, archive, archiveIndex, options);
     for (const { value } of records) {
@@ -92,6 +112,7 @@ export class Store {
       for (const e of value.e) apply(store.state, e);
       store.n = value.n;
     }
+    store.written = store.n;
     // A crash between archiving and checkpointing leaves a message in both: the hot copy wins.
     for (const id of Object.keys(store.state.hot)) archiveIndex.delete(id);
     return store;
@@ -102,30 +123,80 @@ export class Store {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
     return new Promise((resolve, reject) => {
       this.queue.push({ events, resolve, reject });
-      this.draining ??= this.drain();
+      this.pump();
     });
   }
 
-  // Group commit: every commit waiting when a write starts shares its write and fdatasync.
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
+  /**
+   * Group commit at the floor: every commit waiting when a batch starts shares its write and
+   * fdatasync, and the next batch is written and synced (at its own offset) while earlier ones
+   * still are — up to MAX_SYNCS at once, which the filesystem folds into one journal commit, the
+   * way unbatched concurrent writers get theirs. A batch is applied and acknowledged only after
+   * its own fdatasync (issued after its write, so it covers its bytes) and after every earlier
+   * batch: acknowledgement order is journal order, and a crash can only tear what follows the
+   * last acknowledged batch (AppendLog.open cuts from the first line that does not parse).
+   */
+  private pump(): void {
+    while (!this.paused && this.inflight < (this.options.maxSyncs ?? MAX_SYNCS) && this.queue.length > 0) {
       const batch = this.queue;
       this.queue = [];
-      const first = this.n + 1;
-      try {
-        await this.journal.writeBatch(batch.map((c, i) => ({ n: first + i, e: c.events })));
-      } catch (e) {
-        for (const c of batch) c.reject(e as Error);
-        continue;
-      }
-      this.n = first + batch.length - 1;
-      for (const c of batch) for (const e of c.events) apply(this.state, e);
-      for (const c of batch) c.resolve();
-      if (this.journal.bytes > Math.max(this.options.minCheckpointBytes ?? MIN_CHECKPOINT_JOURNAL_BYTES, this.lastCheckpointBytes)) {
-        await this.checkpoint().catch((e) => this.options.onError?.('checkpoint', e));
-      }
+      const first = this.written + 1;
+      this.written += batch.length;
+      const epoch = this.epoch;
+      const start = this.journal.bytes;
+      this.inflight++;
+      const durable = (async () => {
+        try {
+          await this.journal.write(batch.map((c, i) => ({ n: first + i, e: c.events })));
+          await this.journal.sync();
+        } catch (e) {
+          this.paused = true; // write nothing more until settle has cut the failed batch off
+          throw e;
+        } finally {
+          this.inflight--;
+          this.pump();
+        }
+      })();
+      durable.catch(() => undefined); // observed in settle, in order
+      const before = this.settled;
+      this.settled = before.then(() => this.settle(batch, first, epoch, start, durable));
     }
-    this.draining = undefined;
+  }
+
+  private async settle(batch: Commit[], first: number, epoch: number, start: number, durable: Promise<void>): Promise<void> {
+    let error: Error | undefined;
+    try {
+      await durable;
+    } catch (e) {
+      error = e as Error;
+    }
+    if (epoch !== this.epoch) error ??= new Error('an earlier write to the journal failed; this one was cut off with it');
+    else if (error) await this.cutBack(first, start);
+    if (error) {
+      for (const c of batch) c.reject(error);
+      return;
+    }
+    this.n = first + batch.length - 1;
+    for (const c of batch) for (const e of c.events) apply(this.state, e);
+    for (const c of batch) c.resolve();
+    if (this.journal.bytes > Math.max(this.options.minCheckpointBytes ?? MIN_CHECKPOINT_JOURNAL_BYTES, this.lastCheckpointBytes)) this.paused = true;
+    // The checkpoint runs once the batches in flight have settled (it empties the journal).
+    if (this.paused && this.written === this.n) {
+      await this.checkpoint().catch((e) => this.options.onError?.('checkpoint', e));
+      this.paused = false;
+      this.pump();
+    }
+  }
+
+  /** A batch failed: it and every batch written after it are cut off the journal (none was acknowledged). */
+  private async cutBack(first: number, start: number): Promise<void> {
+    this.epoch++;
+    this.paused = true;
+    while (this.inflight > 0) await new Promise((r) => setImmediate(r));
+    await this.journal.cutTo(start);
+    this.written = first - 1;
+    this.paused = false;
+    this.pump();
   }
 
   /** Moves settled messages to the archive, rewrites the hot document, empties the journal. */
@@ -142,7 +213,7 @@ export class Store {
     pruneIdempotency(this.state, now, this.options.idempotencyWindowMs);
     this.db.data.journalN = this.n;
     await this.db.write();
-    this.lastCheckpointBytes = this.adapter.lastWrittenBytes;
+    this.lastCheckpointBytes = this.adapter.bytesOnDisk;
     await this.journal.truncate();
   }
 
@@ -161,7 +232,7 @@ export class Store {
 
   /** Finishes pending writes and checkpoints, so the next start replays nothing. */
   async close(): Promise<void> {
-    while (this.draining) await this.draining;
+    while (this.queue.length > 0 || this.written > this.n || this.paused) await this.settled;
     this.closed = true;
     await this.checkpoint().catch((e) => this.options.onError?.('checkpoint on close', e));
     await this.journal.close();
