@@ -34,8 +34,13 @@ export interface HubOptions {
 
 export interface RecipientOutcome {
   identity: string;
-  state: Delivery['state'];
+  /** For a recipient on another node still `queued` here: `relayed` (on the homeserver, `event_id`),
+   * `in_outbox`, or `failed` (refused); then its node's pushed / surfaced / ACK as receipts arrive. */
+  state: Delivery['state'] | 'relayed' | 'in_outbox';
+  /** Live sessions on this hub it was pushed to (0 for a recipient on another node: see state). */
   sessions: number;
+  /** The homeserver's event that carries it (recipients on other nodes). */
+  event_id?: string;
   /** When its model will see it, as far as its hooked sessions tell: now, next tool call, next turn, or only when it calls inbox. */
   seen_when: SeenWhen | 'on_another_node';
 }
@@ -44,8 +49,9 @@ export interface SendResult {
   message_id: string;
   seq: number;
   thread: string;
-  /** `pushed`: written to at least one live session (not proof of reading); `queued`: none live. */
-  state: 'pushed' | 'queued';
+  /** `pushed`: written to at least one live session here (not proof of reading); `relayed`: none
+   * here, but on the homeserver for recipients on other nodes; `queued`: neither. */
+  state: 'pushed' | 'relayed' | 'queued';
   recipients: RecipientOutcome[];
   duplicate?: { why: 'idempotency_key' | 'probable_duplicate'; note: string };
   /** Present when some recipients are on other nodes: whether the homeserver has it yet. */
@@ -66,6 +72,7 @@ export interface MessageView {
   deliveries: Delivery[];
   settled: boolean;
   resolution?: HotMessage['resolution'];
+  relayed?: HotMessage['relayed'];
 }
 
 export interface Snapshot {
@@ -83,15 +90,24 @@ export interface Snapshot {
 }
 
 /** The honest answer to a send: `pushed` only if some live session was written to. */
-function sendResult(m: Message, recipients: RecipientOutcome[], relay?: RelayOutcome): SendResult {
+function sendResult(m: Message, local: RecipientOutcome[], relay?: RelayOutcome): SendResult {
+  const recipients = local.map((r) => remoteOutcome(r, relay));
   return {
     message_id: m.id,
     seq: m.seq,
     thread: m.thread,
-    state: recipients.some((r) => r.sessions > 0) ? 'pushed' : 'queued',
+    state: recipients.some((r) => r.sessions > 0) ? 'pushed' : recipients.some((r) => r.state === 'relayed') ? 'relayed' : 'queued',
     recipients,
     ...(relay ? { relay } : {}),
   };
+}
+
+/** A recipient on another node: its own state from the relay, until its node's receipts say more. */
+function remoteOutcome(r: RecipientOutcome, relay?: RelayOutcome): RecipientOutcome {
+  if (!isRemote(r.identity)) return r;
+  if (r.state !== 'queued' || !relay) return r;
+  if (relay.state === 'on_homeserver') return { ...r, state: 'relayed', event_id: relay.event_id };
+  return { ...r, state: relay.state === 'refused' ? 'failed' : 'in_outbox' };
 }
 
 function storeFailure(dir: string, e: unknown): BusError {
@@ -292,8 +308,11 @@ export class Hub {
     session.pushed.add(m.id);
     this.pushedToIdentity.add(`${session.identity}\n${m.id}`);
     const at = Date.now();
-    this.store?.commit([{ type: 'pushed', id: m.id, recipient: session.identity, push: { session: session.key, node: this.node, at, kind } }])
-      .then(() => this.changed(), (e) => this.log(`could not record a push of ${m.id}: ${(e as Error).message}`));
+    // Through commit(): a remote sender's first push goes back to it as progress (relay.ts).
+    if (this.store) {
+      this.commit([{ type: 'pushed', id: m.id, recipient: session.identity, push: { session: session.key, node: this.node, at, kind } }])
+        .catch((e) => this.log(`could not record a push of ${m.id}: ${(e as Error).message}`));
+    }
     return true;
   }
 
@@ -446,7 +465,7 @@ export class Hub {
     checkMessageId(id);
     const hot = this.state.hot[id] ?? (await this.store?.archived(id));
     if (!hot) return undefined;
-    return { message: hot.message, deliveries: Object.values(hot.deliveries), settled: !this.state.hot[id], resolution: hot.resolution };
+    return { message: hot.message, deliveries: Object.values(hot.deliveries), settled: !this.state.hot[id], resolution: hot.resolution, relayed: hot.relayed };
   }
 
   /** A message as seen by one identity: only its sender and recipients may read it. */

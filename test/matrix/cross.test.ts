@@ -218,7 +218,15 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
 
   it('two sessions per identity, and two hubs sharing one Matrix account: each session gets each message once', async () => {
     const b2 = await login(hs, b); // hub C: the same Matrix account as hub B, another device
-    const hubC = await matrixHub(hs, { node: 'nodeC', user: b2, room, allowed: [a.userId] });
+    // One account for two nodes only when configured so, on every hub that reads them.
+    const shared = { nodeB: b.userId, nodeC: b.userId };
+    await hubA.stop();
+    hubA = await matrixHub(hs, { node: 'nodeA', user: a, room, allowed: [b.userId], nodes: shared, restartOf: hubA });
+    hubs.push(hubA);
+    await alice.close();
+    alice = await connectAgent({ socket: hubA.socket, name: 'alice', session: 'alice-1' });
+    agents.push(alice);
+    const hubC = await matrixHub(hs, { node: 'nodeC', user: b2, room, allowed: [a.userId], nodes: shared });
     hubs.push(hubC);
     const bobTwo = await connectAgent({ socket: hubB.socket, name: 'bob', session: 'bob-2' });
     const carol1 = await connectAgent({ socket: hubC.socket, name: 'carol', session: 'carol-1' });

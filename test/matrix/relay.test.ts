@@ -7,11 +7,13 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { decideSend, DEFAULT_LIMITS } from '../../extension/hub/bus/decide';
 import { BusError } from '../../extension/hub/bus/errors';
-import { emptyState, type BusEvent, type Message } from '../../extension/hub/bus/model';
+import { emptyState, type BusEvent, type Message, type OutboxEntry } from '../../extension/hub/bus/model';
 import { apply } from '../../extension/hub/bus/reduce';
 import { outboxFor } from '../../extension/hub/bus/relay';
 import { loadMatrixConfig, MatrixConfigError } from '../../extension/hub/matrix/config';
-import { localMessage, outboxEvent, readMessage, readReceipt } from '../../extension/hub/matrix/wire';
+import { BATCH_KEY, batchEvent, localMessage, outboxEvent, readBatch, readMessage, readReaction, readReceipt, readReply } from '../../extension/hub/matrix/wire';
+import { personCommand, personIdentity, personUser } from '../../extension/hub/matrix/person';
+import { eventMessageId } from '../../extension/hub/matrix/people';
 import { DIST, NODE, tempDir } from '../helpers/hubProcess';
 
 const T0 = 1_700_000_000_000;
@@ -134,12 +136,62 @@ describe('wire format', () => {
   it('refuses malformed or inconsistent events', () => {
     const good = outboxEvent({ txnId: 'x', order: 0, queuedAt: T0, item: { kind: 'message', message: m } }, 'nodeA').content;
     const bad = (patch: Record<string, unknown>) => readMessage({ ...good, 'org.handoff.message': { ...(good['org.handoff.message'] as object), ...patch } });
-    assert.equal(bad({ id: 'nope' }), 'bad id');
-    assert.equal(bad({ from: 'alice@nodeX' }), 'bad from/node', 'a sender must be on the node it claims');
-    assert.equal(bad({ to: ['bob'] }), 'bad to');
-    assert.equal(bad({ body: 'x'.repeat(70_000) }), 'bad body');
+    assert.equal(bad({ id: 'nope' }), 'bad id: not a message id');
+    assert.equal(bad({ from: 'alice@nodeX' }), 'bad from: a sender must be a name on the node it claims');
+    assert.equal(bad({ to: ['bob'] }), 'bad to.0: not qualified (name@node)');
+    assert.equal(bad({ body: 'x'.repeat(70_000) }), 'bad body: over 64 KiB');
     assert.equal(readMessage({ body: 'hello' }), 'no handoff data');
-    assert.equal(readReceipt({ 'org.handoff.receipt': { message_id: m.id, sender: 'alice@nodeA', kind: 'ack', by: 'bob@nodeB', node: 'nodeC', session: 's', at: 1 } }), 'bad sender/by/node', 'only the recipient\'s node writes its receipt');
+    assert.equal(readReceipt({ 'org.handoff.receipt': { message_id: m.id, sender: 'alice@nodeA', kind: 'ack', by: 'bob@nodeB', node: 'nodeC', session: 's', at: 1 } }), "bad by: only the recipient's node writes its receipt");
+    let deep: unknown = 'x';
+    for (let i = 0; i < 20; i++) deep = [deep];
+    assert.match(String(bad({ attachments: deep })), /nested deeper than 8/, 'a depth limit before any schema');
+  });
+
+  it('a batch reads back in order; a bad entry is reported and the others still count', () => {
+    const entry = (i: number): OutboxEntry => ({ txnId: `t${i}`, order: i, queuedAt: T0, item: { kind: 'message', message: { ...m, id: `01JD3V7W2K8Q5X9Y4Z6A1B000${i}` } } });
+    const { content } = batchEvent([entry(1), entry(2), entry(3)], 'nodeA');
+    (content[BATCH_KEY] as any[])[1].message.id = 'bad';
+    const items = readBatch(content);
+    assert.ok(Array.isArray(items));
+    assert.deepEqual(items.map((i) => i.kind === 'message' ? i.wire.id : i.kind), ['01JD3V7W2K8Q5X9Y4Z6A1B0001', 'bad', '01JD3V7W2K8Q5X9Y4Z6A1B0003']);
+    assert.match(String(content.body), /^3 entries from nodeA \(3 handoffs, 0 receipts\)/);
+    assert.equal(typeof readBatch({ [BATCH_KEY]: Array(201).fill({}) }), 'string', 'at most 200 entries');
+  });
+
+  it('a handoff to a person mentions them and says how to answer', () => {
+    const toPerson = { ...m, recipients: ['carol@matrix:example.org'] };
+    const { content } = outboxEvent({ txnId: 'x', order: 0, queuedAt: T0, item: { kind: 'message', message: toPerson } }, 'nodeA');
+    assert.deepEqual(content['m.mentions'], { user_ids: ['@carol:example.org'] });
+    assert.match(String(content.body), /^Handoff from alice@nodeA to @carol:example.org \(needs an ACK\)/);
+    assert.match(String(content.body), /react ✅ to ACK/);
+  });
+
+  it('people: replies, thread replies, reactions and the short grammar', () => {
+    assert.equal(personIdentity('@carol:example.org'), 'carol@matrix:example.org');
+    assert.equal(personIdentity('@carol:localhost:8448'), 'carol@matrix:localhost:8448');
+    assert.equal(personIdentity('@_bot=x:example.org'), undefined, 'not writable as an exact name');
+    assert.equal(personUser('carol@matrix:example.org'), '@carol:example.org');
+    assert.equal(personUser('bob@nodeB'), undefined);
+    const reply = readReply({ msgtype: 'm.text', body: '> <@a:x> Handoff from alice\n> more\n\nOn it, but which branch?', 'm.relates_to': { 'm.in_reply_to': { event_id: '$h' } } });
+    assert.deepEqual(reply, { targets: ['$h'], text: 'On it, but which branch?' });
+    const thread = readReply({ msgtype: 'm.text', body: 'thread answer', 'm.relates_to': { rel_type: 'm.thread', event_id: '$root', is_falling_back: true, 'm.in_reply_to': { event_id: '$last' } } });
+    assert.deepEqual(thread, { targets: ['$root', '$last'], text: 'thread answer' });
+    assert.equal(readReply({ msgtype: 'm.text', body: 'just chatting' }), 'not a reply to anything');
+    assert.deepEqual(readReaction({ 'm.relates_to': { rel_type: 'm.annotation', event_id: '$h', key: '✅️' } }), { eventId: '$h', meaning: 'ack' });
+    assert.match(String(readReaction({ 'm.relates_to': { rel_type: 'm.annotation', event_id: '$h', key: '🎉' } })), /means nothing here/);
+    assert.deepEqual(personCommand('ACK'), { kind: 'ack' });
+    assert.deepEqual(personCommand('done: merged in #12'), { kind: 'result', outcome: 'done', summary: 'merged in #12' });
+    assert.deepEqual(personCommand('stuck'), { kind: 'result', outcome: 'stuck', summary: 'stuck' });
+    assert.deepEqual(personCommand('rejected — not ours'), { kind: 'result', outcome: 'rejected', summary: 'not ours' });
+    assert.equal(personCommand('doneness is relative'), undefined);
+    assert.equal(personCommand('please look at it again'), undefined);
+  });
+
+  it('an event id makes the same message id every time, a valid ULID', () => {
+    const id = eventMessageId(T0, '$e\nalice');
+    assert.match(id, /^[0-9A-HJKMNP-TV-Z]{26}$/);
+    assert.equal(id, eventMessageId(T0, '$e\nalice'));
+    assert.notEqual(id, eventMessageId(T0, '$f\nalice'));
   });
 });
 

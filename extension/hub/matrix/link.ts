@@ -5,10 +5,13 @@ import { IDENTITY_PATTERN } from '../bus/identity';
 import { isRemote } from '../bus/relay';
 import type { Hub } from '../hub';
 import type { RelayOutcome, RemoteLink, RemoteStatus } from '../remote';
+import { NodeBindings } from './binding';
 import { MatrixConfigError, type MatrixConfig } from './config';
+import { Drops } from './drops';
 import { classify, Homeserver } from './homeserver';
 import { Ingest } from './ingest';
 import { Outbox } from './outbox';
+import { personIdentity } from './person';
 import { announcement, NODE_STATE } from './wire';
 
 export class MatrixLink implements RemoteLink {
@@ -25,12 +28,15 @@ export class MatrixLink implements RemoteLink {
   private announced?: string;
   private announcing = false;
   private announceError?: string;
+  private readonly drops: Drops;
+  private bindings?: NodeBindings;
 
   constructor(private readonly hub: Hub, private readonly config: MatrixConfig, private readonly log: (line: string) => void) {
     if (!IDENTITY_PATTERN.test(`x@${hub.node}`)) {
       throw new MatrixConfigError(`This hub's node name "${hub.node}" cannot qualify identities on Matrix (letters, digits, '.', '_', ':' or '-', up to 128): start the hub with --node NAME.`);
     }
     this.hs = new Homeserver(config);
+    this.drops = new Drops((line) => this.log(`matrix: ${line}`));
   }
 
   /** Connects in the background; status() says how far it got. */
@@ -59,9 +65,11 @@ export class MatrixLink implements RemoteLink {
       log: (line: string) => this.log(`matrix: ${line}`),
       onTrouble: (why: string, refused: boolean) => this.trouble(why, refused),
     };
-    this.outbox = new Outbox(this.hub, this.hs, this.roomId, { ...hooks, onSuccess: () => this.healthy() });
+    this.outbox = new Outbox(this.hub, this.hs, this.roomId, this.config.outboxBatch, { ...hooks, onSuccess: () => this.healthy() });
     const allowed = new Set([...this.config.allowedSenders, this.userId]);
-    this.ingest = new Ingest(this.hub, this.hs, this.roomId, allowed, this.config.syncTimelineLimit, {
+    this.bindings = new NodeBindings(this.hub, this.config.nodes, this.userId, this.drops);
+    void this.knowPeople();
+    this.ingest = new Ingest(this.hub, this.hs, this.roomId, allowed, this.userId, this.bindings, this.drops, this.config.syncTimelineLimit, {
       ...hooks,
       onSynced: () => {
         this.lastSyncAt = Date.now();
@@ -123,6 +131,20 @@ export class MatrixLink implements RemoteLink {
     void this.announce(); // changed meanwhile, or failed: go again
   }
 
+  /** The configured people are addressable before they first write in the room. */
+  private async knowPeople(): Promise<void> {
+    for (const user of this.config.people) {
+      const name = personIdentity(user);
+      if (!name) {
+        this.log(`matrix: ${user} (in "people") cannot be written as an identity name; it is not addressable`);
+        continue;
+      }
+      if (this.hub.state.identities[name]) continue;
+      await this.hub.applyRemote([{ type: 'identity', name, at: Date.now(), roles: ['person'] }])
+        .catch((e) => this.log(`matrix: could not record the person ${name}: ${(e as Error).message}`));
+    }
+  }
+
   whereIs(messageId: string, waitMs: number): Promise<RelayOutcome> {
     if (!this.outbox) {
       return Promise.resolve({ state: 'in_outbox', note: `Stored durably; Matrix is ${this.state} (${this.error ?? 'joining the room'}), so it is not on the homeserver yet. It is sent with its persisted txnId once connected.`, last_error: this.error });
@@ -142,6 +164,9 @@ export class MatrixLink implements RemoteLink {
       lastSyncAt: this.lastSyncAt,
       advisoryReads: this.ingest?.advisoryReads() ?? {},
       advisoryReadsNote: 'Matrix m.read receipts: a Matrix user (a person in Element, or any session of a hub on that account) read up to this handoff. Per user, not per session; advisory, never an ACK.',
+      nodes: this.bindings?.all(),
+      dropped: this.drops.summary(),
+      notices: this.bindings?.notices() ?? [],
     };
   }
 
