@@ -165,3 +165,12 @@ export function autoAck(agent: Agent): () => void {
 }
 
 export { waitFor };
+
+/** Polls an async condition (a tool call, a snapshot) until it holds. */
+export async function waitUntil(cond: () => Promise<boolean> | boolean, timeoutMs = 15_000, what = 'condition'): Promise<void> {
+  const start = Date.now();
+  while (!(await cond())) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

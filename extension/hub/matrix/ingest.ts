@@ -13,7 +13,7 @@ import type { NodeBindings } from './binding';
 import type { Drops } from './drops';
 import { personReaction, personReply, type PeopleContext, type PersonOutcome } from './people';
 import {
-  BATCH_KEY, HANDOFF_KEY, localMessage, MESSAGE_TYPE, NODE_STATE, REACTION_TYPE, RECEIPT_KEY, readAnnouncement, readBatch, readEvent, readMessage,
+  BATCH_KEY, HANDOFF_KEY, localMessage, MESSAGE_TYPE, NODE_STATE, PROGRESS_TYPE, REACTION_TYPE, RECEIPT_KEY, readAnnouncement, readBatch, readEvent, readMessage,
   readReaction, readReceipt, readReply, type BatchItem, type WireMessage, type WireReceipt,
 } from './wire';
 
@@ -28,6 +28,8 @@ export interface IngestHooks {
   log: (line: string) => void;
   onTrouble: (why: string, refused: boolean) => void;
   onSynced: () => void;
+  /** Another account wrote this node's announcement. */
+  onOwnNodeClaimed: () => void;
 }
 
 export class Ingest {
@@ -199,7 +201,11 @@ export class Ingest {
     if (!this.allowedSender(ev)) return;
     const a = readAnnouncement(ev);
     if (typeof a === 'string') return this.drops.note('malformed', ev, `node announcement: ${a}`);
-    if (!this.bindings.claim(ev, a.node, events)) return;
+    if (!this.bindings.claim(ev, a.node, events)) {
+      // Our own announcement was overwritten in the room state: put it back for hubs that join later.
+      if (a.node === this.hub.node) this.hooks.onOwnNodeClaimed();
+      return;
+    }
     for (const { name, roles } of a.identities) {
       const qualified = `${name}@${a.node}`;
       const known = this.hub.state.identities[qualified];
@@ -216,7 +222,8 @@ export class Ingest {
 
   private message(ev: RawEvent, events: BusEvent[], taken: Set<string>): void {
     const c = ev.content;
-    if (c[HANDOFF_KEY] !== undefined || c[RECEIPT_KEY] !== undefined || c[BATCH_KEY] !== undefined) {
+    const bus = ev.type === MESSAGE_TYPE || ev.type === PROGRESS_TYPE;
+    if (bus && (c[HANDOFF_KEY] !== undefined || c[RECEIPT_KEY] !== undefined || c[BATCH_KEY] !== undefined)) {
       if (ev.sender !== this.ownUser && !this.allowedSender(ev)) return;
       const items: BatchItem[] | string = c[BATCH_KEY] !== undefined ? readBatch(c)
         : c[HANDOFF_KEY] !== undefined ? [wireItem('message', readMessage(c))] : [wireItem('receipt', readReceipt(c))];

@@ -71,6 +71,10 @@ export class MatrixLink implements RemoteLink {
     void this.knowPeople();
     this.ingest = new Ingest(this.hub, this.hs, this.roomId, allowed, this.userId, this.bindings, this.drops, this.config.syncTimelineLimit, {
       ...hooks,
+      onOwnNodeClaimed: () => {
+        this.announced = undefined;
+        void this.announce();
+      },
       onSynced: () => {
         this.lastSyncAt = Date.now();
         if (this.state !== 'connected') this.outbox?.poke(); // back after an outage: skip the backoff
@@ -114,7 +118,7 @@ export class MatrixLink implements RemoteLink {
     const content = announcement(this.hub.node, identities);
     const signature = JSON.stringify(content);
     // Nothing to say until a first identity connects: state events count against rate limits.
-    if (signature === this.announced || (this.announced === undefined && identities.length === 0)) return;
+    if (signature === this.announced || identities.length === 0) return;
     this.announcing = true;
     try {
       await this.hs.putState(this.roomId, NODE_STATE, this.hub.node, content);

@@ -11,7 +11,7 @@ import type { Hub } from '../hub';
 import type { RelayOutcome } from '../remote';
 import { classify, type Homeserver } from './homeserver';
 import { personUser } from './person';
-import { BATCH_BYTES, batchCost, batchEvent, outboxEvent } from './wire';
+import { BATCH_BYTES, batchCost, batchEvent, eventTypeOf, outboxEvent } from './wire';
 
 const MAX_BACKOFF_MS = 2000;
 
@@ -78,7 +78,7 @@ export class Outbox {
     const out: OutboxEntry[] = [];
     let bytes = 0;
     for (const e of waiting) {
-      if (out.length >= this.batch || !Outbox.batchable(e) || batchOf(relay, e.txnId)) break;
+      if (out.length >= this.batch || !Outbox.batchable(e) || batchOf(relay, e.txnId) || eventTypeOf(e) !== eventTypeOf(first)) break;
       bytes += batchCost(e, this.hub.node);
       if (out.length > 0 && bytes > BATCH_BYTES) break;
       out.push(e);

@@ -14,6 +14,8 @@ import { personUser, reactionMeaning, REACTIONS, replyText } from './person';
 
 export const MESSAGE_TYPE = 'm.room.message';
 export const REACTION_TYPE = 'm.reaction';
+/** A recipient node's pushed / surfaced progress: for the sender's hub, not for people (clients hide unknown types). */
+export const PROGRESS_TYPE = 'org.handoff.progress';
 export const HANDOFF_KEY = 'org.handoff.message';
 export const RECEIPT_KEY = 'org.handoff.receipt';
 export const BATCH_KEY = 'org.handoff.batch';
@@ -302,7 +304,12 @@ export function outboxEvent(entry: OutboxEntry, node: string): { type: string; c
   const content: Record<string, unknown> = { msgtype: 'm.notice', body: readableReceipt(wire.receipt), [RECEIPT_KEY]: wire.receipt };
   const ref = entry.item.kind !== 'message' ? entry.item.refEventId : undefined;
   if (ref) content['m.relates_to'] = { rel_type: 'm.reference', event_id: ref };
-  return { type: MESSAGE_TYPE, content };
+  return { type: entry.item.kind === 'progress' ? PROGRESS_TYPE : MESSAGE_TYPE, content };
+}
+
+/** Progress and the rest never share an event: one is hidden from people, the other is for them. */
+export function eventTypeOf(entry: OutboxEntry): string {
+  return entry.item.kind === 'progress' ? PROGRESS_TYPE : MESSAGE_TYPE;
 }
 
 /** The bytes an entry adds to a batch event (its data and its readable line). */
@@ -321,7 +328,12 @@ export function batchEvent(entries: OutboxEntry[], node: string): { type: string
     : `• ${readableReceipt(i.receipt)}`);
   const messages = items.filter((i) => 'message' in i).length;
   const body = `${items.length} entries from ${node} (${messages} handoffs, ${items.length - messages} receipts), sent together while catching up:\n${lines.join('\n')}`;
-  return { type: MESSAGE_TYPE, content: { msgtype: messages ? 'm.text' : 'm.notice', body, [BATCH_KEY]: items } };
+  const content: Record<string, unknown> = { msgtype: messages ? 'm.text' : 'm.notice', body, [BATCH_KEY]: items };
+  // Receipts all about one handoff still relate to it, so a client shows them with it.
+  const refs = new Set(entries.map((e) => e.item.kind === 'message' ? undefined : e.item.refEventId));
+  const [ref] = refs;
+  if (refs.size === 1 && ref) content['m.relates_to'] = { rel_type: 'm.reference', event_id: ref };
+  return { type: eventTypeOf(entries[0]), content };
 }
 
 export function announcement(node: string, identities: Announcement['identities']): Record<string, unknown> {
