@@ -12,7 +12,7 @@ import { connectAgent, type Agent } from '../helpers/agent';
 import { DIST, NODE, startHub, type HubProcess } from '../helpers/hubProcess';
 import { connectControl } from '../../extension/shared/controlClient';
 import { MatrixConnectRequest, MatrixDisconnectRequest } from '../../extension/shared/protocol';
-import { api, countPushes, login, matrixHub, matrixSuite, snapshot, synapse, unique, user, waitFor, waitMatrix, waitPeer, type MatrixUser, type Synapse } from './world';
+import { api, countPushes, login, matrixHub, matrixSuite, snapshot, synapse, unique, user, waitFor, waitMatrix, waitPeer, waitUntil, type MatrixUser, type Synapse } from './world';
 
 matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
   let hs: Synapse;
@@ -52,9 +52,23 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     assert.equal(sent.relay.state, 'on_homeserver', JSON.stringify(sent.relay));
     assert.match(sent.relay.event_id, /^\$/);
     assert.deepEqual(sent.recipients.map((r: any) => r.identity), ['bob@nodeB']);
+    // Its own state for a recipient on another node, not "queued, 0 sessions".
+    assert.equal(sent.recipients[0].state, 'relayed');
+    assert.equal(sent.recipients[0].event_id, sent.relay.event_id);
+    assert.equal(sent.state, 'relayed');
     const id = sent.message_id;
 
     await bob.waitForPushes(1, 15_000);
+    // Then the remote node's push, as progress from hub B: who, which node, when.
+    let progress: any;
+    await waitUntil(async () => {
+      progress = (await alice.ok('get_receipts', { message_id: id })).deliveries[0];
+      return progress.state === 'pushed';
+    }, 15_000, 'the remote push in the sender\'s receipts');
+    assert.equal(progress.relayed.event_id, sent.relay.event_id);
+    assert.equal(progress.pushes.length, 1);
+    assert.equal(progress.pushes[0].node, 'nodeB');
+    assert.equal(progress.pushes[0].session, sessionLabel('bob-1'));
     const push = bob.pushes[0];
     assert.equal(push.meta.message_id, id);
     assert.equal(push.meta.from, 'alice@nodeA');

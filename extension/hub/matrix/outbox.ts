@@ -67,9 +67,11 @@ export class Outbox {
     return { txnId: first.txnId, entries: [first] };
   }
 
-  /** A handoff to a person goes alone: its event is what they reply to, react to, and are mentioned in. */
+  /** What a person reads goes alone: a handoff to them is what they reply to, react to and are
+   * mentioned in; a receipt for their handoff relates to their message. */
   private static batchable(e: OutboxEntry): boolean {
-    return e.item.kind !== 'message' || !e.item.message.recipients.some((r) => personUser(r));
+    const item = e.item;
+    return item.kind === 'message' ? !item.message.recipients.some((r) => personUser(r)) : !personUser(item.sender);
   }
 
   /** The run of waiting entries from `first` on that fits one event, oldest first. */
