@@ -182,7 +182,9 @@ export type BusEvent =
   | { type: 'relay-failed'; txnId: string; reason: string; at: number }
   | { type: 'synced'; since: string; room?: string; lastEventId?: string }
   | { type: 'node-bound'; node: string; user: string; at: number }
-  | { type: 'batched'; txnId: string; members: string[] };
+  | { type: 'batched'; txnId: string; members: string[] }
+  /** The homeserver refused the batch for good: its members go out one by one instead. */
+  | { type: 'unbatched'; txnId: string };
 
 export function emptyState(node: string): BusState {
   return { node, seq: 0, hot: dict(), identities: dict(), coverage: dict(), idempotency: dict() };

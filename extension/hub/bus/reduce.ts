@@ -158,6 +158,10 @@ export function apply(state: BusState, event: BusEvent): void {
       if (members.length > 0) (relay.batches ??= dict())[event.txnId] = members;
       return;
     }
+    case 'unbatched': {
+      if (state.relay?.batches) delete state.relay.batches[event.txnId];
+      return;
+    }
     case 'node-bound': {
       const nodes = (relayOf(state).nodes ??= dict());
       nodes[event.node] ??= { user: event.user, at: event.at }; // first claim wins; a conflict is never journaled

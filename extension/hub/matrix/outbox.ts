@@ -31,6 +31,8 @@ export class Outbox {
   private readonly refusedTxns = new Map<string, string>();
   /** Taken by the homeserver, its `relayed` record still being written: not sent again meanwhile. */
   private readonly accepted = new Map<string, { eventId: string; at: number }>();
+  /** Members of a batch the homeserver refused: sent one by one (this run; a restart may batch them again). */
+  private readonly alone = new Set<string>();
 
   constructor(
     private readonly hub: Hub,
@@ -80,7 +82,7 @@ export class Outbox {
     const out: OutboxEntry[] = [];
     let bytes = 0;
     for (const e of waiting) {
-      if (out.length >= this.batch || !Outbox.batchable(e) || batchOf(relay, e.txnId) || eventTypeOf(e) !== eventTypeOf(first)) break;
+      if (out.length >= this.batch || !Outbox.batchable(e) || this.alone.has(e.txnId) || batchOf(relay, e.txnId) || eventTypeOf(e) !== eventTypeOf(first)) break;
       bytes += batchCost(e, this.hub.node);
       if (out.length > 0 && bytes > BATCH_BYTES) break;
       out.push(e);
@@ -92,7 +94,7 @@ export class Outbox {
   private async batchUp(next: { txnId: string; entries: OutboxEntry[] }): Promise<{ txnId: string; entries: OutboxEntry[] }> {
     const relay = this.hub.state.relay;
     const [first] = next.entries;
-    if (this.batch < 2 || next.entries.length > 1 || !relay || !Outbox.batchable(first)) return next;
+    if (this.batch < 2 || next.entries.length > 1 || !relay || !Outbox.batchable(first) || this.alone.has(first.txnId)) return next;
     const run = this.runFrom(relay, first);
     if (run.length < 2) return next;
     const txnId = `batch.${first.txnId}`;
@@ -135,6 +137,14 @@ export class Outbox {
       } catch (e) {
         if (this.stopped) return;
         const f = classify(e);
+        if (f.kind === 'permanent' && next.txnId.startsWith('batch.')) {
+          // Refused as a whole (too large?): nothing is lost, its members go out one by one.
+          this.hooks.log(`outbox ${next.txnId}: the homeserver refused the batch of ${next.entries.length} (${f.why}); sending them one by one`);
+          for (const t of members()) this.alone.add(t);
+          await this.hub.applyRemote([{ type: 'unbatched', txnId: next.txnId }])
+            .catch((err) => this.hooks.log(`could not record the split of ${next!.txnId}: ${(err as Error).message}`));
+          continue;
+        }
         if (f.kind === 'permanent') {
           const reason = `the homeserver refused the Matrix event for good (${f.why}); it was not delivered`;
           this.hooks.log(`outbox ${next.txnId}: ${reason}`);

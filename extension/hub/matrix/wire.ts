@@ -29,7 +29,7 @@ const MAX_DEPTH = 8;
 const MAX_VALUES = 20_000;
 export const MAX_BATCH = 200;
 /** A batch event stays well under the homeserver's 64 KiB event limit. */
-export const BATCH_BYTES = 40 * 1024;
+export const BATCH_BYTES = 48 * 1024;
 
 export type WireReceiptKind = Receipt['kind'] | 'pushed' | 'surfaced';
 
