@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createConnection } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { readAnnouncement, readMessage, readReceipt } from '../../extension/hub/matrix/wire';
+import { readAnnouncement, readBatch, readEvent, readMessage, readReaction, readReceipt, readReply } from '../../extension/hub/matrix/wire';
 import { connectControl, type ControlClient } from '../../extension/shared/controlClient';
 import { connectAgent, type Agent } from '../helpers/agent';
 import { startHub, type HubProcess } from '../helpers/hubProcess';
@@ -124,12 +124,26 @@ describe('fuzzing every boundary of the hub', () => {
     });
   });
 
-  it('the Matrix wire decoder returns a value or a reason for any event content, never throws', () => {
-    fc.assert(fc.property(fc.jsonValue({ maxDepth: 5 }), fc.jsonValue({ maxDepth: 3 }), (content, other) => {
-      const c = { 'org.handoff.message': content, 'org.handoff.receipt': other, body: other } as Record<string, unknown>;
-      for (const r of [readMessage(c), readReceipt(c), readAnnouncement({ type: 'org.handoff.node', sender: '@x:y', content: c, state_key: JSON.stringify(other), event_id: '$e', origin_server_ts: 0 } as never)]) {
-        assert.ok(typeof r === 'string' || (r && typeof r === 'object'));
-      }
+  it('the Matrix wire decoders return a value or a reason for any event content, never throws', () => {
+    // Near-valid relations and batch entries too, so the schemas are reached past their first check.
+    const relation = fc.record({
+      rel_type: fc.constantFrom('m.thread', 'm.annotation', 'm.reference', 'x'), event_id: fc.oneof(fc.string(), fc.constant('$h')),
+      key: fc.oneof(fc.string(), fc.constant('✅')), is_falling_back: fc.oneof(fc.boolean(), fc.string()),
+      'm.in_reply_to': fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.record({ event_id: fc.oneof(fc.string(), fc.constant('$h')) })),
+    }, { requiredKeys: [] });
+    const deep = fc.integer({ min: 1, max: 60 }).map((n) => { let v: unknown = 'x'; for (let i = 0; i < n; i++) v = { v }; return v; });
+    fc.assert(fc.property(fc.jsonValue({ maxDepth: 5 }), fc.jsonValue({ maxDepth: 3 }), relation, deep, (content, other, rel, nested) => {
+      const c = {
+        'org.handoff.message': content, 'org.handoff.receipt': other, body: other, msgtype: 'm.text', 'm.relates_to': rel,
+        'org.handoff.batch': [{ message: content }, { receipt: other }, { message: nested }, other],
+      } as Record<string, unknown>;
+      const results = [
+        readMessage(c), readReceipt(c), readBatch(c), readReply(c), readReaction(c), readReply({ ...c, body: 'text' }),
+        readEvent({ event_id: '$e', type: other, sender: '@x:y', origin_server_ts: 0, content }), readEvent(content),
+        readAnnouncement({ type: 'org.handoff.node', sender: '@x:y', content: c, state_key: JSON.stringify(other), event_id: '$e', origin_server_ts: 0 } as never),
+        readMessage({ 'org.handoff.message': nested }), readBatch({ 'org.handoff.batch': nested }),
+      ];
+      for (const r of results) assert.ok(typeof r === 'string' || (r && typeof r === 'object'));
     }), { numRuns: RUNS * 10 });
   });
 
