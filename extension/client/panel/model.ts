@@ -3,7 +3,7 @@
 import type { LedgerEntry, LedgerRecipient, RemoteStatus, Snapshot } from '../../shared/protocol';
 import { age, clock, plural } from '../format';
 import type { HubState } from '../hubSupervisor';
-import { advisoryReadsLabel, lastSyncLabel, outboxLabel, remoteHeadline, remoteLook } from '../matrix/remoteText';
+import { advisoryReadsLabel, droppedLabel, lastSyncLabel, outboxLabel, remoteHeadline, remoteLook } from '../matrix/remoteText';
 import type { CoverageView, EventView, MatrixView, PanelFilter, PanelModel, RecipientView, Tone } from './protocol';
 
 const STATE_LOOK: Record<LedgerRecipient['state'], { icon: string; tone: Tone; word: string }> = {
@@ -81,6 +81,8 @@ function matrixView(r: RemoteStatus): MatrixView {
     lastSyncAt: r.lastSyncAt,
     lastSyncLabel: lastSyncLabel(r),
     advisoryReadsNote: r.advisoryReadsNote,
+    notices: r.notices ?? [],
+    droppedLabel: droppedLabel(r),
   };
 }
 
