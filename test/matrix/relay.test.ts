@@ -102,6 +102,61 @@ describe('outbox decisions and recovery', () => {
     assert.equal(a.relay!.rooms['!r:x'].lastEventId, '$one');
   });
 
+  it('a batch is fixed before it is sent; relayed takes all its members, a split frees them; replay lands the same', () => {
+    const s = world('nodeA', ['alice', 'bob@nodeB']);
+    const events: BusEvent[] = [];
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const m = { ...(send(s, ['bob']) as { message: Message }).message, id: `01JD3V7W2K8Q5X9Y4Z6A1B000${i}`, body: `b${i}` };
+      ids.push(m.id);
+      events.push({ type: 'sent', message: m }, ...outboxFor(s, [{ type: 'sent', message: m }]));
+    }
+    const txn = (i: number) => `handoff.${ids[i]}`;
+    events.push({ type: 'batched', txnId: `batch.${txn(0)}`, members: [txn(0), txn(1)] });
+    events.push({ type: 'batched', txnId: 'batch.again', members: [txn(1), txn(2)] }, { type: 'unbatched', txnId: 'batch.again' });
+    const a = emptyState('nodeA');
+    for (const e of events.slice(0, -1)) apply(a, e);
+    assert.deepEqual(a.relay!.batches!['batch.again'], [txn(2)], 'an entry belongs to one batch at most');
+    apply(a, events.at(-1)!);
+    assert.deepEqual({ ...a.relay!.batches }, { [`batch.${txn(0)}`]: [txn(0), txn(1)] }, 'a split batch is gone');
+    apply(a, { type: 'relayed', txnId: `batch.${txn(0)}`, eventId: '$batch', at: T0 + 1 });
+    assert.deepEqual(Object.keys(a.relay!.outbox), [txn(2)]);
+    assert.deepEqual([ids[0], ids[1]].map((id) => a.hot[id].relayed?.eventId), ['$batch', '$batch']);
+    assert.deepEqual({ ...a.relay!.batches }, {});
+    const b = emptyState('nodeA');
+    for (const e of JSON.parse(JSON.stringify([...events, { type: 'relayed', txnId: `batch.${txn(0)}`, eventId: '$batch', at: T0 + 1 }])) as BusEvent[]) apply(b, e);
+    assert.deepEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
+  });
+
+  it('a node is bound by its first claim only', () => {
+    const s = emptyState('nodeA');
+    apply(s, { type: 'node-bound', node: 'nodeB', user: '@b:x', at: 1 });
+    apply(s, { type: 'node-bound', node: 'nodeB', user: '@m:x', at: 2 });
+    assert.deepEqual({ ...s.relay!.nodes }, { nodeB: { user: '@b:x', at: 1 } });
+  });
+
+  it("a remote handoff's first push and first surfacing go back to its sender as progress, once", () => {
+    const s = world('nodeB', ['bob']);
+    const m: Message = {
+      id: '01JD3V7W2K8Q5X9Y4Z6A1B0001', seq: 1, from: 'alice@nodeA', address: ['bob'], recipients: ['bob'], thread: 't', body: 'b', attachments: [],
+      requiresAck: true, slaMs: 1000, ttlMs: 10_000, sentAt: T0, sentBySession: 's', node: 'nodeA', origin: { room: '!r:x', eventId: '$e', sender: '@a:x' },
+    };
+    apply(s, { type: 'sent', message: m });
+    const push = (session: string): BusEvent => ({ type: 'pushed', id: m.id, recipient: 'bob', push: { session, node: 'nodeB', at: T0 + 1, kind: 'live' } });
+    const out = outboxFor(s, [push('b1'), push('b2')]);
+    assert.equal(out.length, 1, 'one progress entry for two sessions pushed at once');
+    assert.ok(out[0].type === 'outboxed' && out[0].item.kind === 'progress' && out[0].item.step === 'pushed' && out[0].item.refEventId === '$e');
+    apply(s, push('b1'));
+    assert.deepEqual(outboxFor(s, [push('b3')]), [], 'later pushes stay local');
+    const surfaced: BusEvent = { type: 'surfaced', id: m.id, recipient: 'bob', surfacing: { session: 'b1', node: 'nodeB', at: T0 + 2, path: 'hook', via: 'claude PostToolUse', replayed: false } };
+    const [sf] = outboxFor(s, [surfaced]);
+    assert.ok(sf.type === 'outboxed' && sf.item.kind === 'progress' && sf.item.step === 'surfaced' && sf.item.via === 'claude PostToolUse');
+    const { type, content } = outboxEvent({ txnId: 'p', order: 0, queuedAt: T0, item: (sf as any).item }, 'nodeB');
+    assert.equal(type, 'org.handoff.progress', 'hidden from people');
+    const w = readReceipt(content);
+    assert.ok(typeof w !== 'string' && w.kind === 'surfaced' && w.by === 'bob@nodeB' && w.path === 'hook');
+  });
+
   it('a refused event fails only the remote deliveries, visibly', () => {
     const s = world('nodeA', ['alice', 'bob', 'bob@nodeB']);
     const m = (send(s, ['bob@nodeB', 'bob@nodeA']) as { message: Message }).message;
