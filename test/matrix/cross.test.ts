@@ -247,6 +247,8 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     const carol2 = await connectAgent({ socket: hubC.socket, name: 'carol', session: 'carol-2' });
     agents.push(bobTwo, carol1, carol2);
     await waitPeer(alice, 'carol@nodeC');
+    const notices = (await snapshot(hubA)).remote!.notices!;
+    assert.ok(notices.includes(`Nodes nodeB, nodeC share the Matrix account ${b.userId}: they cannot be told apart (each could speak for the others).`), notices.join('\n'));
     const bobs = [bob, bobTwo];
     const carols = [carol1, carol2];
     const toBob = new Set<string>();
