@@ -30,7 +30,7 @@ export interface RemoteStatus {
   /** Says the above in words, for the panel to show next to them. */
   advisoryReadsNote: string;
   /** Which Matrix account speaks for which node (G9): configured, this hub, or first announcement. */
-  nodes?: { node: string; user: string; how: 'configured' | 'this hub' | 'announced' }[];
+  nodes?: { node: string; user: string; how: 'configured' | 'this hub' | 'announced'; signed: boolean }[];
   /** Room events not taken, by why (not allowed, forged node, refused node claim, malformed, …), since the link started. */
   dropped?: Record<string, number>;
   /** For the panel, in words: refused node claims, and accounts that speak for several nodes. */

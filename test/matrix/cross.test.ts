@@ -248,7 +248,7 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     agents.push(bobTwo, carol1, carol2);
     await waitPeer(alice, 'carol@nodeC');
     const notices = (await snapshot(hubA)).remote!.notices!;
-    assert.ok(notices.includes(`Nodes nodeB, nodeC share the Matrix account ${b.userId}: they cannot be told apart (each could speak for the others).`), notices.join('\n'));
+    assert.ok(notices.includes(`Nodes nodeB, nodeC share the Matrix account ${b.userId}: only their announced keys tell them apart (each event is signed).`), notices.join('\n'));
     const bobs = [bob, bobTwo];
     const carols = [carol1, carol2];
     const toBob = new Set<string>();
@@ -273,6 +273,33 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
       assert.equal(flagged, 0);
       assert.equal(s.pushes.filter((p) => other.has(p.meta.message_id) && !mine.has(p.meta.message_id)).length, 0, `${s.name}: nothing for the other identity`);
     }
+  });
+
+  it('on a shared account a receipt verifies end to end: nodeB cannot ACK for carol@nodeC', async () => {
+    const carol = agents.find((x) => x.name === 'carol')!;
+    const sent = await alice.ok('send_handoff', { to: 'carol', body: 'only carol may ACK this' });
+    await waitFor(() => carol.pushes.some((p) => p.meta.message_id === sent.message_id), 15_000, 'push to carol');
+    const roomId = (await snapshot(hubA)).remote!.room!;
+    // The account is right (nodeB and nodeC share it), the signature is not: nodeB's key, or none.
+    const forged = { message_id: sent.message_id, sender: 'alice@nodeA', kind: 'ack', by: 'carol@nodeC', session: 'carol-1', node: 'nodeC', at: Date.now() };
+    await api(hs, b.accessToken, 'PUT', `/rooms/${encodeURIComponent(roomId)}/send/m.room.message/forged-${unique()}`, {
+      msgtype: 'm.notice', body: 'carol@nodeC ACKed', 'org.handoff.receipt': forged,
+    });
+    await api(hs, b.accessToken, 'PUT', `/rooms/${encodeURIComponent(roomId)}/send/m.room.message/forged-${unique()}`, {
+      msgtype: 'm.notice', body: 'carol@nodeC ACKed', 'org.handoff.receipt': { ...forged, sig: Buffer.alloc(64, 7).toString('base64') },
+    });
+    await carol.ok('mark_read', { message_id: sent.message_id });
+    let d: any;
+    await waitUntil(async () => {
+      d = (await alice.ok('get_receipts', { message_id: sent.message_id })).deliveries[0];
+      return d.receipts.some((r: any) => r.kind === 'read');
+    }, 15_000, "carol's own read receipt");
+    assert.deepEqual(d.receipts.map((r: any) => r.kind), ['read'], 'no forged ACK');
+    const snap = await snapshot(hubA);
+    assert.equal(snap.remote!.dropped!.bad_signature, 2);
+    assert.ok(snap.remote!.nodes!.every((n) => n.signed), JSON.stringify(snap.remote!.nodes));
+    assert.match(hubA.log(), /\(bad_signature\): ack receipt for \S+ by carol@nodeC is not signed by node nodeC's announced key/);
+    await carol.ok('ack', { message_id: sent.message_id });
   });
 
   it('the editor connects a running hub with handoff/matrix/connect; bad settings are clear errors', async () => {

@@ -2,7 +2,7 @@
 // the wire format round trip, recovery by replay, config errors, and lazy loading of the SDK.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { decideSend, DEFAULT_LIMITS } from '../../extension/hub/bus/decide';
@@ -14,6 +14,7 @@ import { loadMatrixConfig, MatrixConfigError } from '../../extension/hub/matrix/
 import { BATCH_KEY, batchEvent, localMessage, outboxEvent, readBatch, readMessage, readReaction, readReceipt, readReply } from '../../extension/hub/matrix/wire';
 import { personCommand, personIdentity, personUser } from '../../extension/hub/matrix/person';
 import { eventMessageId } from '../../extension/hub/matrix/people';
+import { loadNodeKey, signWire, verifyWire } from '../../extension/hub/matrix/keys';
 import { DIST, NODE, tempDir } from '../helpers/hubProcess';
 
 const T0 = 1_700_000_000_000;
@@ -240,6 +241,22 @@ describe('wire format', () => {
     assert.deepEqual(personCommand('rejected — not ours'), { kind: 'result', outcome: 'rejected', summary: 'not ours' });
     assert.equal(personCommand('doneness is relative'), undefined);
     assert.equal(personCommand('please look at it again'), undefined);
+  });
+
+  it('a node signs its wire data; the signature survives the room and breaks with any change', () => {
+    const dir = tempDir('nodekey');
+    const key = loadNodeKey(dir);
+    assert.equal(loadNodeKey(dir).publicKey, key.publicKey, 'the key is kept in the store folder');
+    assert.equal(statSync(join(dir, 'matrix-node-key.pem')).mode & 0o777, 0o600);
+    const { content } = outboxEvent({ txnId: 'x', order: 0, queuedAt: T0, item: { kind: 'message', message: m } }, 'nodeA', (w) => signWire(key, w));
+    const raw = JSON.parse(JSON.stringify(content['org.handoff.message'])); // as another hub reads it
+    assert.ok(verifyWire(key.publicKey, raw));
+    assert.ok(verifyWire(key.publicKey, Object.fromEntries(Object.entries(raw).reverse())), 'key order does not matter');
+    assert.ok(!verifyWire(key.publicKey, { ...raw, body: 'do <it> now' }), 'a changed body');
+    assert.ok(!verifyWire(loadNodeKey(tempDir('other')).publicKey, raw), "another node's key");
+    assert.ok(!verifyWire('not a key', raw) && !verifyWire(key.publicKey, { ...raw, sig: 42 }) && !verifyWire(key.publicKey, null));
+    const again = outboxEvent({ txnId: 'x', order: 0, queuedAt: T0, item: { kind: 'message', message: m } }, 'nodeA', (w) => signWire(key, w));
+    assert.deepEqual(again, { type: 'm.room.message', content }, 'a retry sends the same bytes');
   });
 
   it('an event id makes the same message id every time, a valid ULID', () => {

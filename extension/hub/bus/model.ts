@@ -150,7 +150,7 @@ export interface RelayState {
   /** Per room, the last timeline event ingested: where a gap backfill stops. */
   rooms: Record<string, { lastEventId: string }>;
   /** Node → the Matrix account that first announced it: only that account speaks for the node. */
-  nodes?: Record<string, { user: string; at: number }>;
+  nodes?: Record<string, { user: string; at: number; key?: string }>;
   /** Batch txnId → its members' txnIds, fixed before the first PUT so every retry sends the same event. */
   batches?: Record<string, string[]>;
 }
@@ -181,7 +181,8 @@ export type BusEvent =
   | { type: 'relayed'; txnId: string; eventId: string; at: number }
   | { type: 'relay-failed'; txnId: string; reason: string; at: number }
   | { type: 'synced'; since: string; room?: string; lastEventId?: string }
-  | { type: 'node-bound'; node: string; user: string; at: number }
+  /** A node's account (and Ed25519 key) from its first announcement; a later one may only add the key. */
+  | { type: 'node-bound'; node: string; user: string; at: number; key?: string }
   | { type: 'batched'; txnId: string; members: string[] }
   /** The homeserver refused the batch for good: its members go out one by one instead. */
   | { type: 'unbatched'; txnId: string };

@@ -164,7 +164,10 @@ export function apply(state: BusState, event: BusEvent): void {
     }
     case 'node-bound': {
       const nodes = (relayOf(state).nodes ??= dict());
-      nodes[event.node] ??= { user: event.user, at: event.at }; // first claim wins; a conflict is never journaled
+      const known = nodes[event.node];
+      // First claim wins; a conflict is never journaled. A node bound before keys existed gets its key once.
+      if (!known) nodes[event.node] = { user: event.user, at: event.at, ...(event.key ? { key: event.key } : {}) };
+      else if (known.user === event.user && !known.key && event.key) known.key = event.key;
       return;
     }
     case 'synced': {

@@ -4,7 +4,7 @@ import type { RawEvent } from './homeserver';
 
 /** Why an event was not taken; the counts are shown in the remote status. */
 export type DropReason =
-  | 'not_allowed' | 'malformed' | 'forged_node' | 'node_claim_refused' | 'not_a_recipient'
+  | 'not_allowed' | 'malformed' | 'forged_node' | 'bad_signature' | 'node_claim_refused' | 'not_a_recipient'
   | 'not_for_this_node' | 'person_unnamed' | 'meaningless';
 
 const LOGGED_FIRST = 5;

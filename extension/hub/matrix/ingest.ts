@@ -11,6 +11,7 @@ import type { AdvisoryRead } from '../remote';
 import { classify, type Homeserver, type JoinedRoom, type RawEvent, type SyncResponse } from './homeserver';
 import type { NodeBindings } from './binding';
 import type { Drops } from './drops';
+import { verifyWire } from './keys';
 import { personReaction, personReply, type PeopleContext, type PersonOutcome } from './people';
 import {
   BATCH_KEY, HANDOFF_KEY, localMessage, MESSAGE_TYPE, NODE_STATE, PROGRESS_TYPE, REACTION_TYPE, RECEIPT_KEY, readAnnouncement, readBatch, readEvent, readMessage,
@@ -201,7 +202,7 @@ export class Ingest {
     if (!this.allowedSender(ev)) return;
     const a = readAnnouncement(ev);
     if (typeof a === 'string') return this.drops.note('malformed', ev, `node announcement: ${a}`);
-    if (!this.bindings.claim(ev, a.node, events)) {
+    if (!this.bindings.claim(ev, a.node, a.key, events)) {
       // Our own announcement was overwritten in the room state: put it back for hubs that join later.
       if (a.node === this.hub.node) this.hooks.onOwnNodeClaimed();
       return;
@@ -226,11 +227,12 @@ export class Ingest {
     if (bus && (c[HANDOFF_KEY] !== undefined || c[RECEIPT_KEY] !== undefined || c[BATCH_KEY] !== undefined)) {
       if (ev.sender !== this.ownUser && !this.allowedSender(ev)) return;
       const items: BatchItem[] | string = c[BATCH_KEY] !== undefined ? readBatch(c)
-        : c[HANDOFF_KEY] !== undefined ? [wireItem('message', readMessage(c))] : [wireItem('receipt', readReceipt(c))];
+        : c[HANDOFF_KEY] !== undefined ? [wireItem('message', readMessage(c), c[HANDOFF_KEY])] : [wireItem('receipt', readReceipt(c), c[RECEIPT_KEY])];
       if (typeof items === 'string') return this.drops.note('malformed', ev, items);
       const ownIds: string[] = [];
       for (const item of items) {
         if (item.kind === 'bad') this.drops.note('malformed', ev, item.why);
+        else if (!this.signed(ev, item)) continue;
         else if (item.kind === 'message') this.handoff(ev, item.wire, events, taken, ownIds);
         else this.receipt(ev, item.wire, events, taken);
       }
@@ -247,6 +249,16 @@ export class Ingest {
     const reply = readReply(c);
     if (typeof reply === 'string') return this.drops.note('meaningless', ev, `a message that is no reply to a handoff (${reply})`);
     this.person(ev, personReply(this.people(), ev, reply), events, taken);
+  }
+
+  /** A node with an announced key speaks only with its signature: the account alone may be shared. */
+  private signed(ev: RawEvent, item: Exclude<BatchItem, { kind: 'bad' }>): boolean {
+    const node = item.wire.node;
+    const key = this.bindings.keyOf(node);
+    if (!key || !this.bindings.speaksFor(node, ev.sender) || verifyWire(key, item.raw)) return true; // unbound: refused below, by account
+    const what = item.kind === 'message' ? `handoff ${item.wire.id} from ${item.wire.from}` : `${item.wire.kind} receipt for ${item.wire.message_id} by ${item.wire.by}`;
+    this.drops.note('bad_signature', ev, `${what} is not signed by node ${node}'s announced key`);
+    return false;
   }
 
   private handoff(ev: RawEvent, w: WireMessage, events: BusEvent[], taken: Set<string>, ownIds: string[]): void {
@@ -346,9 +358,9 @@ export class Ingest {
   }
 }
 
-function wireItem(kind: 'message', w: WireMessage | string): BatchItem;
-function wireItem(kind: 'receipt', w: WireReceipt | string): BatchItem;
-function wireItem(kind: 'message' | 'receipt', w: WireMessage | WireReceipt | string): BatchItem {
+function wireItem(kind: 'message', w: WireMessage | string, raw: unknown): BatchItem;
+function wireItem(kind: 'receipt', w: WireReceipt | string, raw: unknown): BatchItem;
+function wireItem(kind: 'message' | 'receipt', w: WireMessage | WireReceipt | string, raw: unknown): BatchItem {
   if (typeof w === 'string') return { kind: 'bad', why: w };
-  return kind === 'message' ? { kind, wire: w as WireMessage } : { kind: 'receipt', wire: w as WireReceipt };
+  return kind === 'message' ? { kind, wire: w as WireMessage, raw } : { kind: 'receipt', wire: w as WireReceipt, raw };
 }

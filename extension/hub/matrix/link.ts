@@ -8,6 +8,7 @@ import type { RelayOutcome, RemoteLink, RemoteStatus } from '../remote';
 import { NodeBindings } from './binding';
 import { MatrixConfigError, type MatrixConfig } from './config';
 import { Drops } from './drops';
+import { loadNodeKey, signWire, type NodeKey } from './keys';
 import { classify, Homeserver } from './homeserver';
 import { Ingest } from './ingest';
 import { Outbox } from './outbox';
@@ -30,6 +31,7 @@ export class MatrixLink implements RemoteLink {
   private announceError?: string;
   private readonly drops: Drops;
   private bindings?: NodeBindings;
+  private key?: NodeKey;
 
   constructor(private readonly hub: Hub, private readonly config: MatrixConfig, private readonly log: (line: string) => void) {
     if (!IDENTITY_PATTERN.test(`x@${hub.node}`)) {
@@ -61,13 +63,20 @@ export class MatrixLink implements RemoteLink {
     }
     if (this.stopped || !this.roomId || !this.userId) return;
     this.log(`matrix: ${this.userId} in room ${this.roomId} as node ${this.hub.node}`);
+    try {
+      this.key = loadNodeKey(this.hub.options.storeDir);
+    } catch (e) {
+      this.log(`matrix: no node key (${(e as Error).message}): this node's events go unsigned, so hubs sharing its account cannot tell it apart`);
+    }
+    const key = this.key;
+    const signer = key ? (wire: object) => signWire(key, wire) : undefined;
     const hooks = {
       log: (line: string) => this.log(`matrix: ${line}`),
       onTrouble: (why: string, refused: boolean) => this.trouble(why, refused),
     };
-    this.outbox = new Outbox(this.hub, this.hs, this.roomId, this.config.outboxBatch, { ...hooks, onSuccess: () => this.healthy() });
+    this.outbox = new Outbox(this.hub, this.hs, this.roomId, this.config.outboxBatch, signer, { ...hooks, onSuccess: () => this.healthy() });
     const allowed = new Set([...this.config.allowedSenders, this.userId]);
-    this.bindings = new NodeBindings(this.hub, this.config.nodes, this.userId, this.drops);
+    this.bindings = new NodeBindings(this.hub, this.config.nodes, this.userId, this.drops, this.key?.publicKey);
     void this.knowPeople();
     this.ingest = new Ingest(this.hub, this.hs, this.roomId, allowed, this.userId, this.bindings, this.drops, this.config.syncTimelineLimit, {
       ...hooks,
@@ -115,7 +124,7 @@ export class MatrixLink implements RemoteLink {
       .filter((i) => !isRemote(i.name))
       .map((i) => ({ name: i.name, roles: i.roles }))
       .sort((a, b) => a.name.localeCompare(b.name));
-    const content = announcement(this.hub.node, identities);
+    const content = announcement(this.hub.node, identities, this.key?.publicKey);
     const signature = JSON.stringify(content);
     // Nothing to say until a first identity connects: state events count against rate limits.
     if (signature === this.announced || identities.length === 0) return;

@@ -11,7 +11,7 @@ import type { Hub } from '../hub';
 import type { RelayOutcome } from '../remote';
 import { classify, type Homeserver } from './homeserver';
 import { personUser } from './person';
-import { BATCH_BYTES, batchCost, batchEvent, eventTypeOf, outboxEvent } from './wire';
+import { BATCH_BYTES, batchCost, batchEvent, eventTypeOf, outboxEvent, type Signer } from './wire';
 
 const MAX_BACKOFF_MS = 2000;
 
@@ -39,6 +39,7 @@ export class Outbox {
     private readonly hs: Homeserver,
     private readonly room: string,
     private readonly batch: number,
+    private readonly signer: Signer | undefined,
     private readonly hooks: OutboxHooks,
   ) {}
 
@@ -127,8 +128,8 @@ export class Outbox {
       try {
         next = await this.batchUp(next);
         const { type, content } = next.txnId.startsWith('batch.')
-          ? batchEvent(next.entries, this.hub.node)
-          : outboxEvent(next.entries[0], this.hub.node);
+          ? batchEvent(next.entries, this.hub.node, this.signer)
+          : outboxEvent(next.entries[0], this.hub.node, this.signer);
         const eventId = await this.hs.send(this.room, type, next.txnId, content);
         this.failures = 0;
         this.lastError = undefined;

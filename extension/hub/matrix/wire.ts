@@ -47,6 +47,8 @@ export interface WireMessage {
   sent_at: number;
   session: string;
   node: string;
+  /** Ed25519 signature by the node's announced key, over the rest of this object (keys.ts). */
+  sig?: string;
 }
 
 export interface WireReceipt {
@@ -63,14 +65,21 @@ export interface WireReceipt {
   /** For `surfaced`: how the recipient's model was shown it. */
   path?: SurfacePath;
   via?: string;
+  sig?: string;
 }
 
 export interface Announcement {
   node: string;
   identities: { name: string; roles: string[] }[];
+  /** The node's Ed25519 public key (base64 SPKI DER). */
+  key?: string;
 }
 
-export type BatchItem = { kind: 'message'; wire: WireMessage } | { kind: 'receipt'; wire: WireReceipt } | { kind: 'bad'; why: string };
+/** An entry of a batch (or a single event's data), with the object as it came, for its signature. */
+export type BatchItem = { kind: 'message'; wire: WireMessage; raw: unknown } | { kind: 'receipt'; wire: WireReceipt; raw: unknown } | { kind: 'bad'; why: string };
+
+/** Signs a wire object with this node's key. */
+export type Signer = (wire: object) => string;
 
 /** A reply (or thread reply) in the room: the events it may answer, most specific first, and its own text. */
 export interface Reply {
@@ -101,6 +110,7 @@ const wireMessage = z.object({
   sent_at: count,
   session: z.string().max(200),
   node: nodeName,
+  sig: z.string().max(200).optional(),
 }).refine((w) => nodeOf(w.from) === w.node, { message: 'a sender must be a name on the node it claims', path: ['from'] });
 
 const wireReceipt = z.object({
@@ -115,6 +125,7 @@ const wireReceipt = z.object({
   summary: z.string().max(8192).optional(),
   path: z.enum(['hook', 'tool_result', 'channel']).optional(),
   via: z.string().max(200).optional(),
+  sig: z.string().max(200).optional(),
 })
   .refine((w) => nodeOf(w.by) === w.node, { message: "only the recipient's node writes its receipt", path: ['by'] })
   .refine((w) => w.kind !== 'result' || w.outcome !== undefined, { message: 'a result needs an outcome', path: ['outcome'] });
@@ -125,6 +136,7 @@ const announcementSchema = z.object({
     name: z.string().max(64).regex(IDENTITY_PATTERN, 'not an identity name').refine((n) => !n.includes('@'), 'qualified'),
     roles: z.array(z.unknown()).max(64).optional(),
   })).max(1000),
+  key: z.string().max(200).optional(),
 });
 
 const rawEvent = z.object({
@@ -204,10 +216,10 @@ export function readBatch(content: Record<string, unknown>): BatchItem[] | strin
   return list.map((item): BatchItem => {
     if (present(item.message)) {
       const w = decode(wireMessage, item.message, 'handoff');
-      return typeof w === 'string' ? { kind: 'bad', why: w } : { kind: 'message', wire: w };
+      return typeof w === 'string' ? { kind: 'bad', why: w } : { kind: 'message', wire: w, raw: item.message };
     }
     const w = readReceipt({ [RECEIPT_KEY]: item.receipt });
-    return typeof w === 'string' ? { kind: 'bad', why: w } : { kind: 'receipt', wire: w };
+    return typeof w === 'string' ? { kind: 'bad', why: w } : { kind: 'receipt', wire: w, raw: item.receipt };
   });
 }
 
@@ -217,6 +229,7 @@ export function readAnnouncement(ev: RawEvent): Announcement | string {
   if (a.node !== ev.state_key) return 'bad node: not the state key';
   return {
     node: a.node,
+    ...(a.key ? { key: a.key } : {}),
     identities: a.identities.map((i) => ({ name: i.name, roles: (i.roles ?? []).filter((r): r is string => typeof r === 'string' && r.length <= 64).slice(0, 16) })),
   };
 }
@@ -255,7 +268,13 @@ function oneLine(s: string, max: number): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-function wireOf(entry: OutboxEntry, node: string): { message: WireMessage } | { receipt: WireReceipt } {
+function wireOf(entry: OutboxEntry, node: string, signer?: Signer): { message: WireMessage } | { receipt: WireReceipt } {
+  const w = unsigned(entry, node);
+  if (!signer) return w;
+  return 'message' in w ? { message: { ...w.message, sig: signer(w.message) } } : { receipt: { ...w.receipt, sig: signer(w.receipt) } };
+}
+
+function unsigned(entry: OutboxEntry, node: string): { message: WireMessage } | { receipt: WireReceipt } {
   const item = entry.item;
   if (item.kind === 'message') {
     const m = item.message;
@@ -285,8 +304,8 @@ function readableReceipt(w: WireReceipt): string {
 }
 
 /** The event an outbox entry becomes. A pure function of the entry: every retry sends the same bytes. */
-export function outboxEvent(entry: OutboxEntry, node: string): { type: string; content: Record<string, unknown> } {
-  const wire = wireOf(entry, node);
+export function outboxEvent(entry: OutboxEntry, node: string, signer?: Signer): { type: string; content: Record<string, unknown> } {
+  const wire = wireOf(entry, node, signer);
   if ('message' in wire) {
     const w = wire.message;
     const people = w.to.map(personUser).filter((u): u is string => !!u);
@@ -314,15 +333,15 @@ export function eventTypeOf(entry: OutboxEntry): string {
 
 /** The bytes an entry adds to a batch event (its data and its readable line). */
 export function batchCost(entry: OutboxEntry, node: string): number {
-  return Buffer.byteLength(JSON.stringify(wireOf(entry, node))) + 240;
+  return Buffer.byteLength(JSON.stringify(unsigned(entry, node))) + 240 + 100; // line, signature
 }
 
 /**
  * Several outbox entries in one event, in order — how a backlog drains at more than one event per
  * homeserver round trip. The readable body lists them one line each.
  */
-export function batchEvent(entries: OutboxEntry[], node: string): { type: string; content: Record<string, unknown> } {
-  const items = entries.map((e) => wireOf(e, node));
+export function batchEvent(entries: OutboxEntry[], node: string, signer?: Signer): { type: string; content: Record<string, unknown> } {
+  const items = entries.map((e) => wireOf(e, node, signer));
   const lines = items.map((i) => 'message' in i
     ? `• Handoff from ${i.message.from} to ${i.message.to.join(', ')}: ${oneLine(i.message.body, 160)} (${i.message.id})`
     : `• ${readableReceipt(i.receipt)}`);
@@ -336,8 +355,8 @@ export function batchEvent(entries: OutboxEntry[], node: string): { type: string
   return { type: eventTypeOf(entries[0]), content };
 }
 
-export function announcement(node: string, identities: Announcement['identities']): Record<string, unknown> {
-  return { node, identities };
+export function announcement(node: string, identities: Announcement['identities'], key?: string): Record<string, unknown> {
+  return { node, identities, ...(key ? { key } : {}) };
 }
 
 /** The message as this node stores it, or undefined if none of its recipients lives here. */
