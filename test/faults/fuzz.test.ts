@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { createConnection } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { verifyWire } from '../../extension/hub/matrix/keys';
 import { readAnnouncement, readBatch, readEvent, readMessage, readReaction, readReceipt, readReply } from '../../extension/hub/matrix/wire';
 import { connectControl, type ControlClient } from '../../extension/shared/controlClient';
 import { connectAgent, type Agent } from '../helpers/agent';
@@ -14,6 +15,8 @@ import { startHub, type HubProcess } from '../helpers/hubProcess';
 const TOOLS = ['whoami', 'list_peers', 'send_handoff', 'inbox', 'get_message', 'mark_read', 'ack', 'report_result', 'pending', 'get_receipts', 'get_unread_summary'];
 const CONTROL = ['handoff/snapshot', 'handoff/send', 'handoff/inbox', 'handoff/message', 'handoff/receipt', 'handoff/chase', 'handoff/resolve', 'handoff/matrix/disconnect'];
 const RUNS = Number(process.env.HANDOFF_FUZZ_RUNS) || 100;
+/** A real Ed25519 public key (SPKI DER, base64) nothing in the fuzz was signed with. */
+const FUZZ_KEY = 'MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=';
 
 /** Values an attacker would try: random JSON, plus near-valid shapes with hostile fields. */
 const hostile = fc.oneof(
@@ -144,6 +147,7 @@ describe('fuzzing every boundary of the hub', () => {
         readMessage({ 'org.handoff.message': nested }), readBatch({ 'org.handoff.batch': nested }),
       ];
       for (const r of results) assert.ok(typeof r === 'string' || (r && typeof r === 'object'));
+      assert.equal(verifyWire(FUZZ_KEY, content), false, 'no signature by that key in random data');
     }), { numRuns: RUNS * 10 });
   });
 

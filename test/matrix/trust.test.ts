@@ -93,7 +93,7 @@ matrixSuite('Matrix: every claim is authenticated by the account bound to its no
     const peers = (await bob.ok('list_peers')).peers.map((p: any) => p.identity);
     assert.ok(!peers.includes('evil@nodeA'), 'mallory added an identity to nodeA');
     const nodes = (await snapshot(hubB)).remote!.nodes!;
-    assert.deepEqual(nodes.find((x) => x.node === 'nodeA'), { node: 'nodeA', user: a.userId, how: 'announced' });
+    assert.deepEqual(nodes.find((x) => x.node === 'nodeA'), { node: 'nodeA', user: a.userId, how: 'announced', signed: true });
     // Hub A saw its announcement overwritten and wrote it again.
     await waitUntil(async () => {
       const s = await api(hs, a.accessToken, 'GET', `/rooms/${encodeURIComponent(roomId)}/state/org.handoff.node/nodeA`).catch(() => undefined);
