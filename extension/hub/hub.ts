@@ -211,6 +211,7 @@ export class Hub {
   async reportWindow(window: string, report: WindowReport & { roles?: string[] }): Promise<void> {
     await this.remember(report.identity, report.roles);
     this.people.report(window, report, this.now());
+    this.due.wake();
     this.changed();
   }
 
@@ -349,7 +350,7 @@ export class Hub {
     checkMessageId(id);
     const hot = this.state.hot[id] ?? (await this.store?.archived(id));
     if (!hot) return undefined;
-    return { message: hot.message, deliveries: Object.values(hot.deliveries), settled: !this.state.hot[id], resolution: hot.resolution };
+    return { message: hot.message, deliveries: Object.values(hot.deliveries), settled: !this.state.hot[id], resolution: hot.resolution, relayed: hot.relayed };
   }
 
   /** A message as seen by one identity: only its sender and recipients may read it. */

@@ -56,6 +56,10 @@ export interface MatrixView {
   lastSyncLabel: string;
   /** What m.read receipts are (and are not), in words. */
   advisoryReadsNote: string;
+  /** Refused node claims, and Matrix accounts that speak for several nodes (they cannot be told apart). */
+  notices: string[];
+  /** Room events not taken, by why; absent when none. */
+  droppedLabel?: string;
 }
 
 export interface SessionView {

@@ -130,12 +130,23 @@ export interface RemoteStatus {
   advisoryReads: Record<string, AdvisoryRead[]>;
   /** Says the above in words, for the panel to show next to them. */
   advisoryReadsNote: string;
+  /** Which Matrix account speaks for which node (G9): configured, this hub, or first announcement. */
+  nodes?: { node: string; user: string; how: 'configured' | 'this hub' | 'announced'; signed: boolean }[];
+  /** Room events not taken, by why (not allowed, forged node, refused node claim, malformed, …), since the link started. */
+  dropped?: Record<string, number>;
+  /** For the panel, in words: refused node claims, and accounts that speak for several nodes. */
+  notices?: string[];
 }
 
 export interface RecipientOutcome {
   identity: string;
-  state: Delivery['state'];
+  /** For a recipient on another node still `queued` here: `relayed` (on the homeserver, `event_id`),
+   * `in_outbox`, or `failed` (refused); then its node's pushed / surfaced / ACK as receipts arrive. */
+  state: Delivery['state'] | 'relayed' | 'in_outbox';
+  /** Live sessions on this hub it was pushed to (0 for a recipient on another node: see state). */
   sessions: number;
+  /** The homeserver's event that carries it (recipients on other nodes). */
+  event_id?: string;
   /** When its model will see it, as far as its hooked sessions tell: now, next tool call, next turn, or only when it calls inbox. */
   seen_when: SeenWhen | 'on_another_node';
 }
@@ -144,8 +155,9 @@ export interface SendResult {
   message_id: string;
   seq: number;
   thread: string;
-  /** `pushed`: written to at least one live session (not proof of reading); `queued`: none live. */
-  state: 'pushed' | 'queued';
+  /** `pushed`: written to at least one live session here (not proof of reading); `relayed`: none
+   * here, but on the homeserver for recipients on other nodes; `queued`: neither. */
+  state: 'pushed' | 'relayed' | 'queued';
   recipients: RecipientOutcome[];
   duplicate?: { why: 'idempotency_key' | 'probable_duplicate'; note: string };
   /** Present when some recipients are on other nodes: whether the homeserver has it yet. */
@@ -166,6 +178,8 @@ export interface MessageView {
   deliveries: Delivery[];
   settled: boolean;
   resolution?: Resolution;
+  /** When the homeserver took it (recipients on other nodes). */
+  relayed?: { eventId: string; at: number };
 }
 
 /** Past their SLA without an ACK, or dead-lettered and not resolved; `ids` oldest first, at most SNAPSHOT_CAP. */

@@ -199,6 +199,8 @@ function renderMatrix(x: MatrixView | undefined): void {
       el('span', { class: 'matrix-sync' }, `· ${x.lastSyncLabel}`)),
   ];
   if (x.error) rows.push(el('div', { class: 'matrix-error', title: x.error }, icon('warning'), el('span', {}, x.error)));
+  for (const n of x.notices) rows.push(el('div', { class: 'matrix-error matrix-notice', title: n }, icon('shield'), el('span', {}, n)));
+  if (x.droppedLabel) rows.push(el('div', { class: 'matrix-detail dim matrix-dropped', title: x.droppedLabel }, icon('filter'), el('span', {}, x.droppedLabel)));
   matrixBox.replaceChildren(...rows);
 }
 

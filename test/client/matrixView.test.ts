@@ -36,6 +36,16 @@ describe('Matrix in the panel model', () => {
     assert.match(m.lastSyncLabel, /^last sync \d\d:\d\d:\d\d$/);
   });
 
+  it('shows refused node claims, shared accounts and what the hub did not take', () => {
+    const notices = ['Refused: @m:x claimed node nodeA — nodeA is bound to @a:x.', 'Nodes nodeB, nodeC share the Matrix account @b:x: they cannot be told apart (each could speak for the others).'];
+    const m = panelModel(running, snapshot(remote({ notices, dropped: { not_allowed: 1, forged_node: 2 } })), 'all', 'maria').matrix!;
+    assert.deepEqual(m.notices, notices);
+    assert.equal(m.droppedLabel, '3 room events not taken: forged node 2, not allowed 1');
+    const quiet = panelModel(running, snapshot(remote()), 'all', 'maria').matrix!;
+    assert.deepEqual(quiet.notices, []);
+    assert.equal(quiet.droppedLabel, undefined);
+  });
+
   it('says why when refused or retrying, in the tone of the problem', () => {
     const refused = panelModel(running, snapshot(remote({ state: 'refused', error: '401 M_UNKNOWN_TOKEN' })), 'all', 'maria').matrix!;
     assert.equal(refused.tone, 'error');

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { createConnection } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { readAnnouncement, readMessage, readReceipt } from '../../extension/hub/matrix/wire';
+import { verifyWire } from '../../extension/hub/matrix/keys';
+import { readAnnouncement, readBatch, readEvent, readMessage, readReaction, readReceipt, readReply } from '../../extension/hub/matrix/wire';
 import { connectControl, type ControlClient } from '../../extension/shared/controlClient';
 import { connectAgent, type Agent } from '../helpers/agent';
 import { startHub, type HubProcess } from '../helpers/hubProcess';
@@ -14,6 +15,8 @@ import { startHub, type HubProcess } from '../helpers/hubProcess';
 const TOOLS = ['whoami', 'list_peers', 'send_handoff', 'inbox', 'get_message', 'mark_read', 'ack', 'report_result', 'pending', 'get_receipts', 'get_unread_summary'];
 const CONTROL = ['handoff/snapshot', 'handoff/send', 'handoff/inbox', 'handoff/message', 'handoff/receipt', 'handoff/chase', 'handoff/resolve', 'handoff/matrix/disconnect'];
 const RUNS = Number(process.env.HANDOFF_FUZZ_RUNS) || 100;
+/** A real Ed25519 public key (SPKI DER, base64) nothing in the fuzz was signed with. */
+const FUZZ_KEY = 'MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=';
 
 /** Values an attacker would try: random JSON, plus near-valid shapes with hostile fields. */
 const hostile = fc.oneof(
@@ -124,12 +127,27 @@ describe('fuzzing every boundary of the hub', () => {
     });
   });
 
-  it('the Matrix wire decoder returns a value or a reason for any event content, never throws', () => {
-    fc.assert(fc.property(fc.jsonValue({ maxDepth: 5 }), fc.jsonValue({ maxDepth: 3 }), (content, other) => {
-      const c = { 'org.handoff.message': content, 'org.handoff.receipt': other, body: other } as Record<string, unknown>;
-      for (const r of [readMessage(c), readReceipt(c), readAnnouncement({ type: 'org.handoff.node', sender: '@x:y', content: c, state_key: JSON.stringify(other), event_id: '$e', origin_server_ts: 0 } as never)]) {
-        assert.ok(typeof r === 'string' || (r && typeof r === 'object'));
-      }
+  it('the Matrix wire decoders return a value or a reason for any event content, never throws', () => {
+    // Near-valid relations and batch entries too, so the schemas are reached past their first check.
+    const relation = fc.record({
+      rel_type: fc.constantFrom('m.thread', 'm.annotation', 'm.reference', 'x'), event_id: fc.oneof(fc.string(), fc.constant('$h')),
+      key: fc.oneof(fc.string(), fc.constant('✅')), is_falling_back: fc.oneof(fc.boolean(), fc.string()),
+      'm.in_reply_to': fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.record({ event_id: fc.oneof(fc.string(), fc.constant('$h')) })),
+    }, { requiredKeys: [] });
+    const deep = fc.integer({ min: 1, max: 60 }).map((n) => { let v: unknown = 'x'; for (let i = 0; i < n; i++) v = { v }; return v; });
+    fc.assert(fc.property(fc.jsonValue({ maxDepth: 5 }), fc.jsonValue({ maxDepth: 3 }), relation, deep, (content, other, rel, nested) => {
+      const c = {
+        'org.handoff.message': content, 'org.handoff.receipt': other, body: other, msgtype: 'm.text', 'm.relates_to': rel,
+        'org.handoff.batch': [{ message: content }, { receipt: other }, { message: nested }, other],
+      } as Record<string, unknown>;
+      const results = [
+        readMessage(c), readReceipt(c), readBatch(c), readReply(c), readReaction(c), readReply({ ...c, body: 'text' }),
+        readEvent({ event_id: '$e', type: other, sender: '@x:y', origin_server_ts: 0, content }), readEvent(content),
+        readAnnouncement({ type: 'org.handoff.node', sender: '@x:y', content: c, state_key: JSON.stringify(other), event_id: '$e', origin_server_ts: 0 } as never),
+        readMessage({ 'org.handoff.message': nested }), readBatch({ 'org.handoff.batch': nested }),
+      ];
+      for (const r of results) assert.ok(typeof r === 'string' || (r && typeof r === 'object'));
+      assert.equal(verifyWire(FUZZ_KEY, content), false, 'no signature by that key in random data');
     }), { numRuns: RUNS * 10 });
   });
 

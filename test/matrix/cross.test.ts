@@ -12,7 +12,7 @@ import { connectAgent, type Agent } from '../helpers/agent';
 import { DIST, NODE, startHub, type HubProcess } from '../helpers/hubProcess';
 import { connectControl } from '../../extension/shared/controlClient';
 import { call, MatrixConnectRequest, MatrixDisconnectRequest } from '../../extension/protocol/control';
-import { api, countPushes, login, matrixHub, matrixSuite, snapshot, synapse, unique, user, waitFor, waitMatrix, waitPeer, type MatrixUser, type Synapse } from './world';
+import { api, countPushes, login, matrixHub, matrixSuite, snapshot, synapse, unique, user, waitFor, waitMatrix, waitPeer, waitUntil, type MatrixUser, type Synapse } from './world';
 
 matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
   let hs: Synapse;
@@ -52,9 +52,23 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     assert.equal(sent.relay.state, 'on_homeserver', JSON.stringify(sent.relay));
     assert.match(sent.relay.event_id, /^\$/);
     assert.deepEqual(sent.recipients.map((r: any) => r.identity), ['bob@nodeB']);
+    // Its own state for a recipient on another node, not "queued, 0 sessions".
+    assert.equal(sent.recipients[0].state, 'relayed');
+    assert.equal(sent.recipients[0].event_id, sent.relay.event_id);
+    assert.equal(sent.state, 'relayed');
     const id = sent.message_id;
 
     await bob.waitForPushes(1, 15_000);
+    // Then the remote node's push, as progress from hub B: who, which node, when.
+    let progress: any;
+    await waitUntil(async () => {
+      progress = (await alice.ok('get_receipts', { message_id: id })).deliveries[0];
+      return progress.state === 'pushed';
+    }, 15_000, 'the remote push in the sender\'s receipts');
+    assert.equal(progress.relayed.event_id, sent.relay.event_id);
+    assert.equal(progress.pushes.length, 1);
+    assert.equal(progress.pushes[0].node, 'nodeB');
+    assert.equal(progress.pushes[0].session, sessionLabel('bob-1'));
     const push = bob.pushes[0];
     assert.equal(push.meta.message_id, id);
     assert.equal(push.meta.from, 'alice@nodeA');
@@ -218,13 +232,23 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
 
   it('two sessions per identity, and two hubs sharing one Matrix account: each session gets each message once', async () => {
     const b2 = await login(hs, b); // hub C: the same Matrix account as hub B, another device
-    const hubC = await matrixHub(hs, { node: 'nodeC', user: b2, room, allowed: [a.userId] });
+    // One account for two nodes only when configured so, on every hub that reads them.
+    const shared = { nodeB: b.userId, nodeC: b.userId };
+    await hubA.stop();
+    hubA = await matrixHub(hs, { node: 'nodeA', user: a, room, allowed: [b.userId], nodes: shared, restartOf: hubA });
+    hubs.push(hubA);
+    await alice.close();
+    alice = await connectAgent({ socket: hubA.socket, name: 'alice', session: 'alice-1' });
+    agents.push(alice);
+    const hubC = await matrixHub(hs, { node: 'nodeC', user: b2, room, allowed: [a.userId], nodes: shared });
     hubs.push(hubC);
     const bobTwo = await connectAgent({ socket: hubB.socket, name: 'bob', session: 'bob-2' });
     const carol1 = await connectAgent({ socket: hubC.socket, name: 'carol', session: 'carol-1' });
     const carol2 = await connectAgent({ socket: hubC.socket, name: 'carol', session: 'carol-2' });
     agents.push(bobTwo, carol1, carol2);
     await waitPeer(alice, 'carol@nodeC');
+    const notices = (await snapshot(hubA)).remote!.notices!;
+    assert.ok(notices.includes(`Nodes nodeB, nodeC share the Matrix account ${b.userId}: only their announced keys tell them apart (each event is signed).`), notices.join('\n'));
     const bobs = [bob, bobTwo];
     const carols = [carol1, carol2];
     const toBob = new Set<string>();
@@ -249,6 +273,33 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
       assert.equal(flagged, 0);
       assert.equal(s.pushes.filter((p) => other.has(p.meta.message_id) && !mine.has(p.meta.message_id)).length, 0, `${s.name}: nothing for the other identity`);
     }
+  });
+
+  it('on a shared account a receipt verifies end to end: nodeB cannot ACK for carol@nodeC', async () => {
+    const carol = agents.find((x) => x.name === 'carol')!;
+    const sent = await alice.ok('send_handoff', { to: 'carol', body: 'only carol may ACK this' });
+    await waitFor(() => carol.pushes.some((p) => p.meta.message_id === sent.message_id), 15_000, 'push to carol');
+    const roomId = (await snapshot(hubA)).remote!.room!;
+    // The account is right (nodeB and nodeC share it), the signature is not: nodeB's key, or none.
+    const forged = { message_id: sent.message_id, sender: 'alice@nodeA', kind: 'ack', by: 'carol@nodeC', session: 'carol-1', node: 'nodeC', at: Date.now() };
+    await api(hs, b.accessToken, 'PUT', `/rooms/${encodeURIComponent(roomId)}/send/m.room.message/forged-${unique()}`, {
+      msgtype: 'm.notice', body: 'carol@nodeC ACKed', 'org.handoff.receipt': forged,
+    });
+    await api(hs, b.accessToken, 'PUT', `/rooms/${encodeURIComponent(roomId)}/send/m.room.message/forged-${unique()}`, {
+      msgtype: 'm.notice', body: 'carol@nodeC ACKed', 'org.handoff.receipt': { ...forged, sig: Buffer.alloc(64, 7).toString('base64') },
+    });
+    await carol.ok('mark_read', { message_id: sent.message_id });
+    let d: any;
+    await waitUntil(async () => {
+      d = (await alice.ok('get_receipts', { message_id: sent.message_id })).deliveries[0];
+      return d.receipts.some((r: any) => r.kind === 'read');
+    }, 15_000, "carol's own read receipt");
+    assert.deepEqual(d.receipts.map((r: any) => r.kind), ['read'], 'no forged ACK');
+    const snap = await snapshot(hubA);
+    assert.equal(snap.remote!.dropped!.bad_signature, 2);
+    assert.ok(snap.remote!.nodes!.every((n) => n.signed), JSON.stringify(snap.remote!.nodes));
+    assert.match(hubA.log(), /\(bad_signature\): ack receipt for \S+ by carol@nodeC is not signed by node nodeC's announced key/);
+    await carol.ok('ack', { message_id: sent.message_id });
   });
 
   it('the editor connects a running hub with handoff/matrix/connect; bad settings are clear errors', async () => {

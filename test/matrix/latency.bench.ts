@@ -1,17 +1,21 @@
 // End-to-end latency of a handoff across a real Synapse on loopback (agent A's send_handoff call
 // → hub A → outbox PUT → Synapse → hub B's sync → push to agent B), against a plain
 // matrix-js-sdk client-to-client message on the same homeserver in the same run, alternating
-// sample by sample so drift hits both alike.
+// sample by sample so drift hits both alike. Then the outbox draining a backlog built while the
+// homeserver was down, batched (the default) and one event per handoff, side by side.
 //   node_modules/.bin/node out/test/matrix/latency.bench.js      (after node esbuild.mjs)
 import { performance } from 'node:perf_hooks';
 import { ClientEvent, createClient, RoomEvent, SyncState, type MatrixClient, type MatrixEvent, type Room } from 'matrix-js-sdk/lib/matrix.js';
 import { logger as sdkLogger } from 'matrix-js-sdk/lib/logger.js';
 import { connectAgent } from '../helpers/agent';
-import { matrixHub, synapse, unique, user, waitPeer, type MatrixUser, type Synapse } from './world';
+import { matrixHub, snapshot, synapse, unique, user, waitPeer, type MatrixUser, type Synapse } from './world';
 // The plain-JS harness, bundled by esbuild.
 import { synapseAvailable, synapseVenvDir } from './synapse.mjs';
 
 const N = Number(process.env.HANDOFF_LATENCY_SAMPLES) || 50;
+const BACKLOG = Number(process.env.HANDOFF_BACKLOG) || 1000;
+/** One event per handoff is slow: a smaller backlog gives its rate in reasonable time. */
+const BACKLOG_UNBATCHED = Number(process.env.HANDOFF_BACKLOG_UNBATCHED) || 200;
 const WARMUP = 5;
 
 function quietSdk(): void {
@@ -33,6 +37,58 @@ async function sdkClient(hs: Synapse, u: MatrixUser): Promise<MatrixClient> {
   await client.startClient({ initialSyncLimit: 1 });
   await prepared;
   return client;
+}
+
+/**
+ * A backlog of `count` handoffs sent while the homeserver is down, then drained: the rate from
+ * the first entry on the homeserver to an empty outbox, and to the last push at the recipient.
+ */
+async function backlog(hs: Synapse, count: number, outboxBatch: number): Promise<{ drained: number; delivered: number; lost: number; twice: number }> {
+  const tag = unique();
+  const [a, b] = await Promise.all(['a', 'b'].map((x) => user(hs, `${x}-${tag}`)));
+  const room = `#backlog-${tag}:${hs.serverName}`;
+  const hubA = await matrixHub(hs, { node: 'nodeA', user: a, room, allowed: [b.userId], relayWaitMs: 0, outboxBatch });
+  const hubB = await matrixHub(hs, { node: 'nodeB', user: b, room, allowed: [a.userId] });
+  const alice = await connectAgent({ socket: hubA.socket, name: 'alice', session: 'alice-1' });
+  const bob = await connectAgent({ socket: hubB.socket, name: 'bob', session: 'bob-1' });
+  try {
+    await waitPeer(alice, 'bob@nodeB');
+    await hs.stop();
+    const ids = new Set<string>();
+    for (let i = 0; i < count; i++) ids.add((await alice.ok('send_handoff', { to: 'bob', body: `backlog ${tag} #${i}: ${'context '.repeat(20)}`, requires_ack: false })).message_id);
+    await hs.restart();
+    let first = 0;
+    let drainedAt = 0;
+    for (;;) {
+      const outbox = (await snapshot(hubA)).remote?.outbox ?? count;
+      const now = performance.now();
+      if (!first && outbox < count) first = now;
+      if (outbox === 0) {
+        drainedAt = now;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100)); // a snapshot of a big backlog costs the hub too
+    }
+    const got = () => bob.pushes.filter((p) => ids.has(p.meta.message_id));
+    const deadline = Date.now() + 120_000;
+    while (new Set(got().map((p) => p.meta.message_id)).size < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const deliveredAt = got().length ? got().at(-1)!.at : Date.now();
+    const perId = new Map<string, number>();
+    for (const p of got()) perId.set(p.meta.message_id, (perId.get(p.meta.message_id) ?? 0) + 1);
+    // Push times are wall-clock; `first` is performance.now(): convert through the common origin.
+    const firstWall = performance.timeOrigin + first;
+    return {
+      drained: count / ((drainedAt - first) / 1000),
+      delivered: count / ((deliveredAt - firstWall) / 1000),
+      lost: count - perId.size,
+      twice: [...perId.values()].filter((n) => n > 1).length,
+    };
+  } finally {
+    await alice.close();
+    await bob.close();
+    await hubA.stop();
+    await hubB.stop();
+  }
 }
 
 async function main(): Promise<void> {
@@ -107,6 +163,14 @@ async function main(): Promise<void> {
     await bob.close();
     await hubA.stop();
     await hubB.stop();
+
+    const batched = await backlog(hs, BACKLOG, 100);
+    const single = await backlog(hs, BACKLOG_UNBATCHED, 1);
+    const r = (x: number) => `${x.toFixed(0)}/s`;
+    console.log(`Outbox backlog built during a homeserver outage, drained once it is back (rates from the first entry on the homeserver):`);
+    console.log(`  batched (up to 100 per event), ${BACKLOG} handoffs:   to the homeserver ${r(batched.drained)}  pushed at the recipient ${r(batched.delivered)}  lost ${batched.lost}  twice ${batched.twice}`);
+    console.log(`  one event per handoff, ${BACKLOG_UNBATCHED} handoffs:       to the homeserver ${r(single.drained)}  pushed at the recipient ${r(single.delivered)}  lost ${single.lost}  twice ${single.twice}`);
+    console.log(`  ratio (batched / one per event), to the recipient: ${(batched.delivered / single.delivered).toFixed(1)}`);
   } finally {
     await hs.stop();
   }

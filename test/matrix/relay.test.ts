@@ -2,16 +2,19 @@
 // the wire format round trip, recovery by replay, config errors, and lazy loading of the SDK.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { decideSend, DEFAULT_LIMITS } from '../../extension/hub/bus/decide';
 import { BusError } from '../../extension/hub/bus/errors';
-import { emptyState, type BusEvent, type Message } from '../../extension/hub/bus/model';
+import { emptyState, type BusEvent, type Message, type OutboxEntry } from '../../extension/hub/bus/model';
 import { apply } from '../../extension/hub/bus/reduce';
 import { outboxFor } from '../../extension/hub/bus/relay';
 import { loadMatrixConfig, MatrixConfigError } from '../../extension/hub/matrix/config';
-import { localMessage, outboxEvent, readMessage, readReceipt } from '../../extension/hub/matrix/wire';
+import { BATCH_KEY, batchEvent, localMessage, outboxEvent, readBatch, readMessage, readReaction, readReceipt, readReply } from '../../extension/hub/matrix/wire';
+import { personCommand, personIdentity, personUser } from '../../extension/hub/matrix/person';
+import { eventMessageId } from '../../extension/hub/matrix/people';
+import { loadNodeKey, signWire, verifyWire } from '../../extension/hub/matrix/keys';
 import { DIST, NODE, tempDir } from '../helpers/hubProcess';
 
 const T0 = 1_700_000_000_000;
@@ -100,6 +103,61 @@ describe('outbox decisions and recovery', () => {
     assert.equal(a.relay!.rooms['!r:x'].lastEventId, '$one');
   });
 
+  it('a batch is fixed before it is sent; relayed takes all its members, a split frees them; replay lands the same', () => {
+    const s = world('nodeA', ['alice', 'bob@nodeB']);
+    const events: BusEvent[] = [];
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const m = { ...(send(s, ['bob']) as { message: Message }).message, id: `01JD3V7W2K8Q5X9Y4Z6A1B000${i}`, body: `b${i}` };
+      ids.push(m.id);
+      events.push({ type: 'sent', message: m }, ...outboxFor(s, [{ type: 'sent', message: m }]));
+    }
+    const txn = (i: number) => `handoff.${ids[i]}`;
+    events.push({ type: 'batched', txnId: `batch.${txn(0)}`, members: [txn(0), txn(1)] });
+    events.push({ type: 'batched', txnId: 'batch.again', members: [txn(1), txn(2)] }, { type: 'unbatched', txnId: 'batch.again' });
+    const a = emptyState('nodeA');
+    for (const e of events.slice(0, -1)) apply(a, e);
+    assert.deepEqual(a.relay!.batches!['batch.again'], [txn(2)], 'an entry belongs to one batch at most');
+    apply(a, events.at(-1)!);
+    assert.deepEqual({ ...a.relay!.batches }, { [`batch.${txn(0)}`]: [txn(0), txn(1)] }, 'a split batch is gone');
+    apply(a, { type: 'relayed', txnId: `batch.${txn(0)}`, eventId: '$batch', at: T0 + 1 });
+    assert.deepEqual(Object.keys(a.relay!.outbox), [txn(2)]);
+    assert.deepEqual([ids[0], ids[1]].map((id) => a.hot[id].relayed?.eventId), ['$batch', '$batch']);
+    assert.deepEqual({ ...a.relay!.batches }, {});
+    const b = emptyState('nodeA');
+    for (const e of JSON.parse(JSON.stringify([...events, { type: 'relayed', txnId: `batch.${txn(0)}`, eventId: '$batch', at: T0 + 1 }])) as BusEvent[]) apply(b, e);
+    assert.deepEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
+  });
+
+  it('a node is bound by its first claim only', () => {
+    const s = emptyState('nodeA');
+    apply(s, { type: 'node-bound', node: 'nodeB', user: '@b:x', at: 1 });
+    apply(s, { type: 'node-bound', node: 'nodeB', user: '@m:x', at: 2 });
+    assert.deepEqual({ ...s.relay!.nodes }, { nodeB: { user: '@b:x', at: 1 } });
+  });
+
+  it("a remote handoff's first push and first surfacing go back to its sender as progress, once", () => {
+    const s = world('nodeB', ['bob']);
+    const m: Message = {
+      id: '01JD3V7W2K8Q5X9Y4Z6A1B0001', seq: 1, from: 'alice@nodeA', address: ['bob'], recipients: ['bob'], thread: 't', body: 'b', attachments: [],
+      requiresAck: true, slaMs: 1000, ttlMs: 10_000, sentAt: T0, sentBySession: 's', node: 'nodeA', origin: { room: '!r:x', eventId: '$e', sender: '@a:x' },
+    };
+    apply(s, { type: 'sent', message: m });
+    const push = (session: string): BusEvent => ({ type: 'pushed', id: m.id, recipient: 'bob', push: { session, node: 'nodeB', at: T0 + 1, kind: 'live' } });
+    const out = outboxFor(s, [push('b1'), push('b2')]);
+    assert.equal(out.length, 1, 'one progress entry for two sessions pushed at once');
+    assert.ok(out[0].type === 'outboxed' && out[0].item.kind === 'progress' && out[0].item.step === 'pushed' && out[0].item.refEventId === '$e');
+    apply(s, push('b1'));
+    assert.deepEqual(outboxFor(s, [push('b3')]), [], 'later pushes stay local');
+    const surfaced: BusEvent = { type: 'surfaced', id: m.id, recipient: 'bob', surfacing: { session: 'b1', node: 'nodeB', at: T0 + 2, path: 'hook', via: 'claude PostToolUse', replayed: false } };
+    const [sf] = outboxFor(s, [surfaced]);
+    assert.ok(sf.type === 'outboxed' && sf.item.kind === 'progress' && sf.item.step === 'surfaced' && sf.item.via === 'claude PostToolUse');
+    const { type, content } = outboxEvent({ txnId: 'p', order: 0, queuedAt: T0, item: (sf as any).item }, 'nodeB');
+    assert.equal(type, 'org.handoff.progress', 'hidden from people');
+    const w = readReceipt(content);
+    assert.ok(typeof w !== 'string' && w.kind === 'surfaced' && w.by === 'bob@nodeB' && w.path === 'hook');
+  });
+
   it('a refused event fails only the remote deliveries, visibly', () => {
     const s = world('nodeA', ['alice', 'bob', 'bob@nodeB']);
     const m = (send(s, ['bob@nodeB', 'bob@nodeA']) as { message: Message }).message;
@@ -134,12 +192,78 @@ describe('wire format', () => {
   it('refuses malformed or inconsistent events', () => {
     const good = outboxEvent({ txnId: 'x', order: 0, queuedAt: T0, item: { kind: 'message', message: m } }, 'nodeA').content;
     const bad = (patch: Record<string, unknown>) => readMessage({ ...good, 'org.handoff.message': { ...(good['org.handoff.message'] as object), ...patch } });
-    assert.equal(bad({ id: 'nope' }), 'bad id');
-    assert.equal(bad({ from: 'alice@nodeX' }), 'bad from/node', 'a sender must be on the node it claims');
-    assert.equal(bad({ to: ['bob'] }), 'bad to');
-    assert.equal(bad({ body: 'x'.repeat(70_000) }), 'bad body');
+    assert.equal(bad({ id: 'nope' }), 'bad id: not a message id');
+    assert.equal(bad({ from: 'alice@nodeX' }), 'bad from: a sender must be a name on the node it claims');
+    assert.equal(bad({ to: ['bob'] }), 'bad to.0: not qualified (name@node)');
+    assert.equal(bad({ body: 'x'.repeat(70_000) }), 'bad body: over 64 KiB');
     assert.equal(readMessage({ body: 'hello' }), 'no handoff data');
-    assert.equal(readReceipt({ 'org.handoff.receipt': { message_id: m.id, sender: 'alice@nodeA', kind: 'ack', by: 'bob@nodeB', node: 'nodeC', session: 's', at: 1 } }), 'bad sender/by/node', 'only the recipient\'s node writes its receipt');
+    assert.equal(readReceipt({ 'org.handoff.receipt': { message_id: m.id, sender: 'alice@nodeA', kind: 'ack', by: 'bob@nodeB', node: 'nodeC', session: 's', at: 1 } }), "bad by: only the recipient's node writes its receipt");
+    let deep: unknown = 'x';
+    for (let i = 0; i < 20; i++) deep = [deep];
+    assert.match(String(bad({ attachments: deep })), /nested deeper than 8/, 'a depth limit before any schema');
+  });
+
+  it('a batch reads back in order; a bad entry is reported and the others still count', () => {
+    const entry = (i: number): OutboxEntry => ({ txnId: `t${i}`, order: i, queuedAt: T0, item: { kind: 'message', message: { ...m, id: `01JD3V7W2K8Q5X9Y4Z6A1B000${i}` } } });
+    const { content } = batchEvent([entry(1), entry(2), entry(3)], 'nodeA');
+    (content[BATCH_KEY] as any[])[1].message.id = 'bad';
+    const items = readBatch(content);
+    assert.ok(Array.isArray(items));
+    assert.deepEqual(items.map((i) => i.kind === 'message' ? i.wire.id : i.kind), ['01JD3V7W2K8Q5X9Y4Z6A1B0001', 'bad', '01JD3V7W2K8Q5X9Y4Z6A1B0003']);
+    assert.match(String(content.body), /^3 entries from nodeA \(3 handoffs, 0 receipts\)/);
+    assert.equal(typeof readBatch({ [BATCH_KEY]: Array(201).fill({}) }), 'string', 'at most 200 entries');
+  });
+
+  it('a handoff to a person mentions them and says how to answer', () => {
+    const toPerson = { ...m, recipients: ['carol@matrix:example.org'] };
+    const { content } = outboxEvent({ txnId: 'x', order: 0, queuedAt: T0, item: { kind: 'message', message: toPerson } }, 'nodeA');
+    assert.deepEqual(content['m.mentions'], { user_ids: ['@carol:example.org'] });
+    assert.match(String(content.body), /^Handoff from alice@nodeA to @carol:example.org \(needs an ACK\)/);
+    assert.match(String(content.body), /react ✅ to ACK/);
+  });
+
+  it('people: replies, thread replies, reactions and the short grammar', () => {
+    assert.equal(personIdentity('@carol:example.org'), 'carol@matrix:example.org');
+    assert.equal(personIdentity('@carol:localhost:8448'), 'carol@matrix:localhost:8448');
+    assert.equal(personIdentity('@_bot=x:example.org'), undefined, 'not writable as an exact name');
+    assert.equal(personUser('carol@matrix:example.org'), '@carol:example.org');
+    assert.equal(personUser('bob@nodeB'), undefined);
+    const reply = readReply({ msgtype: 'm.text', body: '> <@a:x> Handoff from alice\n> more\n\nOn it, but which branch?', 'm.relates_to': { 'm.in_reply_to': { event_id: '$h' } } });
+    assert.deepEqual(reply, { targets: ['$h'], text: 'On it, but which branch?' });
+    const thread = readReply({ msgtype: 'm.text', body: 'thread answer', 'm.relates_to': { rel_type: 'm.thread', event_id: '$root', is_falling_back: true, 'm.in_reply_to': { event_id: '$last' } } });
+    assert.deepEqual(thread, { targets: ['$root', '$last'], text: 'thread answer' });
+    assert.equal(readReply({ msgtype: 'm.text', body: 'just chatting' }), 'not a reply to anything');
+    assert.deepEqual(readReaction({ 'm.relates_to': { rel_type: 'm.annotation', event_id: '$h', key: '✅️' } }), { eventId: '$h', meaning: 'ack' });
+    assert.match(String(readReaction({ 'm.relates_to': { rel_type: 'm.annotation', event_id: '$h', key: '🎉' } })), /means nothing here/);
+    assert.deepEqual(personCommand('ACK'), { kind: 'ack' });
+    assert.deepEqual(personCommand('done: merged in #12'), { kind: 'result', outcome: 'done', summary: 'merged in #12' });
+    assert.deepEqual(personCommand('stuck'), { kind: 'result', outcome: 'stuck', summary: 'stuck' });
+    assert.deepEqual(personCommand('rejected — not ours'), { kind: 'result', outcome: 'rejected', summary: 'not ours' });
+    assert.equal(personCommand('doneness is relative'), undefined);
+    assert.equal(personCommand('please look at it again'), undefined);
+  });
+
+  it('a node signs its wire data; the signature survives the room and breaks with any change', () => {
+    const dir = tempDir('nodekey');
+    const key = loadNodeKey(dir);
+    assert.equal(loadNodeKey(dir).publicKey, key.publicKey, 'the key is kept in the store folder');
+    assert.equal(statSync(join(dir, 'matrix-node-key.pem')).mode & 0o777, 0o600);
+    const { content } = outboxEvent({ txnId: 'x', order: 0, queuedAt: T0, item: { kind: 'message', message: m } }, 'nodeA', (w) => signWire(key, w));
+    const raw = JSON.parse(JSON.stringify(content['org.handoff.message'])); // as another hub reads it
+    assert.ok(verifyWire(key.publicKey, raw));
+    assert.ok(verifyWire(key.publicKey, Object.fromEntries(Object.entries(raw).reverse())), 'key order does not matter');
+    assert.ok(!verifyWire(key.publicKey, { ...raw, body: 'do <it> now' }), 'a changed body');
+    assert.ok(!verifyWire(loadNodeKey(tempDir('other')).publicKey, raw), "another node's key");
+    assert.ok(!verifyWire('not a key', raw) && !verifyWire(key.publicKey, { ...raw, sig: 42 }) && !verifyWire(key.publicKey, null));
+    const again = outboxEvent({ txnId: 'x', order: 0, queuedAt: T0, item: { kind: 'message', message: m } }, 'nodeA', (w) => signWire(key, w));
+    assert.deepEqual(again, { type: 'm.room.message', content }, 'a retry sends the same bytes');
+  });
+
+  it('an event id makes the same message id every time, a valid ULID', () => {
+    const id = eventMessageId(T0, '$e\nalice');
+    assert.match(id, /^[0-9A-HJKMNP-TV-Z]{26}$/);
+    assert.equal(id, eventMessageId(T0, '$e\nalice'));
+    assert.notEqual(id, eventMessageId(T0, '$f\nalice'));
   });
 });
 

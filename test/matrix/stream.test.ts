@@ -140,16 +140,21 @@ matrixSuite('Matrix: a stream of handoffs through a homeserver outage and kill -
     // killed with unsent entries and resent them after its restart.
     const roomId = (await snapshot(hubA)).remote!.room!;
     const inRoom = new Map<string, number>();
+    let batches = 0;
     let from: string | undefined;
     for (;;) {
       const page = await api(hs, a.accessToken, 'GET', `/rooms/${encodeURIComponent(roomId)}/messages?dir=b&limit=500${from ? `&from=${encodeURIComponent(from)}` : ''}`);
       for (const ev of page.chunk) {
-        const id = ev.content?.['org.handoff.message']?.id;
-        if (id) inRoom.set(id, (inRoom.get(id) ?? 0) + 1);
+        // One handoff per event, or a backlog's run of them in one batch event.
+        const ids = [ev.content?.['org.handoff.message']?.id, ...(ev.content?.['org.handoff.batch'] ?? []).map((x: any) => x?.message?.id)];
+        for (const id of ids) if (id) inRoom.set(id, (inRoom.get(id) ?? 0) + 1);
+        if (ev.content?.['org.handoff.batch']) batches++;
       }
       if (!page.end || page.chunk.length === 0) break;
       from = page.end;
     }
     assert.equal(ids.filter((id) => inRoom.get(id) === 1).length, N, 'each handoff is in the room exactly once');
+    console.log(`# batch events in the room: ${batches}`);
+    assert.ok(batches > 0, 'the backlog after the outage went out in batches');
   });
 });

@@ -57,6 +57,12 @@ export interface MatrixHubSpec {
   syncTimelineLimit?: number;
   relayWaitMs?: number;
   args?: string[];
+  /** Node → Matrix user fixed in the config (several nodes on one account need it). */
+  nodes?: Record<string, string>;
+  people?: string[];
+  outboxBatch?: number;
+  /** Start on this (stopped) hub's workspace, store and socket, with the new config. */
+  restartOf?: HubProcess;
 }
 
 /** A hub process with Matrix configured; the token sits in a 0600 file, never on the command line. */
@@ -67,9 +73,10 @@ export async function matrixHub(hs: Synapse, spec: MatrixHubSpec): Promise<HubPr
   const config = join(dir, 'matrix.json');
   writeFileSync(config, JSON.stringify({
     homeserver: hs.url, room: spec.room, allowedSenders: spec.allowed, accessTokenFile: tokenFile,
-    syncTimelineLimit: spec.syncTimelineLimit,
+    syncTimelineLimit: spec.syncTimelineLimit, nodes: spec.nodes, people: spec.people, outboxBatch: spec.outboxBatch,
   }));
-  const hub = await startHub({ args: ['--node', spec.node, '--matrix-config', config, '--relay-wait-ms', String(spec.relayWaitMs ?? 2000), ...(spec.args ?? [])] });
+  const on = spec.restartOf ? { workspace: spec.restartOf.workspace, store: spec.restartOf.store, socket: spec.restartOf.socket } : {};
+  const hub = await startHub({ ...on, args: ['--node', spec.node, '--matrix-config', config, '--relay-wait-ms', String(spec.relayWaitMs ?? 2000), ...(spec.args ?? [])] });
   await waitMatrix(hub, 'connected', 30_000);
   return hub;
 }
@@ -159,3 +166,12 @@ export function autoAck(agent: Agent): () => void {
 }
 
 export { waitFor };
+
+/** Polls an async condition (a tool call, a snapshot) until it holds. */
+export async function waitUntil(cond: () => Promise<boolean> | boolean, timeoutMs = 15_000, what = 'condition'): Promise<void> {
+  const start = Date.now();
+  while (!(await cond())) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

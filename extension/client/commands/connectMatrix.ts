@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { RemoteStatus } from '../../protocol/views';
 import type { HubSupervisor } from '../hubSupervisor';
-import { MatrixCredentials, normalizeHomeserver, type MatrixSettings } from '../matrix/credentials';
+import { MatrixCredentials, normalizeHomeserver, type MatrixWindowSettings } from '../matrix/credentials';
 import { passwordLogin } from '../matrix/login';
 import { remoteHeadline } from '../matrix/remoteText';
 
@@ -100,7 +100,7 @@ export async function connectMatrix(hub: HubSupervisor, credentials: MatrixCrede
       return bad.length ? `Not a Matrix user id: ${bad.join(', ')} (expected @name:server)` : undefined;
     });
   if (sendersText === undefined) return undefined;
-  const settings: MatrixSettings = { homeserver, room, allowedSenders: parseSenders(sendersText) };
+  const settings: MatrixWindowSettings = { homeserver, room, allowedSenders: parseSenders(sendersText) };
 
   let status: RemoteStatus;
   try {

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { MatrixConnectParams } from '../../protocol/control';
 
-export interface MatrixSettings {
+export interface MatrixWindowSettings {
   homeserver: string;
   room: string;
   allowedSenders: string[];
@@ -25,7 +25,7 @@ export function normalizeHomeserver(url: string): string {
 export class MatrixCredentials {
   constructor(private readonly secrets: vscode.SecretStorage, private readonly state: vscode.Memento) {}
 
-  settings(): MatrixSettings {
+  settings(): MatrixWindowSettings {
     const c = vscode.workspace.getConfiguration(SECTION);
     return {
       homeserver: normalizeHomeserver(c.get<string>('homeserver', '')),
@@ -34,7 +34,7 @@ export class MatrixCredentials {
     };
   }
 
-  async save(s: MatrixSettings, accessToken: string): Promise<void> {
+  async save(s: MatrixWindowSettings, accessToken: string): Promise<void> {
     await this.secrets.store(secretKey(s.homeserver), accessToken);
     await this.state.update(DISCONNECTED, false);
     const c = vscode.workspace.getConfiguration(SECTION);

@@ -45,3 +45,11 @@ export function remoteLook(r: RemoteStatus): { icon: string; tone: Tone } {
 export function advisoryReadsLabel(reads: RemoteStatus['advisoryReads'][string]): string {
   return reads.map((r) => `${r.user} ${clock(r.at)}`).join(', ');
 }
+
+/** Room events the hub did not take, by why — e.g. "3 room events not taken: forged_node 2, not_allowed 1". */
+export function droppedLabel(r: RemoteStatus): string | undefined {
+  const counts = Object.entries(r.dropped ?? {}).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
+  if (counts.length === 0) return undefined;
+  const total = counts.reduce((sum, [, n]) => sum + n, 0);
+  return `${total} room event${total === 1 ? '' : 's'} not taken: ${counts.map(([why, n]) => `${why.replace(/_/g, ' ')} ${n}`).join(', ')}`;
+}

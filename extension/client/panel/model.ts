@@ -3,7 +3,7 @@
 import type { LedgerEntry, LedgerRecipient, RemoteStatus, Snapshot } from '../../protocol/views';
 import { age, clock, plural } from '../../shared/format';
 import type { HubState } from '../hubSupervisor';
-import { advisoryReadsLabel, lastSyncLabel, outboxLabel, remoteHeadline, remoteLook } from '../matrix/remoteText';
+import { advisoryReadsLabel, droppedLabel, lastSyncLabel, outboxLabel, remoteHeadline, remoteLook } from '../matrix/remoteText';
 import type { CoverageView, EventView, InboxRowView, MatrixView, PanelFilter, PanelModel, RecipientView, Tone } from '../../protocol/panel';
 import type { PersonInboxItem } from '../../protocol/views';
 import { personView } from '../person/inbox';
@@ -84,6 +84,8 @@ function matrixView(r: RemoteStatus): MatrixView {
     lastSyncAt: r.lastSyncAt,
     lastSyncLabel: lastSyncLabel(r),
     advisoryReadsNote: r.advisoryReadsNote,
+    notices: r.notices ?? [],
+    droppedLabel: droppedLabel(r),
   };
 }
 

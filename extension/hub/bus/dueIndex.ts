@@ -12,6 +12,8 @@ interface Due {
 
 export class DueIndex {
   private readonly heap: Due[] = [];
+  /** Escalations due with nobody to escalate to. */
+  private readonly waiting = new Set<string>();
 
   static of(state: BusState): DueIndex {
     const index = new DueIndex();
@@ -53,13 +55,19 @@ export class DueIndex {
       if (!hot) continue; // settled and archived
       passed.push(id);
       const due = dueEventsOf(hot, now, escalation);
-      // An escalation with nobody to tell yet stays due: it goes out once a person is there.
-      if (due.length === 0 && escalation && Object.values(hot.deliveries).some((d) => isEscalationDue(hot, d, now))) this.push({ at: now, id });
+      // An escalation with nobody to tell waits, off the heap, until a person is there (wake()).
+      if (due.length === 0 && escalation && Object.values(hot.deliveries).some((d) => isEscalationDue(hot, d, now))) this.waiting.add(id);
       if (due.length === 0) continue;
       events.push(...due);
       this.push({ at: now, id });
     }
     return { events, passed };
+  }
+
+  /** Someone to escalate to may be there now: the waiting escalations are due again. */
+  wake(): void {
+    for (const id of this.waiting) this.push({ at: 0, id });
+    this.waiting.clear();
   }
 
   private push(d: Due): void {

@@ -177,16 +177,29 @@ export function dueEventsOf(hot: HotMessage, now: number, escalation?: Escalatio
   return events;
 }
 
-/** The honest answer to a send: `pushed` only if some live session was written to. */
-export function sendResult(m: Message, recipients: RecipientOutcome[], relay?: RelayOutcome): SendResult {
+/** The honest answer to a send: `pushed` only if some live session here was written to, `relayed` if only the homeserver has it. */
+export function sendResult(m: Message, local: RecipientOutcome[], relay?: RelayOutcome): SendResult {
+  const recipients = local.map((r) => remoteOutcome(r, relay));
   return {
     message_id: m.id,
     seq: m.seq,
     thread: m.thread,
-    state: recipients.some((r) => r.sessions > 0) ? 'pushed' : 'queued',
+    state: recipients.some((r) => r.sessions > 0) ? 'pushed' : recipients.some((r) => r.state === 'relayed') ? 'relayed' : 'queued',
     recipients,
     ...(relay ? { relay } : {}),
   };
+}
+
+/** A recipient on another node: its own state from the relay, until its node's receipts say more. */
+function remoteOutcome(r: RecipientOutcome, relay?: RelayOutcome): RecipientOutcome {
+  if (!isRemote(r.identity) || r.state !== 'queued' || !relay) return r;
+  if (relay.state === 'on_homeserver') return { ...r, state: 'relayed', event_id: relay.event_id };
+  return { ...r, state: relay.state === 'refused' ? 'failed' : 'in_outbox' };
+}
+
+/** A delivery as a sender reads it: one to another node that its node has not reported on yet is `relayed` once the homeserver has it. */
+export function deliveryState(d: Delivery, relayed?: { eventId: string; at: number }): Delivery['state'] | 'relayed' {
+  return isRemote(d.recipient) && d.state === 'queued' && relayed ? 'relayed' : d.state;
 }
 
 /** A person's inbox as the editor lists it: open mail addressed to them, newest first. */

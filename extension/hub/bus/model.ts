@@ -2,7 +2,7 @@
 // the journal's events. Plain data only — serialised into the journal and the checkpoint as it is.
 // The message and delivery types themselves are protocol (extension/protocol/model.ts).
 import { dict } from './dict';
-import type { Delivery, Message, Push, Receipt, Resolution, Surfacing } from '../../protocol/model';
+import type { Delivery, Message, Push, Receipt, Resolution, SurfacePath, Surfacing } from '../../protocol/model';
 export type { PushKind, ReceiptKind, Outcome, SurfacePath, DeliveryState, Attachment, Message, Origin, Escalation, Stamp, Receipt, Push, Surfacing, Delivery, Resolution } from '../../protocol/model';
 
 export interface IdentityRecord {
@@ -34,7 +34,9 @@ export interface HotMessage {
  */
 export type OutboxItem =
   | { kind: 'message'; message: Message }
-  | { kind: 'receipt'; messageId: string; sender: string; refEventId?: string; receipt: Receipt };
+  | { kind: 'receipt'; messageId: string; sender: string; refEventId?: string; receipt: Receipt }
+  /** A local recipient's first push or first surfacing of a remote sender's message: the sender's ledger shows it. */
+  | { kind: 'progress'; messageId: string; sender: string; refEventId?: string; step: 'pushed' | 'surfaced'; recipient: string; session: string; node: string; at: number; path?: SurfacePath; via?: string };
 
 /** Persisted with its txnId before the first send, so every retry (even after a crash) reuses it. */
 export interface OutboxEntry {
@@ -53,6 +55,10 @@ export interface RelayState {
   since?: string;
   /** Per room, the last timeline event ingested: where a gap backfill stops. */
   rooms: Record<string, { lastEventId: string }>;
+  /** Node → the Matrix account that first announced it: only that account speaks for the node. */
+  nodes?: Record<string, { user: string; at: number; key?: string }>;
+  /** Batch txnId → its members' txnIds, fixed before the first PUT so every retry sends the same event. */
+  batches?: Record<string, string[]>;
 }
 
 export interface BusState {
@@ -82,7 +88,12 @@ export type BusEvent =
   | { type: 'outboxed'; txnId: string; at: number; item: OutboxItem }
   | { type: 'relayed'; txnId: string; eventId: string; at: number }
   | { type: 'relay-failed'; txnId: string; reason: string; at: number }
-  | { type: 'synced'; since: string; room?: string; lastEventId?: string };
+  | { type: 'synced'; since: string; room?: string; lastEventId?: string }
+  /** A node's account (and Ed25519 key) from its first announcement; a later one may only add the key. */
+  | { type: 'node-bound'; node: string; user: string; at: number; key?: string }
+  | { type: 'batched'; txnId: string; members: string[] }
+  /** The homeserver refused the batch for good: its members go out one by one instead. */
+  | { type: 'unbatched'; txnId: string };
 
 export function emptyState(node: string): BusState {
   return { node, seq: 0, hot: dict(), identities: dict(), coverage: dict(), idempotency: dict() };

@@ -1,7 +1,7 @@
 // How each journal event changes the bus state. Deterministic: no clock, no I/O — recovery
 // replays the journal through this same function and must land on the same state.
 import { dict } from './dict';
-import type { BusEvent, BusState, Delivery, DeliveryState, HotMessage, RelayState } from './model';
+import type { BusEvent, BusState, Delivery, DeliveryState, HotMessage, OutboxEntry, RelayState } from './model';
 
 const ACK_LATENCY_SAMPLES = 200;
 
@@ -29,6 +29,28 @@ function countAck(state: BusState, hot: HotMessage, delivery: Delivery, at: numb
 
 function relayOf(state: BusState): RelayState {
   return (state.relay ??= { outbox: dict(), queued: 0, rooms: dict() });
+}
+
+/** The batch an outbox entry belongs to, if any. */
+export function batchOf(relay: RelayState, txnId: string): string | undefined {
+  for (const [batch, members] of Object.entries(relay.batches ?? {})) if (members.includes(txnId)) return batch;
+  return undefined;
+}
+
+/** Removes an entry — or every member of a batch — from the outbox, and returns them. */
+function takeEntries(state: BusState, txnId: string): OutboxEntry[] {
+  const relay = state.relay;
+  if (!relay) return [];
+  const members = relay.batches?.[txnId];
+  if (members) delete relay.batches![txnId];
+  const out: OutboxEntry[] = [];
+  for (const t of members ?? [txnId]) {
+    const entry = relay.outbox[t];
+    if (!entry) continue;
+    delete relay.outbox[t];
+    out.push(entry);
+  }
+  return out;
 }
 
 /** Applies one event in place. Events for messages no longer hot (archived) are ignored. */
@@ -117,24 +139,40 @@ export function apply(state: BusState, event: BusEvent): void {
       return;
     }
     case 'relayed': {
-      const entry = state.relay?.outbox[event.txnId];
-      if (!entry) return;
-      delete state.relay!.outbox[event.txnId];
-      const hot = entry.item.kind === 'message' ? state.hot[entry.item.message.id] : undefined;
-      if (hot) hot.relayed = { eventId: event.eventId, at: event.at };
+      for (const entry of takeEntries(state, event.txnId)) {
+        const hot = entry.item.kind === 'message' ? state.hot[entry.item.message.id] : undefined;
+        if (hot) hot.relayed = { eventId: event.eventId, at: event.at };
+      }
       return;
     }
     case 'relay-failed': {
-      const entry = state.relay?.outbox[event.txnId];
-      if (!entry) return;
-      delete state.relay!.outbox[event.txnId];
-      if (entry.item.kind !== 'message') return;
-      const hot = state.hot[entry.item.message.id];
-      for (const d of Object.values(hot?.deliveries ?? {})) {
-        if (!d.recipient.includes('@') || isTerminal(d.state)) continue;
-        d.state = 'failed';
-        d.failure = { reason: event.reason, at: event.at };
+      for (const entry of takeEntries(state, event.txnId)) {
+        if (entry.item.kind !== 'message') continue;
+        const hot = state.hot[entry.item.message.id];
+        for (const d of Object.values(hot?.deliveries ?? {})) {
+          if (!d.recipient.includes('@') || isTerminal(d.state)) continue;
+          d.state = 'failed';
+          d.failure = { reason: event.reason, at: event.at };
+        }
       }
+      return;
+    }
+    case 'batched': {
+      const relay = relayOf(state);
+      const members = event.members.filter((t) => relay.outbox[t] && !batchOf(relay, t));
+      if (members.length > 0) (relay.batches ??= dict())[event.txnId] = members;
+      return;
+    }
+    case 'unbatched': {
+      if (state.relay?.batches) delete state.relay.batches[event.txnId];
+      return;
+    }
+    case 'node-bound': {
+      const nodes = (relayOf(state).nodes ??= dict());
+      const known = nodes[event.node];
+      // First claim wins; a conflict is never journaled. A node bound before keys existed gets its key once.
+      if (!known) nodes[event.node] = { user: event.user, at: event.at, ...(event.key ? { key: event.key } : {}) };
+      else if (known.user === event.user && !known.key && event.key) known.key = event.key;
       return;
     }
     case 'synced': {

@@ -23,10 +23,32 @@ export function messageTxnId(id: string): string {
 }
 
 /** Outbox entries for the events about to be committed: sends to remote recipients, and local
- * recipients' receipts for messages that came from another node. */
+ * recipients' receipts for messages that came from another node — with the first push and the
+ * first surfacing of each, so the sender's ledger tells `pushed` from merely relayed. */
 export function outboxFor(state: BusState, events: BusEvent[]): BusEvent[] {
   const out: BusEvent[] = [];
+  const told = new Set<string>();
   for (const e of events) {
+    if (e.type === 'pushed' || e.type === 'surfaced') {
+      const hot = state.hot[e.id];
+      const d = hot?.deliveries[e.recipient];
+      const m = hot?.message;
+      if (!m || !d || !isRemote(m.from) || isRemote(e.recipient) || !m.origin) continue;
+      const first = e.type === 'pushed' ? d.pushes.length === 0 : (d.surfacings ?? []).length === 0;
+      const key = `${e.type}\n${e.id}\n${e.recipient}`;
+      if (!first || told.has(key)) continue;
+      told.add(key);
+      const step = e.type;
+      const { session, node, at } = e.type === 'pushed' ? e.push : e.surfacing;
+      out.push({
+        type: 'outboxed', txnId: `${step}.${e.id}.${e.recipient}`, at,
+        item: {
+          kind: 'progress', messageId: e.id, sender: m.from, refEventId: m.origin.eventId, step, recipient: e.recipient, session, node, at,
+          ...(e.type === 'surfaced' ? { path: e.surfacing.path, via: e.surfacing.via } : {}),
+        },
+      });
+      continue;
+    }
     if (e.type === 'sent' && e.message.recipients.some(isRemote) && !e.message.origin) {
       out.push({ type: 'outboxed', txnId: messageTxnId(e.message.id), at: e.message.sentAt, item: { kind: 'message', message: e.message } });
     } else if (e.type === 'receipt' && !isRemote(e.receipt.by)) {

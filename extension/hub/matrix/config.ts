@@ -13,6 +13,13 @@ export interface MatrixConfig {
   allowedSenders: string[];
   /** Timeline events per sync; a longer gap is backfilled through /messages. */
   syncTimelineLimit: number;
+  /** Node → the Matrix account that speaks for it, fixed here instead of by first announcement;
+   * the only way for one account to speak for several nodes. */
+  nodes: Record<string, string>;
+  /** People (Matrix users) addressable from the start, before they write in the room. */
+  people: string[];
+  /** Outbox entries per Matrix event at most, when a backlog waits (1: one event per entry). */
+  outboxBatch: number;
   /** Where the token came from, for logs (never the token). */
   tokenSource: string;
 }
@@ -25,12 +32,16 @@ export interface MatrixSettings {
   room?: unknown;
   allowedSenders?: unknown;
   syncTimelineLimit?: unknown;
+  nodes?: unknown;
+  people?: unknown;
+  outboxBatch?: unknown;
 }
 
 export class MatrixConfigError extends Error {}
 
 const USER_ID = /^@[^:\s]+:\S+$/;
 const ROOM = /^[!#][^:\s]+:\S+$/;
+const NODE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 function fail(where: string, what: string): never {
   throw new MatrixConfigError(`Matrix configuration (${where}): ${what}`);
@@ -66,7 +77,18 @@ export function matrixConfig(s: MatrixSettings, where: string, env: NodeJS.Proce
   if (!accessToken) fail(where, `the access token from ${tokenSource} is empty`);
   const limit = s.syncTimelineLimit === undefined ? 50 : Number(s.syncTimelineLimit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) fail(where, 'syncTimelineLimit must be an integer from 1 to 1000');
-  return { homeserver, accessToken, room: s.room, allowedSenders: allowed as string[], syncTimelineLimit: limit, tokenSource };
+  const nodes = s.nodes ?? {};
+  if (typeof nodes !== 'object' || Array.isArray(nodes) || !Object.entries(nodes).every(([n, u]) => NODE.test(n) && !n.startsWith('matrix:') && typeof u === 'string' && USER_ID.test(u))) {
+    fail(where, 'nodes must map node names to the Matrix user that speaks for each, such as {"laptop:web": "@bob:example.org"} (names starting with "matrix:" are for people)');
+  }
+  const people = s.people ?? [];
+  if (!Array.isArray(people) || !people.every((u) => typeof u === 'string' && USER_ID.test(u))) fail(where, 'people must be a list of Matrix user ids such as "@carol:example.org"');
+  const batch = s.outboxBatch === undefined ? 100 : Number(s.outboxBatch);
+  if (!Number.isInteger(batch) || batch < 1 || batch > 200) fail(where, 'outboxBatch must be an integer from 1 to 200');
+  return {
+    homeserver, accessToken, room: s.room, allowedSenders: allowed as string[], syncTimelineLimit: limit, tokenSource,
+    nodes: nodes as Record<string, string>, people: people as string[], outboxBatch: batch,
+  };
 }
 
 /**
@@ -94,5 +116,8 @@ export function loadMatrixConfig(file: string | undefined, env: NodeJS.ProcessEn
     allowedSenders: (env.HANDOFF_MATRIX_ALLOWED ?? '').split(',').map((u) => u.trim()).filter(Boolean),
     accessTokenFile: env.HANDOFF_MATRIX_TOKEN_FILE,
     syncTimelineLimit: env.HANDOFF_MATRIX_SYNC_LIMIT,
+    // node=@user:server pairs, comma separated
+    nodes: env.HANDOFF_MATRIX_NODES ? Object.fromEntries(env.HANDOFF_MATRIX_NODES.split(',').map((p) => p.trim()).filter(Boolean).map((p) => [p.slice(0, p.lastIndexOf('=')), p.slice(p.lastIndexOf('=') + 1)])) : undefined,
+    people: (env.HANDOFF_MATRIX_PEOPLE ?? '').split(',').map((u) => u.trim()).filter(Boolean),
   }, 'environment', env);
 }

@@ -6,7 +6,7 @@ import type { MatrixConfig } from './config';
 import { quietSdkLogs } from './homeserver';
 import { MatrixLink } from './link';
 
-export function connectMatrix(hub: Hub, config: MatrixConfig, log: (line: string) => void): RemoteLink {
+export function openMatrixLink(hub: Hub, config: MatrixConfig, log: (line: string) => void): RemoteLink {
   quietSdkLogs(log);
   const link = new MatrixLink(hub, config, log);
   link.start();

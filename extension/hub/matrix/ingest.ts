@@ -9,7 +9,14 @@ import { isRemote, localize } from '../bus/relay';
 import type { Hub } from '../hub';
 import type { AdvisoryRead } from '../../protocol/views';
 import { classify, type Homeserver, type JoinedRoom, type RawEvent, type SyncResponse } from './homeserver';
-import { localMessage, NODE_STATE, readAnnouncement, readMessage, readReceipt, HANDOFF_KEY, RECEIPT_KEY } from './wire';
+import type { NodeBindings } from './binding';
+import type { Drops } from './drops';
+import { verifyWire } from './keys';
+import { personReaction, personReply, type PeopleContext, type PersonOutcome } from './people';
+import {
+  BATCH_KEY, HANDOFF_KEY, localMessage, MESSAGE_TYPE, NODE_STATE, PROGRESS_TYPE, REACTION_TYPE, RECEIPT_KEY, readAnnouncement, readBatch, readEvent, readMessage,
+  readReaction, readReceipt, readReply, type BatchItem, type WireMessage, type WireReceipt,
+} from './wire';
 
 const POLL_MS = 30_000;
 const MAX_BACKOFF_MS = 2000;
@@ -22,12 +29,14 @@ export interface IngestHooks {
   log: (line: string) => void;
   onTrouble: (why: string, refused: boolean) => void;
   onSynced: () => void;
+  /** Another account wrote this node's announcement. */
+  onOwnNodeClaimed: () => void;
 }
 
 export class Ingest {
   private readonly abort = new AbortController();
   /** Our own handoff events in timeline order, for m.read's "read up to here" (this run only). */
-  private readonly ownOrder = new Map<string, number>();
+  private readonly ownOrder = new Map<string, { order: number; ids: string[] }>();
   private order = 0;
   private readonly reads = new Map<string, AdvisoryRead[]>();
   private readonly rejected = new Set<string>();
@@ -39,6 +48,9 @@ export class Ingest {
     private readonly hs: Homeserver,
     private readonly room: string,
     private readonly allowed: ReadonlySet<string>,
+    private readonly ownUser: string,
+    private readonly bindings: NodeBindings,
+    private readonly drops: Drops,
     private readonly timelineLimit: number,
     private readonly hooks: IngestHooks,
   ) {}
@@ -132,18 +144,30 @@ export class Ingest {
         this.hooks.log(`backfilled ${gap.length} events that a limited sync skipped`);
         timeline = [...gap, ...timeline];
       }
-      for (const ev of [...(joined.state?.events ?? []), ...timeline.filter((e) => e.state_key !== undefined)]) {
+      lastEventId = timeline.at(-1)?.event_id;
+      const valid = (raw: RawEvent[]) => raw.flatMap((e) => {
+        const ev = readEvent(e);
+        if (typeof ev !== 'string') return [ev];
+        this.drops.note('malformed', { event_id: String(e?.event_id), sender: String(e?.sender), type: String(e?.type) }, ev);
+        return [];
+      });
+      const state = valid(joined.state?.events ?? []);
+      timeline = valid(timeline);
+      for (const ev of [...state, ...timeline.filter((e) => e.state_key !== undefined)]) {
         if (ev.type === NODE_STATE) this.announced(ev, events);
       }
       const taken = new Set<string>();
       for (const ev of timeline) {
-        if (ev.type === 'm.room.message' && !first) this.message(ev, events, taken);
+        if (ev.state_key === undefined && !first) this.message(ev, events, taken);
       }
-      lastEventId = timeline.at(-1)?.event_id;
       for (const e of joined.ephemeral?.events ?? []) if (e.type === 'm.receipt') this.readMarkers(e.content);
     }
     events.push({ type: 'synced', since: res.next_batch, room: this.room, lastEventId });
-    await this.hub.applyRemote(events);
+    try {
+      await this.hub.applyRemote(events);
+    } finally {
+      this.bindings.settle(); // committed to the journal, or to be claimed again from the same sync
+    }
   }
 
   /** Events between the last one ingested and a limited sync's timeline, oldest first. */
@@ -169,13 +193,20 @@ export class Ingest {
       this.rejected.add(ev.sender);
       this.hooks.log(`ignoring events from ${ev.sender}: not in allowedSenders (fail closed)`);
     }
+    this.drops.note('not_allowed', ev, 'not in allowedSenders');
     return false;
   }
 
   private announced(ev: RawEvent, events: BusEvent[]): void {
-    if (ev.state_key === this.hub.node || !this.allowedSender(ev)) return;
+    if (ev.state_key === this.hub.node && ev.sender === this.ownUser) return; // our own
+    if (!this.allowedSender(ev)) return;
     const a = readAnnouncement(ev);
-    if (typeof a === 'string') return this.hooks.log(`ignoring node announcement ${ev.event_id} from ${ev.sender}: ${a}`);
+    if (typeof a === 'string') return this.drops.note('malformed', ev, `node announcement: ${a}`);
+    if (!this.bindings.claim(ev, a.node, a.key, events)) {
+      // Our own announcement was overwritten in the room state: put it back for hubs that join later.
+      if (a.node === this.hub.node) this.hooks.onOwnNodeClaimed();
+      return;
+    }
     for (const { name, roles } of a.identities) {
       const qualified = `${name}@${a.node}`;
       const known = this.hub.state.identities[qualified];
@@ -184,33 +215,91 @@ export class Ingest {
     }
   }
 
+  /** Our own handoff events, for m.read's "up to here" and for people's replies to them. */
+  private own(ev: RawEvent, ids: string[]): void {
+    this.ownOrder.set(ev.event_id, { order: this.order++, ids });
+    if (this.ownOrder.size > OWN_ORDER_KEPT) this.ownOrder.delete(this.ownOrder.keys().next().value!);
+  }
+
   private message(ev: RawEvent, events: BusEvent[], taken: Set<string>): void {
-    const node = this.hub.node;
-    if (ev.content[HANDOFF_KEY]) {
-      const w = readMessage(ev.content);
-      if (typeof w === 'string') return this.hooks.log(`ignoring handoff event ${ev.event_id}: ${w}`);
-      if (w.node === node) {
-        this.ownOrder.set(ev.event_id, this.order++);
-        if (this.ownOrder.size > OWN_ORDER_KEPT) this.ownOrder.delete(this.ownOrder.keys().next().value!);
-        return;
+    const c = ev.content;
+    const bus = ev.type === MESSAGE_TYPE || ev.type === PROGRESS_TYPE;
+    if (bus && (c[HANDOFF_KEY] !== undefined || c[RECEIPT_KEY] !== undefined || c[BATCH_KEY] !== undefined)) {
+      if (ev.sender !== this.ownUser && !this.allowedSender(ev)) return;
+      const items: BatchItem[] | string = c[BATCH_KEY] !== undefined ? readBatch(c)
+        : c[HANDOFF_KEY] !== undefined ? [wireItem('message', readMessage(c), c[HANDOFF_KEY])] : [wireItem('receipt', readReceipt(c), c[RECEIPT_KEY])];
+      if (typeof items === 'string') return this.drops.note('malformed', ev, items);
+      const ownIds: string[] = [];
+      for (const item of items) {
+        if (item.kind === 'bad') this.drops.note('malformed', ev, item.why);
+        else if (!this.signed(ev, item)) continue;
+        else if (item.kind === 'message') this.handoff(ev, item.wire, events, taken, ownIds);
+        else this.receipt(ev, item.wire, events, taken);
       }
-      if (!this.allowedSender(ev) || taken.has(w.id) || this.hub.knows(w.id)) return;
-      const m = localMessage(w, node, ev, this.room);
-      if (!m) return;
-      taken.add(w.id);
-      events.push({ type: 'sent', message: m });
-    } else if (ev.content[RECEIPT_KEY]) {
-      const w = readReceipt(ev.content);
-      if (typeof w === 'string') return this.hooks.log(`ignoring receipt event ${ev.event_id}: ${w}`);
-      if (w.node === node || !this.allowedSender(ev)) return;
-      const hot = this.hub.state.hot[w.message_id];
-      // Only for a handoff this node sent, and only from one of its recipients (G3).
-      if (!hot || localize(w.sender, node) !== hot.message.from || isRemote(hot.message.from)) return;
-      const d = hot.deliveries[w.by];
-      if (!d) return this.hooks.log(`ignoring receipt ${ev.event_id}: ${w.by} is not a recipient of ${w.message_id}`);
-      const key = `${w.message_id}\n${w.by}\n${w.kind}\n${w.session}\n${w.at}`;
-      if (taken.has(key) || d.receipts.some((r) => r.kind === w.kind && r.session === w.session && r.at === w.at)) return;
-      taken.add(key);
+      if (ownIds.length) this.own(ev, ownIds);
+      return;
+    }
+    if (ev.type === REACTION_TYPE) {
+      if (!this.allowedSender(ev)) return;
+      const r = readReaction(c);
+      if (typeof r === 'string') return this.drops.note('meaningless', ev, r);
+      return this.person(ev, personReaction(this.people(), ev, r.eventId, r.meaning), events, taken);
+    }
+    if (ev.type !== MESSAGE_TYPE || !this.allowedSender(ev)) return;
+    const reply = readReply(c);
+    if (typeof reply === 'string') return this.drops.note('meaningless', ev, `a message that is no reply to a handoff (${reply})`);
+    this.person(ev, personReply(this.people(), ev, reply), events, taken);
+  }
+
+  /** A node with an announced key speaks only with its signature: the account alone may be shared. */
+  private signed(ev: RawEvent, item: Exclude<BatchItem, { kind: 'bad' }>): boolean {
+    const node = item.wire.node;
+    const key = this.bindings.keyOf(node);
+    if (!key || !this.bindings.speaksFor(node, ev.sender) || verifyWire(key, item.raw)) return true; // unbound: refused below, by account
+    const what = item.kind === 'message' ? `handoff ${item.wire.id} from ${item.wire.from}` : `${item.wire.kind} receipt for ${item.wire.message_id} by ${item.wire.by}`;
+    this.drops.note('bad_signature', ev, `${what} is not signed by node ${node}'s announced key`);
+    return false;
+  }
+
+  private handoff(ev: RawEvent, w: WireMessage, events: BusEvent[], taken: Set<string>, ownIds: string[]): void {
+    if (!this.bindings.speaksFor(w.node, ev.sender)) {
+      const bound = this.bindings.boundTo(w.node);
+      return this.drops.note('forged_node', ev, `handoff ${w.id} claims to come from ${w.from}, but node ${w.node} speaks only through ${bound ?? 'the account that announces it (none yet)'}`);
+    }
+    if (w.node === this.hub.node) {
+      ownIds.push(w.id);
+      return;
+    }
+    if (taken.has(w.id) || this.hub.knows(w.id)) return;
+    const m = localMessage(w, this.hub.node, ev, this.room);
+    if (!m) return;
+    taken.add(w.id);
+    events.push({ type: 'sent', message: m });
+  }
+
+  private receipt(ev: RawEvent, w: WireReceipt, events: BusEvent[], taken: Set<string>): void {
+    const node = this.hub.node;
+    if (!this.bindings.speaksFor(w.node, ev.sender)) {
+      const bound = this.bindings.boundTo(w.node);
+      return this.drops.note('forged_node', ev, `${w.kind} receipt for ${w.message_id} claims to be by ${w.by}, but node ${w.node} speaks only through ${bound ?? 'the account that announces it (none yet)'}`);
+    }
+    if (w.node === node) return;
+    const hot = this.hub.state.hot[w.message_id];
+    // Only for a handoff this node sent, and only from one of its recipients (G3).
+    if (!hot || localize(w.sender, node) !== hot.message.from || isRemote(hot.message.from)) return;
+    const d = hot.deliveries[w.by];
+    if (!d) return this.drops.note('not_a_recipient', ev, `${w.by} is not a recipient of ${w.message_id}`);
+    const key = `${w.message_id}\n${w.by}\n${w.kind}\n${w.session}\n${w.at}`;
+    if (taken.has(key)) return;
+    taken.add(key);
+    if (w.kind === 'pushed') {
+      if (d.pushes.some((p) => p.session === w.session && p.node === w.node && p.at === w.at)) return;
+      events.push({ type: 'pushed', id: w.message_id, recipient: w.by, push: { session: w.session, node: w.node, at: w.at, kind: 'live' } });
+    } else if (w.kind === 'surfaced') {
+      if ((d.surfacings ?? []).some((x) => x.session === w.session && x.node === w.node && x.at === w.at)) return;
+      events.push({ type: 'surfaced', id: w.message_id, recipient: w.by, surfacing: { session: w.session, node: w.node, at: w.at, path: w.path ?? 'tool_result', via: w.via ?? 'another node', replayed: false } });
+    } else {
+      if (d.receipts.some((r) => r.kind === w.kind && r.session === w.session && r.at === w.at)) return;
       events.push({
         type: 'receipt', id: w.message_id, recipient: w.by,
         receipt: { kind: w.kind, by: w.by, session: w.session, node: w.node, at: w.at, outcome: w.outcome, summary: w.summary },
@@ -218,19 +307,48 @@ export class Ingest {
     }
   }
 
+  private people(): PeopleContext {
+    return {
+      state: this.hub.state, room: this.room, defaultSlaMs: this.hub.limits.defaultSlaMs, defaultTtlMs: this.hub.limits.defaultTtlMs,
+      handoffsAt: (eventId) => {
+        const ids = new Set(this.ownOrder.get(eventId)?.ids ?? []);
+        for (const h of Object.values(this.hub.state.hot)) if (h.relayed?.eventId === eventId) ids.add(h.message.id);
+        return [...ids].map((id) => this.hub.state.hot[id]).filter((h) => !!h);
+      },
+    };
+  }
+
+  private person(ev: RawEvent, outcome: PersonOutcome, events: BusEvent[], taken: Set<string>): void {
+    if ('drop' in outcome) return this.drops.note(outcome.drop, ev, outcome.why);
+    for (const e of outcome.events) {
+      if (e.type === 'sent') {
+        if (taken.has(e.message.id) || this.hub.knows(e.message.id)) continue;
+        taken.add(e.message.id);
+      } else if (e.type === 'identity') {
+        if (taken.has(`identity\n${e.name}`)) continue;
+        taken.add(`identity\n${e.name}`);
+      } else if (e.type === 'receipt') {
+        const key = `${e.id}\n${e.receipt.session}\n${e.receipt.kind}`;
+        if (taken.has(key)) continue;
+        taken.add(key);
+      }
+      events.push(e);
+    }
+    this.hooks.log(`${ev.sender} in the room: ${outcome.events.filter((e) => e.type !== 'identity').map((e) => e.type === 'sent' ? `handoff ${e.message.id} to ${e.message.recipients.join(', ')}` : e.type === 'receipt' ? `${e.receipt.kind} of ${e.id}` : e.type).join('; ') || 'nothing new'}`);
+  }
+
   /** m.read receipts: real ones only (the homeserver's m.receipt), advisory, per Matrix user. */
   private readMarkers(content: unknown): void {
-    const byEvent = new Map<string, string>();
-    for (const h of Object.values(this.hub.state.hot)) if (h.relayed) byEvent.set(h.relayed.eventId, h.message.id);
+    const byEvent = new Map<string, string[]>();
+    for (const h of Object.values(this.hub.state.hot)) if (h.relayed) byEvent.set(h.relayed.eventId, [...(byEvent.get(h.relayed.eventId) ?? []), h.message.id]);
     for (const [eventId, kinds] of Object.entries((content ?? {}) as Record<string, Record<string, Record<string, { ts?: number }>>>)) {
       for (const [user, r] of Object.entries(kinds?.['m.read'] ?? {})) {
         if (!this.allowed.has(user)) continue;
-        const upTo = this.ownOrder.get(eventId);
+        const upTo = this.ownOrder.get(eventId)?.order;
         const ids = upTo === undefined
-          ? [byEvent.get(eventId)]
-          : [...byEvent].filter(([e]) => (this.ownOrder.get(e) ?? Infinity) <= upTo).map(([, id]) => id);
+          ? byEvent.get(eventId) ?? []
+          : [...byEvent].filter(([e]) => (this.ownOrder.get(e)?.order ?? Infinity) <= upTo).flatMap(([, ids]) => ids);
         for (const id of ids) {
-          if (!id) continue;
           const reads = this.reads.get(id) ?? [];
           if (!reads.some((x) => x.user === user)) reads.push({ user, at: typeof r?.ts === 'number' ? r.ts : Date.now() });
           this.reads.set(id, reads);
@@ -238,4 +356,11 @@ export class Ingest {
       }
     }
   }
+}
+
+function wireItem(kind: 'message', w: WireMessage | string, raw: unknown): BatchItem;
+function wireItem(kind: 'receipt', w: WireReceipt | string, raw: unknown): BatchItem;
+function wireItem(kind: 'message' | 'receipt', w: WireMessage | WireReceipt | string, raw: unknown): BatchItem {
+  if (typeof w === 'string') return { kind: 'bad', why: w };
+  return kind === 'message' ? { kind, wire: w as WireMessage, raw } : { kind: 'receipt', wire: w as WireReceipt, raw };
 }

@@ -6,10 +6,14 @@ import { isRemote } from '../bus/relay';
 import type { Hub } from '../hub';
 import type { RemoteLink } from '../remote';
 import type { RelayOutcome, RemoteStatus } from '../../protocol/views';
+import { NodeBindings } from './binding';
 import { MatrixConfigError, type MatrixConfig } from './config';
+import { Drops } from './drops';
+import { loadNodeKey, signWire, type NodeKey } from './keys';
 import { classify, Homeserver } from './homeserver';
 import { Ingest } from './ingest';
 import { Outbox } from './outbox';
+import { personIdentity } from './person';
 import { announcement, NODE_STATE } from './wire';
 
 export class MatrixLink implements RemoteLink {
@@ -26,12 +30,16 @@ export class MatrixLink implements RemoteLink {
   private announced?: string;
   private announcing = false;
   private announceError?: string;
+  private readonly drops: Drops;
+  private bindings?: NodeBindings;
+  private key?: NodeKey;
 
   constructor(private readonly hub: Hub, private readonly config: MatrixConfig, private readonly log: (line: string) => void) {
     if (!IDENTITY_PATTERN.test(`x@${hub.node}`)) {
       throw new MatrixConfigError(`This hub's node name "${hub.node}" cannot qualify identities on Matrix (letters, digits, '.', '_', ':' or '-', up to 128): start the hub with --node NAME.`);
     }
     this.hs = new Homeserver(config);
+    this.drops = new Drops((line) => this.log(`matrix: ${line}`));
   }
 
   /** Connects in the background; status() says how far it got. */
@@ -56,14 +64,27 @@ export class MatrixLink implements RemoteLink {
     }
     if (this.stopped || !this.roomId || !this.userId) return;
     this.log(`matrix: ${this.userId} in room ${this.roomId} as node ${this.hub.node}`);
+    try {
+      this.key = loadNodeKey(this.hub.options.storeDir);
+    } catch (e) {
+      this.log(`matrix: no node key (${(e as Error).message}): this node's events go unsigned, so hubs sharing its account cannot tell it apart`);
+    }
+    const key = this.key;
+    const signer = key ? (wire: object) => signWire(key, wire) : undefined;
     const hooks = {
       log: (line: string) => this.log(`matrix: ${line}`),
       onTrouble: (why: string, refused: boolean) => this.trouble(why, refused),
     };
-    this.outbox = new Outbox(this.hub, this.hs, this.roomId, { ...hooks, onSuccess: () => this.healthy() });
+    this.outbox = new Outbox(this.hub, this.hs, this.roomId, this.config.outboxBatch, signer, { ...hooks, onSuccess: () => this.healthy() });
     const allowed = new Set([...this.config.allowedSenders, this.userId]);
-    this.ingest = new Ingest(this.hub, this.hs, this.roomId, allowed, this.config.syncTimelineLimit, {
+    this.bindings = new NodeBindings(this.hub, this.config.nodes, this.userId, this.drops, this.key?.publicKey);
+    void this.knowPeople();
+    this.ingest = new Ingest(this.hub, this.hs, this.roomId, allowed, this.userId, this.bindings, this.drops, this.config.syncTimelineLimit, {
       ...hooks,
+      onOwnNodeClaimed: () => {
+        this.announced = undefined;
+        void this.announce();
+      },
       onSynced: () => {
         this.lastSyncAt = Date.now();
         if (this.state !== 'connected') this.outbox?.poke(); // back after an outage: skip the backoff
@@ -104,10 +125,10 @@ export class MatrixLink implements RemoteLink {
       .filter((i) => !isRemote(i.name))
       .map((i) => ({ name: i.name, roles: i.roles }))
       .sort((a, b) => a.name.localeCompare(b.name));
-    const content = announcement(this.hub.node, identities);
+    const content = announcement(this.hub.node, identities, this.key?.publicKey);
     const signature = JSON.stringify(content);
     // Nothing to say until a first identity connects: state events count against rate limits.
-    if (signature === this.announced || (this.announced === undefined && identities.length === 0)) return;
+    if (signature === this.announced || identities.length === 0) return;
     this.announcing = true;
     try {
       await this.hs.putState(this.roomId, NODE_STATE, this.hub.node, content);
@@ -122,6 +143,20 @@ export class MatrixLink implements RemoteLink {
       this.announcing = false;
     }
     void this.announce(); // changed meanwhile, or failed: go again
+  }
+
+  /** The configured people are addressable before they first write in the room. */
+  private async knowPeople(): Promise<void> {
+    for (const user of this.config.people) {
+      const name = personIdentity(user);
+      if (!name) {
+        this.log(`matrix: ${user} (in "people") cannot be written as an identity name; it is not addressable`);
+        continue;
+      }
+      if (this.hub.state.identities[name]) continue;
+      await this.hub.applyRemote([{ type: 'identity', name, at: Date.now(), roles: ['person'] }])
+        .catch((e) => this.log(`matrix: could not record the person ${name}: ${(e as Error).message}`));
+    }
   }
 
   whereIs(messageId: string, waitMs: number): Promise<RelayOutcome> {
@@ -143,6 +178,9 @@ export class MatrixLink implements RemoteLink {
       lastSyncAt: this.lastSyncAt,
       advisoryReads: this.ingest?.advisoryReads() ?? {},
       advisoryReadsNote: 'Matrix m.read receipts: a Matrix user (a person in Element, or any session of a hub on that account) read up to this handoff. Per user, not per session; advisory, never an ACK.',
+      nodes: this.bindings?.all(),
+      dropped: this.drops.summary(),
+      notices: this.bindings?.notices() ?? [],
     };
   }
 

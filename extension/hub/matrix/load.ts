@@ -7,8 +7,8 @@ import type { MatrixConfig } from './config';
 
 export function startMatrix(hub: Hub, config: MatrixConfig, log: (line: string) => void): RemoteLink {
   const bundle = join(__dirname, 'matrix.js');
-  const { connectMatrix } = require(bundle) as typeof import('./index');
-  const link = connectMatrix(hub, config, log);
+  const { openMatrixLink } = require(bundle) as typeof import('./index');
+  const link = openMatrixLink(hub, config, log);
   hub.setRemote(link);
   return link;
 }

@@ -1,13 +1,17 @@
 // Sends the persisted outbox to the room, strictly in order (FIFO per sender→recipient), one
-// event at a time. Each entry's txnId was journaled with the send itself, so a retry — after a
-// network error, a 429, an outage or a hub restart — is the same idempotent PUT. Custom content
-// gets no retry from the SDK, which is why this loop exists.
-import type { OutboxEntry } from '../bus/model';
+// event at a time — but when a backlog waits, the next run of entries goes out as one batch
+// event, so a backlog drains at up to `batch` entries per homeserver round trip. Each entry's
+// txnId was journaled with the send itself, and a batch's members are journaled before its first
+// PUT, so a retry — after a network error, a 429, an outage or a hub restart — is the same
+// idempotent PUT of the same bytes. Custom content gets no retry from the SDK, hence this loop.
+import type { OutboxEntry, RelayState } from '../bus/model';
+import { batchOf } from '../bus/reduce';
 import { messageTxnId } from '../bus/relay';
 import type { Hub } from '../hub';
 import type { RelayOutcome } from '../../protocol/views';
 import { classify, type Homeserver } from './homeserver';
-import { outboxEvent } from './wire';
+import { personUser } from './person';
+import { BATCH_BYTES, batchCost, batchEvent, eventTypeOf, outboxEvent, type Signer } from './wire';
 
 const MAX_BACKOFF_MS = 2000;
 
@@ -27,11 +31,15 @@ export class Outbox {
   private readonly refusedTxns = new Map<string, string>();
   /** Taken by the homeserver, its `relayed` record still being written: not sent again meanwhile. */
   private readonly accepted = new Map<string, { eventId: string; at: number }>();
+  /** Members of a batch the homeserver refused: sent one by one (this run; a restart may batch them again). */
+  private readonly alone = new Set<string>();
 
   constructor(
     private readonly hub: Hub,
     private readonly hs: Homeserver,
     private readonly room: string,
+    private readonly batch: number,
+    private readonly signer: Signer | undefined,
     private readonly hooks: OutboxHooks,
   ) {}
 
@@ -49,12 +57,50 @@ export class Outbox {
     this.wake?.();
   }
 
-  private next(): OutboxEntry | undefined {
+  /** What goes out next: a batch already fixed in the journal, or the oldest entry not yet taken. */
+  private next(): { txnId: string; entries: OutboxEntry[] } | undefined {
+    const relay = this.hub.state.relay;
     let first: OutboxEntry | undefined;
-    for (const e of Object.values(this.hub.state.relay?.outbox ?? {})) {
+    for (const e of Object.values(relay?.outbox ?? {})) {
       if (!this.accepted.has(e.txnId) && (!first || e.order < first.order)) first = e;
     }
-    return first;
+    if (!first || !relay) return undefined;
+    const batch = batchOf(relay, first.txnId);
+    if (batch) return { txnId: batch, entries: relay.batches![batch].map((t) => relay.outbox[t]).filter((e) => !!e) };
+    return { txnId: first.txnId, entries: [first] };
+  }
+
+  /** What a person reads goes alone: a handoff to them is what they reply to, react to and are
+   * mentioned in; a receipt for their handoff relates to their message. */
+  private static batchable(e: OutboxEntry): boolean {
+    const item = e.item;
+    return item.kind === 'message' ? !item.message.recipients.some((r) => personUser(r)) : !personUser(item.sender);
+  }
+
+  /** The run of waiting entries from `first` on that fits one event, oldest first. */
+  private runFrom(relay: RelayState, first: OutboxEntry): OutboxEntry[] {
+    const waiting = Object.values(relay.outbox).filter((e) => e.order >= first.order && !this.accepted.has(e.txnId)).sort((a, b) => a.order - b.order);
+    const out: OutboxEntry[] = [];
+    let bytes = 0;
+    for (const e of waiting) {
+      if (out.length >= this.batch || !Outbox.batchable(e) || this.alone.has(e.txnId) || batchOf(relay, e.txnId) || eventTypeOf(e) !== eventTypeOf(first)) break;
+      bytes += batchCost(e, this.hub.node);
+      if (out.length > 0 && bytes > BATCH_BYTES) break;
+      out.push(e);
+    }
+    return out;
+  }
+
+  /** Fixes a backlog's next run as one batch in the journal, before it is sent. */
+  private async batchUp(next: { txnId: string; entries: OutboxEntry[] }): Promise<{ txnId: string; entries: OutboxEntry[] }> {
+    const relay = this.hub.state.relay;
+    const [first] = next.entries;
+    if (this.batch < 2 || next.entries.length > 1 || !relay || !Outbox.batchable(first) || this.alone.has(first.txnId)) return next;
+    const run = this.runFrom(relay, first);
+    if (run.length < 2) return next;
+    const txnId = `batch.${first.txnId}`;
+    await this.hub.applyRemote([{ type: 'batched', txnId, members: run.map((e) => e.txnId) }]);
+    return this.next() ?? next;
   }
 
   private sleep(ms: number): Promise<void> {
@@ -73,28 +119,40 @@ export class Outbox {
 
   async run(): Promise<void> {
     while (!this.stopped) {
-      const entry = this.next();
-      if (!entry) {
+      let next = this.next();
+      if (!next) {
         await this.sleep(Infinity);
         continue;
       }
-      const { type, content } = outboxEvent(entry, this.hub.node);
+      const members = () => next!.entries.map((e) => e.txnId);
       try {
-        const eventId = await this.hs.send(this.room, type, entry.txnId, content);
+        next = await this.batchUp(next);
+        const { type, content } = next.txnId.startsWith('batch.')
+          ? batchEvent(next.entries, this.hub.node, this.signer)
+          : outboxEvent(next.entries[0], this.hub.node, this.signer);
+        const eventId = await this.hs.send(this.room, type, next.txnId, content);
         this.failures = 0;
         this.lastError = undefined;
         this.hooks.onSuccess();
-        this.record(entry.txnId, eventId);
+        this.record(next.txnId, members(), eventId);
       } catch (e) {
         if (this.stopped) return;
         const f = classify(e);
+        if (f.kind === 'permanent' && next.txnId.startsWith('batch.')) {
+          // Refused as a whole (too large?): nothing is lost, its members go out one by one.
+          this.hooks.log(`outbox ${next.txnId}: the homeserver refused the batch of ${next.entries.length} (${f.why}); sending them one by one`);
+          for (const t of members()) this.alone.add(t);
+          await this.hub.applyRemote([{ type: 'unbatched', txnId: next.txnId }])
+            .catch((err) => this.hooks.log(`could not record the split of ${next!.txnId}: ${(err as Error).message}`));
+          continue;
+        }
         if (f.kind === 'permanent') {
           const reason = `the homeserver refused the Matrix event for good (${f.why}); it was not delivered`;
-          this.hooks.log(`outbox ${entry.txnId}: ${reason}`);
-          this.refusedTxns.set(entry.txnId, reason);
-          await this.hub.applyRemote([{ type: 'relay-failed', txnId: entry.txnId, reason, at: Date.now() }])
-            .catch((err) => this.hooks.log(`could not record the refusal of ${entry.txnId}: ${(err as Error).message}`));
-          this.notify(entry.txnId);
+          this.hooks.log(`outbox ${next.txnId}: ${reason}`);
+          for (const t of members()) this.refusedTxns.set(t, reason);
+          await this.hub.applyRemote([{ type: 'relay-failed', txnId: next.txnId, reason, at: Date.now() }])
+            .catch((err) => this.hooks.log(`could not record the refusal of ${next!.txnId}: ${(err as Error).message}`));
+          for (const t of members()) this.notify(t);
           continue;
         }
         this.lastError = f.why;
@@ -112,14 +170,16 @@ export class Outbox {
    * again with its txnId and the homeserver answers with the same event id — or, past its dedupe
    * window, the receiving hubs drop the copy by message id.
    */
-  private record(txnId: string, eventId: string): void {
+  private record(txnId: string, members: string[], eventId: string): void {
     const at = Date.now();
-    this.accepted.set(txnId, { eventId, at });
-    this.notify(txnId);
+    for (const t of members) {
+      this.accepted.set(t, { eventId, at });
+      this.notify(t);
+    }
     this.hub.applyRemote([{ type: 'relayed', txnId, eventId, at }])
       .catch((e) => this.hooks.log(`could not record that ${txnId} reached the homeserver (it is sent again): ${(e as Error).message}`))
       .finally(() => {
-        this.accepted.delete(txnId);
+        for (const t of members) this.accepted.delete(t);
         this.poke();
       });
   }

@@ -12,6 +12,8 @@ import type { Delivery, Message } from '../bus/model';
 import { PRESENCE_WINDOW_MS } from '../../protocol/views';
 import type { Hub } from '../hub';
 import { recipientsText } from '../../shared/sendText';
+import { deliveryState } from '../bus/ledger';
+import { isRemote } from '../bus/relay';
 import { sessionLabel } from '../sessions';
 import { fencedBody, renderMessage, unackedFooter } from '../render';
 
@@ -91,10 +93,11 @@ function messageData(m: Message, delivery?: Delivery) {
   };
 }
 
-function receiptData(d: Delivery) {
+function receiptData(d: Delivery, relayed?: { eventId: string; at: number }) {
   return {
     recipient: d.recipient,
-    state: d.state,
+    state: deliveryState(d, relayed),
+    ...(isRemote(d.recipient) && relayed ? { relayed: { event_id: relayed.eventId, at: new Date(relayed.at).toISOString() } } : {}),
     pushes: d.pushes.map((p) => ({ session: sessionLabel(p.session), node: p.node, at: new Date(p.at).toISOString(), kind: p.kind })),
     surfaced: (d.surfacings ?? []).map((x) => ({ session: sessionLabel(x.session), node: x.node, at: new Date(x.at).toISOString(), path: x.path, via: x.via, replayed: x.replayed })),
     receipts: d.receipts.map((r) => ({ kind: r.kind, by: r.by, session: sessionLabel(r.session), node: r.node, at: new Date(r.at).toISOString(), outcome: r.outcome, summary: r.summary })),
@@ -198,7 +201,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     if (mine && !view.settled) await hub.surfacedInTool(caller, [message_id], 'get_message');
     const handled = !!mine?.receipts.some((r) => r.kind === 'ack' || r.kind === 'result');
     return result(ctx, `${renderMessage(view.message)}\n\nhandled by you: ${handled ? 'yes' : 'no'}${view.settled ? ' (settled)' : ''}`, {
-      ...messageData(view.message, mine), handled, settled: view.settled, deliveries: view.deliveries.map(receiptData),
+      ...messageData(view.message, mine), handled, settled: view.settled, deliveries: view.deliveries.map((d) => receiptData(d, view.relayed)),
     });
   }));
 
@@ -242,7 +245,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     annotations: READ,
   }, guarded(ctx, async ({ message_id }: { message_id: string }) => {
     const view = await hub.messageFor(ctx.caller().identity, message_id);
-    const deliveries = view.deliveries.map(receiptData);
+    const deliveries = view.deliveries.map((d) => receiptData(d, view.relayed));
     const text = deliveries.map((d) => {
       const seen = d.surfaced.filter((x) => !x.replayed).map((x) => `surfaced by ${x.via} (session ${x.session}) at ${x.at}`);
       const receipts = d.receipts.map((r) => `${r.kind}${r.outcome ? `=${r.outcome}` : ''} by ${r.by} (session ${r.session}, node ${r.node}) at ${r.at}`);
