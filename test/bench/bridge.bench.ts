@@ -176,7 +176,7 @@ async function main() {
   console.log(`   hub RSS with ${last.unread} open: ${last.rssMb.toFixed(0)} MB (target ≤ 150 MB); ${(((last.rssMb - ref.rssMb) * 1024 * 1024) / (last.unread - ref.unread)).toFixed(0)} bytes per open message over the ${ref.rssMb.toFixed(0)} MB of an empty hub`);
   const p = rows.find((r) => r.panel)?.panel;
   if (p) {
-    console.log(`   panel at ${PANEL_AT} open: ${(p.bytes / 1024).toFixed(0)} KiB posted per change (ChangedNotification snapshot), `
+    console.log(`   panel at ${PANEL_AT} open: ${(p.bytes / 1024).toFixed(0)} KiB posted per change (the ChangedNotification: rows keyed by id), `
       + `snapshot request round trip ${ms(p.snapshotRoundTrip)}, notification ${ms(p.arrivalAfterReply)} after the send's reply (100 ms debounce included)`);
   }
   mkdirSync(join(ROOT, '.test-artifacts'), { recursive: true });

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { MESSAGE_ID_PATTERN, IDENTITY_PATTERN } from '../bus/identity';
 import type { Attachment, Message, OutboxEntry, Receipt, SurfacePath } from '../bus/model';
-import { localize, qualify } from '../bus/relay';
+import { isRemote, localize, qualify } from '../bus/relay';
 import type { RawEvent } from './homeserver';
 import { personUser, reactionMeaning, REACTIONS, replyText } from './person';
 
@@ -93,7 +93,7 @@ const nodeOf = (name: string) => name.slice(name.indexOf('@') + 1);
 const count = z.number().nonnegative();
 const messageId = z.string().regex(MESSAGE_ID_PATTERN, 'not a message id');
 const eventId = z.string().max(255).regex(/^\$/, 'not an event id');
-const qualified = z.string().max(200).regex(IDENTITY_PATTERN, 'not an identity name').refine((v) => v.includes('@'), 'not qualified (name@node)');
+const qualified = z.string().max(200).regex(IDENTITY_PATTERN, 'not an identity name').refine(isRemote, 'not qualified (name@node)');
 const nodeName = z.string().min(1).max(128);
 
 const wireMessage = z.object({
@@ -133,7 +133,7 @@ const wireReceipt = z.object({
 const announcementSchema = z.object({
   node: nodeName,
   identities: z.array(z.object({
-    name: z.string().max(64).regex(IDENTITY_PATTERN, 'not an identity name').refine((n) => !n.includes('@'), 'qualified'),
+    name: z.string().max(64).regex(IDENTITY_PATTERN, 'not an identity name').refine((n) => !isRemote(n), 'qualified'),
     roles: z.array(z.unknown()).max(64).optional(),
   })).max(1000),
   key: z.string().max(200).optional(),
