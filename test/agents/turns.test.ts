@@ -92,7 +92,9 @@ for (const cli of CLIS) {
       assert.equal(blocks.length, 1, `one end-of-turn block: ${JSON.stringify(traces(env.trace))}`);
     });
 
-    it('with the hub killed mid-turn, every hook returns within 200 ms and every tool call completes', { timeout: 240_000 }, async (t) => {
+    // How long a hook takes is the bench's question (test/bench/hook.bench.ts), and that it gives up
+    // on a stalled hub by itself is attention.test.ts's; here: with no hub, the turn goes on.
+    it('with the hub killed mid-turn, hooks run and every tool call completes', { timeout: 240_000 }, async (t) => {
       const env = await setUp(t);
       if (!env) return;
       const script: Script = async ({ step }) => {
@@ -105,8 +107,6 @@ for (const cli of CLIS) {
       for (let i = 1; i <= 6; i++) assert.ok(model.requests.at(-1)!.text.includes(`survived-${i}`), `tool call ${i} completed`);
       const after = traces(env.trace).filter((x) => x.outcome !== 'answered');
       assert.ok(after.length >= 3, `hooks ran while the hub was gone: ${JSON.stringify(traces(env.trace))}`);
-      const slowest = Math.max(...traces(env.trace).map((x) => x.ms));
-      assert.ok(slowest < 200, `slowest hook ${slowest} ms (all: ${traces(env.trace).map((x) => `${x.event}:${x.outcome}:${x.ms}`).join(' ')})`);
     });
   });
 }
