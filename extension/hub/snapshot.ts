@@ -21,6 +21,12 @@ export interface SnapshotInput {
 }
 
 function summary(i: SnapshotInput, open: HotMessage[]): BusSummary {
+  let pendingCount = 0;
+  let awaitingAckCount = 0;
+  for (const h of open) {
+    if (isPending(h)) pendingCount++;
+    if (isAwaitingAck(h)) awaitingAckCount++;
+  }
   return {
     now: i.now,
     store: i.store,
@@ -28,8 +34,8 @@ function summary(i: SnapshotInput, open: HotMessage[]): BusSummary {
     coverage: coverage(i.state, (identity) => i.sessions.count(identity), i.now, i.person),
     overdue: overdue(i.state, i.now, SNAPSHOT_CAP),
     openCount: open.length,
-    pendingCount: open.filter(isPending).length,
-    awaitingAckCount: open.filter(isAwaitingAck).length,
+    pendingCount,
+    awaitingAckCount,
     people: i.people,
     ...(i.remote ? { remote: i.remote.status() } : {}),
   };

@@ -68,8 +68,13 @@ export async function sendHandoff(hub: HubSupervisor): Promise<SendResult | unde
     void vscode.window.showErrorMessage(`Handoff NOT sent to ${to}: ${(e as Error).message}`);
     return undefined;
   }
+  showSendResult(result);
+  return result;
+}
+
+/** What happened to a send from the editor, in one notification: a warning when nobody got it or it was not sent again. */
+export function showSendResult(result: SendResult): void {
   const text = describeResult(result);
   if (result.duplicate || result.state === 'queued') void vscode.window.showWarningMessage(text);
   else void vscode.window.showInformationMessage(text);
-  return result;
 }

@@ -7,7 +7,7 @@ import type { Outcome } from '../../protocol/model';
 import type { InboxAct } from '../../protocol/panel';
 import type { HubSupervisor } from '../hubSupervisor';
 import { messageUri } from '../messageDocument';
-import { describeResult } from '../commands/sendText';
+import { showSendResult } from '../commands/sendHandoff';
 import { defaultSlaSeconds, humanIdentity } from '../settings';
 
 export type { InboxAct };
@@ -66,8 +66,6 @@ export class InboxActions {
     });
     if (body === undefined || !body.trim()) return;
     const result = await this.hub.send({ as: humanIdentity(), to: [to], body, thread: view.message.thread, replyTo: id, requiresAck: true, slaSeconds: defaultSlaSeconds() });
-    const text = describeResult(result);
-    if (result.duplicate || result.state === 'queued') void vscode.window.showWarningMessage(text);
-    else void vscode.window.showInformationMessage(text);
+    showSendResult(result);
   }
 }

@@ -184,14 +184,6 @@ export function apply(state: BusState, event: BusEvent): void {
   }
 }
 
-/** Last time the delivery moved: the newest push, receipt or failure. */
-export function lastActivity(d: Delivery): number {
-  let at = d.failure?.at ?? 0;
-  for (const p of d.pushes) at = Math.max(at, p.at);
-  for (const r of d.receipts) at = Math.max(at, r.at);
-  return at;
-}
-
 /**
  * A message leaves the hot document when nothing more is expected of it: every delivery is
  * done, a person resolved it, or (no ACK required) every recipient was reached. Failed and
