@@ -60,15 +60,15 @@ export function serveControl(hub: Hub, connection: Connection, debounceMs = 100)
     });
   });
   // The window is this connection: its receipts carry controlSession, its presence ends with it.
-  handle(PresenceRequest, (p) => hub.reportWindow(controlSession, { identity: p.identity, roles: p.roles, focused: p.focused, escalateTo: p.escalateTo })),
+  handle(PresenceRequest, (p) => hub.roster.reportWindow(controlSession, { identity: p.identity, roles: p.roles, focused: p.focused, escalateTo: p.escalateTo })),
   handle(InboxRequest, (p) => hub.inbox(p.identity, p));
   handle(MessageRequest, async (p) => (await hub.lookup(p.id)) ?? null);
   handle(ReceiptRequest, (p) => hub.receipt({ identity: p.as, session: controlSession, node: hub.node }, p.id, p.kind, p.outcome, p.summary));
   handle(ChaseRequest, (p) => hub.chase(p.id, p.by));
   handle(ResolveRequest, (p) => hub.resolve(p.id, p.by, p.note));
   const dropRemote = async () => {
-    await hub.remoteLink?.close();
-    hub.setRemote(undefined);
+    await hub.link?.close();
+    hub.setLink(undefined);
   };
   handle(MatrixConnectRequest, async (p) => {
     const config = asInvalidInput(() => matrixConfig(p, MatrixConnectRequest.method));
@@ -94,6 +94,6 @@ export function serveControl(hub: Hub, connection: Connection, debounceMs = 100)
   return () => {
     clearTimeout(timer);
     stop();
-    hub.dropWindow(controlSession);
+    hub.roster.dropWindow(controlSession);
   };
 }

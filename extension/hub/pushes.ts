@@ -16,6 +16,8 @@ export interface PushesDeps {
   log: (line: string) => void;
   /** Unacked messages replayed on attach; past this a truncation notice says how many more. */
   replayLimit: number;
+  /** A new message reached its recipients' live sessions (or found none): attention takes over. */
+  arrived: (identities: readonly string[]) => void;
 }
 
 export class Pushes {
@@ -49,6 +51,14 @@ export class Pushes {
     let n = 0;
     for (const s of this.deps.sessions.forIdentity(identity)) if (this.pushTo(s, hot, kind)) n++;
     return n;
+  }
+
+  /** A new message (sent here, from another node, or an escalation) to every live session of each local recipient; sessions reached by recipient. */
+  arrive(hot: HotMessage): Map<string, number> {
+    const reached = new Map<string, number>();
+    for (const r of hot.message.recipients) reached.set(r, this.toIdentity(r, hot, 'live'));
+    this.deps.arrived(hot.message.recipients);
+    return reached;
   }
 
   /**

@@ -1,9 +1,11 @@
 // What the editor renders: a snapshot on request (the newest open handoffs and the oldest pending
 // ones, each list capped, with counts), then changes keyed by message id. Both at one instant of
 // the hub's clock; the cost of a change is the rows it touched, not the open mail.
-import { coverage, isAwaitingAck, isPending, ledgerEntry, overdue, slaPassed } from './bus/ledger';
+import { coverage, isAwaitingAck, isPending, ledgerEntry, overdue, personInbox, slaPassed } from './bus/ledger';
+import type { MailIndex } from './bus/mailIndex';
 import type { BusState, HotMessage } from './bus/model';
-import { SNAPSHOT_CAP, type BusSummary, type PersonPresence, type Snapshot, type SnapshotChange } from '../protocol/views';
+import { SNAPSHOT_CAP, type BusSummary, type PersonPresence, type PersonView, type Snapshot, type SnapshotChange } from '../protocol/views';
+import type { People } from './people';
 import type { RemoteLink } from './remote';
 import type { SessionRegistry } from './sessions';
 
@@ -14,10 +16,18 @@ export interface SnapshotInput {
   state: BusState;
   store: Snapshot['store'];
   sessions: SessionRegistry;
-  remote?: RemoteLink;
+  link?: RemoteLink;
   /** The people at this hub's windows, with their inboxes. */
   people: Snapshot['people'];
   person: (identity: string) => PersonPresence | undefined;
+}
+
+/** Each person at a window on this hub, with their inbox: the snapshot carries it to every window. */
+export function peopleViews(people: People, mail: MailIndex, state: BusState, now: number): PersonView[] {
+  return people.identities().map((identity) => {
+    const inbox = personInbox(mail.openFor(state, identity), identity);
+    return { identity, presence: people.presence(identity, now)!, unread: inbox.filter((i) => i.unread).length, inbox };
+  });
 }
 
 function summary(i: SnapshotInput, open: HotMessage[]): BusSummary {
@@ -37,7 +47,7 @@ function summary(i: SnapshotInput, open: HotMessage[]): BusSummary {
     pendingCount,
     awaitingAckCount,
     people: i.people,
-    ...(i.remote ? { remote: i.remote.status() } : {}),
+    ...(i.link ? { remote: i.link.status() } : {}),
   };
 }
 

@@ -27,7 +27,7 @@ describe('escalation, on a fake clock', () => {
     const { hub, clock } = await fakeHub('escalate');
     const now = () => clock.t;
     try {
-      await hub.reportWindow('window-1', { identity: 'maria', focused: true });
+      await hub.roster.reportWindow('window-1', { identity: 'maria', focused: true });
       await hub.remember('builder');
       const got: PushPayload[] = [];
       await hub.attach(session('bob-1', 'bob', got, now));
@@ -82,7 +82,7 @@ describe('escalation, on a fake clock', () => {
       clock.t += 61_000; await hub.tick();
       assert.equal(hub.state.hot[nobody.message_id].deliveries.bob.escalated, undefined, 'no window, no escalate_to: nobody to escalate to');
 
-      await hub.reportWindow('window-1', { identity: 'maria', focused: true });
+      await hub.roster.reportWindow('window-1', { identity: 'maria', focused: true });
       // A TTL short enough that the escalation to lead goes past its own SLA and chase in this test.
       const named = await hub.send(builder, { to: ['bob'], body: 'needs the lead', slaMs: 60_000, ttlMs: 150_000, escalateTo: 'lead' });
       const acked = await hub.send(builder, { to: ['bob'], body: 'answered in time', slaMs: 60_000 });
@@ -113,18 +113,18 @@ describe('escalation, on a fake clock', () => {
     const { hub, clock } = await fakeHub('presence');
     try {
       const maria = () => hub.coverage().find((c) => c.identity === 'maria');
-      await hub.reportWindow('w1', { identity: 'maria', focused: true });
+      await hub.roster.reportWindow('w1', { identity: 'maria', focused: true });
       assert.deepEqual(maria()?.person, { live: true, windows: 1, lastFocusedAt: clock.t });
-      await hub.reportWindow('w1', { identity: 'maria', focused: false });
+      await hub.roster.reportWindow('w1', { identity: 'maria', focused: false });
       const leftAt = clock.t;
       clock.t += PRESENCE_WINDOW_MS;
       assert.equal(maria()?.person?.live, true, 'focused within five minutes');
       clock.t += 1;
       assert.deepEqual(maria()?.person, { live: false, windows: 1, lastFocusedAt: leftAt }, 'away: the window is open, unfocused too long');
-      await hub.reportWindow('w2', { identity: 'maria', focused: true });
+      await hub.roster.reportWindow('w2', { identity: 'maria', focused: true });
       assert.deepEqual(maria()?.person, { live: true, windows: 2, lastFocusedAt: clock.t }, 'a second window focused now');
-      hub.dropWindow('w2');
-      hub.dropWindow('w1');
+      hub.roster.dropWindow('w2');
+      hub.roster.dropWindow('w1');
       assert.equal(maria()?.person, undefined, 'no window, no person at the editor');
       assert.deepEqual(hub.snapshot().people, []);
     } finally {

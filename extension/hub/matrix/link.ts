@@ -107,7 +107,7 @@ export class MatrixLink implements RemoteLink {
     if (this.error !== why) this.log(`matrix: ${state}: ${why}`);
     this.state = state;
     this.error = why;
-    this.hub.remoteChanged();
+    this.hub.linkChanged();
   }
 
   private healthy(): void {
@@ -115,7 +115,7 @@ export class MatrixLink implements RemoteLink {
     this.log('matrix: connected');
     this.state = 'connected';
     this.error = undefined;
-    this.hub.remoteChanged();
+    this.hub.linkChanged();
   }
 
   /** Publishes this node's identities as room state whenever they change (latest wins). */

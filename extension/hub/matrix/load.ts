@@ -9,6 +9,6 @@ export function startMatrix(hub: Hub, config: MatrixConfig, log: (line: string) 
   const bundle = join(__dirname, 'matrix.js');
   const { openMatrixLink } = require(bundle) as typeof import('./index');
   const link = openMatrixLink(hub, config, log);
-  hub.setRemote(link);
+  hub.setLink(link);
   return link;
 }

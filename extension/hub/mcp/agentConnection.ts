@@ -30,7 +30,7 @@ export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover
   const key = hello.session && /^[\w.:-]{1,128}$/.test(hello.session) ? hello.session : `s-${randomUUID()}`;
   let identity = hello.identity && isIdentityName(hello.identity) ? hello.identity : undefined;
   // A name that is a known one in another case stays unregistered; every tool says why.
-  const twin = identity ? hub.caseTwin(identity) : undefined;
+  const twin = identity ? hub.roster.caseTwin(identity) : undefined;
   let clash = identity && twin ? caseTwinMessage(identity, twin) : undefined;
   if (clash) identity = undefined;
   let roles = (Array.isArray(hello.roles) ? hello.roles : []).filter((r) => typeof r === 'string' && isIdentityName(r)).slice(0, 16);
@@ -100,7 +100,7 @@ export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover
       if (identity && identity !== name) {
         throw new BusError('invalid_input', `This session is already ${identity}; an identity cannot change on a live session. Start another bridge with --name ${name}.`);
       }
-      const other = hub.caseTwin(name);
+      const other = hub.roster.caseTwin(name);
       if (other) throw new BusError('invalid_identity', caseTwinMessage(name, other));
       identity = name;
       roles = newRoles.length ? newRoles : roles;

@@ -1,0 +1,119 @@
+// The hub's one commit path: the store, the indexes that follow the journal (open mail, due
+// times), message ids and seqs in journal order, and who hears about each change. A store that
+// cannot be opened leaves the hub serving: every write then says why.
+import { monotonicFactory } from 'ulid';
+import { BusError } from './bus/errors';
+import { emptyState, messageIdOf, type BusEvent, type BusState, type HotMessage } from './bus/model';
+import { DueIndex } from './bus/dueIndex';
+import { MailIndex } from './bus/mailIndex';
+import { outboxFor } from './bus/relay';
+import type { Snapshot } from '../protocol/views';
+import { Store } from './store/store';
+
+export interface JournalOptions {
+  dir: string;
+  node: string;
+  idempotencyWindowMs: number;
+  maxSyncs?: number;
+  log: (line: string) => void;
+  now: () => number;
+}
+
+function storeFailure(dir: string, e: unknown): BusError {
+  const err = e as NodeJS.ErrnoException;
+  // Node's fs messages already start with the code ("ENOSPC: no space left…"); others may not.
+  const why = err.code && !err.message.startsWith(err.code) ? `${err.code}: ${err.message}` : err.message;
+  return new BusError('store_unavailable', `The hub could not write its store in ${dir} (${why}). Nothing was sent or recorded. Free disk space or fix the folder's permissions, then retry; the hub keeps running.`);
+}
+
+export class Journal {
+  private store?: Store;
+  private error?: string;
+  private readonly ulid = monotonicFactory();
+  private seq = 0;
+  mail = new MailIndex();
+  due = new DueIndex();
+  private readonly listeners = new Set<(ids: readonly string[]) => void>();
+
+  constructor(private readonly o: JournalOptions) {}
+
+  async open(): Promise<void> {
+    try {
+      this.store = await Store.open(this.o.dir, this.o.node, {
+        idempotencyWindowMs: this.o.idempotencyWindowMs, maxSyncs: this.o.maxSyncs, now: this.o.now,
+        onError: (what, e) => this.o.log(`store ${what} failed: ${(e as Error).message}`),
+        onArchived: (ids) => this.changed(ids),
+      });
+      this.seq = this.store.state.seq;
+      this.mail = MailIndex.of(this.store.state);
+      this.due = DueIndex.of(this.store.state);
+      this.o.log(`store ${this.o.dir}: ${Object.keys(this.store.state.hot).length} open, ${this.store.archivedCount} archived`);
+    } catch (e) {
+      this.error = storeFailure(this.o.dir, e).message;
+      this.o.log(this.error);
+    }
+  }
+
+  close(): Promise<void> | undefined {
+    return this.store?.close();
+  }
+
+  get state(): BusState {
+    return this.store?.state ?? emptyState(this.o.node);
+  }
+
+  get isOpen(): boolean {
+    return !!this.store;
+  }
+
+  get status(): Snapshot['store'] {
+    return { ok: !!this.store, dir: this.o.dir, error: this.error, archived: this.store?.archivedCount ?? 0 };
+  }
+
+  /** Throws the store's failure, so nothing is decided that cannot be recorded. */
+  writable(): void {
+    if (!this.store) throw new BusError('store_unavailable', this.error ?? 'The store is not open.');
+  }
+
+  newId(now: number): string {
+    return this.ulid(now);
+  }
+
+  nextSeq(): number {
+    return ++this.seq;
+  }
+
+  isArchived(id: string): boolean {
+    return !!this.store?.isArchived(id);
+  }
+
+  /** An open message, or an archived one read back from the archive. */
+  async find(id: string): Promise<HotMessage | undefined> {
+    return this.state.hot[id] ?? (await this.store?.archived(id));
+  }
+
+  /** Every journal write goes through here, with its outbox entries. */
+  async commit(events: BusEvent[]): Promise<void> {
+    this.writable();
+    const store = this.store!;
+    try {
+      // Outbox entries for other nodes ride in the same journal record as what caused them.
+      await store.commit([...events, ...outboxFor(this.state, events)]);
+    } catch (e) {
+      throw storeFailure(store.dir, e);
+    }
+    this.mail.note(this.state, events);
+    this.due.note(this.state, events);
+    this.changed(events.map(messageIdOf).filter((id): id is string => id !== undefined));
+  }
+
+  /** Called after every change with the ids of the messages it touched (none for sessions, links, names). */
+  onChanged(listener: (ids: readonly string[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  changed(ids: readonly string[] = []): void {
+    for (const l of this.listeners) l(ids);
+  }
+}

@@ -1,0 +1,102 @@
+// A send, start to answer: once per idempotency key, decided by the bus, committed, pushed to
+// every live session of each recipient, then answered with what happened to each (G1): pushed or
+// queued, when the recipient's model will see it, and where a remote copy is.
+import { decideSend, type Caller, type Limits, type SendDraft } from './bus/decide';
+import { BusError } from './bus/errors';
+import { sendResult, sessionsReached } from './bus/ledger';
+import { isRemote } from './bus/relay';
+import type { Attention } from './attention';
+import type { Journal } from './journal';
+import type { Pushes } from './pushes';
+import { lookup } from './reading';
+import type { RemoteLink } from './remote';
+import { asDuplicate, SendMemory } from './sendMemory';
+import type { SessionRegistry } from './sessions';
+import type { RecipientOutcome, RelayOutcome, SendResult } from '../protocol/views';
+
+export interface SendingDeps {
+  journal: Journal;
+  sessions: SessionRegistry;
+  pushes: Pushes;
+  attention: Attention;
+  limits: Limits;
+  now: () => number;
+  /** The link to other nodes, if one is attached. */
+  link: () => RemoteLink | undefined;
+  /** How long a send to remote recipients waits for the homeserver before answering. */
+  relayWaitMs: number;
+}
+
+export class Sending {
+  private readonly memory: SendMemory;
+
+  constructor(private readonly d: SendingDeps) {
+    this.memory = new SendMemory(d.limits.duplicateWindowMs);
+  }
+
+  /** After the store opened: the open messages still inside the duplicate window. */
+  seed(): void {
+    this.memory.seed(this.d.journal.state, this.d.now());
+  }
+
+  send(caller: Caller, req: SendDraft): Promise<SendResult> {
+    return this.memory.once(caller.identity, req.idempotencyKey, () => this.sendOnce(caller, req));
+  }
+
+  private async sendOnce(caller: Caller, req: SendDraft): Promise<SendResult> {
+    const { journal } = this.d;
+    journal.writable();
+    const now = this.d.now();
+    const decision = decideSend(journal.state, req, {
+      caller, now, newId: () => journal.newId(now), nextSeq: () => journal.nextSeq(),
+      liveIdentities: this.d.sessions.identities(), recent: this.memory.recent, limits: this.d.limits,
+    });
+    if (decision.kind === 'duplicate') {
+      // A twin racing the first send waits for it to land; if the store refused the first, this is the send.
+      if (!(await this.memory.landed(decision.id))) return this.sendOnce(caller, req);
+      return asDuplicate(await this.describe(decision.id), decision.why);
+    }
+    const m = decision.message;
+    const forget = this.memory.remember(m, now); // before the await: a racing twin sees it
+    try {
+      const committing = journal.commit([{ type: 'sent', message: m }]);
+      this.memory.track(m.id, committing);
+      await committing;
+    } catch (e) {
+      forget();
+      throw e;
+    }
+    this.memory.prune(now);
+    this.d.pushes.prune();
+    // When each will see it, as things stand before the arrival wakes an idle waiter.
+    const seen = m.recipients.map((identity) => this.seenWhen(identity));
+    const reached = this.d.pushes.arrive(journal.state.hot[m.id]);
+    const recipients = m.recipients.map((identity, i) => {
+      const sessions = reached.get(identity) ?? 0;
+      return { identity, state: sessions > 0 ? 'pushed' as const : 'queued' as const, sessions, seen_when: seen[i] };
+    });
+    return sendResult(m, recipients, m.recipients.some(isRemote) ? await this.relayOutcome(m.id, this.d.relayWaitMs) : undefined);
+  }
+
+  private seenWhen(identity: string): RecipientOutcome['seen_when'] {
+    return isRemote(identity) ? 'on_another_node' : this.d.attention.seenWhen(identity, this.d.now());
+  }
+
+  private async relayOutcome(id: string, waitMs: number): Promise<RelayOutcome> {
+    const relayed = this.d.journal.state.hot[id]?.relayed;
+    if (relayed) return { state: 'on_homeserver', event_id: relayed.eventId, at: relayed.at };
+    const link = this.d.link();
+    if (!link) {
+      return { state: 'in_outbox', note: 'Matrix is not connected on this hub: the handoff waits in the outbox (persisted with its txnId) and is sent when Matrix connects.' };
+    }
+    return link.whereIs(id, waitMs);
+  }
+
+  /** The first send's answer as it stands now, for a duplicate. */
+  private async describe(id: string): Promise<SendResult> {
+    const view = await lookup(this.d.journal, id);
+    if (!view) throw new BusError('unknown_message', `Message ${id} is no longer on this hub.`);
+    const recipients = view.deliveries.map((d) => ({ identity: d.recipient, state: d.state, sessions: sessionsReached(d), seen_when: this.seenWhen(d.recipient) }));
+    return sendResult(view.message, recipients, recipients.some((r) => isRemote(r.identity)) ? await this.relayOutcome(id, 0) : undefined);
+  }
+}

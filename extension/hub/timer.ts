@@ -1,0 +1,50 @@
+// The hub's timer: what fell due (bus/dueIndex.ts decides: chase once past the SLA, escalate once
+// a period later, dead-letter past the TTL) is committed, then pushed. Runs never overlap: a chase
+// still being written is not due again.
+import type { People } from './people';
+import type { Journal } from './journal';
+import type { Pushes } from './pushes';
+
+export interface TimerDeps {
+  journal: Journal;
+  pushes: Pushes;
+  people: People;
+  node: string;
+  now: () => number;
+  log: (line: string) => void;
+}
+
+export class DueTimer {
+  private running = false;
+
+  constructor(private readonly d: TimerDeps) {}
+
+  async run(): Promise<void> {
+    const { journal, pushes } = this.d;
+    if (!journal.isOpen || this.running) return;
+    const now = this.d.now();
+    const { events, passed } = journal.due.take(journal.state, now, {
+      person: () => this.d.people.escalationTarget(), newId: () => journal.newId(now), nextSeq: () => journal.nextSeq(), node: this.d.node,
+    });
+    if (events.length > 0) {
+      this.running = true;
+      try {
+        await journal.commit(events);
+      } catch (e) {
+        this.d.log(`timer events not recorded: ${(e as Error).message}`);
+        return;
+      } finally {
+        this.running = false;
+      }
+      const hot = journal.state.hot;
+      for (const e of events) {
+        if (e.type === 'chased' && hot[e.id]) pushes.toIdentity(e.recipient, hot[e.id], 'chase');
+        if (e.type === 'failed') this.d.log(`dead-lettered ${e.id} for ${e.recipient}: ${e.reason}`);
+        if (e.type === 'escalated') this.d.log(`escalated ${e.id} (${e.recipient} silent past its chase) to ${e.to} as ${e.messageId}`);
+        if (e.type === 'sent' && hot[e.message.id]) pushes.arrive(hot[e.message.id]);
+      }
+    }
+    // Rows whose overdue flag changed with no event.
+    if (passed.length) journal.changed(passed);
+  }
+}
