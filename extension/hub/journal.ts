@@ -6,6 +6,7 @@ import { BusError } from './bus/errors';
 import { emptyState, messageIdOf, type BusEvent, type BusState, type HotMessage } from './bus/model';
 import { DueIndex } from './bus/dueIndex';
 import { MailIndex } from './bus/mailIndex';
+import { answeredEscalations } from './bus/escalate';
 import { outboxFor } from './bus/relay';
 import type { Snapshot } from '../protocol/views';
 import { Store } from './store/store';
@@ -92,19 +93,21 @@ export class Journal {
     return this.state.hot[id] ?? (await this.store?.archived(id));
   }
 
-  /** Every journal write goes through here, with its outbox entries. */
+  /** Every journal write goes through here. */
   async commit(events: BusEvent[]): Promise<void> {
     this.writable();
     const store = this.store!;
+    // What the bus derives from these events rides in the same journal record: escalations the
+    // answer made moot, then the outbox entries for other nodes.
+    const all = [...events, ...answeredEscalations(this.state, events)];
     try {
-      // Outbox entries for other nodes ride in the same journal record as what caused them.
-      await store.commit([...events, ...outboxFor(this.state, events)]);
+      await store.commit([...all, ...outboxFor(this.state, all)]);
     } catch (e) {
       throw storeFailure(store.dir, e);
     }
-    this.mail.note(this.state, events);
-    this.due.note(this.state, events);
-    this.changed(events.map(messageIdOf).filter((id): id is string => id !== undefined));
+    this.mail.note(this.state, all);
+    this.due.note(this.state, all);
+    this.changed(all.map(messageIdOf).filter((id): id is string => id !== undefined));
   }
 
   /** Called after every change with the ids of the messages it touched (none for sessions, links, names). */

@@ -70,6 +70,35 @@ describe('escalation, on a fake clock', () => {
     }
   });
 
+  it('the silent recipient answering after all closes its escalation; a read does not', async () => {
+    const { hub, clock } = await fakeHub('escalate-answered');
+    try {
+      await hub.roster.reportWindow('window-1', { identity: 'maria', focused: true });
+      await hub.remember('builder');
+      await hub.remember('bob');
+      const builder = { identity: 'builder', session: 'b-1', node: 'n' };
+      const bob = { identity: 'bob', session: 'bob-1', node: 'n' };
+      const ackLater = await hub.send(builder, { to: ['bob'], body: 'acked late', slaMs: 60_000 });
+      const doneLater = await hub.send(builder, { to: ['bob'], body: 'done late', slaMs: 60_000 });
+      clock.t += 61_000; await hub.tick();
+      clock.t += 61_000; await hub.tick();
+      const escalationOf = (id: string) => Object.values(hub.state.hot).find((h) => h.message.escalation?.of === id)!;
+      const mariaUnread = () => hub.snapshot().people.find((p) => p.identity === 'maria')!.unread;
+      assert.equal(mariaUnread(), 2, 'both escalated to maria');
+
+      await hub.receipt(bob, ackLater.message_id, 'read');
+      assert.equal(escalationOf(ackLater.message_id).resolution, undefined, 'a read is not an answer');
+      await hub.receipt(bob, ackLater.message_id, 'ack');
+      assert.deepEqual(escalationOf(ackLater.message_id).resolution, { by: 'bob', at: clock.t, note: 'bob acknowledged after it was escalated: nothing left to chase.' });
+      await hub.receipt(bob, doneLater.message_id, 'result', 'done', 'merged');
+      assert.match(escalationOf(doneLater.message_id).resolution?.note ?? '', /^bob reported it done after it was escalated/);
+      assert.equal(mariaUnread(), 0, 'out of her inbox');
+      assert.deepEqual(hub.inbox('maria'), []);
+    } finally {
+      await hub.close();
+    }
+  });
+
   it('escalates to the handoff\'s escalate_to over the hub\'s person; an ACK before the second period stops it; nobody to tell, nothing', async () => {
     const { hub, clock } = await fakeHub('escalate-to');
     try {

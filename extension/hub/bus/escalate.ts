@@ -2,7 +2,7 @@
 // human"): a delivery chased and still unacknowledged one more SLA period later escalates once,
 // as a new handoff to a person that names the silent recipient. Plain functions over data.
 import { awaitingAck } from './ledger';
-import type { BusEvent, Delivery, HotMessage, Message } from './model';
+import type { BusEvent, BusState, Delivery, HotMessage, Message } from './model';
 
 /** What the timer needs to escalate: whom to (per handoff, else the hub's person) and fresh ids. */
 export interface EscalationContext {
@@ -51,4 +51,22 @@ export function escalate(hot: HotMessage, d: Delivery, now: number, ctx: Escalat
     sentAt: now, sentBySession: `escalation@${ctx.node}`, node: ctx.node, escalation: { of: m.id, silent: d.recipient },
   };
   return [{ type: 'escalated', id: m.id, recipient: d.recipient, to, at: now, messageId: id }, { type: 'sent', message }];
+}
+
+/**
+ * The silent recipient answered after all (an ACK or a result, not a mere read): its escalation,
+ * if still open, is closed in the same journal record, with a note, so the person is not left
+ * chasing what is already handled. `state` is before `events` apply.
+ */
+export function answeredEscalations(state: BusState, events: readonly BusEvent[]): BusEvent[] {
+  const out: BusEvent[] = [];
+  for (const e of events) {
+    if (e.type !== 'receipt' || e.receipt.kind === 'read') continue;
+    const escalated = state.hot[e.id]?.deliveries[e.recipient]?.escalated;
+    const escalation = escalated && state.hot[escalated.messageId];
+    if (!escalation || escalation.resolution) continue;
+    const answer = e.receipt.kind === 'ack' ? 'acknowledged' : `reported it ${e.receipt.outcome ?? 'done'}`;
+    out.push({ type: 'resolved', id: escalated.messageId, resolution: { by: e.recipient, at: e.receipt.at, note: `${e.recipient} ${answer} after it was escalated: nothing left to chase.` } });
+  }
+  return out;
 }
