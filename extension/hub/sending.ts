@@ -3,7 +3,7 @@
 // queued, when the recipient's model will see it, and where a remote copy is.
 import { decideSend, type Caller, type Limits, type SendDraft } from './bus/decide';
 import { BusError } from './bus/errors';
-import { sendResult, sessionsReached } from './bus/ledger';
+import { newRecipientOutcome, sendResult, sessionsReached } from './bus/ledger';
 import { isRemote } from './bus/relay';
 import type { Attention } from './attention';
 import type { Journal } from './journal';
@@ -71,10 +71,7 @@ export class Sending {
     // When each will see it, as things stand before the arrival wakes an idle waiter.
     const seen = m.recipients.map((identity) => this.seenWhen(identity));
     const reached = this.d.pushes.arrive(journal.state.hot[m.id]);
-    const recipients = m.recipients.map((identity, i) => {
-      const sessions = reached.get(identity) ?? 0;
-      return { identity, state: sessions > 0 ? 'pushed' as const : 'queued' as const, sessions, seen_when: seen[i] };
-    });
+    const recipients = m.recipients.map((identity, i) => newRecipientOutcome(identity, reached.get(identity) ?? 0, seen[i]));
     return sendResult(m, recipients, m.recipients.some(isRemote) ? await this.relayOutcome(m.id, this.d.relayWaitMs) : undefined);
   }
 

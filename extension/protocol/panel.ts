@@ -105,7 +105,9 @@ export interface InboxRowView {
 }
 
 /** What the person at the editor can act on. */
-export type InboxAct = 'open' | 'ack' | 'reply' | 'done' | 'stuck' | 'rejected';
+/** What a person can do with a handoff in their inbox, in menu order. */
+export const INBOX_ACTS = ['open', 'ack', 'reply', 'done', 'stuck', 'rejected'] as const;
+export type InboxAct = typeof INBOX_ACTS[number];
 
 export interface PanelModel {
   /** The person at this editor (handoff.identity) and their handoffs, newest first. */

@@ -2,7 +2,8 @@
 // then what to do with the one picked. The whole inbox works from the keyboard.
 import * as vscode from 'vscode';
 import type { Snapshot } from '../../protocol/views';
-import { INBOX_ACTS, type InboxAct, type InboxActions } from '../person/actions';
+import { INBOX_ACTS, type InboxAct } from '../../protocol/panel';
+import type { InboxActions } from '../person/actions';
 import { inboxItems, inboxPicks } from '../person/inbox';
 import { humanIdentity } from '../settings';
 

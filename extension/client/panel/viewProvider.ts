@@ -2,7 +2,7 @@
 // on every change, and turns the view's requests into commands. The view never gets raw HTML.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { HostToPanel, InboxAct, PanelFilter, PanelModel, PanelToHost } from '../../protocol/panel';
+import { INBOX_ACTS as ACTS, type HostToPanel, type InboxAct, type PanelFilter, type PanelModel, type PanelToHost } from '../../protocol/panel';
 import { PanelDiff } from './diff';
 
 export interface PanelActions {
@@ -13,7 +13,7 @@ export interface PanelActions {
   inbox(act: InboxAct, id: string): Promise<void>;
 }
 
-const INBOX_ACTS = new Set<string>(['open', 'ack', 'reply', 'done', 'stuck', 'rejected']);
+const INBOX_ACTS = new Set<string>(ACTS);
 
 export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewId = 'handoff.panel';

@@ -10,9 +10,6 @@ import { messageUri } from '../messageDocument';
 import { showSendResult } from '../commands/sendHandoff';
 import { defaultSlaSeconds, humanIdentity } from '../settings';
 
-export type { InboxAct };
-export const INBOX_ACTS: readonly InboxAct[] = ['open', 'ack', 'reply', 'done', 'stuck', 'rejected'];
-
 const OUTCOME_PROMPT: Record<Outcome, string> = {
   done: 'What was done? The sender reads this summary in its receipts.',
   stuck: 'What is in the way? The sender reads this summary in its receipts.',

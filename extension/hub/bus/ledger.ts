@@ -177,6 +177,11 @@ export function dueEventsOf(hot: HotMessage, now: number, escalation?: Escalatio
   return events;
 }
 
+/** A recipient of a send just committed: pushed if some live session of it here was written to, else queued. */
+export function newRecipientOutcome(identity: string, sessions: number, seenWhen: RecipientOutcome['seen_when']): RecipientOutcome {
+  return { identity, state: sessions > 0 ? 'pushed' : 'queued', sessions, seen_when: seenWhen };
+}
+
 /** The honest answer to a send: `pushed` only if some live session here was written to, `relayed` if only the homeserver has it. */
 export function sendResult(m: Message, local: RecipientOutcome[], relay?: RelayOutcome): SendResult {
   const recipients = local.map((r) => remoteOutcome(r, relay));
