@@ -115,7 +115,7 @@ async function main(argv: string[]): Promise<number> {
         const late = s.pending.filter((e) => s.overdue.ids.includes(e.id));
         const lines = [
           `hub ${s.node} · ${s.sessions.length} live session(s) · ${s.pendingCount} pending · store ${s.store.ok ? 'ok' : `FAILING: ${s.store.error}`}`,
-          ...(s.remote ? [`  matrix ${s.remote.state}${s.remote.error ? ` (${s.remote.error})` : ''} · ${s.remote.userId ?? '?'} in ${s.remote.room ?? '?'} · outbox ${s.remote.outbox}`] : []),
+          ...(s.link ? [`  matrix ${s.link.state}${s.link.error ? ` (${s.link.error})` : ''} · ${s.link.userId ?? '?'} in ${s.link.room ?? '?'} · outbox ${s.link.outbox}`] : []),
           ...late.map((e) => `  OVERDUE ${e.id} ${e.from} → ${e.recipients.map((r) => `${r.recipient}:${r.state}${r.failure ? ` (${r.failure})` : ''}`).join(', ')} · sent ${age(s.now - e.sentAt)} ago · ${e.preview}`),
         ];
         if (s.overdue.count > late.length) lines.push(`  … and ${s.overdue.count - late.length} more overdue`);

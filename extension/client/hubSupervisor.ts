@@ -11,7 +11,7 @@ import {
   SendRequest, SnapshotRequest, call, onNotice, type ActionParams, type ControlRequest, type MatrixConnectParams, type PresenceParams,
   type ReceiptParams, type RequestSender, type SendParams,
 } from '../protocol/control';
-import type { MessageView, ReceiptAnswer, RemoteStatus, SendResult, Snapshot, SnapshotChange } from '../protocol/views';
+import type { MessageView, ReceiptAnswer, LinkStatus, SendResult, Snapshot, SnapshotChange } from '../protocol/views';
 import { LiveSnapshot } from './liveSnapshot';
 import { connectControl } from '../shared/controlClient';
 import type { LanguageClient } from './hubClient';
@@ -129,7 +129,7 @@ export class HubSupervisor implements vscode.Disposable {
    * whose verbose trace (`handoff.hub.trace.server`) would log them: a one-off control connection
    * on the hub's private socket carries them instead, untraced.
    */
-  async matrixConnect(params: MatrixConnectParams): Promise<RemoteStatus> {
+  async matrixConnect(params: MatrixConnectParams): Promise<LinkStatus> {
     if (this.current.kind !== 'running') return this.request(MatrixConnectRequest, params); // says why not
     const control = await connectControl(this.location.socket, 'vscode-matrix-connect');
     try {

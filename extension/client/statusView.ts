@@ -4,7 +4,7 @@
 import type { LedgerEntry, Snapshot } from '../protocol/views';
 import { age, plural } from '../shared/format';
 import type { HubState } from './hubSupervisor';
-import { remoteBadge, remoteTooltip } from './matrix/remoteText';
+import { linkBadge, linkTooltip } from './matrix/linkText';
 import { unreadCount } from './person/inbox';
 
 export interface StatusView {
@@ -17,12 +17,12 @@ export interface StatusView {
 /** What the item shows, as data (tests assert on it, the item renders it). */
 export function statusView(state: HubState, s: Snapshot | undefined, now = Date.now(), identity?: string): StatusView {
   const view = withInbox(busView(state, s, now), state, s, identity);
-  if (state.kind !== 'running' || !s?.remote) return view;
+  if (state.kind !== 'running' || !s?.link) return view;
   // The Matrix link rides along: a mark in the text, its state in the tooltip; refused needs a look.
-  const refused = s.remote.state === 'refused';
+  const refused = s.link.state === 'refused';
   return {
-    text: `${view.text} ${remoteBadge(s.remote)}`,
-    tooltip: `${view.tooltip}\n${remoteTooltip(s.remote)}`,
+    text: `${view.text} ${linkBadge(s.link)}`,
+    tooltip: `${view.tooltip}\n${linkTooltip(s.link)}`,
     background: view.background ?? (refused ? 'warning' : undefined),
     command: refused && !view.background ? 'handoff.connectMatrix' : view.command,
   };

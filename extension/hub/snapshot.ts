@@ -47,7 +47,7 @@ function summary(i: SnapshotInput, open: HotMessage[]): BusSummary {
     pendingCount,
     awaitingAckCount,
     people: i.people,
-    ...(i.link ? { remote: i.link.status() } : {}),
+    ...(i.link ? { link: i.link.status() } : {}),
   };
 }
 

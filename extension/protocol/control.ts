@@ -6,7 +6,7 @@
 // the editor's bundle imports it.
 import type { z } from 'zod';
 import type { PARAMS, ValidatedMethod } from './controlSchemas';
-import type { InboxItem, MessageView, ReceiptAnswer, RemoteStatus, SendResult, Snapshot, SnapshotChange } from './views';
+import type { InboxItem, MessageView, ReceiptAnswer, LinkStatus, SendResult, Snapshot, SnapshotChange } from './views';
 
 /** A validated method's params: exactly what its schema produces. */
 export type Params<M extends ValidatedMethod> = z.infer<(typeof PARAMS)[M]>;
@@ -46,7 +46,7 @@ export const ResolveRequest = validated<void>()('handoff/resolve');
  * token in SecretStorage and passes it here (or, at hub start, in HANDOFF_MATRIX_TOKEN); the hub
  * never writes it anywhere. The reply is the link's status; later states arrive in changes.
  */
-export const MatrixConnectRequest = validated<RemoteStatus>()('handoff/matrix/connect');
+export const MatrixConnectRequest = validated<LinkStatus>()('handoff/matrix/connect');
 /** The person at this window (one per control connection; dropped when it closes): presence and escalation target. */
 export const PresenceRequest = validated<void>()('handoff/presence');
 

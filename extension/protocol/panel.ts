@@ -1,7 +1,7 @@
 // Messages between the extension host and the Handoff sidebar webview (extension/webview/panel.ts). Types
 // only: the webview imports nothing else from the host.
 import type { DeliveryState } from './model';
-import type { RemoteStatus } from './views';
+import type { LinkStatus } from './views';
 
 export type PanelFilter = 'all' | 'overdue';
 export type Tone = 'ok' | 'info' | 'warn' | 'error' | 'muted';
@@ -41,7 +41,7 @@ export interface EventView {
 
 /** The Matrix link, for the panel's header. */
 export interface MatrixView {
-  state: RemoteStatus['state'];
+  state: LinkStatus['state'];
   icon: string;
   tone: Tone;
   /** "Matrix connected as @alice:example.org in !room:example.org" */

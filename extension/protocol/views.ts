@@ -114,7 +114,7 @@ export interface AdvisoryRead {
   at: number;
 }
 
-export interface RemoteStatus {
+export interface LinkStatus {
   transport: 'matrix';
   /** connecting: first contact; connected: syncing; retrying: the homeserver is unreachable;
    * refused: the homeserver refused the token or the room (the error says which). */
@@ -202,7 +202,7 @@ export interface BusSummary {
   /** Open messages some recipient has not ACKed yet (an ACKed one waiting for its result is not). */
   awaitingAckCount: number;
   /** Present when a transport to other nodes is attached. */
-  remote?: RemoteStatus;
+  link?: LinkStatus;
   /** The people at editor windows on this hub, each with their inbox. */
   people: PersonView[];
 }

@@ -1,13 +1,13 @@
 // The Matrix link as the editor shows it: the panel's header and advisory reads, and the status
-// bar's mark, built from the hub's RemoteStatus. No editor, no homeserver.
+// bar's mark, built from the hub's LinkStatus. No editor, no homeserver.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { remoteBadge, remoteTooltip } from '../../extension/client/matrix/remoteText';
+import { linkBadge, linkTooltip } from '../../extension/client/matrix/linkText';
 import { panelModel } from '../../extension/client/panel/model';
-import type { LedgerEntry, RemoteStatus, Snapshot } from '../../extension/protocol/views';
+import type { LedgerEntry, LinkStatus, Snapshot } from '../../extension/protocol/views';
 
 const now = Date.UTC(2026, 0, 1, 12, 0, 0);
-const remote = (over: Partial<RemoteStatus> = {}): RemoteStatus => ({
+const remote = (over: Partial<LinkStatus> = {}): LinkStatus => ({
   transport: 'matrix', state: 'connected', homeserver: 'https://hs.example.org', userId: '@alice:example.org', room: '!abc:example.org',
   outbox: 0, lastSyncAt: now, advisoryReads: {}, advisoryReadsNote: 'Per user, not per session; advisory, never an ACK.', ...over,
 });
@@ -16,7 +16,7 @@ const entry: LedgerEntry = {
   recipients: [{ recipient: 'bob@nodeB', state: 'pushed', sessionsPushed: 0, overdue: false, awaitingAck: true }], overdue: false, deadLettered: false, resolved: false,
   pending: true, awaitingAck: true,
 };
-const snapshot = (r?: RemoteStatus) => ({
+const snapshot = (r?: LinkStatus) => ({
   node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [],
   pending: [entry], overdue: { count: 0, ids: [] }, messages: [entry], people: [], openCount: 1, pendingCount: 1, awaitingAckCount: 1, ...(r ? { remote: r } : {}),
 } satisfies Snapshot);
@@ -67,10 +67,10 @@ describe('Matrix in the panel model', () => {
 
 describe('Matrix in the status bar', () => {
   it('marks connected quietly, the outbox with its count, trouble in words', () => {
-    assert.equal(remoteBadge(remote()), '$(cloud)');
-    assert.equal(remoteBadge(remote({ outbox: 2 })), '$(cloud-upload) 2');
-    assert.equal(remoteBadge(remote({ state: 'retrying' })), '$(debug-disconnect) Matrix retrying');
-    assert.equal(remoteBadge(remote({ state: 'refused' })), '$(debug-disconnect) Matrix refused');
-    assert.match(remoteTooltip(remote({ state: 'retrying', error: 'ECONNREFUSED', outbox: 1 })), /^Matrix retrying https:\/\/hs\.example\.org: ECONNREFUSED\noutbox 1 \(not on the homeserver yet\) · last sync/);
+    assert.equal(linkBadge(remote()), '$(cloud)');
+    assert.equal(linkBadge(remote({ outbox: 2 })), '$(cloud-upload) 2');
+    assert.equal(linkBadge(remote({ state: 'retrying' })), '$(debug-disconnect) Matrix retrying');
+    assert.equal(linkBadge(remote({ state: 'refused' })), '$(debug-disconnect) Matrix refused');
+    assert.match(linkTooltip(remote({ state: 'retrying', error: 'ECONNREFUSED', outbox: 1 })), /^Matrix retrying https:\/\/hs\.example\.org: ECONNREFUSED\noutbox 1 \(not on the homeserver yet\) · last sync/);
   });
 });

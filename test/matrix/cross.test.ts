@@ -106,8 +106,8 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     assert.equal(entry.recipients[0].lastReceipt?.node, 'nodeB');
     assert.equal(entry.recipients[0].lastReceipt?.kind, 'result');
     assert.ok(entry.recipients[0].lastReceipt!.at > 0);
-    assert.equal(snap.remote?.state, 'connected');
-    assert.equal(snap.remote?.outbox, 0);
+    assert.equal(snap.link?.state, 'connected');
+    assert.equal(snap.link?.outbox, 0);
 
     // Exactly one push, and bob's own hub knows it is handled.
     await new Promise((r) => setTimeout(r, 300));
@@ -146,7 +146,7 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     const sent = await alice.ok('send_handoff', { to: 'bob', body: 'Please rebase <b>feature</b> onto main' });
     await waitFor(() => bob.pushes.some((p) => p.meta.message_id === sent.message_id), 15_000, 'push');
     await bob.ok('ack', { message_id: sent.message_id });
-    const roomId = (await snapshot(hubA)).remote!.room!;
+    const roomId = (await snapshot(hubA)).link!.room!;
     let events: any[] = [];
     const start = Date.now();
     let ack: any;
@@ -170,16 +170,16 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     const sent = await alice.ok('send_handoff', { to: 'bob', body: 'Advisory read check', requires_ack: true });
     await waitFor(() => bob.pushes.some((p) => p.meta.message_id === sent.message_id), 15_000, 'push');
     let snap = await snapshot(hubA);
-    assert.deepEqual(snap.remote!.advisoryReads[sent.message_id] ?? [], [], 'no synthesized read: nobody sent m.read');
+    assert.deepEqual(snap.link!.advisoryReads[sent.message_id] ?? [], [], 'no synthesized read: nobody sent m.read');
     // What Element does when b's person opens the room.
-    await api(hs, b.accessToken, 'POST', `/rooms/${encodeURIComponent(snap.remote!.room!)}/receipt/m.read/${encodeURIComponent(sent.relay.event_id)}`, {});
+    await api(hs, b.accessToken, 'POST', `/rooms/${encodeURIComponent(snap.link!.room!)}/receipt/m.read/${encodeURIComponent(sent.relay.event_id)}`, {});
     const start = Date.now();
     while (Date.now() - start < 15_000) {
       snap = await snapshot(hubA);
-      if (snap.remote!.advisoryReads[sent.message_id]?.length) break;
+      if (snap.link!.advisoryReads[sent.message_id]?.length) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    const reads = snap.remote!.advisoryReads[sent.message_id];
+    const reads = snap.link!.advisoryReads[sent.message_id];
     assert.equal(reads?.length, 1);
     assert.equal(reads[0].user, b.userId);
     // Advisory only: the delivery itself is not "read" until a recipient session says so.
@@ -191,7 +191,7 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
   it('fails closed: a room member who is not an allowed sender cannot hand anything off', async () => {
     const tag = unique();
     const mallory = await user(hs, `mallory-${tag}`);
-    const roomId = (await snapshot(hubA)).remote!.room!;
+    const roomId = (await snapshot(hubA)).link!.room!;
     await api(hs, a.accessToken, 'POST', `/rooms/${encodeURIComponent(roomId)}/invite`, { user_id: mallory.userId });
     await api(hs, mallory.accessToken, 'POST', `/join/${encodeURIComponent(roomId)}`, {});
     const forged = {
@@ -247,7 +247,7 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     const carol2 = await connectAgent({ socket: hubC.socket, name: 'carol', session: 'carol-2' });
     agents.push(bobTwo, carol1, carol2);
     await waitPeer(alice, 'carol@nodeC');
-    const notices = (await snapshot(hubA)).remote!.notices!;
+    const notices = (await snapshot(hubA)).link!.notices!;
     assert.ok(notices.includes(`Nodes nodeB, nodeC share the Matrix account ${b.userId}: only their announced keys tell them apart (each event is signed).`), notices.join('\n'));
     const bobs = [bob, bobTwo];
     const carols = [carol1, carol2];
@@ -279,7 +279,7 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     const carol = agents.find((x) => x.name === 'carol')!;
     const sent = await alice.ok('send_handoff', { to: 'carol', body: 'only carol may ACK this' });
     await waitFor(() => carol.pushes.some((p) => p.meta.message_id === sent.message_id), 15_000, 'push to carol');
-    const roomId = (await snapshot(hubA)).remote!.room!;
+    const roomId = (await snapshot(hubA)).link!.room!;
     // The account is right (nodeB and nodeC share it), the signature is not: nodeB's key, or none.
     const forged = { message_id: sent.message_id, sender: 'alice@nodeA', kind: 'ack', by: 'carol@nodeC', session: 'carol-1', node: 'nodeC', at: Date.now() };
     await api(hs, b.accessToken, 'PUT', `/rooms/${encodeURIComponent(roomId)}/send/m.room.message/forged-${unique()}`, {
@@ -296,8 +296,8 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     }, 15_000, "carol's own read receipt");
     assert.deepEqual(d.receipts.map((r: any) => r.kind), ['read'], 'no forged ACK');
     const snap = await snapshot(hubA);
-    assert.equal(snap.remote!.dropped!.bad_signature, 2);
-    assert.ok(snap.remote!.nodes!.every((n) => n.signed), JSON.stringify(snap.remote!.nodes));
+    assert.equal(snap.link!.dropped!.bad_signature, 2);
+    assert.ok(snap.link!.nodes!.every((n) => n.signed), JSON.stringify(snap.link!.nodes));
     assert.match(hubA.log(), /\(bad_signature\): ack receipt for \S+ by carol@nodeC is not signed by node nodeC's announced key/);
     await carol.ok('ack', { message_id: sent.message_id });
   });
@@ -308,14 +308,14 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     hubs.push(hubD);
     const control = await connectControl(hubD.socket, 'test-editor');
     try {
-      assert.equal((await snapshot(hubD)).remote, undefined, 'no Matrix until asked');
+      assert.equal((await snapshot(hubD)).link, undefined, 'no Matrix until asked');
       const bad = await call(control.connection, MatrixConnectRequest, { homeserver: hs.url, accessToken: c.accessToken, room: 'not-a-room' })
         .then(() => undefined, (e) => e);
       assert.equal(bad?.data?.code, 'invalid_input');
       assert.match(bad.message, /room must be a room id/);
       assert.ok(!bad.message.includes(c.accessToken));
       // The room is invite-only: a member invites hub D's account first.
-      await api(hs, a.accessToken, 'POST', `/rooms/${encodeURIComponent((await snapshot(hubA)).remote!.room!)}/invite`, { user_id: c.userId });
+      await api(hs, a.accessToken, 'POST', `/rooms/${encodeURIComponent((await snapshot(hubA)).link!.room!)}/invite`, { user_id: c.userId });
       const status = await call(control.connection, MatrixConnectRequest, { homeserver: hs.url, accessToken: c.accessToken, room, allowedSenders: [a.userId] });
       assert.equal(status.transport, 'matrix');
       assert.equal(status.homeserver, hs.url);
@@ -324,7 +324,7 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
       agents.push(dave);
       await waitPeer(dave, 'alice@nodeA');
       await call(control.connection, MatrixDisconnectRequest);
-      assert.equal((await snapshot(hubD)).remote, undefined);
+      assert.equal((await snapshot(hubD)).link, undefined);
       assert.ok(!hubD.log().includes(c.accessToken), 'token in the log');
     } finally {
       control.close();

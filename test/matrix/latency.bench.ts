@@ -60,7 +60,7 @@ async function backlog(hs: Synapse, count: number, outboxBatch: number): Promise
     let first = 0;
     let drainedAt = 0;
     for (;;) {
-      const outbox = (await snapshot(hubA)).remote?.outbox ?? count;
+      const outbox = (await snapshot(hubA)).link?.outbox ?? count;
       const now = performance.now();
       if (!first && outbox < count) first = now;
       if (outbox === 0) {

@@ -38,7 +38,7 @@ matrixSuite('Matrix: people answer from a plain client', () => {
     hubA = await matrixHub(hs, { node: 'nodeA', user: a, room, allowed: [b.userId, carol.userId], people: [carol.userId] });
     hubB = await matrixHub(hs, { node: 'nodeB', user: b, room, allowed: [a.userId, carol.userId] });
     hubs.push(hubA, hubB);
-    roomId = (await snapshot(hubA)).remote!.room!;
+    roomId = (await snapshot(hubA)).link!.room!;
     await api(hs, carol.accessToken, 'POST', `/join/${encodeURIComponent(roomId)}`, {});
     alice = await connectAgent({ socket: hubA.socket, name: 'alice', session: 'alice-1' });
     alice2 = await connectAgent({ socket: hubA.socket, name: 'alice', session: 'alice-2' });

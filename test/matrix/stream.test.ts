@@ -74,7 +74,7 @@ matrixSuite('Matrix: a stream of handoffs through a homeserver outage and kill -
     //    longer than its sync window (10 events), to be backfilled.
     const outboxEmpty = async (what: string) => {
       const start = Date.now();
-      while ((await snapshot(hubA)).remote?.outbox !== 0) {
+      while ((await snapshot(hubA)).link?.outbox !== 0) {
         if (Date.now() - start > 60_000) throw new Error(`hub A's outbox did not drain ${what}`);
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -138,7 +138,7 @@ matrixSuite('Matrix: a stream of handoffs through a homeserver outage and kill -
 
     // The same txnId on every retry: the room holds each handoff once, even though hub A was
     // killed with unsent entries and resent them after its restart.
-    const roomId = (await snapshot(hubA)).remote!.room!;
+    const roomId = (await snapshot(hubA)).link!.room!;
     const inRoom = new Map<string, number>();
     let batches = 0;
     let from: string | undefined;

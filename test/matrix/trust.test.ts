@@ -39,7 +39,7 @@ matrixSuite('Matrix: every claim is authenticated by the account bound to its no
     hubA = await matrixHub(hs, { node: 'nodeA', user: a, room, allowed: [b.userId, mallory.userId] });
     hubB = await matrixHub(hs, { node: 'nodeB', user: b, room, allowed: [a.userId, mallory.userId] });
     hubs.push(hubA, hubB);
-    roomId = (await snapshot(hubA)).remote!.room!;
+    roomId = (await snapshot(hubA)).link!.room!;
     await api(hs, mallory.accessToken, 'POST', `/join/${encodeURIComponent(roomId)}`, {}); // invited as an allowed sender
     alice = await connectAgent({ socket: hubA.socket, name: 'alice', session: 'alice-1' });
     bob = await connectAgent({ socket: hubB.socket, name: 'bob', session: 'bob-1' });
@@ -61,14 +61,14 @@ matrixSuite('Matrix: every claim is authenticated by the account bound to its no
     await waitFor(() => bob.pushes.some((p) => p.meta.message_id === real.message_id), 15_000, 'the real handoff');
     assert.equal(bob.pushes.filter((p) => p.meta.message_id === forgedId).length, 0, 'the forgery was pushed');
     assert.match(hubB.log(), new RegExp(`dropped m\\.room\\.message \\S+ from ${esc(mallory.userId)} \\(forged_node\\): handoff ${forgedId} claims to come from alice@nodeA, but node nodeA speaks only through ${esc(a.userId)}`));
-    assert.ok(((await snapshot(hubB)).remote!.dropped!.forged_node ?? 0) >= 1, 'counted in the remote status');
+    assert.ok(((await snapshot(hubB)).link!.dropped!.forged_node ?? 0) >= 1, 'counted in the remote status');
     await bob.ok('ack', { message_id: real.message_id });
   });
 
   it('an ACK "by bob@nodeB" posted by another allowed account is refused; bob\'s own receipt counts', async () => {
     const sent = await alice.ok('send_handoff', { to: 'bob', body: 'needs bob himself' });
     await waitFor(() => bob.pushes.some((p) => p.meta.message_id === sent.message_id), 15_000, 'push');
-    const before = (await snapshot(hubA)).remote!.dropped!.forged_node ?? 0;
+    const before = (await snapshot(hubA)).link!.dropped!.forged_node ?? 0;
     await put('m.room.message', {
       msgtype: 'm.notice', body: `bob@nodeB ACKed handoff ${sent.message_id} from alice@nodeA`,
       'm.relates_to': { rel_type: 'm.reference', event_id: sent.relay.event_id },
@@ -83,16 +83,16 @@ matrixSuite('Matrix: every claim is authenticated by the account bound to its no
     assert.deepEqual(d.receipts.map((r: any) => r.kind), ['read'], 'no forged ACK in the ledger');
     assert.equal(d.state, 'read');
     assert.match(hubA.log(), new RegExp(`dropped m\\.room\\.message \\S+ from ${esc(mallory.userId)} \\(forged_node\\): ack receipt for ${sent.message_id} claims to be by bob@nodeB`));
-    assert.equal((await snapshot(hubA)).remote!.dropped!.forged_node, before + 1);
+    assert.equal((await snapshot(hubA)).link!.dropped!.forged_node, before + 1);
     await bob.ok('ack', { message_id: sent.message_id });
   });
 
   it('a takeover of nodeA\'s announcement is refused and shown; hub A puts its own back', async () => {
     await api(hs, mallory.accessToken, 'PUT', `/rooms/${encodeURIComponent(roomId)}/state/org.handoff.node/nodeA`, { node: 'nodeA', identities: [{ name: 'evil', roles: [] }] });
-    await waitUntil(async () => ((await snapshot(hubB)).remote!.notices ?? []).some((l) => l.includes(`${mallory.userId} claimed node nodeA`)), 15_000, 'the refusal in hub B\'s status');
+    await waitUntil(async () => ((await snapshot(hubB)).link!.notices ?? []).some((l) => l.includes(`${mallory.userId} claimed node nodeA`)), 15_000, 'the refusal in hub B\'s status');
     const peers = (await bob.ok('list_peers')).peers.map((p: any) => p.identity);
     assert.ok(!peers.includes('evil@nodeA'), 'mallory added an identity to nodeA');
-    const nodes = (await snapshot(hubB)).remote!.nodes!;
+    const nodes = (await snapshot(hubB)).link!.nodes!;
     assert.deepEqual(nodes.find((x) => x.node === 'nodeA'), { node: 'nodeA', user: a.userId, how: 'announced', signed: true });
     // Hub A saw its announcement overwritten and wrote it again.
     await waitUntil(async () => {
@@ -112,7 +112,7 @@ matrixSuite('Matrix: every claim is authenticated by the account bound to its no
     await bob.ok('ack', { message_id: id });
 
     await api(hs, mallory.accessToken, 'PUT', `/rooms/${encodeURIComponent(roomId)}/state/org.handoff.node/nodeX`, { node: 'nodeX', identities: [{ name: 'x', roles: [] }] });
-    await waitUntil(async () => ((await snapshot(hubB)).remote!.notices ?? []).some((l) => l.includes('claimed node nodeX') && l.includes('already speaks for nodeM')), 15_000, 'the second node refused');
+    await waitUntil(async () => ((await snapshot(hubB)).link!.notices ?? []).some((l) => l.includes('claimed node nodeX') && l.includes('already speaks for nodeM')), 15_000, 'the second node refused');
     assert.ok(!(await bob.ok('list_peers')).peers.some((p: any) => p.identity === 'x@nodeX'));
   });
 
@@ -130,8 +130,8 @@ matrixSuite('Matrix: every claim is authenticated by the account bound to its no
     await waitFor(() => bob.pushes.some((p) => p.meta.message_id === real.message_id), 15_000, 'the real handoff');
     assert.equal(bob.pushes.filter((p) => p.meta.message_id === forgedId).length, 0);
     const snap = await snapshot(hubB);
-    assert.equal(snap.remote!.nodes!.find((x) => x.node === 'nodeA')?.user, a.userId);
-    assert.equal(snap.remote!.nodes!.find((x) => x.node === 'nodeM')?.user, mallory.userId);
-    assert.ok((snap.remote!.dropped!.forged_node ?? 0) >= 1);
+    assert.equal(snap.link!.nodes!.find((x) => x.node === 'nodeA')?.user, a.userId);
+    assert.equal(snap.link!.nodes!.find((x) => x.node === 'nodeM')?.user, mallory.userId);
+    assert.ok((snap.link!.dropped!.forged_node ?? 0) >= 1);
   });
 });

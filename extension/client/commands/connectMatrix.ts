@@ -4,11 +4,11 @@
 // room, or the refusal. Settings are saved, and the token goes to SecretStorage, only once the
 // homeserver has not refused them. Arguments fill in the prompts (tests, other extensions).
 import * as vscode from 'vscode';
-import type { RemoteStatus } from '../../protocol/views';
+import type { LinkStatus } from '../../protocol/views';
 import type { HubSupervisor } from '../hubSupervisor';
 import { MatrixCredentials, normalizeHomeserver, type MatrixWindowSettings } from '../matrix/credentials';
 import { passwordLogin } from '../matrix/login';
-import { remoteHeadline } from '../matrix/remoteText';
+import { linkHeadline } from '../matrix/linkText';
 
 export interface ConnectMatrixArgs {
   homeserver?: string;
@@ -22,7 +22,7 @@ export interface ConnectMatrixArgs {
 }
 
 export interface ConnectMatrixOutcome {
-  state: RemoteStatus['state'] | 'failed';
+  state: LinkStatus['state'] | 'failed';
   userId?: string;
   room?: string;
   error?: string;
@@ -68,12 +68,12 @@ async function obtainToken(homeserver: string, args: ConnectMatrixArgs): Promise
 }
 
 /** Polls the hub until the link is connected or refused, or the time is up; the last status counts. */
-async function verdict(hub: HubSupervisor, first: RemoteStatus, waitMs: number): Promise<RemoteStatus> {
+async function verdict(hub: HubSupervisor, first: LinkStatus, waitMs: number): Promise<LinkStatus> {
   let status = first;
   const end = Date.now() + waitMs;
   while ((status.state === 'connecting' || status.state === 'retrying') && Date.now() < end) {
     await new Promise((r) => setTimeout(r, 250));
-    status = (await hub.refreshSnapshot()).remote ?? { ...status, state: 'stopped' };
+    status = (await hub.refreshSnapshot()).link ?? { ...status, state: 'stopped' };
   }
   return status;
 }
@@ -102,7 +102,7 @@ export async function connectMatrix(hub: HubSupervisor, credentials: MatrixCrede
   if (sendersText === undefined) return undefined;
   const settings: MatrixWindowSettings = { homeserver, room, allowedSenders: parseSenders(sendersText) };
 
-  let status: RemoteStatus;
+  let status: LinkStatus;
   try {
     status = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Connecting the hub to ${homeserver}…` },
       async () => verdict(hub, await hub.matrixConnect({ ...settings, accessToken }), args.waitMs ?? 20_000));
@@ -114,16 +114,16 @@ export async function connectMatrix(hub: HubSupervisor, credentials: MatrixCrede
     // A refused token or room does not get better by retrying every few seconds: stop, save nothing.
     await hub.matrixDisconnect().catch(() => undefined);
     await hub.refreshSnapshot().catch(() => undefined);
-    log.warn(`matrix: ${remoteHeadline(status)}; nothing saved`);
-    void vscode.window.showErrorMessage(`Matrix NOT connected — ${remoteHeadline(status)}. Nothing was saved.`);
+    log.warn(`matrix: ${linkHeadline(status)}; nothing saved`);
+    void vscode.window.showErrorMessage(`Matrix NOT connected — ${linkHeadline(status)}. Nothing was saved.`);
     return outcome;
   }
   await credentials.save(settings, accessToken);
-  log.info(`matrix: ${remoteHeadline(status)}; settings saved, token in secret storage`);
+  log.info(`matrix: ${linkHeadline(status)}; settings saved, token in secret storage`);
   if (status.state === 'connected') {
-    void vscode.window.showInformationMessage(`${remoteHeadline(status)}.`);
+    void vscode.window.showInformationMessage(`${linkHeadline(status)}.`);
   } else {
-    void vscode.window.showWarningMessage(`${remoteHeadline(status)}. Saved; the hub keeps trying and the status bar shows when it connects.`);
+    void vscode.window.showWarningMessage(`${linkHeadline(status)}. Saved; the hub keeps trying and the status bar shows when it connects.`);
   }
   return outcome;
 }

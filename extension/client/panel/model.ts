@@ -1,9 +1,9 @@
 // What the sidebar shows, derived from the hub's snapshot. Plain functions over data: the
 // webview only renders this (as text), and tests read the same model the view renders.
-import type { LedgerEntry, LedgerRecipient, RemoteStatus, Snapshot } from '../../protocol/views';
+import type { LedgerEntry, LedgerRecipient, LinkStatus, Snapshot } from '../../protocol/views';
 import { age, clock, plural } from '../../shared/format';
 import type { HubState } from '../hubSupervisor';
-import { advisoryReadsLabel, droppedLabel, lastSyncLabel, outboxLabel, remoteHeadline, remoteLook } from '../matrix/remoteText';
+import { advisoryReadsLabel, droppedLabel, lastSyncLabel, outboxLabel, linkHeadline, linkLook } from '../matrix/linkText';
 import type { CoverageView, EventView, InboxRowView, MatrixView, PanelFilter, PanelModel, RecipientView, Tone } from '../../protocol/panel';
 import type { PersonInboxItem } from '../../protocol/views';
 import { personView } from '../person/inbox';
@@ -50,7 +50,7 @@ export function recipientView(r: LedgerRecipient, people: ReadonlySet<string> = 
   };
 }
 
-function eventView(e: LedgerEntry, remote: RemoteStatus | undefined, people: ReadonlySet<string>): EventView {
+function eventView(e: LedgerEntry, remote: LinkStatus | undefined, people: ReadonlySet<string>): EventView {
   const reads = remote?.advisoryReads[e.id];
   return {
     id: e.id,
@@ -70,11 +70,11 @@ function eventView(e: LedgerEntry, remote: RemoteStatus | undefined, people: Rea
   };
 }
 
-function matrixView(r: RemoteStatus): MatrixView {
+function matrixView(r: LinkStatus): MatrixView {
   return {
     state: r.state,
-    ...remoteLook(r),
-    headline: remoteHeadline(r),
+    ...linkLook(r),
+    headline: linkHeadline(r),
     homeserver: r.homeserver,
     userId: r.userId,
     room: r.room,
@@ -136,7 +136,7 @@ function hubView(state: HubState, snapshot: Snapshot | undefined): PanelModel['h
 }
 
 export function panelModel(state: HubState, snapshot: Snapshot | undefined, filter: PanelFilter, identity: string): PanelModel {
-  const remote = snapshot?.remote;
+  const remote = snapshot?.link;
   const me = personView(snapshot, identity);
   const people = new Set((snapshot?.people ?? []).map((p) => p.identity));
   const events = (snapshot?.messages ?? []).map((e) => eventView(e, remote, people));

@@ -5,7 +5,7 @@ import { IDENTITY_PATTERN } from '../bus/identity';
 import { isRemote } from '../bus/relay';
 import type { Hub } from '../hub';
 import type { RemoteLink } from '../remote';
-import type { RelayOutcome, RemoteStatus } from '../../protocol/views';
+import type { RelayOutcome, LinkStatus } from '../../protocol/views';
 import { NodeBindings } from './binding';
 import { MatrixConfigError, type MatrixConfig } from './config';
 import { Drops } from './drops';
@@ -18,7 +18,7 @@ import { announcement, NODE_STATE } from './wire';
 
 export class MatrixLink implements RemoteLink {
   private readonly hs: Homeserver;
-  private state: RemoteStatus['state'] = 'connecting';
+  private state: LinkStatus['state'] = 'connecting';
   private error?: string;
   private userId?: string;
   private roomId?: string;
@@ -166,7 +166,7 @@ export class MatrixLink implements RemoteLink {
     return this.outbox.whereIs(messageId, waitMs);
   }
 
-  status(): RemoteStatus {
+  status(): LinkStatus {
     return {
       transport: 'matrix',
       state: this.stopped ? 'stopped' : this.state,
