@@ -7,7 +7,7 @@ import { panelModel } from '../../extension/client/panel/model';
 import type { LedgerEntry, LinkStatus, Snapshot } from '../../extension/protocol/views';
 
 const now = Date.UTC(2026, 0, 1, 12, 0, 0);
-const remote = (over: Partial<LinkStatus> = {}): LinkStatus => ({
+const link = (over: Partial<LinkStatus> = {}): LinkStatus => ({
   transport: 'matrix', state: 'connected', homeserver: 'https://hs.example.org', userId: '@alice:example.org', room: '!abc:example.org',
   outbox: 0, lastSyncAt: now, advisoryReads: {}, advisoryReadsNote: 'Per user, not per session; advisory, never an ACK.', ...over,
 });
@@ -18,7 +18,7 @@ const entry: LedgerEntry = {
 };
 const snapshot = (r?: LinkStatus) => ({
   node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [],
-  pending: [entry], overdue: { count: 0, ids: [] }, messages: [entry], people: [], openCount: 1, pendingCount: 1, awaitingAckCount: 1, ...(r ? { remote: r } : {}),
+  pending: [entry], overdue: { count: 0, ids: [] }, messages: [entry], people: [], openCount: 1, pendingCount: 1, awaitingAckCount: 1, ...(r ? { link: r } : {}),
 } satisfies Snapshot);
 const running = { kind: 'running' as const, pid: 1 };
 
@@ -28,7 +28,7 @@ describe('Matrix in the panel model', () => {
   });
 
   it('shows state, account, room, homeserver and outbox', () => {
-    const m = panelModel(running, snapshot(remote({ outbox: 3 })), 'all', 'maria').matrix!;
+    const m = panelModel(running, snapshot(link({ outbox: 3 })), 'all', 'maria').matrix!;
     assert.equal(m.state, 'connected');
     assert.equal(m.headline, 'Matrix connected as @alice:example.org in !abc:example.org');
     assert.equal(m.outboxLabel, 'outbox 3 (not on the homeserver yet)');
@@ -38,24 +38,24 @@ describe('Matrix in the panel model', () => {
 
   it('shows refused node claims, shared accounts and what the hub did not take', () => {
     const notices = ['Refused: @m:x claimed node nodeA — nodeA is bound to @a:x.', 'Nodes nodeB, nodeC share the Matrix account @b:x: they cannot be told apart (each could speak for the others).'];
-    const m = panelModel(running, snapshot(remote({ notices, dropped: { not_allowed: 1, forged_node: 2 } })), 'all', 'maria').matrix!;
+    const m = panelModel(running, snapshot(link({ notices, dropped: { not_allowed: 1, forged_node: 2 } })), 'all', 'maria').matrix!;
     assert.deepEqual(m.notices, notices);
     assert.equal(m.droppedLabel, '3 room events not taken: forged node 2, not allowed 1');
-    const quiet = panelModel(running, snapshot(remote()), 'all', 'maria').matrix!;
+    const quiet = panelModel(running, snapshot(link()), 'all', 'maria').matrix!;
     assert.deepEqual(quiet.notices, []);
     assert.equal(quiet.droppedLabel, undefined);
   });
 
   it('says why when refused or retrying, in the tone of the problem', () => {
-    const refused = panelModel(running, snapshot(remote({ state: 'refused', error: '401 M_UNKNOWN_TOKEN' })), 'all', 'maria').matrix!;
+    const refused = panelModel(running, snapshot(link({ state: 'refused', error: '401 M_UNKNOWN_TOKEN' })), 'all', 'maria').matrix!;
     assert.equal(refused.tone, 'error');
     assert.equal(refused.headline, 'Matrix refused by https://hs.example.org: 401 M_UNKNOWN_TOKEN');
-    const retrying = panelModel(running, snapshot(remote({ state: 'retrying', error: 'ECONNREFUSED' })), 'all', 'maria').matrix!;
+    const retrying = panelModel(running, snapshot(link({ state: 'retrying', error: 'ECONNREFUSED' })), 'all', 'maria').matrix!;
     assert.equal(retrying.tone, 'warn');
   });
 
   it('labels m.read receipts as advisory and per Matrix user, on the message they read, not as receipts', () => {
-    const r = remote({ advisoryReads: { M1: [{ user: '@bob:example.org', at: now }] } });
+    const r = link({ advisoryReads: { M1: [{ user: '@bob:example.org', at: now }] } });
     const model = panelModel(running, snapshot(r), 'all', 'maria');
     const row = model.events[0];
     assert.match(row.advisoryReads!.label, /^@bob:example\.org \d\d:\d\d:\d\d · m\.read, advisory \(per Matrix user, not per session\)$/);
@@ -67,10 +67,10 @@ describe('Matrix in the panel model', () => {
 
 describe('Matrix in the status bar', () => {
   it('marks connected quietly, the outbox with its count, trouble in words', () => {
-    assert.equal(linkBadge(remote()), '$(cloud)');
-    assert.equal(linkBadge(remote({ outbox: 2 })), '$(cloud-upload) 2');
-    assert.equal(linkBadge(remote({ state: 'retrying' })), '$(debug-disconnect) Matrix retrying');
-    assert.equal(linkBadge(remote({ state: 'refused' })), '$(debug-disconnect) Matrix refused');
-    assert.match(linkTooltip(remote({ state: 'retrying', error: 'ECONNREFUSED', outbox: 1 })), /^Matrix retrying https:\/\/hs\.example\.org: ECONNREFUSED\noutbox 1 \(not on the homeserver yet\) · last sync/);
+    assert.equal(linkBadge(link()), '$(cloud)');
+    assert.equal(linkBadge(link({ outbox: 2 })), '$(cloud-upload) 2');
+    assert.equal(linkBadge(link({ state: 'retrying' })), '$(debug-disconnect) Matrix retrying');
+    assert.equal(linkBadge(link({ state: 'refused' })), '$(debug-disconnect) Matrix refused');
+    assert.match(linkTooltip(link({ state: 'retrying', error: 'ECONNREFUSED', outbox: 1 })), /^Matrix retrying https:\/\/hs\.example\.org: ECONNREFUSED\noutbox 1 \(not on the homeserver yet\) · last sync/);
   });
 });
