@@ -21,7 +21,7 @@ import { PanelViewProvider } from './panel/viewProvider';
 import type { InboxAct } from '../protocol/panel';
 import { InboxActions } from './person/actions';
 import { notifyArrivals } from './person/arrivals';
-import { Arrivals, inboxItems } from './person/inbox';
+import { Arrivals, personView } from './person/inbox';
 import { reportPresence } from './person/presence';
 import { humanIdentity } from './settings';
 import { StatusBar } from './statusBar';
@@ -95,9 +95,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<Handof
   const arrivals = new Arrivals();
   const openInboxCommand = (args?: { id?: string; act?: InboxAct }) => openInbox(() => supervisor.snapshot, inbox, args);
   const refresh = () => {
-    const mine = supervisor.snapshot?.people?.some((p) => p.identity === humanIdentity()) ? inboxItems(supervisor.snapshot, humanIdentity()) : undefined;
-    const fresh = arrivals.fresh(humanIdentity(), mine);
-    if (fresh.length) notifyArrivals(fresh, (act, id) => inbox.run(act, id), () => openInboxCommand());
+    const me = personView(supervisor.snapshot, humanIdentity());
+    const fresh = arrivals.fresh(humanIdentity(), me?.inbox);
+    // Every window of the person sees the arrival; only the one they used last says so.
+    const notifies = !me?.notifier || me.notifier === supervisor.window;
+    if (fresh.length && notifies) notifyArrivals(fresh, (act, id) => inbox.run(act, id), () => openInboxCommand());
     status.update();
     panel.refresh();
     changed.fire();

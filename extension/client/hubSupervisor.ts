@@ -116,8 +116,11 @@ export class HubSupervisor implements vscode.Disposable {
     return this.request(ReceiptRequest, params);
   }
 
-  presence(params: PresenceParams): Promise<void> {
-    return this.request(PresenceRequest, params);
+  /** This window's key on the hub, from its last presence report: whether it is the window that notifies. */
+  window?: string;
+
+  async presence(params: PresenceParams): Promise<void> {
+    this.window = (await this.request(PresenceRequest, params)).window;
   }
 
   message(id: string): Promise<MessageView | null> {

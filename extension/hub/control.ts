@@ -60,7 +60,10 @@ export function serveControl(hub: Hub, connection: Connection, debounceMs = 100)
     });
   });
   // The window is this connection: its receipts carry controlSession, its presence ends with it.
-  handle(PresenceRequest, (p) => hub.roster.reportWindow(controlSession, { identity: p.identity, roles: p.roles, focused: p.focused, escalateTo: p.escalateTo })),
+  handle(PresenceRequest, async (p) => {
+    await hub.roster.reportWindow(controlSession, { identity: p.identity, roles: p.roles, focused: p.focused, escalateTo: p.escalateTo });
+    return { window: controlSession };
+  });
   handle(InboxRequest, (p) => hub.inbox(p.identity, p));
   handle(MessageRequest, async (p) => (await hub.lookup(p.id)) ?? null);
   handle(ReceiptRequest, (p) => hub.receipt({ identity: p.as, session: controlSession, node: hub.node }, p.id, p.kind, p.outcome, p.summary));

@@ -13,6 +13,8 @@ export interface WindowReport {
 interface EditorWindow extends WindowReport {
   /** When it last had focus: now while it has it. */
   focusedAt?: number;
+  /** When it gained the focus it has now. */
+  focusedSince?: number;
 }
 
 export class People {
@@ -22,7 +24,8 @@ export class People {
   report(window: string, r: WindowReport, now: number): void {
     const before = this.windows.get(window);
     const focusedAt = r.focused || before?.focused ? now : before?.focusedAt;
-    this.windows.set(window, { ...r, focusedAt });
+    const focusedSince = r.focused ? (before?.focused ? before.focusedSince : now) : undefined;
+    this.windows.set(window, { ...r, focusedAt, focusedSince });
   }
 
   /** The window's connection closed. */
@@ -40,6 +43,21 @@ export class People {
     const last = Math.max(...mine.map((w) => (w.focused ? now : w.focusedAt ?? -Infinity)));
     const lastFocusedAt = Number.isFinite(last) ? last : undefined;
     return { live: lastFocusedAt !== undefined && now - lastFocusedAt <= PRESENCE_WINDOW_MS, windows: mine.length, lastFocusedAt };
+  }
+
+  /**
+   * The identity's window that notifies of a new handoff, so several windows do not: a focused one
+   * (the one focused last, should two say so), else the one that had focus last.
+   */
+  notifier(identity: string): string | undefined {
+    const rank = (w: EditorWindow): [number, number] => (w.focused ? [1, w.focusedSince ?? 0] : [0, w.focusedAt ?? -Infinity]);
+    let best: { key: string; rank: [number, number] } | undefined;
+    for (const [key, w] of this.windows) {
+      if (w.identity !== identity) continue;
+      const r = rank(w);
+      if (!best || r[0] > best.rank[0] || (r[0] === best.rank[0] && r[1] >= best.rank[1])) best = { key, rank: r };
+    }
+    return best?.key;
   }
 
   /**

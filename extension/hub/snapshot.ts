@@ -26,7 +26,7 @@ export interface SnapshotInput {
 export function peopleViews(people: People, mail: MailIndex, state: BusState, now: number): PersonView[] {
   return people.identities().map((identity) => {
     const inbox = personInbox(mail.openFor(state, identity), identity);
-    return { identity, presence: people.presence(identity, now)!, unread: inbox.filter((i) => i.unread).length, inbox };
+    return { identity, presence: people.presence(identity, now)!, notifier: people.notifier(identity), unread: inbox.filter((i) => i.unread).length, inbox };
   });
 }
 

@@ -47,8 +47,11 @@ export const ResolveRequest = validated<void>()('handoff/resolve');
  * never writes it anywhere. The reply is the link's status; later states arrive in changes.
  */
 export const MatrixConnectRequest = validated<LinkStatus>()('handoff/matrix/connect');
-/** The person at this window (one per control connection; dropped when it closes): presence and escalation target. */
-export const PresenceRequest = validated<void>()('handoff/presence');
+/**
+ * The person at this window (one per control connection; dropped when it closes): presence and
+ * escalation target. The reply names the window, so it can tell whether it is the one that notifies.
+ */
+export const PresenceRequest = validated<{ window: string }>()('handoff/presence');
 
 /** Parameterless requests: nothing to validate. */
 export const SnapshotRequest = request<void, Snapshot, 'handoff/snapshot'>('handoff/snapshot');

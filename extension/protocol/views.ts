@@ -98,6 +98,8 @@ export interface PersonInboxItem {
 export interface PersonView {
   identity: string;
   presence: PersonPresence;
+  /** The one window of theirs that notifies of a new handoff: the one focused most recently. */
+  notifier?: string;
   unread: number;
   inbox: PersonInboxItem[];
 }

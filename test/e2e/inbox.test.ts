@@ -222,6 +222,16 @@ describe('The person at the editor, in a real VS Code', () => {
           assert.ok(Date.parse(done.at) >= t1 - 1000, `result time ${done.at}`);
           await row.waitFor({ state: 'detached', timeout: 10_000 });
           await page.screenshot({ path: join(ARTIFACTS, 'inbox-after-done.png') });
+
+          // maria moves to the other window: a new handoff reaches this window's inbox, but only the other notifies.
+          await runCommand(page, 'Notifications: Clear All Notifications');
+          const { window: otherWindow } = await other.connection.sendRequest(PresenceRequest.method, { identity: 'maria', focused: true }) as { window: string };
+          const quiet = await builder.ok('send_handoff', { to: 'maria', body: 'while maria is in the other window', sla_seconds: 600 });
+          await frame.locator(`article.inbox-row[data-id="${quiet.message_id}"]`).waitFor({ timeout: 15_000 });
+          assert.equal((await otherSnapshot()).people.find((p) => p.identity === 'maria')?.notifier, otherWindow, 'the other window notifies');
+          await runCommand(page, 'Notifications: Show Notifications');
+          await sleep(1500);
+          assert.equal(await page.locator('.notifications-center .notification-list-item').filter({ hasText: 'while maria is in the other window' }).count(), 0, 'this window does not notify too');
         } finally {
           other.close();
         }

@@ -160,4 +160,30 @@ describe('escalation, on a fake clock', () => {
       await hub.close();
     }
   });
+
+  it('one window notifies of a new handoff: the focused one that gained focus last, else the one focused last', async () => {
+    const { hub, clock } = await fakeHub('notifier');
+    try {
+      const notifier = () => hub.snapshot().people.find((p) => p.identity === 'maria')?.notifier;
+      await hub.roster.reportWindow('w1', { identity: 'maria', focused: true });
+      assert.equal(notifier(), 'w1');
+      clock.t += 1000;
+      await hub.roster.reportWindow('w2', { identity: 'maria', focused: false });
+      assert.equal(notifier(), 'w1', 'the focused window, not the newest');
+      await hub.roster.reportWindow('w2', { identity: 'maria', focused: true });
+      assert.equal(notifier(), 'w2', 'two say they are focused: the one that gained focus last');
+      clock.t += 1000;
+      await hub.roster.reportWindow('w1', { identity: 'maria', focused: true });
+      assert.equal(notifier(), 'w2', 'reporting focus again is not gaining it');
+      await hub.roster.reportWindow('w2', { identity: 'maria', focused: false });
+      assert.equal(notifier(), 'w1');
+      clock.t += 1000;
+      await hub.roster.reportWindow('w1', { identity: 'maria', focused: false });
+      assert.equal(notifier(), 'w1', 'nobody focused: the one focused last');
+      hub.roster.dropWindow('w1');
+      assert.equal(notifier(), 'w2');
+    } finally {
+      await hub.close();
+    }
+  });
 });
