@@ -7,11 +7,12 @@ import { monotonicFactory } from 'ulid';
 import { checkMessageId, decideChase, decideReceipt, decideResolve, decideSend, DEFAULT_LIMITS, type Caller, type Limits, type SendDraft } from './bus/decide';
 import { BusError } from './bus/errors';
 import { caseTwin, caseTwinMessage } from './bus/identity';
-import { coverage, isUnread, pendingLedger, personInbox, sendResult, sessionsReached } from './bus/ledger';
-import { emptyState, messageIdOf, type BusEvent, type BusState, type HotMessage, type Outcome, type ReceiptKind } from './bus/model';
+import { coverage, isUnread, pendingLedger, PERSON_INBOX, personInbox, sendResult, sessionsReached } from './bus/ledger';
+import { emptyState, type BusEvent, type BusState, type HotMessage, type Outcome, type ReceiptKind } from './bus/model';
+import { LedgerIndex } from './bus/ledgerIndex';
 import { MailIndex, type UnackedSummary } from './bus/mailIndex';
 import { DueIndex } from './bus/dueIndex';
-import { isRemote, outboxFor } from './bus/relay';
+import { isRemote, messagesTouched, outboxFor } from './bus/relay';
 import { Attention } from './attention';
 import type { Coverage, InboxItem, LedgerEntry, MessageView, PersonView, ReceiptAnswer, RecipientOutcome, RelayOutcome, SendResult, Snapshot, SnapshotChange } from '../protocol/views';
 import { People, type WindowReport } from './people';
@@ -62,6 +63,7 @@ export class Hub {
   private nextSeq = 0;
   private readonly memory: SendMemory;
   private mail = new MailIndex();
+  private ledger = new LedgerIndex();
   private readonly listeners = new Set<(ids: readonly string[]) => void>();
   private timer?: NodeJS.Timeout;
   private readonly log: (line: string) => void;
@@ -80,7 +82,8 @@ export class Hub {
     this.memory = new SendMemory(this.limits.duplicateWindowMs);
     const commit = (events: BusEvent[]) => this.commit(events);
     this.attention = new Attention({
-      mail: (identity, only) => (only ? this.mail.openAmong(this.state, identity, only) : this.mail.openFor(this.state, identity)),
+      page: (identity, ids) => this.mail.openAmong(this.state, identity, ids),
+      unsurfaced: (identity, session, claimed, limit) => this.mail.unsurfaced(this.state, identity, session, claimed, limit),
       commit, sessions: this.sessions, node: this.node, log: this.log, now: this.now,
     });
     this.pushes = new Pushes({
@@ -100,11 +103,12 @@ export class Hub {
         idempotencyWindowMs: this.limits.idempotencyWindowMs,
         maxSyncs: this.options.maxSyncs,
         onError: (what, e) => this.log(`store ${what} failed: ${(e as Error).message}`),
-        onArchived: (ids) => this.changed(ids),
+        onArchived: (ids) => this.archived(ids),
         now: this.now,
       });
       this.nextSeq = this.store.state.seq;
       this.mail = MailIndex.of(this.store.state);
+      this.ledger = LedgerIndex.of(this.store.state);
       this.memory.seed(this.store.state, this.now());
       this.due = DueIndex.of(this.store.state);
       this.log(`store ${this.options.storeDir}: ${Object.keys(this.store.state.hot).length} open, ${this.store.archivedCount} archived`);
@@ -141,6 +145,13 @@ export class Hub {
     for (const l of this.listeners) l(ids);
   }
 
+  /** Settled messages left the hot set at a checkpoint, with no journal event: the indexes follow too. */
+  private archived(ids: string[]): void {
+    this.mail.forget(ids);
+    this.ledger.note(this.state, ids);
+    this.changed(ids);
+  }
+
   private writable(): Store {
     if (!this.store) throw new BusError('store_unavailable', this.storeError ?? 'The store is not open.');
     return this.store;
@@ -149,6 +160,7 @@ export class Hub {
   /** The one commit path: every journal write goes through here, with its outbox entries. */
   private async commit(events: BusEvent[]): Promise<void> {
     const store = this.writable();
+    const touched = messagesTouched(this.state, events);
     try {
       // Outbox entries for other nodes ride in the same journal record as what caused them.
       await store.commit([...events, ...outboxFor(this.state, events)]);
@@ -157,7 +169,8 @@ export class Hub {
     }
     this.mail.note(this.state, events);
     this.due.note(this.state, events);
-    this.changed(events.map(messageIdOf).filter((id): id is string => id !== undefined));
+    this.ledger.note(this.state, touched);
+    this.changed(touched);
   }
 
   private seenWhen(identity: string): RecipientOutcome['seen_when'] {
@@ -370,6 +383,11 @@ export class Hub {
       .map((hot) => ({ message: hot.message, delivery: hot.deliveries[identity] }));
   }
 
+  /** How many open handoffs the identity has not read. */
+  unread(identity: string): number {
+    return this.mail.unreadCount(identity);
+  }
+
   /** How many handoffs wait for the identity's ACK and the oldest few: the footer on every tool result. */
   unacked(identity: string, oldest = 5): UnackedSummary {
     return this.mail.unackedSummary(this.state, identity, oldest);
@@ -380,7 +398,7 @@ export class Hub {
   }
 
   coverage(): Coverage[] {
-    return coverage(this.state, (identity) => this.sessions.count(identity), this.now(), (identity) => this.people.presence(identity, this.now()));
+    return coverage(this.state, (identity) => this.sessions.count(identity), this.now(), (identity) => this.people.presence(identity, this.now()), (identity) => this.ledger.unacked(identity));
   }
 
   // ---- people's actions (editor, CLI) ----
@@ -403,7 +421,7 @@ export class Hub {
   peopleViews(): PersonView[] {
     const now = this.now();
     return this.people.identities().map((identity) => {
-      const inbox = personInbox(this.mail.openFor(this.state, identity), identity);
+      const inbox = personInbox(this.mail.newestFor(this.state, identity, PERSON_INBOX), identity);
       return { identity, presence: this.people.presence(identity, now)!, unread: inbox.filter((i) => i.unread).length, inbox };
     });
   }
@@ -419,7 +437,7 @@ export class Hub {
 
   private snapshotInput(): SnapshotInput {
     return {
-      node: this.node, workspace: this.options.workspace, now: this.now(), state: this.state, sessions: this.sessions, remote: this.remote,
+      node: this.node, workspace: this.options.workspace, now: this.now(), state: this.state, ledger: this.ledger, sessions: this.sessions, remote: this.remote,
       people: this.peopleViews(), person: (identity) => this.people.presence(identity, this.now()),
       store: { ok: !!this.store, dir: this.options.storeDir, error: this.storeError, archived: this.store?.archivedCount ?? 0 },
     };
