@@ -33,8 +33,10 @@ interface HookSession {
 }
 
 export interface AttentionDeps {
-  /** The identity's open mail, oldest first; only those of `only` when given (a tool result's page). */
-  mail(identity: string, only?: Set<string>): HotMessage[];
+  /** Of `ids` (a tool result's page), those open for the identity, oldest first. */
+  page(identity: string, ids: Set<string>): HotMessage[];
+  /** The oldest `limit` handoffs not yet seen in `session` nor claimed for it, and how many there are (MailIndex). */
+  unsurfaced(identity: string, session: string, claimed: ReadonlySet<string>, limit: number): { items: HotMessage[]; count: number };
   commit(events: BusEvent[]): Promise<void>;
   sessions: SessionRegistry;
   node: string;
@@ -46,8 +48,8 @@ const nothing = (session: string): Claim => ({ answer: { items: [], more: 0, ses
 
 export class Attention {
   private readonly hooked = new Map<string, HookSession>();
-  /** `${session}\n${id}` handed out but not settled: two racing hooks never surface one twice. */
-  private readonly claims = new Set<string>();
+  /** Session → the ids handed out to it and not settled: two racing hooks never surface one twice. */
+  private readonly claims = new Map<string, Set<string>>();
 
   constructor(private readonly deps: AttentionDeps) {}
 
@@ -78,14 +80,15 @@ export class Attention {
 
   /** What has not surfaced in `session` (and is not claimed), as an answer and its pending record. */
   private claim(identity: string, session: string, path: SurfacePath, via: string, only?: Set<string>): Claim {
-    const claimed = (id: string) => this.claims.has(`${session}\n${id}`) || (only !== undefined && !only.has(id));
-    const open = unsurfacedFor(this.deps.mail(identity, only), identity, session, claimed);
-    const take = open.slice(0, only ? open.length : PER_ANSWER);
+    const claimed = this.claims.get(session) ?? new Set<string>();
+    const open = only ? unsurfacedFor(this.deps.page(identity, only), identity, session, (id) => claimed.has(id)) : undefined;
+    const { items: take, count } = open ? { items: open, count: open.length } : this.deps.unsurfaced(identity, session, claimed, PER_ANSWER);
     if (take.length === 0) return nothing(session);
     const at = this.deps.now();
     const events = take.map((hot) => surfacedEvent(hot, identity, { session, node: this.deps.node, at, path, via }));
-    const keys = take.map((hot) => `${session}\n${hot.message.id}`);
-    for (const k of keys) this.claims.add(k);
+    const ids = take.map((hot) => hot.message.id);
+    this.claims.set(session, claimed);
+    for (const id of ids) claimed.add(id);
     const items: HookItem[] = take.map((hot, i) => {
       const m = hot.message;
       const cut = m.body.length > BODY_CHARS ? { ...m, body: `${m.body.slice(0, BODY_CHARS)}\n[… ${m.body.length - BODY_CHARS} more characters: get_message("${m.id}") has the whole body]` } : m;
@@ -94,14 +97,15 @@ export class Attention {
     });
     let settled = false;
     return {
-      answer: { items, more: open.length - take.length, session },
+      answer: { items, more: count - take.length, session },
       settle: async (delivered) => {
         if (settled) return;
         settled = true;
         try {
           if (delivered) await this.deps.commit(events);
         } finally {
-          for (const k of keys) this.claims.delete(k);
+          for (const id of ids) claimed.delete(id);
+          if (claimed.size === 0 && this.claims.get(session) === claimed) this.claims.delete(session);
         }
       },
     };

@@ -65,7 +65,8 @@ export class Hub {
     const commit = (events: BusEvent[]) => journal.commit(events);
     const { sessions, people, node } = this;
     const attention = (this.attention = new Attention({
-      mail: (identity, only) => (only ? journal.mail.openAmong(journal.state, identity, only) : journal.mail.openFor(journal.state, identity)),
+      page: (identity, ids) => journal.mail.openAmong(journal.state, identity, ids),
+      unsurfaced: (identity, session, claimed, limit) => journal.mail.unsurfaced(journal.state, identity, session, claimed, limit),
       commit, sessions, node, log, now,
     }));
     const pushes = (this.pushes = new Pushes({
@@ -187,6 +188,11 @@ export class Hub {
       .map((hot) => ({ message: hot.message, delivery: hot.deliveries[identity] }));
   }
 
+  /** How many open handoffs the identity has not read. */
+  unread(identity: string): number {
+    return this.journal.mail.unreadCount(identity);
+  }
+
   /** How many handoffs wait for the identity's ACK and the oldest few: the footer on every tool result. */
   unacked(identity: string, oldest = 5): UnackedSummary {
     return this.journal.mail.unackedSummary(this.state, identity, oldest);
@@ -197,7 +203,7 @@ export class Hub {
   }
 
   coverage(): Coverage[] {
-    return coverage(this.state, (identity) => this.sessions.count(identity), this.now(), (identity) => this.people.presence(identity, this.now()));
+    return coverage(this.state, (identity) => this.sessions.count(identity), this.now(), (identity) => this.people.presence(identity, this.now()), (identity) => this.journal.ledger.unacked(identity));
   }
 
   // ---- people's actions (editor, CLI) ----
@@ -230,7 +236,7 @@ export class Hub {
   private snapshotInput(): SnapshotInput {
     const now = this.now();
     return {
-      node: this.node, workspace: this.options.workspace, now, state: this.state, sessions: this.sessions, link: this.attached, store: this.journal.status,
+      node: this.node, workspace: this.options.workspace, now, state: this.state, ledger: this.journal.ledger, sessions: this.sessions, link: this.attached, store: this.journal.status,
       people: peopleViews(this.people, this.journal.mail, this.state, now), person: (identity) => this.people.presence(identity, now),
     };
   }

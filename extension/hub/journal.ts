@@ -3,11 +3,12 @@
 // cannot be opened leaves the hub serving: every write then says why.
 import { monotonicFactory } from 'ulid';
 import { BusError } from './bus/errors';
-import { emptyState, messageIdOf, type BusEvent, type BusState, type HotMessage } from './bus/model';
+import { emptyState, type BusEvent, type BusState, type HotMessage } from './bus/model';
 import { DueIndex } from './bus/dueIndex';
+import { LedgerIndex } from './bus/ledgerIndex';
 import { MailIndex } from './bus/mailIndex';
 import { answeredEscalations } from './bus/escalate';
-import { outboxFor } from './bus/relay';
+import { messagesTouched, outboxFor } from './bus/relay';
 import type { Snapshot } from '../protocol/views';
 import { Store } from './store/store';
 
@@ -34,6 +35,8 @@ export class Journal {
   private seq = 0;
   mail = new MailIndex();
   due = new DueIndex();
+  /** The summary the editor's views read: counts, overdue, the capped lists' order. */
+  ledger = new LedgerIndex();
   private readonly listeners = new Set<(ids: readonly string[]) => void>();
 
   constructor(private readonly o: JournalOptions) {}
@@ -43,11 +46,12 @@ export class Journal {
       this.store = await Store.open(this.o.dir, this.o.node, {
         idempotencyWindowMs: this.o.idempotencyWindowMs, maxSyncs: this.o.maxSyncs, now: this.o.now,
         onError: (what, e) => this.o.log(`store ${what} failed: ${(e as Error).message}`),
-        onArchived: (ids) => this.changed(ids),
+        onArchived: (ids) => this.archived(ids),
       });
       this.seq = this.store.state.seq;
       this.mail = MailIndex.of(this.store.state);
       this.due = DueIndex.of(this.store.state);
+      this.ledger = LedgerIndex.of(this.store.state);
       this.o.log(`store ${this.o.dir}: ${Object.keys(this.store.state.hot).length} open, ${this.store.archivedCount} archived`);
     } catch (e) {
       this.error = storeFailure(this.o.dir, e).message;
@@ -100,6 +104,7 @@ export class Journal {
     // What the bus derives from these events rides in the same journal record: escalations the
     // answer made moot, then the outbox entries for other nodes.
     const all = [...events, ...answeredEscalations(this.state, events)];
+    const touched = messagesTouched(this.state, all);
     try {
       await store.commit([...all, ...outboxFor(this.state, all)]);
     } catch (e) {
@@ -107,7 +112,15 @@ export class Journal {
     }
     this.mail.note(this.state, all);
     this.due.note(this.state, all);
-    this.changed(all.map(messageIdOf).filter((id): id is string => id !== undefined));
+    this.ledger.note(this.state, touched);
+    this.changed(touched);
+  }
+
+  /** Settled messages left the hot set at a checkpoint, with no journal event: the indexes follow too. */
+  private archived(ids: string[]): void {
+    this.mail.forget(ids);
+    this.ledger.note(this.state, ids);
+    this.changed(ids);
   }
 
   /** Called after every change with the ids of the messages it touched (none for sessions, links, names). */

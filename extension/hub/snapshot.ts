@@ -1,9 +1,11 @@
 // What the editor renders: a snapshot on request (the newest open handoffs and the oldest pending
 // ones, each list capped, with counts), then changes keyed by message id. Both at one instant of
-// the hub's clock; the cost of a change is the rows it touched, not the open mail.
-import { coverage, isAwaitingAck, isPending, ledgerEntry, overdue, personInbox, slaPassed } from './bus/ledger';
+// the hub's clock; the cost of a change is the rows it touched, not the open mail: its summary
+// comes from the LedgerIndex the journal keeps current, and so do the snapshot's capped lists.
+import { coverage, ledgerEntry, PERSON_INBOX, personInbox } from './bus/ledger';
+import type { LedgerIndex } from './bus/ledgerIndex';
 import type { MailIndex } from './bus/mailIndex';
-import type { BusState, HotMessage } from './bus/model';
+import type { BusState } from './bus/model';
 import { SNAPSHOT_CAP, type BusSummary, type PersonPresence, type PersonView, type Snapshot, type SnapshotChange } from '../protocol/views';
 import type { People } from './people';
 import type { RemoteLink } from './remote';
@@ -14,6 +16,7 @@ export interface SnapshotInput {
   workspace: string;
   now: number;
   state: BusState;
+  ledger: LedgerIndex;
   store: Snapshot['store'];
   sessions: SessionRegistry;
   link?: RemoteLink;
@@ -22,45 +25,38 @@ export interface SnapshotInput {
   person: (identity: string) => PersonPresence | undefined;
 }
 
-/** Each person at a window on this hub, with their inbox: the snapshot carries it to every window. */
+/** Each person at a window on this hub, with their inbox (the newest PERSON_INBOX): the snapshot carries it to every window. */
 export function peopleViews(people: People, mail: MailIndex, state: BusState, now: number): PersonView[] {
   return people.identities().map((identity) => {
-    const inbox = personInbox(mail.openFor(state, identity), identity);
-    return { identity, presence: people.presence(identity, now)!, notifier: people.notifier(identity), unread: inbox.filter((i) => i.unread).length, inbox };
+    const inbox = personInbox(mail.newestFor(state, identity, PERSON_INBOX), identity);
+    return { identity, presence: people.presence(identity, now)!, notifier: people.notifier(identity), unread: mail.unreadCount(identity), inbox };
   });
 }
 
-function summary(i: SnapshotInput, open: HotMessage[]): BusSummary {
-  let pendingCount = 0;
-  let awaitingAckCount = 0;
-  for (const h of open) {
-    if (isPending(h)) pendingCount++;
-    if (isAwaitingAck(h)) awaitingAckCount++;
-  }
+function summary(i: SnapshotInput): BusSummary {
+  const counts = i.ledger.counts();
   return {
     now: i.now,
     store: i.store,
     sessions: i.sessions.all().map((s) => ({ key: s.key, identity: s.identity, roles: s.roles, client: s.client, connectedAt: s.connectedAt, lastSeen: s.lastSeen })),
-    coverage: coverage(i.state, (identity) => i.sessions.count(identity), i.now, i.person),
-    overdue: overdue(i.state, i.now, SNAPSHOT_CAP),
-    openCount: open.length,
-    pendingCount,
-    awaitingAckCount,
+    coverage: coverage(i.state, (identity) => i.sessions.count(identity), i.now, i.person, (identity) => i.ledger.unacked(identity)),
+    overdue: i.ledger.overdue(i.now, SNAPSHOT_CAP),
+    openCount: counts.open,
+    pendingCount: counts.pending,
+    awaitingAckCount: counts.awaitingAck,
     people: i.people,
     ...(i.link ? { link: i.link.status() } : {}),
   };
 }
 
 export function snapshotOf(i: SnapshotInput): Snapshot {
-  const open = Object.values(i.state.hot);
-  const bySeq = [...open].sort((a, b) => b.message.seq - a.message.seq);
-  const pending = open.filter(isPending).sort((a, b) => a.message.sentAt - b.message.sentAt || a.message.seq - b.message.seq);
+  const rows = (ids: string[]) => ids.map((id) => ledgerEntry(i.state.hot[id], i.now));
   return {
     node: i.node,
     workspace: i.workspace,
-    ...summary(i, open),
-    messages: bySeq.slice(0, SNAPSHOT_CAP).map((h) => ledgerEntry(h, i.now)),
-    pending: pending.slice(0, SNAPSHOT_CAP).map((h) => ledgerEntry(h, i.now)),
+    ...summary(i),
+    messages: rows(i.ledger.newest(SNAPSHOT_CAP)),
+    pending: rows(i.ledger.oldestPending(SNAPSHOT_CAP)),
   };
 }
 
@@ -71,10 +67,10 @@ export function snapshotOf(i: SnapshotInput): Snapshot {
 export function changeOf(i: SnapshotInput, ids: Iterable<string>, since: number): SnapshotChange {
   const upserts = [];
   const removed = [];
-  for (const id of new Set([...ids, ...slaPassed(i.state, since, i.now)])) {
+  for (const id of new Set([...ids, ...i.ledger.slaPassed(since, i.now)])) {
     const hot = i.state.hot[id];
     if (hot) upserts.push(ledgerEntry(hot, i.now));
     else removed.push(id);
   }
-  return { ...summary(i, Object.values(i.state.hot)), upserts, removed };
+  return { ...summary(i), upserts, removed };
 }

@@ -1,6 +1,6 @@
 // No cost that grows with open mail, counted (not timed): how many open messages the hub reads
-// to answer a tool call over the real bridge (its result carries the unacked footer), and on each
-// SLA/TTL tick. Every read of the hub's open-message table is counted through a proxy, so a scan
+// to answer a tool call over the real bridge (its result carries the unacked footer), a hook, a
+// change notification for the editor (its summary, its person's inbox), and on each SLA/TTL tick. Every read of the hub's open-message table is counted through a proxy, so a scan
 // anywhere on the path shows, whatever index it bypasses. A measured failure: the footer scanned
 // every unread message on every tool result (send_handoff 0.73 → 3.41 ms at 10 000 unread).
 import assert from 'node:assert/strict';
@@ -10,6 +10,7 @@ import type { Server } from 'node:net';
 import { Hub } from '../../extension/hub/hub';
 import { listen } from '../../extension/hub/listen';
 import type { HotMessage } from '../../extension/hub/bus/model';
+import type { HookHello } from '../../extension/protocol/hook';
 import { connectAgent, type Agent } from '../helpers/agent';
 import { tempDir } from '../helpers/hubProcess';
 
@@ -50,6 +51,7 @@ async function world(open: number, tickMs = 3_600_000): Promise<World> {
   const server = await listen(hub, socket, { heartbeatMs: 60_000, log: () => undefined });
   const bob = await connectAgent({ socket, name: 'bob' });
   await hub.remember('dave'); // the store commits in order: the replay's push records are applied once this is
+  await hub.roster.reportWindow('bob-window', { identity: 'bob', focused: true }); // every change carries bob's inbox as the editor lists it
   let reads = 0;
   const state = hub.state;
   state.hot = new Proxy(state.hot, {
@@ -102,6 +104,39 @@ describe('open mail: what a tool call and the timer read does not grow with it',
     // The footer still counts them all.
     const me = await large.bob.ok('whoami');
     assert.equal(me.unacked, 10_000 - 2);
+  });
+
+  it('a change notification, the snapshot, get_unread_summary and hook answers read as many open messages at 10k as at 1k', async (t) => {
+    const reads = new Map<string, number[]>();
+    for (const open of [1000, 10_000]) {
+      const w = await world(open);
+      const count = async (what: string, run: () => unknown) => {
+        w.reset();
+        await run();
+        reads.set(what, [...(reads.get(what) ?? []), w.reads()]);
+      };
+      const carol = { identity: 'carol', session: 'c-1', node: 'cost' };
+      const since = w.hub.now();
+      const sent = await w.hub.send(carol, { to: ['bob'], body: 'one more' });
+      await count('a change (its rows and summary)', () => w.hub.changeOf([sent.message_id], since));
+      await count('the snapshot (200 newest, 200 oldest pending)', () => w.hub.snapshot());
+      await count('get_unread_summary', async () => {
+        const r = await w.bob.ok('get_unread_summary');
+        assert.equal(r.unread, open + 1);
+      });
+      // A new hook session is handed the oldest five, then (those confirmed) the next five.
+      const hello: HookHello = { handoff: 1, kind: 'hook', cli: 'claude', phase: 'tool', event: 'PostToolUse', identity: 'bob', session: 'hooked', ancestors: [] };
+      for (const n of [1, 2]) {
+        await count(`hook answer ${n}`, async () => {
+          const claim = await w.hub.attention.hook(hello, () => undefined);
+          assert.deepEqual(claim.answer.items.map((i) => i.id), w.ids.slice(5 * (n - 1), 5 * n));
+          assert.equal(claim.answer.more, open + 1 - 5 * n);
+          await claim.settle(true);
+        });
+      }
+    }
+    for (const [what, [at1k, at10k]] of reads) t.diagnostic(`${what}: ${at1k} open messages read at 1k open, ${at10k} at 10k`);
+    for (const [what, [at1k, at10k]] of reads) assert.ok(at10k <= at1k + 2, `${what} read ${at1k} open messages at 1k open and ${at10k} at 10k`);
   });
 
   it('the SLA/TTL tick reads only what is due: none at 1k or 10k open, then the 3 past their SLA', async () => {

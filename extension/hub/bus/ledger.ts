@@ -3,7 +3,6 @@
 import type { Coverage, LedgerEntry, LedgerRecipient, OverdueSummary, PersonInboxItem, PersonPresence, RecipientOutcome, RelayOutcome, SendResult } from '../../protocol/views';
 import type { BusEvent, BusState, Delivery, HotMessage, Message } from './model';
 import { escalate, isEscalationDue, type EscalationContext } from './escalate';
-import { isTerminal } from './reduce';
 import { isRemote } from './relay';
 
 export function awaitingAck(d: Delivery): boolean {
@@ -102,7 +101,7 @@ export function pendingLedger(state: BusState, now: number, from?: string): Ledg
   return out.sort((a, b) => a.sentAt - b.sentAt);
 }
 
-/** Past their SLA without a recipient ACK, or dead-lettered and not yet resolved by a person; at most `cap` ids, oldest first. */
+/** Past their SLA without a recipient ACK, or dead-lettered and not yet resolved by a person; at most `cap` ids, oldest first (LedgerIndex keeps it as the journal moves). */
 export function overdue(state: BusState, now: number, cap = Infinity): OverdueSummary {
   const late: HotMessage[] = [];
   for (const hot of Object.values(state.hot)) if (isPending(hot) && needsAttention(hot, now)) late.push(hot);
@@ -117,17 +116,22 @@ function median(xs: number[]): number | undefined {
   return s.length % 2 ? s[mid] : Math.round((s[mid - 1] + s[mid]) / 2);
 }
 
-export function coverage(state: BusState, liveSessions: (identity: string) => number, now: number, person: (identity: string) => PersonPresence | undefined = () => undefined): Coverage[] {
+/** How many open handoffs wait for each identity's ACK, counted from the state (LedgerIndex keeps it). */
+function unackedCounts(state: BusState): (identity: string) => number {
   const unacked = new Map<string, number>();
   for (const h of Object.values(state.hot)) {
     if (h.resolution || !h.message.requiresAck) continue;
     for (const d of Object.values(h.deliveries)) if (awaitingAck(d)) unacked.set(d.recipient, (unacked.get(d.recipient) ?? 0) + 1);
   }
+  return (identity) => unacked.get(identity) ?? 0;
+}
+
+export function coverage(state: BusState, liveSessions: (identity: string) => number, now: number, person: (identity: string) => PersonPresence | undefined = () => undefined, unacked = unackedCounts(state)): Coverage[] {
   const names = new Set([...Object.keys(state.identities), ...Object.keys(state.coverage)]);
   return [...names].sort().map((identity) => {
     const c = state.coverage[identity] ?? { addressed: 0, acked: 0, ackLatencies: [] };
     const live = liveSessions(identity);
-    const waiting = unacked.get(identity) ?? 0;
+    const waiting = unacked(identity);
     const there = person(identity);
     const lastSeen = live > 0 || there?.live ? now : Math.max(state.identities[identity]?.lastSeen ?? 0, there?.lastFocusedAt ?? 0) || undefined;
     return {
@@ -143,16 +147,6 @@ export function coverage(state: BusState, liveSessions: (identity: string) => nu
       ...(there ? { person: there } : {}),
     };
   });
-}
-
-/** Open messages whose SLA deadline fell in [from, to): their rows turn overdue with no event of their own. */
-export function slaPassed(state: BusState, from: number, to: number): string[] {
-  const out: string[] = [];
-  for (const hot of Object.values(state.hot)) {
-    const due = hot.message.sentAt + hot.message.slaMs;
-    if (hot.message.requiresAck && due >= from && due < to) out.push(hot.message.id);
-  }
-  return out;
 }
 
 /**
@@ -207,20 +201,19 @@ export function deliveryState(d: Delivery, relayed?: { eventId: string; at: numb
   return isRemote(d.recipient) && d.state === 'queued' && relayed ? 'relayed' : d.state;
 }
 
-/** A person's inbox as the editor lists it: open mail addressed to them, newest first. */
-export function personInbox(mail: HotMessage[], identity: string, limit = 100): PersonInboxItem[] {
-  const out: PersonInboxItem[] = [];
-  for (let i = mail.length - 1; i >= 0 && out.length < limit; i--) {
-    const hot = mail[i];
-    const d = hot.deliveries[identity];
-    if (!d || hot.resolution || isTerminal(d.state)) continue;
+/** How many of a person's open handoffs the editor lists. */
+export const PERSON_INBOX = 100;
+
+/** A person's inbox as the editor lists it: their open mail, newest first (MailIndex.newestFor picks it). */
+export function personInbox(newestFirst: HotMessage[], identity: string): PersonInboxItem[] {
+  return newestFirst.map((hot) => {
     const m = hot.message;
-    out.push({
+    const d = hot.deliveries[identity];
+    return {
       id: m.id, from: m.from, thread: m.thread, replyTo: m.replyTo, preview: preview(m.body), sentAt: m.sentAt, state: d.state,
       unread: isUnread(d), requiresAck: m.requiresAck, dueAt: m.sentAt + m.slaMs, ...(m.escalation ? { escalation: m.escalation } : {}),
-    });
-  }
-  return out;
+    };
+  });
 }
 
 /** Timer events due now across the whole state (the hub's tick asks its DueIndex instead). */

@@ -1,24 +1,29 @@
-// Which open messages each identity has, and which of them still wait for its ACK: derived from
-// the state, kept in memory and updated as the journal moves, so the questions asked on every
-// tool result (the unacked footer, an inbox page) cost the page, not the identity's open mail.
+// Which open messages each identity has, which of them still wait for its ACK, which it has not
+// read, and which a hook may still hand its sessions: derived from the state, kept in memory and
+// updated as the journal moves, so the questions asked on every tool result (the unacked footer,
+// an inbox page, the unread summary) and by every hook cost the page, not the identity's open mail.
 // A measured failure: the footer scanned every unread message on every tool result, and one
 // sender's send_handoff went from 0.73 to 3.41 ms with 10 000 unread.
-import { awaitingAck } from './ledger';
+import { awaitingAck, isUnread } from './ledger';
 import type { BusEvent, BusState, HotMessage } from './model';
 import { isTerminal } from './reduce';
 import { SeqList } from './seqList';
 
+type Member = (hot: HotMessage | undefined, identity: string) => hot is HotMessage;
+
 /** In the identity's inbox: addressed to it, not resolved, its delivery not done, stuck or failed. */
-function isOpenFor(hot: HotMessage | undefined, identity: string): hot is HotMessage {
+const isOpenFor: Member = (hot, identity): hot is HotMessage => {
   const d = hot?.deliveries[identity];
   return !!d && !hot!.resolution && !isTerminal(d.state);
-}
+};
 
 /** Still needs the identity's ACK (or result). */
-function isUnackedBy(hot: HotMessage | undefined, identity: string): hot is HotMessage {
-  const d = hot?.deliveries[identity];
-  return !!d && !hot!.resolution && hot!.message.requiresAck && awaitingAck(d);
-}
+const isUnackedBy: Member = (hot, identity): hot is HotMessage => isOpenFor(hot, identity) && hot.message.requiresAck && awaitingAck(hot.deliveries[identity]);
+
+const isUnreadBy: Member = (hot, identity): hot is HotMessage => isOpenFor(hot, identity) && isUnread(hot.deliveries[identity]);
+
+/** Not ACKed, asked or not: a hook hands it to each of the identity's sessions once (bus/attention.ts). */
+const isWaitingFor: Member = (hot, identity): hot is HotMessage => isOpenFor(hot, identity) && awaitingAck(hot.deliveries[identity]);
 
 export interface UnackedSummary {
   count: number;
@@ -29,6 +34,12 @@ export interface UnackedSummary {
 export class MailIndex {
   private readonly open = new Map<string, SeqList>();
   private readonly unacked = new Map<string, SeqList>();
+  private readonly unread = new Map<string, SeqList>();
+  private readonly waiting = new Map<string, SeqList>();
+  /** identity → session → of its waiting handoffs, those already in that session's model context. */
+  private readonly seen = new Map<string, Map<string, SeqList>>();
+  /** `${identity}\n${session}` → every waiting handoff up to this seq is seen there: a hook's walk starts after it. */
+  private readonly floors = new Map<string, number>();
 
   static of(state: BusState): MailIndex {
     const index = new MailIndex();
@@ -36,39 +47,84 @@ export class MailIndex {
     return index;
   }
 
-  private list(lists: Map<string, SeqList>, identity: string): SeqList {
-    let l = lists.get(identity);
-    if (!l) lists.set(identity, (l = new SeqList()));
+  private list<K>(lists: Map<K, SeqList>, key: K): SeqList {
+    let l = lists.get(key);
+    if (!l) lists.set(key, (l = new SeqList()));
     return l;
+  }
+
+  private seenBy(identity: string): Map<string, SeqList> {
+    let m = this.seen.get(identity);
+    if (!m) this.seen.set(identity, (m = new Map()));
+    return m;
   }
 
   /** Puts the message in, or takes it out of, each recipient's lists as its state now says. */
   private follow(state: BusState, id: string, only?: string): void {
     const hot = state.hot[id];
-    for (const r of only !== undefined ? [only] : hot?.message.recipients ?? []) {
-      if (isOpenFor(hot, r)) this.list(this.open, r).add(id, hot.message.seq);
-      else this.open.get(r)?.delete(id);
-      if (isUnackedBy(hot, r)) this.list(this.unacked, r).add(id, hot.message.seq);
-      else this.unacked.get(r)?.delete(id);
+    if (!hot) return;
+    for (const r of only !== undefined ? [only] : hot.message.recipients) {
+      for (const [lists, member] of [[this.open, isOpenFor], [this.unacked, isUnackedBy], [this.unread, isUnreadBy]] as const) {
+        if (member(hot, r)) this.list(lists, r).add(id, hot.message.seq);
+        else lists.get(r)?.delete(id);
+      }
+      const was = !!this.waiting.get(r)?.has(id);
+      if (isWaitingFor(hot, r) && !was) {
+        this.list(this.waiting, r).add(id, hot.message.seq);
+        for (const s of hot.deliveries[r].surfacings ?? []) this.list(this.seenBy(r), s.session).add(id, hot.message.seq);
+      } else if (!isWaitingFor(hot, r) && was) this.unwait(r, id);
+    }
+  }
+
+  private unwait(identity: string, id: string): void {
+    this.waiting.get(identity)?.delete(id);
+    const sessions = this.seen.get(identity);
+    for (const [session, list] of sessions ?? []) {
+      list.delete(id);
+      if (list.size > 0) continue;
+      sessions!.delete(session);
+      this.floors.delete(`${identity}\n${session}`); // nothing seen left below it: walking from the start costs the same
     }
   }
 
   /**
-   * Follows the journal, after the events are applied. Pushes and surfacings change neither list;
-   * messages archived at a checkpoint (settled) and remote deliveries a relay failure ended are
-   * dropped lazily, when a walk meets them.
+   * Follows the journal, after the events are applied. Pushes change no list; a surfacing marks
+   * the handoff seen in its session; remote deliveries a relay failure ended are dropped lazily,
+   * when a walk meets them.
    */
   note(state: BusState, events: BusEvent[]): void {
     for (const e of events) {
       if (e.type === 'sent') this.follow(state, e.message.id);
       else if (e.type === 'receipt' || e.type === 'failed') this.follow(state, e.id, e.recipient);
       else if (e.type === 'resolved') this.follow(state, e.id);
+      else if (e.type === 'surfaced' && this.waiting.get(e.recipient)?.has(e.id)) {
+        this.list(this.seenBy(e.recipient), e.surfacing.session).add(e.id, this.waiting.get(e.recipient)!.seqOf(e.id)!);
+      }
     }
+  }
+
+  /** Messages archived at a checkpoint leave `state.hot` without an event: out of every list. */
+  forget(ids: readonly string[]): void {
+    for (const lists of [this.open, this.unacked, this.unread]) for (const list of lists.values()) for (const id of ids) list.delete(id);
+    for (const [identity, list] of this.waiting) for (const id of ids) if (list.has(id)) this.unwait(identity, id);
   }
 
   /** The identity's open mail after `afterSeq`, oldest first, that `keep` accepts, up to `limit`. */
   openFor(state: BusState, identity: string, opts: { afterSeq?: number; limit?: number; keep?: (hot: HotMessage) => boolean } = {}): HotMessage[] {
     return this.walk(state, this.open.get(identity), identity, isOpenFor, opts);
+  }
+
+  /** The identity's newest open mail, newest first, up to `limit` (a person's inbox in the editor). */
+  newestFor(state: BusState, identity: string, limit: number): HotMessage[] {
+    const out: HotMessage[] = [];
+    const list = this.open.get(identity);
+    for (const id of list?.newest() ?? []) {
+      if (out.length >= limit) break;
+      const hot = state.hot[id];
+      if (isOpenFor(hot, identity)) out.push(hot);
+      else list!.delete(id);
+    }
+    return out;
   }
 
   /** Of `ids`, those open for the identity, oldest first: a tool result that shows a page costs the page. */
@@ -88,12 +144,49 @@ export class MailIndex {
     return { count: list?.size ?? 0, oldest };
   }
 
+  /** How many open handoffs the identity has not read. */
+  unreadCount(identity: string): number {
+    return this.unread.get(identity)?.size ?? 0;
+  }
+
   /** Every open handoff the identity has not ACKed, oldest first (a reconnect's replay). */
   unackedFor(state: BusState, identity: string): HotMessage[] {
     return this.walk(state, this.unacked.get(identity), identity, isUnackedBy, {});
   }
 
-  private walk(state: BusState, list: SeqList | undefined, identity: string, member: typeof isOpenFor, opts: { afterSeq?: number; limit?: number; keep?: (hot: HotMessage) => boolean }): HotMessage[] {
+  /**
+   * What a hook may hand `session` now: the oldest `limit` waiting handoffs not yet seen there nor
+   * `claimed` (in flight to it), and how many there are in all. The walk starts at the session's
+   * floor, so the handoffs it was handed before are not walked again on every hook.
+   */
+  unsurfaced(state: BusState, identity: string, session: string, claimed: ReadonlySet<string>, limit: number): { items: HotMessage[]; count: number } {
+    const list = this.waiting.get(identity);
+    const seen = this.seen.get(identity)?.get(session);
+    const key = `${identity}\n${session}`;
+    let floor = this.floors.get(key) ?? 0;
+    let gap = false;
+    const items: HotMessage[] = [];
+    for (const id of list?.ids(floor) ?? []) {
+      if (items.length >= limit) break;
+      if (seen?.has(id)) {
+        if (!gap) floor = list!.seqOf(id)!;
+        continue;
+      }
+      const hot = state.hot[id];
+      if (!isWaitingFor(hot, identity)) {
+        this.unwait(identity, id);
+        continue;
+      }
+      gap = true;
+      if (!claimed.has(id)) items.push(hot);
+    }
+    if (floor > 0 && seen) this.floors.set(key, floor);
+    let claimedHere = 0;
+    for (const id of claimed) if (list?.has(id) && !seen?.has(id)) claimedHere++;
+    return { items, count: (list?.size ?? 0) - (seen?.size ?? 0) - claimedHere };
+  }
+
+  private walk(state: BusState, list: SeqList | undefined, identity: string, member: Member, opts: { afterSeq?: number; limit?: number; keep?: (hot: HotMessage) => boolean }): HotMessage[] {
     const out: HotMessage[] = [];
     if (!list) return out;
     const limit = opts.limit ?? Infinity;

@@ -1,7 +1,7 @@
 // What the bus owes other nodes: which events go out over Matrix, decided over the state before
 // they are committed, so the outbox entry is durable in the same journal record as the send (G1).
 // Names: a local identity has no `@`; a remote one is `name@node`, `node` being its hub's name.
-import type { BusEvent, BusState } from './model';
+import { messageIdOf, type BusEvent, type BusState } from './model';
 
 export function isRemote(name: string): boolean {
   return name.includes('@');
@@ -64,4 +64,22 @@ export function outboxFor(state: BusState, events: BusEvent[]): BusEvent[] {
     }
   }
   return out;
+}
+
+/**
+ * The messages a run of events changes, read before they are applied: a relay failure names only
+ * its outbox entry (or batch), yet fails the remote deliveries of the messages in it.
+ */
+export function messagesTouched(state: BusState, events: BusEvent[]): string[] {
+  const ids: string[] = [];
+  for (const e of events) {
+    const id = messageIdOf(e);
+    if (id !== undefined) ids.push(id);
+    if (e.type !== 'relay-failed' || !state.relay) continue;
+    for (const t of state.relay.batches?.[e.txnId] ?? [e.txnId]) {
+      const item = state.relay.outbox[t]?.item;
+      if (item?.kind === 'message') ids.push(item.message.id);
+    }
+  }
+  return ids;
 }

@@ -17,6 +17,14 @@ export class SeqList {
     return this.nodes.size;
   }
 
+  has(id: string): boolean {
+    return this.nodes.has(id);
+  }
+
+  seqOf(id: string): number | undefined {
+    return this.nodes.get(id)?.seq;
+  }
+
   add(id: string, seq: number): void {
     if (this.nodes.has(id)) return;
     const node: Node = { id, seq };
@@ -50,6 +58,16 @@ export class SeqList {
       const next = node.next;
       yield node.id;
       node = next;
+    }
+  }
+
+  /** Newest first; deleting the yielded id while iterating is safe. */
+  *newest(): Generator<string> {
+    let node = this.tail;
+    while (node) {
+      const prev = node.prev;
+      yield node.id;
+      node = prev;
     }
   }
 }

@@ -260,9 +260,9 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     annotations: READ,
   }, guarded(ctx, () => {
     const me = ctx.caller().identity;
-    const unread = hub.inbox(me, { limit: 10_000, unreadOnly: true });
+    const unread = hub.unread(me);
     const unacked = hub.unacked(me, 50);
-    const data = { unread: unread.length, unacked: unacked.count, unacked_ids: unacked.oldest.map((h) => h.message.id), oldest_unacked_at: unacked.oldest[0] ? new Date(unacked.oldest[0].message.sentAt).toISOString() : undefined };
-    return result(ctx, `${unread.length} unread, ${unacked.count} unacked.`, data);
+    const data = { unread, unacked: unacked.count, unacked_ids: unacked.oldest.map((h) => h.message.id), oldest_unacked_at: unacked.oldest[0] ? new Date(unacked.oldest[0].message.sentAt).toISOString() : undefined };
+    return result(ctx, `${unread} unread, ${unacked.count} unacked.`, data);
   }));
 }

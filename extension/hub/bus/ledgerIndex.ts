@@ -1,0 +1,163 @@
+// The bus summary every change notification carries — open, pending and awaiting-ACK counts,
+// each identity's unacked count, what is overdue — kept as the journal moves instead of scanned
+// from the open mail once per change. Overdue is the one part that moves with the clock alone: the
+// awaiting handoffs are ordered by SLA deadline, and advancing the clock moves those whose deadline
+// it passed. Plain data in, plain answers out: the hub only tells it what changed.
+import { awaitingAck, isAwaitingAck, isPending } from './ledger';
+import type { BusState, HotMessage } from './model';
+import { SortedIds } from './sortedIds';
+import type { OverdueSummary } from '../../protocol/views';
+
+/** What the summary knows of one open message, as of its last change. */
+interface Row {
+  seq: number;
+  sentAt: number;
+  dueAt: number;
+  pending: boolean;
+  awaiting: boolean;
+  deadLettered: boolean;
+  /** Recipients whose ACK it still waits for. */
+  unacked: string[];
+}
+
+function rowOf(hot: HotMessage): Row {
+  const m = hot.message;
+  const ds = Object.values(hot.deliveries);
+  const asked = m.requiresAck && !hot.resolution;
+  return {
+    seq: m.seq, sentAt: m.sentAt, dueAt: m.sentAt + m.slaMs,
+    pending: isPending(hot),
+    awaiting: isAwaitingAck(hot),
+    deadLettered: !hot.resolution && ds.some((d) => d.state === 'failed'),
+    unacked: asked ? ds.filter(awaitingAck).map((d) => d.recipient) : [],
+  };
+}
+
+export class LedgerIndex {
+  private readonly rows = new Map<string, Row>();
+  private pendingCount = 0;
+  private awaitingCount = 0;
+  private readonly unackedBy = new Map<string, number>();
+  private readonly bySeq = new SortedIds();
+  private readonly pendingBySent = new SortedIds();
+  private readonly awaitingByDue = new SortedIds();
+  /** Overdue or dead-lettered as of `clock`, oldest sent first. */
+  private readonly attention = new SortedIds();
+  private clock = -Infinity;
+
+  static of(state: BusState): LedgerIndex {
+    const index = new LedgerIndex();
+    index.note(state, Object.keys(state.hot));
+    return index;
+  }
+
+  /** Follows the journal (and archiving): each message's row again, from its state now (gone if not hot). */
+  note(state: BusState, ids: Iterable<string>): void {
+    for (const id of ids) {
+      const old = this.rows.get(id);
+      if (old) this.drop(id, old);
+      const hot = state.hot[id];
+      if (hot) this.keep(id, rowOf(hot));
+    }
+  }
+
+  private keep(id: string, r: Row): void {
+    this.rows.set(id, r);
+    this.bySeq.add(id, r.seq, r.seq);
+    if (r.pending) {
+      this.pendingCount++;
+      this.pendingBySent.add(id, r.sentAt, r.seq);
+    }
+    if (r.awaiting) {
+      this.awaitingCount++;
+      this.awaitingByDue.add(id, r.dueAt, r.seq);
+    }
+    if (this.needsAttention(r)) this.attention.add(id, r.sentAt, r.seq);
+    for (const who of r.unacked) this.unackedBy.set(who, (this.unackedBy.get(who) ?? 0) + 1);
+  }
+
+  private drop(id: string, r: Row): void {
+    this.rows.delete(id);
+    this.bySeq.delete(r.seq, r.seq);
+    if (r.pending) {
+      this.pendingCount--;
+      this.pendingBySent.delete(r.sentAt, r.seq);
+    }
+    if (r.awaiting) {
+      this.awaitingCount--;
+      this.awaitingByDue.delete(r.dueAt, r.seq);
+    }
+    if (this.needsAttention(r)) this.attention.delete(r.sentAt, r.seq);
+    for (const who of r.unacked) this.unackedBy.set(who, this.unackedBy.get(who)! - 1);
+  }
+
+  /** As ledger's overdue() says, at `clock`: dead-lettered, or past its SLA with an ACK still owed. */
+  private needsAttention(r: Row): boolean {
+    return r.deadLettered || (r.awaiting && this.clock > r.dueAt);
+  }
+
+  /** Moves the clock: handoffs whose deadline it passed (or, if it went back, un-passed) change sides. */
+  private at(now: number): void {
+    if (now === this.clock) return;
+    const [from, to] = now > this.clock ? [this.clock, now] : [now, this.clock];
+    const crossed: { id: string; r: Row }[] = [];
+    for (const e of this.awaitingByDue.from(from)) {
+      if (e.at >= to) break;
+      crossed.push({ id: e.id, r: this.rows.get(e.id)! });
+    }
+    // Drop with the old clock, keep with the new: each crossed row moves in or out of attention.
+    for (const c of crossed) if (!c.r.deadLettered && this.needsAttention(c.r)) this.attention.delete(c.r.sentAt, c.r.seq);
+    this.clock = now;
+    for (const c of crossed) if (!c.r.deadLettered && this.needsAttention(c.r)) this.attention.add(c.id, c.r.sentAt, c.r.seq);
+  }
+
+  counts(): { open: number; pending: number; awaitingAck: number } {
+    return { open: this.rows.size, pending: this.pendingCount, awaitingAck: this.awaitingCount };
+  }
+
+  /** How many open handoffs wait for the identity's ACK (coverage's unacked). */
+  unacked(identity: string): number {
+    return this.unackedBy.get(identity) ?? 0;
+  }
+
+  /** The same as ledger's overdue(state, now, cap), without looking at the open mail. */
+  overdue(now: number, cap: number): OverdueSummary {
+    this.at(now);
+    const ids: string[] = [];
+    for (const e of this.attention.from()) {
+      if (ids.length >= cap) break;
+      ids.push(e.id);
+    }
+    return { count: this.attention.size, oldestSentAt: this.attention.first()?.at, ids };
+  }
+
+  /** Handoffs still owed an ACK whose SLA deadline fell in [from, to): their rows turned overdue with no event. */
+  slaPassed(from: number, to: number): string[] {
+    const out: string[] = [];
+    for (const e of this.awaitingByDue.from(from)) {
+      if (e.at >= to) break;
+      out.push(e.id);
+    }
+    return out;
+  }
+
+  /** The newest `k` open handoffs, newest first. */
+  newest(k: number): string[] {
+    const out: string[] = [];
+    for (const e of this.bySeq.newest()) {
+      if (out.length >= k) break;
+      out.push(e.id);
+    }
+    return out;
+  }
+
+  /** The oldest `k` pending handoffs, oldest sent first. */
+  oldestPending(k: number): string[] {
+    const out: string[] = [];
+    for (const e of this.pendingBySent.from()) {
+      if (out.length >= k) break;
+      out.push(e.id);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,86 @@
+// Message ids ordered by a time (sent, due) and then seq, in sorted blocks of a few hundred: add
+// and delete cost a search and a short splice, and the first k (or those from a given time) cost
+// k — so the oldest overdue or pending few cost the same with 10 or 100 000 open.
+export interface Keyed {
+  id: string;
+  at: number;
+  seq: number;
+}
+
+const BLOCK = 256;
+
+function before(a: Keyed, at: number, seq: number): boolean {
+  return a.at < at || (a.at === at && a.seq < seq);
+}
+
+export class SortedIds {
+  private readonly blocks: Keyed[][] = [];
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** The first block whose last entry is not before (at, seq); the last block when all are. */
+  private blockOf(at: number, seq: number): number {
+    let lo = 0;
+    let hi = this.blocks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const b = this.blocks[mid];
+      if (before(b[b.length - 1], at, seq)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Index of the first entry of `block` not before (at, seq). */
+  private static indexIn(block: Keyed[], at: number, seq: number): number {
+    let lo = 0;
+    let hi = block.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (before(block[mid], at, seq)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Adds the entry; the caller adds each (at, seq) once. */
+  add(id: string, at: number, seq: number): void {
+    this.count++;
+    if (this.blocks.length === 0) return void this.blocks.push([{ id, at, seq }]);
+    const b = this.blockOf(at, seq);
+    const block = this.blocks[b];
+    block.splice(SortedIds.indexIn(block, at, seq), 0, { id, at, seq });
+    if (block.length > 2 * BLOCK) this.blocks.splice(b + 1, 0, block.splice(BLOCK));
+  }
+
+  delete(at: number, seq: number): void {
+    if (this.blocks.length === 0) return;
+    const b = this.blockOf(at, seq);
+    const block = this.blocks[b];
+    const i = SortedIds.indexIn(block, at, seq);
+    if (i >= block.length || block[i].at !== at || block[i].seq !== seq) return;
+    this.count--;
+    block.splice(i, 1);
+    if (block.length === 0) this.blocks.splice(b, 1);
+  }
+
+  /** Ascending, from the first entry at or after `at`; stop early for the first few. */
+  *from(at = -Infinity): Generator<Keyed> {
+    if (this.blocks.length === 0) return;
+    let b = this.blockOf(at, -Infinity);
+    let i = SortedIds.indexIn(this.blocks[b], at, -Infinity);
+    for (; b < this.blocks.length; b++, i = 0) for (const block = this.blocks[b]; i < block.length; i++) yield block[i];
+  }
+
+  /** Descending, newest first. */
+  *newest(): Generator<Keyed> {
+    for (let b = this.blocks.length - 1; b >= 0; b--) for (let i = this.blocks[b].length - 1; i >= 0; i--) yield this.blocks[b][i];
+  }
+
+  first(): Keyed | undefined {
+    return this.blocks[0]?.[0];
+  }
+}
