@@ -169,8 +169,13 @@ export class Hub {
    * them); each new message then reaches its local recipients exactly like a local send.
    */
   async applyRemote(events: BusEvent[]): Promise<void> {
-    for (const e of events) if (e.type === 'sent') e.message.seq = this.journal.nextSeq();
-    await this.journal.commit(events);
+    const offers: BusEvent[] = [];
+    for (const e of events) {
+      if (e.type !== 'sent') continue;
+      e.message.seq = this.journal.nextSeq();
+      offers.push(...this.pushes.offers(e.message));
+    }
+    await this.journal.commit([...events, ...offers]);
     for (const e of events) if (e.type === 'sent' && this.state.hot[e.message.id]) this.pushes.arrive(this.state.hot[e.message.id]);
   }
 

@@ -1,6 +1,6 @@
 // Pushes: writing a handoff to live sessions — once per message per connection (G3), replays on
 // attach, chases — and journaling each push. The bus decides what is owed; this writes it.
-import type { BusEvent, HotMessage, PushKind } from './bus/model';
+import type { BusEvent, HotMessage, Message, PushKind } from './bus/model';
 import { renderMessage } from './render';
 import type { Session, SessionRegistry } from './sessions';
 
@@ -53,6 +53,13 @@ export class Pushes {
     return n;
   }
 
+  /** The push intent for a new message: one `offered` per recipient with a live session, to commit with the message itself. */
+  offers(m: Message): BusEvent[] {
+    const at = this.deps.now();
+    const live = (r: string) => [...this.deps.sessions.forIdentity(r)].some((s) => s.isOpen());
+    return m.recipients.filter(live).map((recipient) => ({ type: 'offered', id: m.id, recipient, at }));
+  }
+
   /** A new message (sent here, from another node, or an escalation) to every live session of each local recipient; sessions reached by recipient. */
   arrive(hot: HotMessage): Map<string, number> {
     const reached = new Map<string, number>();
@@ -68,11 +75,22 @@ export class Pushes {
    * the likeliest to have gone unread, and the bound rotates through the rest over reconnects.
    * Past the bound, one notice says how many more wait in the inbox.
    */
-  replay(session: Session): void {
+  async replay(session: Session): Promise<void> {
     const limit = this.deps.replayLimit;
-    const seen = (hot: HotMessage) => this.pushedToIdentity.has(`${session.identity}\n${hot.message.id}`) || hot.deliveries[session.identity].pushes.length > 0;
+    const seen = (hot: HotMessage) => {
+      const d = hot.deliveries[session.identity];
+      return this.pushedToIdentity.has(`${session.identity}\n${hot.message.id}`) || d.pushes.length > 0 || d.offeredAt !== undefined;
+    };
     const waiting = this.deps.unackedOf(session.identity).filter((h) => !session.pushed.has(h.message.id));
     const fresh = waiting.filter((h) => !seen(h));
+    if (fresh.length > 0) {
+      // First pushes: their intent lands before them, as for a new message. A store that cannot
+      // be written does not hold the mail back; the push records are best effort too.
+      const at = this.deps.now();
+      await this.deps.commit(fresh.slice(0, limit).map((h) => ({ type: 'offered', id: h.message.id, recipient: session.identity, at })))
+        .catch((e) => this.deps.log(`could not record the replay to ${session.key} before pushing it: ${(e as Error).message}`));
+      if (!session.isOpen()) return;
+    }
     const pushesTo = (h: HotMessage) => h.deliveries[session.identity].pushes.filter((p) => p.session === session.key).length;
     const again = waiting.filter((h) => seen(h)).map((h) => ({ h, n: pushesTo(h) })).sort((a, b) => a.n - b.n || a.h.message.seq - b.h.message.seq).map((x) => x.h);
     for (const hot of fresh.slice(0, limit)) this.pushTo(session, hot, 'live');

@@ -57,7 +57,7 @@ export class Roster {
     if (!session.isOpen()) return; // closed while we were writing: never list a dead peer
     this.d.sessions.add(session);
     this.d.log(`session ${session.key} attached as ${session.identity} (${session.client})`);
-    this.d.pushes.replay(session);
+    await this.d.pushes.replay(session);
     this.d.journal.changed();
   }
 

@@ -59,7 +59,7 @@ export class Sending {
     const m = decision.message;
     const forget = this.memory.remember(m, now); // before the await: a racing twin sees it
     try {
-      const committing = journal.commit([{ type: 'sent', message: m }]);
+      const committing = journal.commit([{ type: 'sent', message: m }, ...this.d.pushes.offers(m)]);
       this.memory.track(m.id, committing);
       await committing;
     } catch (e) {

@@ -29,7 +29,7 @@ export class DueTimer {
     if (events.length > 0) {
       this.running = true;
       try {
-        await journal.commit(events);
+        await journal.commit([...events, ...events.flatMap((e) => (e.type === 'sent' ? pushes.offers(e.message) : []))]);
       } catch (e) {
         this.d.log(`timer events not recorded: ${(e as Error).message}`);
         return;

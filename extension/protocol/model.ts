@@ -95,6 +95,8 @@ export interface Delivery {
   recipient: string;
   state: DeliveryState;
   pushes: Push[];
+  /** When a push to a live session was first about to happen: a later push is a replay, even if the push record was lost. */
+  offeredAt?: number;
   /** Absent in stores written before surfacing existed. */
   surfacings?: Surfacing[];
   receipts: Receipt[];

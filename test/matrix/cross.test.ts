@@ -152,7 +152,8 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     let ack: any;
     while (Date.now() - start < 15_000 && !ack) {
       events = (await api(hs, a.accessToken, 'GET', `/rooms/${encodeURIComponent(roomId)}/messages?dir=b&limit=50`)).chunk;
-      ack = events.find((e) => e.content?.['m.relates_to']?.event_id === sent.relay.event_id);
+      // The ACK, not the push report that relates to the same event and may come first.
+      ack = events.find((e) => e.content?.['m.relates_to']?.event_id === sent.relay.event_id && e.content?.['org.handoff.receipt']?.kind === 'ack');
       if (!ack) await new Promise((r) => setTimeout(r, 100));
     }
     const handoff = events.find((e) => e.event_id === sent.relay.event_id);

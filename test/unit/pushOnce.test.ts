@@ -99,4 +99,41 @@ describe('one push per message per session', () => {
       assert.deepEqual(next.map((p) => [p.id, p.kind]), [[sent.message_id, 'live']]);
     });
   });
+
+  it('a hub that dies before a push record lands (kill -9): after the restart the next push is flagged replayed, as is a replay\'s first push', async () => {
+    const storeDir = tempDir('push-lost-store');
+    const workspace = tempDir('push-lost-ws');
+    const start = async () => {
+      const hub = new Hub({ workspace, storeDir, node: 'n', tickMs: 0 });
+      await hub.start();
+      // What a kill -9 right after the pushes does: their records never reach the journal.
+      const commit = hub.journal.commit.bind(hub.journal);
+      hub.journal.commit = (events) => (events.some((e) => e.type === 'pushed') ? new Promise(() => undefined) : commit(events));
+      return hub;
+    };
+    let hub = await start();
+    await hub.remember('alice');
+    await hub.remember('carol');
+    const first: PushPayload[] = [];
+    await hub.attach(fakeSession('bob-1', 'bob', [], first));
+    const live = await hub.send(alice, { to: ['bob'], body: 'pushed live, its record lost' });
+    const queued = await hub.send(alice, { to: ['carol'], body: 'queued for carol' });
+    assert.deepEqual(first.map((p) => [p.id, p.kind]), [[live.message_id, 'live']]);
+    const carol1: PushPayload[] = [];
+    await hub.attach(fakeSession('carol-1', 'carol', [], carol1));
+    assert.deepEqual(carol1.map((p) => [p.id, p.kind]), [[queued.message_id, 'live']], 'a first push on attach');
+    await hub.close();
+
+    hub = await start();
+    try {
+      const bob2: PushPayload[] = [];
+      await hub.attach(fakeSession('bob-2', 'bob', [], bob2));
+      assert.deepEqual(bob2.map((p) => [p.id, p.kind]), [[live.message_id, 'replayed']], 'bob may have seen it: flagged, not a second first push');
+      const carol2: PushPayload[] = [];
+      await hub.attach(fakeSession('carol-2', 'carol', [], carol2));
+      assert.deepEqual(carol2.map((p) => [p.id, p.kind]), [[queued.message_id, 'replayed']], 'the replay wrote its intent before its first push');
+    } finally {
+      await hub.close();
+    }
+  });
 });

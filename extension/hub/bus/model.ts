@@ -77,6 +77,12 @@ export interface BusState {
 export type BusEvent =
   | { type: 'sent'; message: Message }
   | { type: 'pushed'; id: string; recipient: string; push: Push }
+  /**
+   * About to be pushed to the recipient's live sessions: journaled with the message (or before a
+   * replay's first push), so a crash before the push record lands cannot make the next push look
+   * like the first (G3: the next one is flagged replayed).
+   */
+  | { type: 'offered'; id: string; recipient: string; at: number }
   | { type: 'receipt'; id: string; recipient: string; receipt: Receipt }
   | { type: 'surfaced'; id: string; recipient: string; surfacing: Surfacing }
   | { type: 'failed'; id: string; recipient: string; reason: string; at: number }

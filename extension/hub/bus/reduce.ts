@@ -86,6 +86,11 @@ export function apply(state: BusState, event: BusEvent): void {
       advance(d, 'pushed');
       return;
     }
+    case 'offered': {
+      const d = state.hot[event.id]?.deliveries[event.recipient];
+      if (d && d.offeredAt === undefined) d.offeredAt = event.at;
+      return;
+    }
     case 'surfaced': {
       const d = state.hot[event.id]?.deliveries[event.recipient];
       if (!d) return;

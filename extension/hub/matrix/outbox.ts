@@ -14,6 +14,12 @@ import { personUser } from './person';
 import { BATCH_BYTES, batchCost, batchEvent, eventTypeOf, outboxEvent, type Signer } from './wire';
 
 const MAX_BACKOFF_MS = 2000;
+/**
+ * Entries taken by the homeserver alone whose `relayed` records are still being written, at most:
+ * so after a crash, only the oldest few entries can have been PUT alone without a record, and
+ * those go alone again (same txnId, deduped by the homeserver) instead of inside a batch.
+ */
+const ALONE_IN_FLIGHT = 4;
 
 export interface OutboxHooks {
   log: (line: string) => void;
@@ -31,7 +37,10 @@ export class Outbox {
   private readonly refusedTxns = new Map<string, string>();
   /** Taken by the homeserver, its `relayed` record still being written: not sent again meanwhile. */
   private readonly accepted = new Map<string, { eventId: string; at: number }>();
-  /** Members of a batch the homeserver refused: sent one by one (this run; a restart may batch them again). */
+  /**
+   * Entries that go out alone, never in a batch: any that may have been PUT alone already (a batch
+   * would be a second copy in the room under another txnId), and the members of a refused batch.
+   */
   private readonly alone = new Set<string>();
 
   constructor(
@@ -41,7 +50,12 @@ export class Outbox {
     private readonly batch: number,
     private readonly signer: Signer | undefined,
     private readonly hooks: OutboxHooks,
-  ) {}
+  ) {
+    // Before a restart, the oldest entries may have been PUT alone with their records lost.
+    const relay = hub.state.relay;
+    const loose = Object.values(relay?.outbox ?? {}).filter((e) => !batchOf(relay!, e.txnId)).sort((a, b) => a.order - b.order);
+    for (const e of loose.slice(0, ALONE_IN_FLIGHT + 1)) this.alone.add(e.txnId);
+  }
 
   get pending(): number {
     return Object.keys(this.hub.state.relay?.outbox ?? {}).length;
@@ -127,6 +141,13 @@ export class Outbox {
       const members = () => next!.entries.map((e) => e.txnId);
       try {
         next = await this.batchUp(next);
+        if (!next.txnId.startsWith('batch.')) {
+          if ([...this.accepted.keys()].filter((t) => this.alone.has(t)).length >= ALONE_IN_FLIGHT) {
+            await this.sleep(Infinity); // until a record lands (it pokes)
+            continue;
+          }
+          this.alone.add(next.txnId); // from its first PUT on, it only ever goes alone
+        }
         const { type, content } = next.txnId.startsWith('batch.')
           ? batchEvent(next.entries, this.hub.node, this.signer)
           : outboxEvent(next.entries[0], this.hub.node, this.signer);
@@ -179,7 +200,10 @@ export class Outbox {
     this.hub.applyRemote([{ type: 'relayed', txnId, eventId, at }])
       .catch((e) => this.hooks.log(`could not record that ${txnId} reached the homeserver (it is sent again): ${(e as Error).message}`))
       .finally(() => {
-        for (const t of members) this.accepted.delete(t);
+        for (const t of members) {
+          this.accepted.delete(t);
+          if (!this.hub.state.relay?.outbox[t]) this.alone.delete(t); // recorded: it will not be sent again
+        }
         this.poke();
       });
   }
