@@ -1,7 +1,6 @@
 // The hub's one commit path: the store, the indexes that follow the journal (open mail, due
 // times), message ids and seqs in journal order, and who hears about each change. A store that
 // cannot be opened leaves the hub serving: every write then says why.
-import { monotonicFactory } from 'ulid';
 import { BusError } from './bus/errors';
 import { emptyState, type BusEvent, type BusState, type HotMessage } from './bus/model';
 import { DueIndex } from './bus/dueIndex';
@@ -10,6 +9,7 @@ import { MailIndex } from './bus/mailIndex';
 import { answeredEscalations } from './bus/escalate';
 import { messagesTouched, outboxFor } from './bus/relay';
 import type { Snapshot } from '../protocol/views';
+import { messageIds } from './messageIds';
 import { Store } from './store/store';
 
 export interface JournalOptions {
@@ -31,7 +31,7 @@ function storeFailure(dir: string, e: unknown): BusError {
 export class Journal {
   private store?: Store;
   private error?: string;
-  private readonly ulid = monotonicFactory();
+  private readonly ulid = messageIds();
   private seq = 0;
   mail = new MailIndex();
   due = new DueIndex();

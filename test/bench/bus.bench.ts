@@ -15,6 +15,8 @@ import { connectAgent } from '../helpers/agent';
 import { ROOT, startHub, tempDir } from '../helpers/hubProcess';
 
 const quick = process.argv.includes('--quick');
+/** `--part=1` runs only part 1 (group commit), for comparing changes to the store side by side. */
+const part = process.argv.find((a) => a.startsWith('--part='))?.slice('--part='.length);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
 const ms = (n: number) => `${n.toFixed(3)} ms`;
@@ -188,9 +190,9 @@ async function pushLatency() {
 
 async function main() {
   console.log(`Handoff bench ${new Date().toISOString()} · node ${process.version} · ${quick ? 'quick' : 'full'} run`);
-  await sendLatency();
-  await historyGrowth();
-  await pushLatency();
+  if (!part || part === '1') await sendLatency();
+  if (!part || part === '2') await historyGrowth();
+  if (!part || part === '3') await pushLatency();
   mkdirSync(join(ROOT, '.test-artifacts'), { recursive: true });
   writeFileSync(join(ROOT, '.test-artifacts', 'bench.json'), JSON.stringify(results, null, 2));
   console.log('\nresults written to .test-artifacts/bench.json');

@@ -113,6 +113,25 @@ describe('snapshot changes keyed by message id', () => {
     }
   });
 
+  it('messages archived at a checkpoint leave the summary and the lists (they go with no journal event)', async () => {
+    const w = await world(Date.now);
+    try {
+      const alice = { identity: 'alice', session: 'a', node: 'n' };
+      // Resolved handoffs settle; the first checkpoint comes once the journal passes 512 KiB.
+      for (let i = 0; w.hub.snapshot().store.archived === 0; i++) {
+        const r = await w.hub.send(alice, { to: ['bob'], body: `task ${i} `.padEnd(2000, '.'), insist: true });
+        await w.hub.resolve(r.message_id, 'maria');
+        w.flush();
+      }
+      const fresh = w.hub.snapshot();
+      assert.equal(fresh.openCount, Object.keys(w.hub.state.hot).length, 'the open count follows archiving');
+      assert.ok(fresh.messages.every((m) => w.hub.state.hot[m.id]), 'no archived message is listed');
+      assert.deepEqual(shown(w.live.snapshot!), shown(fresh));
+    } finally {
+      await w.hub.close();
+    }
+  });
+
   it('a change carries the rows it touched: its size does not grow with open mail', async () => {
     const w = await world(Date.now);
     try {
