@@ -54,6 +54,8 @@ npm_prefix() {
 # Each in a subshell: a failed step exits only that peer's install.
 (
   setup_begin setup-peers-agent-mail
+  # litellm (a dependency) fetches a price list at import unless told to use its bundled one.
+  export LITELLM_LOCAL_MODEL_COST_MAP=True
   step "apt-get install python3-venv" apt_ensure python3-venv
   python_venv "$PEERS/mcp-agent-mail-$AGENT_MAIL_VERSION" "mcp-agent-mail==$AGENT_MAIL_VERSION" 'import mcp_agent_mail.app'
 )

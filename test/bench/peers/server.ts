@@ -33,7 +33,7 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Spawns a server and resolves once its output passes `ready` (or `probe` answers), failing if it exits first. */
+/** Spawns a server and resolves once `ready` holds (given its output so far), failing if it exits first. */
 export async function spawnServer(command: string, args: string[], opts: { cwd: string; env: Record<string, string>; ready: (out: string) => boolean | Promise<boolean>; timeoutMs?: number }): Promise<ServerProcess> {
   const proc = spawn(command, args, { cwd: opts.cwd, env: { ...(process.env as Record<string, string>), ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
