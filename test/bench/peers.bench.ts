@@ -177,7 +177,7 @@ function printTable(date: string, rows: Row[], skipped: { name: string; why: str
   const lines: [string, (r: Row) => string][] = [
     ['send median', (r) => `${r.sendMedianMs.toFixed(2)} ms${r === ref ? '' : ratio(r.sendMedianMs, ref.sendMedianMs)}`],
     ['send p95', (r) => `${r.sendP95Ms.toFixed(2)} ms${r === ref ? '' : ratio(r.sendP95Ms, ref.sendP95Ms)}`],
-    [`${SENDERS} senders`, (r) => `${r.throughput8.toPrecision(r.throughput8 < 100 ? 2 : 3)} msg/s${r === ref ? '' : ratio(r.throughput8, ref.throughput8)}${r.failed8 ? `, ${r.failed8} sends failed` : ''}`],
+    [`${SENDERS} senders`, (r) => `${r.throughput8 < 100 ? r.throughput8.toPrecision(2) : r.throughput8.toFixed(0)} msg/s${r === ref ? '' : ratio(r.throughput8, ref.throughput8)}${r.failed8 ? `, ${r.failed8} sends failed` : ''}`],
     [`send median, N stored (≤ ${STORED}, ${FILL_BUDGET_MS / 1000} s to store)`, (r) => `${r.sendAfterStoredMs.toFixed(2)} ms, N=${r.stored}${r === ref ? '' : ratio(r.sendAfterStoredMs, ref.sendAfterStoredMs)}`],
     ['fsyncs per send', (r) => `${r.fsyncsPerSend.toFixed(2)}${r === ref ? '' : ratio(r.fsyncsPerSend, ref.fsyncsPerSend)}`],
     ['push to live recipient', (r) => (r.push ? `yes, ${r.push.ms.toFixed(1)} ms` : `no (nothing in ${PUSH_WAIT_MS / 1000} s)`)],
