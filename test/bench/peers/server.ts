@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { stoppable } from '../../helpers/hubProcess';
 
 const TOOLS = process.env.HANDOFF_TOOLS ?? join(homedir(), '.cache', 'handoff-tools');
 
@@ -26,6 +27,9 @@ export function freePort(): Promise<number> {
   });
 }
 
+// Agent Mail's imports alone take ~6 s on this machine.
+const START_TIMEOUT_MS = 60_000;
+
 export interface ServerProcess {
   proc: ChildProcess;
   output: () => string;
@@ -34,33 +38,21 @@ export interface ServerProcess {
 }
 
 /** Spawns a server and resolves once `ready` holds (given its output so far), failing if it exits first. */
-export async function spawnServer(command: string, args: string[], opts: { cwd: string; env: Record<string, string>; ready: (out: string) => boolean | Promise<boolean>; timeoutMs?: number }): Promise<ServerProcess> {
+export async function spawnServer(command: string, args: string[], opts: { cwd: string; env: Record<string, string>; ready: (out: string) => boolean | Promise<boolean> }): Promise<ServerProcess> {
   const proc = spawn(command, args, { cwd: opts.cwd, env: { ...(process.env as Record<string, string>), ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
-  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  const deadline = Date.now() + START_TIMEOUT_MS;
   while (!(await opts.ready(out))) {
     if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`${command} ${args.join(' ')} exited before it was ready:\n${out.slice(-2000)}`);
     if (Date.now() > deadline) {
       proc.kill('SIGKILL');
-      throw new Error(`${command} ${args.join(' ')} not ready after ${opts.timeoutMs ?? 60_000} ms:\n${out.slice(-2000)}`);
+      throw new Error(`${command} ${args.join(' ')} not ready after ${START_TIMEOUT_MS} ms:\n${out.slice(-2000)}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return {
-    proc,
-    output: () => out,
-    async kill9() {
-      proc.kill('SIGKILL');
-      await exited;
-    },
-    async stop() {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { proc, output: () => out, ...stoppable(proc) };
 }
 
 /** True once an HTTP GET of the url answers with a 2xx. */
