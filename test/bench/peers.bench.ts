@@ -62,13 +62,18 @@ interface Row {
 
 async function open(start: () => Promise<Bus>): Promise<Running> {
   const bus = await start();
-  const bob = await bus.open('Bob');
-  const alice = await bus.open('Alice');
-  const senders: Mailbox[] = [];
-  for (let s = 0; s < SENDERS; s++) senders.push(await bus.open(`Sender${s}`));
-  const r: Running = { bus, alice, bob, senders, sent: 0, stored: 0, lat: [], rates: [], failed: 0, after: [] };
-  await timed(10, () => send(r)); // warm up the server, its caches and the page cache
-  return r;
+  try {
+    const bob = await bus.open('Bob');
+    const alice = await bus.open('Alice');
+    const senders: Mailbox[] = [];
+    for (let s = 0; s < SENDERS; s++) senders.push(await bus.open(`Sender${s}`));
+    const r: Running = { bus, alice, bob, senders, sent: 0, stored: 0, lat: [], rates: [], failed: 0, after: [] };
+    await timed(10, () => send(r)); // warm up the server, its caches and the page cache
+    return r;
+  } catch (e) {
+    await bus.stop(); // a server left running would outlive the bench
+    throw e;
+  }
 }
 
 async function send(r: Running, from = r.alice): Promise<void> {
@@ -123,21 +128,8 @@ async function lostAfterKill(r: Running): Promise<number> {
   return bodies.filter((b) => !readable.has(b)).length;
 }
 
-async function main() {
-  const date = new Date().toISOString();
-  console.log(`Handoff vs peers ${date} · node ${process.version} · ${quick ? 'quick' : 'full'} run`);
-  const relay = agentRelayUnavailable();
-  const systems: Running[] = [];
-  const skipped: { name: string; why: string }[] = [{ name: `Agent Relay ${RELAY_VERSION}`, why: relay }];
-  for (const [name, start] of [['Handoff', startHandoff], ['MCP Agent Mail', startAgentMail], ['agent-mailbox', startAgentMailbox]] as const) {
-    try {
-      console.log(`  starting ${name}…`);
-      systems.push(await open(start));
-    } catch (e) {
-      if (name === 'Handoff') throw e;
-      skipped.push({ name, why: (e as Error).message.split('\n')[0] });
-    }
-  }
+/** Every figure for every system, the systems taking turns within each step. */
+async function measure(systems: Running[]): Promise<Row[]> {
   console.log(`  measuring ${systems.map((s) => s.bus.name).join(', ')} in alternating rounds…`);
   const per = SAMPLES / ROUNDS;
   for (let round = 0; round < ROUNDS; round++) {
@@ -154,17 +146,37 @@ async function main() {
   console.log(`  storing up to ${STORED} messages each (at most ${FILL_BUDGET_MS / 1000} s), then sending again…`);
   for (const s of systems) await fill(s);
   for (let round = 0; round < ROUNDS; round++) for (const s of systems) s.after.push(...await timed(AFTER_SAMPLES / ROUNDS, () => send(s)));
-  const stored = new Map(systems.map((s) => [s, s.stored]));
   const lost = new Map<Running, number>();
   console.log(`  kill -9 after ${DURABLE} acknowledged sends…`);
   for (const s of systems) lost.set(s, await lostAfterKill(s));
-  for (const s of systems) await s.bus.stop();
-
-  const rows: Row[] = systems.map((s) => ({
+  return systems.map((s) => ({
     name: s.bus.name, version: s.bus.version, transport: s.bus.transport,
     sendMedianMs: median(s.lat), sendP95Ms: p95(s.lat), throughput8: median(s.rates), failed8: s.failed,
-    stored: stored.get(s)!, sendAfterStoredMs: median(s.after), fsyncsPerSend: fsyncs.get(s)!, push: pushes.get(s)!, lost: lost.get(s)!,
+    stored: s.stored, sendAfterStoredMs: median(s.after), fsyncsPerSend: fsyncs.get(s)!, push: pushes.get(s)!, lost: lost.get(s)!,
   }));
+}
+
+async function main() {
+  const date = new Date().toISOString();
+  console.log(`Handoff vs peers ${date} · node ${process.version} · ${quick ? 'quick' : 'full'} run`);
+  const relay = agentRelayUnavailable();
+  const systems: Running[] = [];
+  const skipped: { name: string; why: string }[] = [{ name: `Agent Relay ${RELAY_VERSION}`, why: relay }];
+  for (const [name, start] of [['Handoff', startHandoff], ['MCP Agent Mail', startAgentMail], ['agent-mailbox', startAgentMailbox]] as const) {
+    try {
+      console.log(`  starting ${name}…`);
+      systems.push(await open(start));
+    } catch (e) {
+      if (name === 'Handoff') throw e;
+      skipped.push({ name, why: (e as Error).message.split('\n')[0] });
+    }
+  }
+  let rows: Row[];
+  try {
+    rows = await measure(systems);
+  } finally {
+    for (const s of systems) await s.bus.stop();
+  }
   printTable(date, rows, skipped);
   const dir = join(ROOT, '.test-artifacts', 'bench');
   mkdirSync(dir, { recursive: true });
