@@ -14,6 +14,7 @@ import { call, ChangedNotification, SnapshotRequest } from '../../extension/prot
 import { connectControl } from '../../extension/shared/controlClient';
 import { connectAgent, waitFor, type Agent } from '../helpers/agent';
 import { ROOT, startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
+import { body, median, timed } from './stats';
 
 const quick = process.argv.includes('--quick');
 const LEVELS = quick ? [0, 1000, 10_000] : [0, 10_000, 100_000];
@@ -23,9 +24,7 @@ const PER_SENDER = quick ? 40 : 100;
 const PANEL_AT = quick ? 1000 : 10_000;
 const PANEL_CHANGES = quick ? 10 : 30;
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (n: number) => `${n.toFixed(2)} ms`;
-const body = (i: number) => `Handoff ${i}: please review the change in src/module${i % 50}.ts and report back. `.padEnd(300, '.');
 
 /** Writes `unread` handoffs alice → bob, plus `ackable` more that bob ACKs during the bench. */
 async function prefill(storeDir: string, unread: number, ackable: number): Promise<string[]> {
@@ -45,16 +44,6 @@ async function prefill(storeDir: string, unread: number, ackable: number): Promi
   }));
   await hub.close(); // checkpoint: the hub process starts from state.json, not a long journal
   return ids;
-}
-
-async function timed(n: number, op: (i: number) => Promise<unknown>): Promise<number[]> {
-  const lat: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await op(i);
-    lat.push(performance.now() - t);
-  }
-  return lat;
 }
 
 function rssMb(pid: number): number {

@@ -13,18 +13,13 @@ import { Hub } from '../../extension/hub/hub';
 import { DurableJsonFile } from '../../extension/hub/store/durableJsonFile';
 import { connectAgent } from '../helpers/agent';
 import { ROOT, startHub, tempDir } from '../helpers/hubProcess';
+import { body, median, p95 } from './stats';
 
 const quick = process.argv.includes('--quick');
 /** `--part=1` runs only part 1 (group commit), for comparing changes to the store side by side. */
 const part = process.argv.find((a) => a.startsWith('--part='))?.slice('--part='.length);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
 const ms = (n: number) => `${n.toFixed(3)} ms`;
 const results: Record<string, unknown> = {};
-
-function body(i: number): string {
-  return `Handoff ${i}: please review the change in src/module${i % 50}.ts and report back. `.padEnd(300, '.');
-}
 
 async function newHub(storeDir: string): Promise<Hub> {
   const hub = new Hub({ workspace: ROOT, storeDir, node: 'bench' });

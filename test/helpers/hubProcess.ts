@@ -60,6 +60,21 @@ export function spawnHub(spec: HubSpec = {}): { proc: ChildProcess; ready: Promi
   return { proc, ready, output: () => out };
 }
 
+/** kill -9 and SIGTERM for a running child process, each resolving once it has exited. */
+export function stoppable(proc: ChildProcess): { kill9(): Promise<void>; stop(): Promise<void> } {
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  return {
+    async kill9() {
+      proc.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 export async function startHub(spec: HubSpec = {}): Promise<HubProcess> {
   const base = tempDir('hub');
   const full = {
@@ -72,21 +87,13 @@ export async function startHub(spec: HubSpec = {}): Promise<HubProcess> {
   mkdirSync(full.workspace, { recursive: true });
   const { proc, ready, output } = spawnHub(full);
   await ready;
-  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   return {
     workspace: full.workspace,
     store: full.store,
     socket: full.socket ?? hubSocketPath(full.workspace),
     proc,
     log: output,
-    async kill9() {
-      proc.kill('SIGKILL');
-      await exited;
-    },
-    async stop() {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
-      await exited;
-    },
+    ...stoppable(proc),
     restart: () => startHub(full),
   };
 }
