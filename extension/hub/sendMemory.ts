@@ -19,14 +19,14 @@ export class SendMemory {
   /** Fingerprints of the open messages still inside the window (after a restart). */
   seed(state: BusState, now: number): void {
     for (const h of Object.values(state.hot)) {
-      if (now - h.message.sentAt < this.windowMs) this.remember(h.message, h.message.sentAt);
+      if (now - h.message.sentAt < this.windowMs) this.remember(h.message);
     }
   }
 
   /** Set before the send is committed, so a racing twin already sees it; returns how to forget it. */
-  remember(m: Message, at: number): () => void {
+  remember(m: Message): () => void {
     const fingerprint = sendFingerprint(m.from, m.recipients, m.body);
-    this.recent.set(fingerprint, { id: m.id, at });
+    this.recent.set(fingerprint, m);
     return () => this.recent.delete(fingerprint);
   }
 
@@ -58,7 +58,7 @@ export class SendMemory {
   /** Forgets fingerprints past the window; amortised O(1) per send. */
   prune(now: number): void {
     if (this.recent.size < this.pruneAt) return;
-    for (const [k, v] of this.recent) if (now - v.at > this.windowMs) this.recent.delete(k);
+    for (const [k, v] of this.recent) if (now - v.sentAt > this.windowMs) this.recent.delete(k);
     this.pruneAt = Math.max(1024, 2 * this.recent.size);
   }
 }

@@ -1,7 +1,7 @@
 // The bus semantics as plain functions over data: no sockets, no disk, no clock.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decideReceipt, decideSend, DEFAULT_LIMITS, type ReceiptDecision, type SendContext } from '../../extension/hub/bus/decide';
+import { decideReceipt, decideSend, DEFAULT_LIMITS, sendFingerprint, type ReceiptDecision, type SendContext } from '../../extension/hub/bus/decide';
 import { BusError } from '../../extension/hub/bus/errors';
 import { editDistance, nearestNames } from '../../extension/hub/bus/identity';
 import { coverage, dueEvents, overdue, pendingLedger } from '../../extension/hub/bus/ledger';
@@ -102,7 +102,7 @@ describe('send decisions', () => {
     if (d1.kind !== 'new') return;
     apply(s, { type: 'sent', message: d1.message });
     assert.deepEqual(decideSend(s, { to: ['bob'], body: 'other', idempotencyKey: 'k' }, ctx(s)), { kind: 'duplicate', id: d1.message.id, why: 'idempotency_key' });
-    const recent = new Map([[`alice\nbob\n${'2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881'}`, { id: 'FIRST', at: T0 }]]);
+    const recent = new Map([[sendFingerprint('alice', ['bob'], 'x'), { id: 'FIRST', sentAt: T0 }]]);
     assert.deepEqual(decideSend(s, { to: ['bob'], body: 'x' }, ctx(s, { recent })), { kind: 'duplicate', id: 'FIRST', why: 'probable_duplicate' });
     assert.equal(decideSend(s, { to: ['bob'], body: 'x', insist: true }, ctx(s, { recent })).kind, 'new');
     assert.equal(decideSend(s, { to: ['bob'], body: 'x' }, ctx(s, { recent, now: T0 + DEFAULT_LIMITS.duplicateWindowMs + 1 })).kind, 'new');

@@ -48,12 +48,15 @@ export interface SendDraft {
   escalateTo?: string;
 }
 
-/** Recent sends by fingerprint, derived (not stored): rebuilt from hot messages at start. */
-export type RecentSends = Map<string, { id: string; at: number }>;
+/**
+ * Recent sends by fingerprint, derived (not stored): rebuilt from hot messages at start. The
+ * value is the message itself (already in memory), so an entry costs its key and a slot.
+ */
+export type RecentSends = Map<string, Pick<Message, 'id' | 'sentAt'>>;
 
+/** 128 bits of SHA-256 over sender, recipients and body: one short string per recent send. */
 export function sendFingerprint(from: string, recipients: string[], body: string): string {
-  const h = createHash('sha256').update(body).digest('hex');
-  return `${from}\n${[...recipients].sort().join(',')}\n${h}`;
+  return createHash('sha256').update(`${from}\n${[...recipients].sort().join(',')}\n`).update(body).digest().subarray(0, 16).toString('base64');
 }
 
 export type SendDecision =
@@ -140,7 +143,7 @@ export function decideSend(state: BusState, req: SendDraft, ctx: SendContext): S
   const recipients = resolveRecipients(state, req.to, ctx);
   const fingerprint = sendFingerprint(caller.identity, recipients, req.body);
   const recent = ctx.recent.get(fingerprint);
-  if (!req.insist && !req.idempotencyKey && recent && now - recent.at < limits.duplicateWindowMs) {
+  if (!req.insist && !req.idempotencyKey && recent && now - recent.sentAt < limits.duplicateWindowMs) {
     return { kind: 'duplicate', id: recent.id, why: 'probable_duplicate' };
   }
   const id = ctx.newId();
