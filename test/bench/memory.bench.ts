@@ -1,15 +1,15 @@
 // What the hub holds per open message (issue #13: ≤ 150 MB RSS with 100 000 open). A store is
-// prefilled once per size (kept in the temp folder, reused by later runs), then opened twice:
+// prefilled afresh (so every message is inside the duplicate window, as in the bridge bench: the
+// hub remembers each one's fingerprint), then opened twice:
 //   1. in a child process with --expose-gc, a Hub in process: heapUsed and RSS after a full GC, and
 //      the peak RSS of loading;
 //   2. as the real hub process (dist/hub.js): its RSS and high-water mark once listening.
 // `node out/test/bench/memory.bench.js [N]` (default 100 000).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Hub } from '../../extension/hub/hub';
-import { ROOT, startHub } from '../helpers/hubProcess';
+import { ROOT, startHub, tempDir } from '../helpers/hubProcess';
 
 const MB = 1024 * 1024;
 const body = (i: number) => `Handoff ${i}: please review the change in src/module${i % 50}.ts and report back. `.padEnd(300, '.');
@@ -47,12 +47,10 @@ function status(pid: number, field: string): number {
 async function main(): Promise<void> {
   if (process.argv[2] === '--child') return child(process.argv[3]);
   const n = Number(process.argv[2] ?? 100_000);
-  const storeDir = join(tmpdir(), `handoff-memory-bench-${n}`, 'store');
-  if (!existsSync(join(storeDir, 'state.json'))) {
-    const t = performance.now();
-    await prefill(storeDir, n);
-    console.log(`prefilled ${n} open in ${((performance.now() - t) / 1000).toFixed(1)} s: ${storeDir}`);
-  }
+  const storeDir = join(tempDir('memory-bench'), 'store');
+  const t = performance.now();
+  await prefill(storeDir, n);
+  console.log(`prefilled ${n} open in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const r = spawnSync(process.execPath, ['--expose-gc', __filename, '--child', storeDir], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(r.stderr);
   const inProcess = JSON.parse(r.stdout) as { open: number; heapUsed: number; rss: number; peakRss: number };
@@ -61,6 +59,7 @@ async function main(): Promise<void> {
   const rss = status(hub.proc.pid!, 'VmRSS');
   const hwm = status(hub.proc.pid!, 'VmHWM');
   await hub.stop();
+  rmSync(storeDir, { recursive: true, force: true });
   console.log(`${inProcess.open} open, in process after GC: heapUsed ${(inProcess.heapUsed / MB).toFixed(0)} MB, RSS ${(inProcess.rss / MB).toFixed(0)} MB, peak RSS ${(inProcess.peakRss / MB).toFixed(0)} MB`);
   console.log(`hub process (dist/hub.js): RSS ${(rss / MB).toFixed(0)} MB, high-water mark ${(hwm / MB).toFixed(0)} MB (target ≤ 150 MB)`);
 }

@@ -27,7 +27,7 @@ const lists = new Map<string, string[]>();
 const MAX_LISTS = 1024;
 
 function sharedList(list: string[]): string[] {
-  const key = list.join('\n'); // names hold no newline
+  const key = JSON.stringify(list); // unambiguous whatever a remote node put in an address
   let shared = lists.get(key);
   if (shared) return shared;
   if (lists.size >= MAX_LISTS) lists.clear();

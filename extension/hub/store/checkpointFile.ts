@@ -1,12 +1,14 @@
-// lowdb adapter for the checkpoint document (state.json), written and read one hot message at a
-// time. The document is the same JSON as ever — any JSON reader parses it — laid out as a header
-// line ending in `"hot":{`, one line per open message, and a closing line. Whole, with 100 000
-// open messages, it was a 70 MB string to build at every checkpoint and to parse at every start,
-// and the parse's garbage set the hub's resident size. A document in the older one-line layout
-// (or edited by hand) is parsed whole.
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+// lowdb adapter for the checkpoint document (state.json), written and read one open message at a
+// time. The document is the same JSON as ever — any JSON reader parses it — laid out in lines: a
+// short first line that opens the hot set (`{"format":1,"journalN":N,"state":{"hot":{`), one line
+// per open message, and a last line that closes it and holds the rest of the state. Whole, with
+// 100 000 open messages, it was a 70 MB string to build at every checkpoint and to parse at every
+// start, and the parse set the hub's resident size. A document in the one-line layout earlier
+// versions wrote (or edited by hand) is parsed whole, as it was.
+import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
+import { dict, parseState } from '../bus/dict';
 import type { BusState, HotMessage } from '../bus/model';
 import { fsyncDir } from './durableJsonFile';
 import { reviveHot, reviveState } from './revive';
@@ -18,17 +20,17 @@ export interface Checkpoint {
 }
 
 const HOT_OPEN = '"hot":{';
-const CLOSE = '}}}';
 /** Bytes read or written at a time. */
 const CHUNK = 1 << 20;
 
-/** Every line of the file, in order, holding a chunk and the line being read, not the file. */
-async function* lines(fh: FileHandle): AsyncGenerator<string> {
+/** Every line of the file from `position`, holding a chunk and the line being read, not the file. */
+async function* lines(fh: FileHandle, position: number): AsyncGenerator<string> {
   const read = Buffer.allocUnsafe(CHUNK); // one, reused: a fresh megabyte per read stayed in the malloc arena
   let parts: Buffer[] = []; // copies of the line so far, when it spans chunks
   for (;;) {
-    const { bytesRead } = await fh.read(read, 0, CHUNK, null);
+    const { bytesRead } = await fh.read(read, 0, CHUNK, position);
     if (bytesRead === 0) break;
+    position += bytesRead;
     const chunk = read.subarray(0, bytesRead);
     let start = 0;
     for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, start)) {
@@ -39,6 +41,15 @@ async function* lines(fh: FileHandle): AsyncGenerator<string> {
     if (start < chunk.length) parts.push(Buffer.from(chunk.subarray(start)));
   }
   if (parts.length > 0) yield Buffer.concat(parts).toString('utf8');
+}
+
+/** The first line, if the document is in the line layout: it ends where the hot set opens. */
+async function firstLine(fh: FileHandle): Promise<string | undefined> {
+  const head = Buffer.alloc(256); // it holds two numbers
+  const { bytesRead } = await fh.read(head, 0, head.length, 0);
+  const nl = head.subarray(0, bytesRead).indexOf(0x0a);
+  const line = nl < 0 ? undefined : head.toString('utf8', 0, nl);
+  return line?.endsWith(HOT_OPEN) ? line : undefined;
 }
 
 export class CheckpointFile implements Adapter<Checkpoint> {
@@ -57,39 +68,27 @@ export class CheckpointFile implements Adapter<Checkpoint> {
     }
     try {
       this.bytesOnDisk = (await fh.stat()).size;
-      return await this.parse(lines(fh));
+      const first = await firstLine(fh);
+      if (first === undefined) return parseState(await readFile(this.path, 'utf8'), revived);
+      return await this.parseLines(first, lines(fh, Buffer.byteLength(first) + 1));
     } finally {
       await fh.close();
     }
   }
 
-  private async parse(from: AsyncGenerator<string>): Promise<Checkpoint> {
-    const first = await from.next();
-    if (first.done) throw new SyntaxError(`${this.path} is empty`);
-    const header = first.value;
-    if (!header.endsWith(HOT_OPEN)) {
-      // The one-line layout, or any other: the rest of the file is part of the same document.
-      let text = header;
-      for await (const line of from) text += `\n${line}`;
-      return revived(JSON.parse(text) as Checkpoint);
-    }
-    const doc = revived(JSON.parse(`${header}${CLOSE}`) as Checkpoint);
-    const hot = doc.state.hot;
-    let closed = false;
-    for await (const line of from) {
-      if (closed) {
-        if (line.trim() !== '') throw new SyntaxError(`${this.path}: text after the end of the document`);
-        continue;
-      }
-      if (line === CLOSE) {
-        closed = true;
-        continue;
+  private async parseLines(first: string, rest: AsyncGenerator<string>): Promise<Checkpoint> {
+    const hot = dict<HotMessage>();
+    for await (const line of rest) {
+      // An entry line starts with its key (a JSON string); the last line closes the hot set.
+      if (line.startsWith('}')) {
+        const doc = revived(JSON.parse(`${first}${line}`) as Checkpoint);
+        doc.state.hot = hot;
+        return doc;
       }
       const entry = JSON.parse(`{${line.endsWith(',') ? line.slice(0, -1) : line}}`) as Record<string, HotMessage>;
       for (const id in entry) hot[id] = reviveHot(entry[id], id);
     }
-    if (!closed) throw new SyntaxError(`${this.path} ends before its last line`);
-    return doc;
+    throw new SyntaxError(`${this.path} ends before its last line`);
   }
 
   async write(data: Checkpoint): Promise<void> {
@@ -117,8 +116,9 @@ function revived(doc: Checkpoint): Checkpoint {
 /** The document in the line layout, written a chunk at a time; its size in bytes. */
 async function writeDocument(fh: FileHandle, data: Checkpoint): Promise<number> {
   const { hot, ...rest } = data.state;
-  // `hot` last, so the header is the document with an empty hot set, cut to end in `"hot":{`.
-  const header = JSON.stringify({ format: data.format, journalN: data.journalN, state: { ...rest, hot: {} } });
+  // `hot` first, after two numbers: the document with an empty hot set splits right after its `"hot":{`.
+  const outline = JSON.stringify({ format: data.format, journalN: data.journalN, state: { hot: {}, ...rest } });
+  const split = outline.indexOf(HOT_OPEN) + HOT_OPEN.length;
   let bytes = 0;
   let pending: string[] = [];
   let pendingLength = 0;
@@ -134,10 +134,10 @@ async function writeDocument(fh: FileHandle, data: Checkpoint): Promise<number> 
     pendingLength += text.length;
     if (pendingLength >= CHUNK) await flush();
   };
-  await put(`${header.slice(0, -CLOSE.length)}\n`);
+  await put(`${outline.slice(0, split)}\n`);
   const ids = Object.keys(hot);
   for (const [i, id] of ids.entries()) await put(`${JSON.stringify(id)}:${JSON.stringify(hot[id])}${i < ids.length - 1 ? ',' : ''}\n`);
-  await put(`${CLOSE}\n`);
+  await put(`${outline.slice(split)}\n`);
   await flush();
   return bytes;
 }
