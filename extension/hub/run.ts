@@ -9,7 +9,7 @@ import { Hub } from './hub';
 import { HubAlreadyRunning, listen } from './listen';
 import { loadMatrixConfig, MatrixConfigError } from './matrix/config';
 import { startMatrix } from './matrix/load';
-import { shedLoadingMemory } from './shedMemory';
+import { keepYoungGenerationSmall, shedLoadingMemory } from './shedMemory';
 
 export interface HubArgs {
   workspace: string;
@@ -98,6 +98,7 @@ export async function runHub(args: HubArgs): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
+  keepYoungGenerationSmall();
   await hub.start();
   shedLoadingMemory();
   try {
