@@ -1,11 +1,12 @@
 // The bus semantics as plain functions over data: no sockets, no disk, no clock.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decideReceipt, decideSend, DEFAULT_LIMITS, sendFingerprint, type ReceiptDecision, type SendContext } from '../../extension/hub/bus/decide';
+import { decideReceipt, decideSend, DEFAULT_LIMITS, type ReceiptDecision, type SendContext } from '../../extension/hub/bus/decide';
 import { BusError } from '../../extension/hub/bus/errors';
 import { editDistance, nearestNames } from '../../extension/hub/bus/identity';
 import { coverage, dueEvents, overdue, pendingLedger } from '../../extension/hub/bus/ledger';
 import { emptyState, type BusState, type Message } from '../../extension/hub/bus/model';
+import { RecentSends } from '../../extension/hub/bus/recentSends';
 import { apply, isSettled } from '../../extension/hub/bus/reduce';
 
 const T0 = 1_700_000_000_000;
@@ -30,7 +31,7 @@ function ctx(state: BusState, over: Partial<SendContext> = {}): SendContext {
     newId: () => `01JD3V7W2K8Q5X9Y4Z6A1B${String(id++).padStart(4, '0')}`,
     nextSeq: () => ++n,
     liveIdentities: new Set(['alice', 'bob']),
-    recent: new Map(),
+    recent: new RecentSends(),
     limits: DEFAULT_LIMITS,
     ...over,
   };
@@ -102,7 +103,8 @@ describe('send decisions', () => {
     if (d1.kind !== 'new') return;
     apply(s, { type: 'sent', message: d1.message });
     assert.deepEqual(decideSend(s, { to: ['bob'], body: 'other', idempotencyKey: 'k' }, ctx(s)), { kind: 'duplicate', id: d1.message.id, why: 'idempotency_key' });
-    const recent = new Map([[sendFingerprint('alice', ['bob'], 'x'), { id: 'FIRST', sentAt: T0 }]]);
+    const recent = new RecentSends();
+    recent.add({ id: 'FIRST', from: 'alice', recipients: ['bob'], body: 'x', sentAt: T0 });
     assert.deepEqual(decideSend(s, { to: ['bob'], body: 'x' }, ctx(s, { recent })), { kind: 'duplicate', id: 'FIRST', why: 'probable_duplicate' });
     assert.equal(decideSend(s, { to: ['bob'], body: 'x', insist: true }, ctx(s, { recent })).kind, 'new');
     assert.equal(decideSend(s, { to: ['bob'], body: 'x' }, ctx(s, { recent, now: T0 + DEFAULT_LIMITS.duplicateWindowMs + 1 })).kind, 'new');
