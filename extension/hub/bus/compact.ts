@@ -22,11 +22,13 @@ function sameList(a: string[], b: string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
-/** Distinct recipient lists, frozen like NONE; bounded, since names come and go. */
+/** Distinct lists of names, frozen like NONE; bounded, since names come and go. */
 const lists = new Map<string, string[]>();
 const MAX_LISTS = 1024;
 
-function sharedList(list: string[]): string[] {
+/** The one frozen copy of a list of names (recipients, an address, who still owes an ACK). */
+export function sharedList(list: string[]): string[] {
+  if (list.length === 0) return NONE;
   const key = JSON.stringify(list); // unambiguous whatever a remote node put in an address
   let shared = lists.get(key);
   if (shared) return shared;
