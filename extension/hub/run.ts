@@ -9,6 +9,7 @@ import { Hub } from './hub';
 import { HubAlreadyRunning, listen } from './listen';
 import { loadMatrixConfig, MatrixConfigError } from './matrix/config';
 import { startMatrix } from './matrix/load';
+import { keepYoungGenerationSmall, shedLoadingMemory } from './shedMemory';
 
 export interface HubArgs {
   workspace: string;
@@ -97,7 +98,9 @@ export async function runHub(args: HubArgs): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
+  keepYoungGenerationSmall();
   await hub.start();
+  shedLoadingMemory();
   try {
     const matrix = loadMatrixConfig(args.matrixConfig);
     if (matrix) startMatrix(hub, matrix, log);

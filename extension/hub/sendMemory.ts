@@ -1,14 +1,14 @@
 // What the hub remembers of recent sends so one instruction is stored once (G4): sends in flight
 // by idempotency key (a racing retry waits for the first), and body fingerprints for the
 // probable-duplicate window. In memory; rebuilt from the open messages at start.
-import { sendFingerprint, type RecentSends } from './bus/decide';
 import type { BusState, Message } from './bus/model';
+import { RecentSends } from './bus/recentSends';
 import type { SendResult } from '../protocol/views';
 
 export type DuplicateWhy = 'idempotency_key' | 'probable_duplicate';
 
 export class SendMemory {
-  readonly recent: RecentSends = new Map();
+  readonly recent = new RecentSends();
   private readonly inflight = new Map<string, Promise<SendResult>>();
   /** Sends being committed, by id: true once stored, false if the store refused them. */
   private readonly landing = new Map<string, Promise<boolean>>();
@@ -19,15 +19,13 @@ export class SendMemory {
   /** Fingerprints of the open messages still inside the window (after a restart). */
   seed(state: BusState, now: number): void {
     for (const h of Object.values(state.hot)) {
-      if (now - h.message.sentAt < this.windowMs) this.remember(h.message, h.message.sentAt);
+      if (now - h.message.sentAt < this.windowMs) this.remember(h.message);
     }
   }
 
   /** Set before the send is committed, so a racing twin already sees it; returns how to forget it. */
-  remember(m: Message, at: number): () => void {
-    const fingerprint = sendFingerprint(m.from, m.recipients, m.body);
-    this.recent.set(fingerprint, { id: m.id, at });
-    return () => this.recent.delete(fingerprint);
+  remember(m: Message): () => void {
+    return this.recent.add(m);
   }
 
   /** Follows the commit of a new message, so a probable duplicate racing it can wait for it. */
@@ -58,7 +56,7 @@ export class SendMemory {
   /** Forgets fingerprints past the window; amortised O(1) per send. */
   prune(now: number): void {
     if (this.recent.size < this.pruneAt) return;
-    for (const [k, v] of this.recent) if (now - v.at > this.windowMs) this.recent.delete(k);
+    this.recent.prune((m) => now - m.sentAt > this.windowMs);
     this.pruneAt = Math.max(1024, 2 * this.recent.size);
   }
 }

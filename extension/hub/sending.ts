@@ -57,7 +57,7 @@ export class Sending {
       return asDuplicate(await this.describe(decision.id), decision.why);
     }
     const m = decision.message;
-    const forget = this.memory.remember(m, now); // before the await: a racing twin sees it
+    const forget = this.memory.remember(m); // before the await: a racing twin sees it
     try {
       const committing = journal.commit([{ type: 'sent', message: m }, ...this.d.pushes.offers(m)]);
       this.memory.track(m.id, committing);

@@ -6,6 +6,7 @@ import { BusError } from '../../extension/hub/bus/errors';
 import { editDistance, nearestNames } from '../../extension/hub/bus/identity';
 import { coverage, dueEvents, overdue, pendingLedger } from '../../extension/hub/bus/ledger';
 import { emptyState, type BusState, type Message } from '../../extension/hub/bus/model';
+import { RecentSends } from '../../extension/hub/bus/recentSends';
 import { apply, isSettled } from '../../extension/hub/bus/reduce';
 
 const T0 = 1_700_000_000_000;
@@ -30,7 +31,7 @@ function ctx(state: BusState, over: Partial<SendContext> = {}): SendContext {
     newId: () => `01JD3V7W2K8Q5X9Y4Z6A1B${String(id++).padStart(4, '0')}`,
     nextSeq: () => ++n,
     liveIdentities: new Set(['alice', 'bob']),
-    recent: new Map(),
+    recent: new RecentSends(),
     limits: DEFAULT_LIMITS,
     ...over,
   };
@@ -102,7 +103,8 @@ describe('send decisions', () => {
     if (d1.kind !== 'new') return;
     apply(s, { type: 'sent', message: d1.message });
     assert.deepEqual(decideSend(s, { to: ['bob'], body: 'other', idempotencyKey: 'k' }, ctx(s)), { kind: 'duplicate', id: d1.message.id, why: 'idempotency_key' });
-    const recent = new Map([[`alice\nbob\n${'2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881'}`, { id: 'FIRST', at: T0 }]]);
+    const recent = new RecentSends();
+    recent.add({ id: 'FIRST', from: 'alice', recipients: ['bob'], body: 'x', sentAt: T0 });
     assert.deepEqual(decideSend(s, { to: ['bob'], body: 'x' }, ctx(s, { recent })), { kind: 'duplicate', id: 'FIRST', why: 'probable_duplicate' });
     assert.equal(decideSend(s, { to: ['bob'], body: 'x', insist: true }, ctx(s, { recent })).kind, 'new');
     assert.equal(decideSend(s, { to: ['bob'], body: 'x' }, ctx(s, { recent, now: T0 + DEFAULT_LIMITS.duplicateWindowMs + 1 })).kind, 'new');

@@ -1,9 +1,9 @@
 // What a request means for the bus, decided over the current state: the event to commit, or a
 // refusal that says what was wrong and what to do. No I/O, no clock (time comes in `now`).
-import { createHash } from 'node:crypto';
 import { BusError } from './errors';
 import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN, nearestNames } from './identity';
 import type { Attachment, BusEvent, BusState, DeliveryState, HotMessage, Message, Outcome, ReceiptKind } from './model';
+import type { RecentSends } from './recentSends';
 import { isRemote, localize, qualify } from './relay';
 
 export interface Limits {
@@ -46,14 +46,6 @@ export interface SendDraft {
   insist?: boolean;
   /** Whom to escalate to if it stays unacknowledged past its chase; default: this hub's person. */
   escalateTo?: string;
-}
-
-/** Recent sends by fingerprint, derived (not stored): rebuilt from hot messages at start. */
-export type RecentSends = Map<string, { id: string; at: number }>;
-
-export function sendFingerprint(from: string, recipients: string[], body: string): string {
-  const h = createHash('sha256').update(body).digest('hex');
-  return `${from}\n${[...recipients].sort().join(',')}\n${h}`;
 }
 
 export type SendDecision =
@@ -138,9 +130,8 @@ export function decideSend(state: BusState, req: SendDraft, ctx: SendContext): S
     throw new BusError('invalid_identity', `escalate_to "${req.escalateTo.slice(0, 80)}" is not an identity name: use letters, digits, '.', '_' or '-' (up to 64), optionally @node.`);
   }
   const recipients = resolveRecipients(state, req.to, ctx);
-  const fingerprint = sendFingerprint(caller.identity, recipients, req.body);
-  const recent = ctx.recent.get(fingerprint);
-  if (!req.insist && !req.idempotencyKey && recent && now - recent.at < limits.duplicateWindowMs) {
+  const recent = ctx.recent.find(caller.identity, recipients, req.body);
+  if (!req.insist && !req.idempotencyKey && recent && now - recent.sentAt < limits.duplicateWindowMs) {
     return { kind: 'duplicate', id: recent.id, why: 'probable_duplicate' };
   }
   const id = ctx.newId();

@@ -5,13 +5,13 @@ import { isEscalationDue, type EscalationContext } from './escalate';
 import { dueEventsOf } from './ledger';
 import type { BusEvent, BusState, Message } from './model';
 
-interface Due {
-  at: number;
-  id: string;
-}
-
 export class DueIndex {
-  private readonly heap: Due[] = [];
+  /**
+   * The heap as two parallel arrays (due time, message id): two entries per open handoff, so an
+   * object per entry (and a boxed time in it) cost three times the array slots.
+   */
+  private readonly ats: number[] = [];
+  private readonly ids: string[] = [];
   /** Escalations due with nobody to escalate to. */
   private readonly waiting = new Set<string>();
 
@@ -19,7 +19,7 @@ export class DueIndex {
     const index = new DueIndex();
     for (const hot of Object.values(state.hot)) {
       index.schedule(hot.message);
-      for (const d of Object.values(hot.deliveries)) if (d.chasedAt !== undefined) index.push({ at: d.chasedAt + hot.message.slaMs, id: hot.message.id });
+      for (const d of Object.values(hot.deliveries)) if (d.chasedAt !== undefined) index.push(d.chasedAt + hot.message.slaMs, hot.message.id);
     }
     return index;
   }
@@ -29,14 +29,14 @@ export class DueIndex {
     for (const e of events) {
       if (e.type === 'sent') this.schedule(e.message);
       const m = e.type === 'chased' ? state.hot[e.id]?.message : undefined;
-      if (m && e.type === 'chased') this.push({ at: e.at + m.slaMs, id: m.id });
+      if (m && e.type === 'chased') this.push(e.at + m.slaMs, m.id);
     }
   }
 
   private schedule(m: Message): void {
     if (!m.requiresAck) return;
-    this.push({ at: m.sentAt + m.slaMs, id: m.id });
-    this.push({ at: m.sentAt + m.ttlMs, id: m.id });
+    this.push(m.sentAt + m.slaMs, m.id);
+    this.push(m.sentAt + m.ttlMs, m.id);
   }
 
   /**
@@ -47,7 +47,7 @@ export class DueIndex {
    */
   take(state: BusState, now: number, escalation?: EscalationContext): { events: BusEvent[]; passed: string[] } {
     const ids = new Set<string>();
-    while (this.heap.length > 0 && this.heap[0].at < now) ids.add(this.pop().id);
+    while (this.ats.length > 0 && this.ats[0] < now) ids.add(this.pop());
     const events: BusEvent[] = [];
     const passed: string[] = [];
     for (const id of ids) {
@@ -59,44 +59,51 @@ export class DueIndex {
       if (due.length === 0 && escalation && Object.values(hot.deliveries).some((d) => isEscalationDue(hot, d, now))) this.waiting.add(id);
       if (due.length === 0) continue;
       events.push(...due);
-      this.push({ at: now, id });
+      this.push(now, id);
     }
     return { events, passed };
   }
 
   /** Someone to escalate to may be there now: the waiting escalations are due again. */
   wake(): void {
-    for (const id of this.waiting) this.push({ at: 0, id });
+    for (const id of this.waiting) this.push(0, id);
     this.waiting.clear();
   }
 
-  private push(d: Due): void {
-    const h = this.heap;
-    let i = h.push(d) - 1;
+  private push(at: number, id: string): void {
+    const { ats, ids } = this;
+    let i = ats.length;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (h[parent].at <= d.at) break;
-      h[i] = h[parent];
+      if (ats[parent] <= at) break;
+      ats[i] = ats[parent];
+      ids[i] = ids[parent];
       i = parent;
     }
-    h[i] = d;
+    ats[i] = at;
+    ids[i] = id;
   }
 
-  private pop(): Due {
-    const h = this.heap;
-    const top = h[0];
-    const last = h.pop()!;
-    if (h.length > 0) {
+  /** Takes the earliest entry off the heap; its message id. */
+  private pop(): string {
+    const { ats, ids } = this;
+    const top = ids[0];
+    const lastAt = ats.pop()!;
+    const lastId = ids.pop()!;
+    const n = ats.length;
+    if (n > 0) {
       let i = 0;
       for (;;) {
         const l = 2 * i + 1;
-        if (l >= h.length) break;
-        const c = l + 1 < h.length && h[l + 1].at < h[l].at ? l + 1 : l;
-        if (h[c].at >= last.at) break;
-        h[i] = h[c];
+        if (l >= n) break;
+        const c = l + 1 < n && ats[l + 1] < ats[l] ? l + 1 : l;
+        if (ats[c] >= lastAt) break;
+        ats[i] = ats[c];
+        ids[i] = ids[c];
         i = c;
       }
-      h[i] = last;
+      ats[i] = lastAt;
+      ids[i] = lastId;
     }
     return top;
   }

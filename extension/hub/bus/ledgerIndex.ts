@@ -3,6 +3,7 @@
 // from the open mail once per change. Overdue is the one part that moves with the clock alone: the
 // awaiting handoffs are ordered by SLA deadline, and advancing the clock moves those whose deadline
 // it passed. Plain data in, plain answers out: the hub only tells it what changed.
+import { sharedList } from './compact';
 import { awaitingAck, isAwaitingAck, isPending } from './ledger';
 import type { BusState, HotMessage } from './model';
 import { SortedIds } from './sortedIds';
@@ -29,7 +30,7 @@ function rowOf(hot: HotMessage): Row {
     pending: isPending(hot),
     awaiting: isAwaitingAck(hot),
     deadLettered: !hot.resolution && ds.some((d) => d.state === 'failed'),
-    unacked: asked ? ds.filter(awaitingAck).map((d) => d.recipient) : [],
+    unacked: sharedList(asked ? ds.filter(awaitingAck).map((d) => d.recipient) : []),
   };
 }
 

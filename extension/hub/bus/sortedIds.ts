@@ -1,6 +1,8 @@
 // Message ids ordered by a time (sent, due) and then seq, in sorted blocks of a few hundred: add
 // and delete cost a search and a short splice, and the first k (or those from a given time) cost
-// k — so the oldest overdue or pending few cost the same with 10 or 100 000 open.
+// k — so the oldest overdue or pending few cost the same with 10 or 100 000 open. A block is three
+// parallel arrays, not an object per entry: the ledger holds three of these for every open
+// message, and an entry object (with its boxed time) cost three times the array slots.
 export interface Keyed {
   id: string;
   at: number;
@@ -9,12 +11,20 @@ export interface Keyed {
 
 const BLOCK = 256;
 
-function before(a: Keyed, at: number, seq: number): boolean {
-  return a.at < at || (a.at === at && a.seq < seq);
+interface Block {
+  ids: string[];
+  ats: number[];
+  seqs: number[];
 }
 
+function before(b: Block, i: number, at: number, seq: number): boolean {
+  return b.ats[i] < at || (b.ats[i] === at && b.seqs[i] < seq);
+}
+
+const entry = (b: Block, i: number): Keyed => ({ id: b.ids[i], at: b.ats[i], seq: b.seqs[i] });
+
 export class SortedIds {
-  private readonly blocks: Keyed[][] = [];
+  private readonly blocks: Block[] = [];
   private count = 0;
 
   get size(): number {
@@ -28,19 +38,19 @@ export class SortedIds {
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       const b = this.blocks[mid];
-      if (before(b[b.length - 1], at, seq)) lo = mid + 1;
+      if (before(b, b.ids.length - 1, at, seq)) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
   /** Index of the first entry of `block` not before (at, seq). */
-  private static indexIn(block: Keyed[], at: number, seq: number): number {
+  private static indexIn(block: Block, at: number, seq: number): number {
     let lo = 0;
-    let hi = block.length;
+    let hi = block.ids.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (before(block[mid], at, seq)) lo = mid + 1;
+      if (before(block, mid, at, seq)) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -49,11 +59,14 @@ export class SortedIds {
   /** Adds the entry; the caller adds each (at, seq) once. */
   add(id: string, at: number, seq: number): void {
     this.count++;
-    if (this.blocks.length === 0) return void this.blocks.push([{ id, at, seq }]);
+    if (this.blocks.length === 0) return void this.blocks.push({ ids: [id], ats: [at], seqs: [seq] });
     const b = this.blockOf(at, seq);
     const block = this.blocks[b];
-    block.splice(SortedIds.indexIn(block, at, seq), 0, { id, at, seq });
-    if (block.length > 2 * BLOCK) this.blocks.splice(b + 1, 0, block.splice(BLOCK));
+    const i = SortedIds.indexIn(block, at, seq);
+    block.ids.splice(i, 0, id);
+    block.ats.splice(i, 0, at);
+    block.seqs.splice(i, 0, seq);
+    if (block.ids.length > 2 * BLOCK) this.blocks.splice(b + 1, 0, { ids: block.ids.splice(BLOCK), ats: block.ats.splice(BLOCK), seqs: block.seqs.splice(BLOCK) });
   }
 
   delete(at: number, seq: number): void {
@@ -61,10 +74,12 @@ export class SortedIds {
     const b = this.blockOf(at, seq);
     const block = this.blocks[b];
     const i = SortedIds.indexIn(block, at, seq);
-    if (i >= block.length || block[i].at !== at || block[i].seq !== seq) return;
+    if (i >= block.ids.length || block.ats[i] !== at || block.seqs[i] !== seq) return;
     this.count--;
-    block.splice(i, 1);
-    if (block.length === 0) this.blocks.splice(b, 1);
+    block.ids.splice(i, 1);
+    block.ats.splice(i, 1);
+    block.seqs.splice(i, 1);
+    if (block.ids.length === 0) this.blocks.splice(b, 1);
   }
 
   /** Ascending, from the first entry at or after `at`; stop early for the first few. */
@@ -72,15 +87,15 @@ export class SortedIds {
     if (this.blocks.length === 0) return;
     let b = this.blockOf(at, -Infinity);
     let i = SortedIds.indexIn(this.blocks[b], at, -Infinity);
-    for (; b < this.blocks.length; b++, i = 0) for (const block = this.blocks[b]; i < block.length; i++) yield block[i];
+    for (; b < this.blocks.length; b++, i = 0) for (const block = this.blocks[b]; i < block.ids.length; i++) yield entry(block, i);
   }
 
   /** Descending, newest first. */
   *newest(): Generator<Keyed> {
-    for (let b = this.blocks.length - 1; b >= 0; b--) for (let i = this.blocks[b].length - 1; i >= 0; i--) yield this.blocks[b][i];
+    for (let b = this.blocks.length - 1; b >= 0; b--) for (let i = this.blocks[b].ids.length - 1; i >= 0; i--) yield entry(this.blocks[b], i);
   }
 
   first(): Keyed | undefined {
-    return this.blocks[0]?.[0];
+    return this.blocks.length > 0 ? entry(this.blocks[0], 0) : undefined;
   }
 }

@@ -1,5 +1,7 @@
-// lowdb adapter for the checkpoint document: write a temp file, fsync it, rename it over the old
-// one, fsync the directory. A crash at any instant leaves either the old or the new document.
+// lowdb adapter for a whole JSON document: write a temp file, fsync it, rename it over the old
+// one, fsync the directory. A crash at any instant leaves either the old or the new document. The
+// checkpoint is written the same way a line at a time (checkpointFile.ts); the bus bench's
+// whole-document baseline uses this one.
 import { parseState } from '../bus/dict';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';

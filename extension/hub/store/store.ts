@@ -1,6 +1,6 @@
 // The hub's durable state. Three files in a private directory, one writer (the hub):
 //   journal.ndjson   every bus event, appended and fdatasync'd before a send is acknowledged
-//   state.json       the lowdb checkpoint: the hot (unsettled) state as of journal record n
+//   state.json       the lowdb checkpoint: the hot (unsettled) state as of journal record n, a line per open message
 //   archive.ndjson   settled messages, appended at checkpoints and looked up by offset
 // Write cost does not grow with history: a send costs one batched append; a checkpoint rewrites
 // only the hot document, and only after as many journal bytes as that document holds, so its
@@ -11,8 +11,8 @@ import { Low } from 'lowdb';
 import { apply, isSettled, pruneIdempotency } from '../bus/reduce';
 import { emptyState, type BusEvent, type BusState, type HotMessage } from '../bus/model';
 import { AppendLog } from './appendLog';
-import { DurableJsonFile } from './durableJsonFile';
-import { reviveHot, reviveState } from './revive';
+import { CheckpointFile, type Checkpoint } from './checkpointFile';
+import { reviveHot } from './revive';
 
 const FORMAT = 1;
 const MIN_CHECKPOINT_JOURNAL_BYTES = 512 * 1024;
@@ -22,12 +22,6 @@ const MAX_SYNCS = 4;
 interface JournalRecord {
   n: number;
   e: BusEvent[];
-}
-
-interface Checkpoint {
-  format: number;
-  journalN: number;
-  state: BusState;
 }
 
 export interface ArchivedMessage extends HotMessage {
@@ -75,7 +69,7 @@ export class Store {
   private constructor(
     readonly dir: string,
     private readonly db: Low<Checkpoint>,
-    private readonly adapter: DurableJsonFile<Checkpoint>,
+    private readonly adapter: CheckpointFile,
     private readonly journal: AppendLog<JournalRecord>,
     private readonly archive: AppendLog<ArchivedMessage>,
     private readonly archiveIndex: Map<string, { offset: number; length: number }>,
@@ -96,10 +90,7 @@ export class Store {
     if (!st.isDirectory()) throw new Error(`${dir} is not a directory (a symlink?); the store needs a real folder of its own`);
     if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw new Error(`${dir} belongs to uid ${st.uid}, not to you; the store must be your own folder`);
     if (st.mode & 0o022) throw new Error(`${dir} is writable by others (mode ${(st.mode & 0o777).toString(8)}); run chmod 700 on it`);
-    const adapter = new DurableJsonFile<Checkpoint>(join(dir, 'state.json'), (c: Checkpoint) => {
-      if (c?.state) reviveState(c.state);
-      return c;
-    });
+    const adapter = new CheckpointFile(join(dir, 'state.json'));
     const db = new Low<Checkpoint>(adapter, { format: FORMAT, journalN: 0, state: emptyState(node) });
     await db.read();
     if (db.data.format !== FORMAT) throw new Error(`${join(dir, 'state.json')} has format ${db.data.format}; this Handoff reads format ${FORMAT}`);

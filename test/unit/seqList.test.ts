@@ -1,0 +1,64 @@
+// SeqList: seq order whatever the order of adds and deletes, walks that survive deleting what they
+// yield, and holes squeezed out without losing an entry.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SeqList } from '../../extension/hub/bus/seqList';
+
+const all = (l: SeqList, afterSeq?: number) => [...l.ids(afterSeq)];
+
+describe('SeqList', () => {
+  it('oldest first from a seq, newest first, an older id re-added in its place', () => {
+    const l = new SeqList();
+    for (const s of [1, 2, 4, 5]) l.add(`m${s}`, s);
+    l.add('m3', 3);
+    l.add('m2', 2); // already in: no change
+    assert.deepEqual(all(l), ['m1', 'm2', 'm3', 'm4', 'm5']);
+    assert.deepEqual(all(l, 3), ['m4', 'm5']);
+    assert.deepEqual([...l.newest()], ['m5', 'm4', 'm3', 'm2', 'm1']);
+    assert.equal(l.seqOf('m3'), 3);
+    assert.equal(l.size, 5);
+  });
+
+  it('a walk may delete what it yields, in either direction', () => {
+    const l = new SeqList();
+    for (let s = 1; s <= 10; s++) l.add(`m${s}`, s);
+    const seen: string[] = [];
+    for (const id of l.ids()) {
+      seen.push(id);
+      if (Number(id.slice(1)) % 2 === 0) l.delete(id);
+    }
+    assert.deepEqual(seen, Array.from({ length: 10 }, (_, i) => `m${i + 1}`));
+    assert.deepEqual(all(l), ['m1', 'm3', 'm5', 'm7', 'm9']);
+    const back: string[] = [];
+    for (const id of l.newest()) {
+      back.push(id);
+      l.delete(id);
+    }
+    assert.deepEqual(back, ['m9', 'm7', 'm5', 'm3', 'm1']);
+    assert.equal(l.size, 0);
+    assert.deepEqual(all(l), []);
+  });
+
+  it('10 000 entries, most deleted from the middle and the ends, then more added: nothing lost, order kept', () => {
+    const l = new SeqList();
+    const want = new Set<number>();
+    for (let s = 1; s <= 10_000; s++) {
+      l.add(`m${s}`, s);
+      want.add(s);
+    }
+    for (let s = 1; s <= 10_000; s++) {
+      if (s % 7 !== 0) {
+        l.delete(`m${s}`);
+        want.delete(s);
+      }
+    }
+    for (let s = 10_001; s <= 10_100; s++) {
+      l.add(`m${s}`, s);
+      want.add(s);
+    }
+    assert.deepEqual(all(l), [...want].map((s) => `m${s}`));
+    assert.deepEqual([...l.newest()], [...want].reverse().map((s) => `m${s}`));
+    assert.equal(l.seqOf('m7000'), 7000);
+    assert.equal(l.has('m7001'), false);
+  });
+});
