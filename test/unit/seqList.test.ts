@@ -2,7 +2,7 @@
 // yield, and holes squeezed out without losing an entry.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SeqList } from '../../extension/hub/bus/seqList';
+import { bySeq, SeqList } from '../../extension/hub/bus/seqList';
 
 const all = (l: SeqList, afterSeq?: number) => [...l.ids(afterSeq)];
 
@@ -60,5 +60,19 @@ describe('SeqList', () => {
     assert.deepEqual([...l.newest()], [...want].reverse().map((s) => `m${s}`));
     assert.equal(l.seqOf('m7000'), 7000);
     assert.equal(l.has('m7001'), false);
+  });
+
+  it('two lists walked as one in seq order, from a seq; a walk left early still lets the lists squeeze', () => {
+    const a = new SeqList();
+    const b = new SeqList();
+    for (const s of [1, 4, 5, 9]) a.add(`m${s}`, s);
+    for (const s of [2, 3, 7]) b.add(`m${s}`, s);
+    assert.deepEqual([...bySeq(a, b)].map((e) => e.seq), [1, 2, 3, 4, 5, 7, 9]);
+    assert.deepEqual([...bySeq(a, undefined, 4)].map((e) => e.id), ['m5', 'm9']);
+    for (const e of bySeq(a, b)) if (e.seq === 3) break;
+    for (let s = 10; s < 1000; s++) a.add(`m${s}`, s);
+    for (let s = 10; s < 990; s++) a.delete(`m${s}`);
+    assert.deepEqual(all(a, 989), ['m990', 'm991', 'm992', 'm993', 'm994', 'm995', 'm996', 'm997', 'm998', 'm999']);
+    assert.ok((a as unknown as { order: unknown[] }).order.length < 100, 'holes squeezed out');
   });
 });

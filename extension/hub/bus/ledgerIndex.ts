@@ -9,29 +9,53 @@ import type { BusState, HotMessage } from './model';
 import { SortedIds } from './sortedIds';
 import type { OverdueSummary } from '../../protocol/views';
 
-/** What the summary knows of one open message, as of its last change. */
-interface Row {
-  seq: number;
-  sentAt: number;
-  dueAt: number;
-  pending: boolean;
-  awaiting: boolean;
-  deadLettered: boolean;
-  /** Recipients whose ACK it still waits for. */
-  unacked: string[];
+const PENDING = 1;
+const AWAITING = 2;
+const DEAD_LETTERED = 4;
+
+/**
+ * What the summary counted one open message as, at its last change. The message itself, not
+ * copies of its seq and times (they never change, and a copied time is a boxed number per row);
+ * what may change, as bits.
+ */
+class Row {
+  constructor(
+    readonly hot: HotMessage,
+    readonly flags: number,
+    /** Recipients whose ACK it still waits for. */
+    readonly unacked: string[],
+  ) {}
+
+  get seq(): number {
+    return this.hot.message.seq;
+  }
+
+  get sentAt(): number {
+    return this.hot.message.sentAt;
+  }
+
+  get dueAt(): number {
+    return this.hot.message.sentAt + this.hot.message.slaMs;
+  }
+
+  get pending(): boolean {
+    return (this.flags & PENDING) !== 0;
+  }
+
+  get awaiting(): boolean {
+    return (this.flags & AWAITING) !== 0;
+  }
+
+  get deadLettered(): boolean {
+    return (this.flags & DEAD_LETTERED) !== 0;
+  }
 }
 
 function rowOf(hot: HotMessage): Row {
-  const m = hot.message;
   const ds = Object.values(hot.deliveries);
-  const asked = m.requiresAck && !hot.resolution;
-  return {
-    seq: m.seq, sentAt: m.sentAt, dueAt: m.sentAt + m.slaMs,
-    pending: isPending(hot),
-    awaiting: isAwaitingAck(hot),
-    deadLettered: !hot.resolution && ds.some((d) => d.state === 'failed'),
-    unacked: sharedList(asked ? ds.filter(awaitingAck).map((d) => d.recipient) : []),
-  };
+  const asked = hot.message.requiresAck && !hot.resolution;
+  const flags = (isPending(hot) ? PENDING : 0) | (isAwaitingAck(hot) ? AWAITING : 0) | (!hot.resolution && ds.some((d) => d.state === 'failed') ? DEAD_LETTERED : 0);
+  return new Row(hot, flags, sharedList(asked ? ds.filter(awaitingAck).map((d) => d.recipient) : []));
 }
 
 export class LedgerIndex {

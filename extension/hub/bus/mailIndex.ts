@@ -7,7 +7,7 @@
 import { awaitingAck, isUnread } from './ledger';
 import type { BusEvent, BusState, HotMessage } from './model';
 import { isTerminal } from './reduce';
-import { SeqList } from './seqList';
+import { bySeq, SeqList } from './seqList';
 
 type Member = (hot: HotMessage | undefined, identity: string) => hot is HotMessage;
 
@@ -25,6 +25,9 @@ const isUnreadBy: Member = (hot, identity): hot is HotMessage => isOpenFor(hot, 
 /** Not ACKed, asked or not: a hook hands it to each of the identity's sessions once (bus/attention.ts). */
 const isWaitingFor: Member = (hot, identity): hot is HotMessage => isOpenFor(hot, identity) && awaitingAck(hot.deliveries[identity]);
 
+/** Waiting without an ACK asked: with the unacked, the waiting ones. */
+const isUnaskedFor: Member = (hot, identity): hot is HotMessage => isWaitingFor(hot, identity) && !hot.message.requiresAck;
+
 export interface UnackedSummary {
   count: number;
   /** The oldest few, oldest first. */
@@ -34,8 +37,13 @@ export interface UnackedSummary {
 export class MailIndex {
   private readonly open = new Map<string, SeqList>();
   private readonly unacked = new Map<string, SeqList>();
-  private readonly unread = new Map<string, SeqList>();
-  private readonly waiting = new Map<string, SeqList>();
+  /**
+   * The waiting handoffs are the unacked and these, walked together in seq order: most mail asks
+   * for an ACK, and a list of its own for waiting held each of those twice.
+   */
+  private readonly unasked = new Map<string, SeqList>();
+  /** Only ever counted, so a set: a list in order cost three times as much. */
+  private readonly unread = new Map<string, Set<string>>();
   /** identity → session → of its waiting handoffs, those already in that session's model context. */
   private readonly seen = new Map<string, Map<string, SeqList>>();
   /** `${identity}\n${session}` → every waiting handoff up to this seq is seen there: a hook's walk starts after it. */
@@ -64,20 +72,42 @@ export class MailIndex {
     const hot = state.hot[id];
     if (!hot) return;
     for (const r of only !== undefined ? [only] : hot.message.recipients) {
-      for (const [lists, member] of [[this.open, isOpenFor], [this.unacked, isUnackedBy], [this.unread, isUnreadBy]] as const) {
+      const was = this.isWaiting(r, id);
+      for (const [lists, member] of [[this.open, isOpenFor], [this.unacked, isUnackedBy], [this.unasked, isUnaskedFor]] as const) {
         if (member(hot, r)) this.list(lists, r).add(id, hot.message.seq);
         else lists.get(r)?.delete(id);
       }
-      const was = !!this.waiting.get(r)?.has(id);
+      if (isUnreadBy(hot, r)) this.unreadBy(r).add(id);
+      else this.unread.get(r)?.delete(id);
       if (isWaitingFor(hot, r) && !was) {
-        this.list(this.waiting, r).add(id, hot.message.seq);
         for (const s of hot.deliveries[r].surfacings ?? []) this.list(this.seenBy(r), s.session).add(id, hot.message.seq);
       } else if (!isWaitingFor(hot, r) && was) this.unwait(r, id);
     }
   }
 
+  private unreadBy(identity: string): Set<string> {
+    let s = this.unread.get(identity);
+    if (!s) this.unread.set(identity, (s = new Set()));
+    return s;
+  }
+
+  /** The waiting list that holds the handoff for the identity, if one does. */
+  private waitingList(identity: string, id: string): SeqList | undefined {
+    for (const lists of [this.unacked, this.unasked]) if (lists.get(identity)?.has(id)) return lists.get(identity);
+    return undefined;
+  }
+
+  private isWaiting(identity: string, id: string): boolean {
+    return this.waitingList(identity, id) !== undefined;
+  }
+
+  private waitingCount(identity: string): number {
+    return (this.unacked.get(identity)?.size ?? 0) + (this.unasked.get(identity)?.size ?? 0);
+  }
+
   private unwait(identity: string, id: string): void {
-    this.waiting.get(identity)?.delete(id);
+    this.unacked.get(identity)?.delete(id);
+    this.unasked.get(identity)?.delete(id);
     const sessions = this.seen.get(identity);
     for (const [session, list] of sessions ?? []) {
       list.delete(id);
@@ -97,16 +127,18 @@ export class MailIndex {
       if (e.type === 'sent') this.follow(state, e.message.id);
       else if (e.type === 'receipt' || e.type === 'failed') this.follow(state, e.id, e.recipient);
       else if (e.type === 'resolved') this.follow(state, e.id);
-      else if (e.type === 'surfaced' && this.waiting.get(e.recipient)?.has(e.id)) {
-        this.list(this.seenBy(e.recipient), e.surfacing.session).add(e.id, this.waiting.get(e.recipient)!.seqOf(e.id)!);
+      else if (e.type === 'surfaced') {
+        const waiting = this.waitingList(e.recipient, e.id);
+        if (waiting) this.list(this.seenBy(e.recipient), e.surfacing.session).add(e.id, waiting.seqOf(e.id)!);
       }
     }
   }
 
   /** Messages archived at a checkpoint leave `state.hot` without an event: out of every list. */
   forget(ids: readonly string[]): void {
-    for (const lists of [this.open, this.unacked, this.unread]) for (const list of lists.values()) for (const id of ids) list.delete(id);
-    for (const [identity, list] of this.waiting) for (const id of ids) if (list.has(id)) this.unwait(identity, id);
+    for (const identity of this.seen.keys()) for (const id of ids) if (this.isWaiting(identity, id)) this.unwait(identity, id);
+    for (const lists of [this.open, this.unacked, this.unasked]) for (const list of lists.values()) for (const id of ids) list.delete(id);
+    for (const set of this.unread.values()) for (const id of ids) set.delete(id);
   }
 
   /** The identity's open mail after `afterSeq`, oldest first, that `keep` accepts, up to `limit`. */
@@ -160,16 +192,15 @@ export class MailIndex {
    * floor, so the handoffs it was handed before are not walked again on every hook.
    */
   unsurfaced(state: BusState, identity: string, session: string, claimed: ReadonlySet<string>, limit: number): { items: HotMessage[]; count: number } {
-    const list = this.waiting.get(identity);
     const seen = this.seen.get(identity)?.get(session);
     const key = `${identity}\n${session}`;
     let floor = this.floors.get(key) ?? 0;
     let gap = false;
     const items: HotMessage[] = [];
-    for (const id of list?.ids(floor) ?? []) {
+    for (const { id, seq } of bySeq(this.unacked.get(identity), this.unasked.get(identity), floor)) {
       if (items.length >= limit) break;
       if (seen?.has(id)) {
-        if (!gap) floor = list!.seqOf(id)!;
+        if (!gap) floor = seq;
         continue;
       }
       const hot = state.hot[id];
@@ -182,8 +213,8 @@ export class MailIndex {
     }
     if (floor > 0 && seen) this.floors.set(key, floor);
     let claimedHere = 0;
-    for (const id of claimed) if (list?.has(id) && !seen?.has(id)) claimedHere++;
-    return { items, count: (list?.size ?? 0) - (seen?.size ?? 0) - claimedHere };
+    for (const id of claimed) if (this.isWaiting(identity, id) && !seen?.has(id)) claimedHere++;
+    return { items, count: this.waitingCount(identity) - (seen?.size ?? 0) - claimedHere };
   }
 
   private walk(state: BusState, list: SeqList | undefined, identity: string, member: Member, opts: { afterSeq?: number; limit?: number; keep?: (hot: HotMessage) => boolean }): HotMessage[] {

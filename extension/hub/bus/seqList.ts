@@ -109,3 +109,25 @@ export class SeqList {
     this.start = 0;
   }
 }
+
+/** Two lists' ids after `afterSeq` as one list in seq order; deleting the yielded id is safe. */
+export function* bySeq(a: SeqList | undefined, b: SeqList | undefined, afterSeq = 0): Generator<{ id: string; seq: number }> {
+  const walks = [a, b].map((list) => ({ list, ids: list?.ids(afterSeq), next: undefined as { id: string; seq: number } | undefined }));
+  const step = (w: (typeof walks)[number]) => {
+    const r = w.ids?.next();
+    w.next = r && !r.done ? { id: r.value, seq: w.list!.seqOf(r.value)! } : undefined;
+  };
+  try {
+    walks.forEach(step);
+    for (;;) {
+      const [x, y] = walks;
+      const w = x.next && (!y.next || x.next.seq <= y.next.seq) ? x : y;
+      if (!w.next) return;
+      const e = w.next;
+      step(w);
+      yield e;
+    }
+  } finally {
+    for (const w of walks) w.ids?.return(undefined); // a walk left open would keep its list from squeezing holes
+  }
+}
