@@ -204,7 +204,9 @@ export class Hub {
   }
 
   pending(identity?: string): LedgerEntry[] {
-    return pendingLedger(this.state, this.now(), identity);
+    const hot = this.state.hot;
+    const open = identity === undefined ? Object.values(hot) : this.journal.ledger.pendingFrom(identity).map((id) => hot[id]);
+    return pendingLedger(open, this.now());
   }
 
   coverage(): Coverage[] {

@@ -85,7 +85,7 @@ async function readsOf(w: World, tool: string, args: Record<string, unknown>): P
 }
 
 describe('open mail: what a tool call and the timer read does not grow with it', { timeout: 180_000 }, () => {
-  it('send_handoff, inbox, ack and whoami read as many open messages at 10k as at 1k', async () => {
+  it('send_handoff, inbox, ack, pending and whoami read as many open messages at 10k as at 1k', async () => {
     const small = await world(1000);
     const large = await world(10_000);
     const calls: [string, (w: World) => Record<string, unknown>][] = [
@@ -95,6 +95,7 @@ describe('open mail: what a tool call and the timer read does not grow with it',
       ['ack', (w) => ({ message_id: w.ids[w.ids.length >> 1] })],
       ['ack', (w) => ({ message_id: w.ids[0] })],
       ['inbox', () => ({ unread_only: true, limit: 5 })],
+      ['pending', () => ({})], // bob's own ledger: the handoff it sent carol
     ];
     for (const [tool, args] of calls) {
       const at1k = await readsOf(small, tool, args(small));

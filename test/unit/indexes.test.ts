@@ -108,6 +108,7 @@ describe('indexes agree with a scan of the state', () => {
         assert.deepEqual(ledger.counts(), { open: open.length, pending: open.filter(isPending).length, awaitingAck: open.filter(isAwaitingAck).length }, 'summary counts');
         assert.deepEqual(ledger.overdue(now, 2), overdue(state, now, 2), `overdue at +${now - T0} ms`);
         assert.deepEqual(coverage(state, () => 0, now, undefined, (n) => ledger.unacked(n)), coverage(state, () => 0, now), 'coverage');
+        assert.deepEqual(ledger.pendingFrom('zed').sort(), open.filter(isPending).map((h) => h.message.id).sort(), 'the sender\'s pending ledger');
         for (const name of NAMES) {
           const want = scan(state, name);
           assert.deepEqual(mail.openFor(state, name).map((h) => h.message.id), want.inbox, `${name}'s inbox`);

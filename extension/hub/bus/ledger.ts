@@ -91,14 +91,11 @@ function needsAttention(hot: HotMessage, now: number): boolean {
   return isDeadLettered(hot) || Object.values(hot.deliveries).some((d) => isOverdue(hot, d, now));
 }
 
-/** The sender's open items: anything it sent that is not fully done, oldest first. */
-export function pendingLedger(state: BusState, now: number, from?: string): LedgerEntry[] {
+/** Of these open messages, the ones not fully done, as ledger entries, oldest first: a sender's pending ledger. */
+export function pendingLedger(open: Iterable<HotMessage>, now: number): LedgerEntry[] {
   const out: LedgerEntry[] = [];
-  for (const hot of Object.values(state.hot)) {
-    if (from !== undefined && hot.message.from !== from) continue;
-    if (isPending(hot)) out.push(ledgerEntry(hot, now));
-  }
-  return out.sort((a, b) => a.sentAt - b.sentAt);
+  for (const hot of open) if (isPending(hot)) out.push(ledgerEntry(hot, now));
+  return out.sort((a, b) => a.sentAt - b.sentAt || a.seq - b.seq);
 }
 
 /** Past their SLA without a recipient ACK, or dead-lettered and not yet resolved by a person; at most `cap` ids, oldest first (LedgerIndex keeps it as the journal moves). */

@@ -63,6 +63,8 @@ export class LedgerIndex {
   private pendingCount = 0;
   private awaitingCount = 0;
   private readonly unackedBy = new Map<string, number>();
+  /** Each sender's pending handoffs: its `pending` tool costs its own ledger, not the hub's open mail. */
+  private readonly pendingBy = new Map<string, Set<string>>();
   private readonly bySeq = new SortedIds();
   private readonly pendingBySent = new SortedIds();
   private readonly awaitingByDue = new SortedIds();
@@ -92,6 +94,10 @@ export class LedgerIndex {
     if (r.pending) {
       this.pendingCount++;
       this.pendingBySent.add(id, r.sentAt, r.seq);
+      const from = r.hot.message.from;
+      let mine = this.pendingBy.get(from);
+      if (!mine) this.pendingBy.set(from, (mine = new Set()));
+      mine.add(id);
     }
     if (r.awaiting) {
       this.awaitingCount++;
@@ -107,6 +113,9 @@ export class LedgerIndex {
     if (r.pending) {
       this.pendingCount--;
       this.pendingBySent.delete(r.sentAt, r.seq);
+      const mine = this.pendingBy.get(r.hot.message.from)!;
+      mine.delete(id);
+      if (mine.size === 0) this.pendingBy.delete(r.hot.message.from);
     }
     if (r.awaiting) {
       this.awaitingCount--;
@@ -174,6 +183,11 @@ export class LedgerIndex {
       out.push(e.id);
     }
     return out;
+  }
+
+  /** The ids of the sender's pending handoffs, in no order. */
+  pendingFrom(from: string): string[] {
+    return [...(this.pendingBy.get(from) ?? [])];
   }
 
   /** The oldest `k` pending handoffs, oldest sent first. */
