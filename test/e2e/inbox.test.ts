@@ -6,7 +6,7 @@
 // Reply reaches the agent as a handoff with reply_to, pushed once. Screenshots in light, dark and
 // high-contrast go to .test-artifacts/e2e/. Skips loudly without the VS Code server (fails under CI=true).
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,7 +18,7 @@ import { connectAgent, plainBody, type Agent } from '../helpers/agent';
 import { ROOT } from '../helpers/hubProcess';
 import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
 import { runCommand, runVsCode, statusBarItem, webviewFrame } from '../vscode/harness.mjs';
-import { hubProcesses } from '../vscode/processes';
+import { hubSocket } from '../vscode/processes';
 
 const missing = vscodeMissing();
 announce('the inbox end-to-end test', missing);
@@ -32,16 +32,6 @@ const THEMES = [
   { name: 'light', theme: 'Default Light Modern', label: 'Light Modern', workbenchClass: /\bvs\b(?!-)/ },
   { name: 'high-contrast', theme: 'Default High Contrast', label: 'Dark High Contrast', workbenchClass: /\bhc-black\b/ },
 ];
-
-async function hubSocket(workspace: string): Promise<string> {
-  const end = Date.now() + 20_000;
-  for (;;) {
-    const hub = hubProcesses(workspace)[0];
-    if (hub && existsSync(hub.socket)) return hub.socket;
-    if (Date.now() > end) throw new Error(`no hub socket for ${workspace}`);
-    await sleep(100);
-  }
-}
 
 /** Switches the theme with the theme picker (Ctrl+K Ctrl+T), as a person would. */
 async function theme(page: Page, t: (typeof THEMES)[number]): Promise<void> {

@@ -13,7 +13,7 @@ import { runHook } from '../helpers/hook';
 import { ROOT } from '../helpers/hubProcess';
 import { runCommand, runVsCode, statusBarItem, webviewFrame } from '../vscode/harness.mjs';
 import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
-import { hubProcesses } from '../vscode/processes';
+import { hubSocket } from '../vscode/processes';
 
 const missing = vscodeMissing();
 announce('the VS Code end-to-end tests', missing);
@@ -25,16 +25,6 @@ const THEMES = [
   { name: 'dark', theme: 'Default Dark Modern', workbenchClass: /\bvs-dark\b/ },
   { name: 'high-contrast', theme: 'Default High Contrast', workbenchClass: /\bhc-black\b/ },
 ];
-
-async function hubSocket(workspace: string): Promise<string> {
-  const end = Date.now() + 20_000;
-  for (;;) {
-    const hub = hubProcesses(workspace)[0];
-    if (hub && existsSync(hub.socket)) return hub.socket;
-    if (Date.now() > end) throw new Error(`no hub socket for ${workspace}`);
-    await sleep(100);
-  }
-}
 
 async function panelFrame(page: Page): Promise<Frame> {
   await runCommand(page, 'Handoff: Show Panel');

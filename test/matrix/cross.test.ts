@@ -12,7 +12,7 @@ import { connectAgent, type Agent } from '../helpers/agent';
 import { DIST, NODE, startHub, type HubProcess } from '../helpers/hubProcess';
 import { connectControl } from '../../extension/shared/controlClient';
 import { call, MatrixConnectRequest, MatrixDisconnectRequest } from '../../extension/protocol/control';
-import { api, countPushes, login, matrixHub, matrixSuite, snapshot, synapse, unique, user, waitFor, waitMatrix, waitPeer, waitUntil, type MatrixUser, type Synapse } from './world';
+import { api, countPushes, login, matrixHub, matrixSuite, snapshot, stopAll, synapse, unique, user, waitFor, waitMatrix, waitPeer, waitUntil, type MatrixUser, type Synapse } from './world';
 
 matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
   let hs: Synapse;
@@ -42,9 +42,7 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     await waitPeer(bob, 'alice@nodeA');
   });
   after(async () => {
-    for (const x of agents) await x.close().catch(() => undefined);
-    for (const h of hubs) await h.stop().catch(() => undefined);
-    await hs?.stop();
+    await stopAll(agents, hubs, hs);
   });
 
   it('crosses, is pushed once, ACKed and resolved; the sender sees the receipts with node and time', async () => {

@@ -7,7 +7,7 @@ import { after, before, it } from 'node:test';
 import { personIdentity } from '../../extension/hub/matrix/person';
 import { connectAgent, type Agent } from '../helpers/agent';
 import type { HubProcess } from '../helpers/hubProcess';
-import { api, countPushes, matrixHub, matrixSuite, snapshot, synapse, unique, user, waitFor, waitPeer, waitUntil, type MatrixUser, type Synapse } from './world';
+import { api, countPushes, matrixHub, matrixSuite, snapshot, stopAll, synapse, unique, user, waitFor, waitPeer, waitUntil, type MatrixUser, type Synapse } from './world';
 
 matrixSuite('Matrix: people answer from a plain client', () => {
   let hs: Synapse;
@@ -47,9 +47,7 @@ matrixSuite('Matrix: people answer from a plain client', () => {
     await waitPeer(alice, 'bob@nodeB');
   });
   after(async () => {
-    for (const x of agents) await x.close().catch(() => undefined);
-    for (const h of hubs) await h.stop().catch(() => undefined);
-    await hs?.stop();
+    await stopAll(agents, hubs, hs);
   });
 
   it('a reply and a thread reply reach the sender\'s agent once per session, as handoffs it ACKs', async () => {

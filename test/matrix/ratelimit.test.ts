@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
 import type { HubProcess } from '../helpers/hubProcess';
-import { autoAck, countPushes, matrixHub, matrixSuite, synapse, unique, user, waitFor, waitPeer, type Synapse } from './world';
+import { autoAck, countPushes, matrixHub, matrixSuite, stopAll, synapse, unique, user, waitFor, waitPeer, type Synapse } from './world';
 
 const N = 14;
 
@@ -16,9 +16,7 @@ matrixSuite('Matrix: rate limited by the homeserver', () => {
   let stopAck = () => undefined as void;
   after(async () => {
     stopAck();
-    for (const a of agents) await a.close().catch(() => undefined);
-    for (const h of hubs) await h.stop().catch(() => undefined);
-    await hs?.stop();
+    await stopAll(agents, hubs, hs);
   });
 
   it(`${N} handoffs and their ACKs through 429s: none lost, none twice`, async () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
 import type { HubProcess } from '../helpers/hubProcess';
-import { api, autoAck, countPushes, matrixHub, matrixSuite, snapshot, synapse, unique, user, waitFor, waitMatrix, waitPeer, type Synapse } from './world';
+import { api, autoAck, countPushes, matrixHub, matrixSuite, snapshot, stopAll, synapse, unique, user, waitFor, waitMatrix, waitPeer, type Synapse } from './world';
 
 const N = Number(process.env.HANDOFF_MATRIX_STREAM) || 300;
 
@@ -16,9 +16,7 @@ matrixSuite('Matrix: a stream of handoffs through a homeserver outage and kill -
   const stops: (() => void)[] = [];
   after(async () => {
     stops.forEach((s) => s());
-    for (const a of agents) await a.close().catch(() => undefined);
-    for (const h of hubs) await h.stop().catch(() => undefined);
-    await hs?.stop();
+    await stopAll(agents, hubs, hs);
   });
 
   it(`${N} handoffs: every one arrives, none twice, every ACK returns`, async () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
 import type { HubProcess } from '../helpers/hubProcess';
-import { api, matrixHub, matrixSuite, snapshot, synapse, unique, user, waitFor, waitMatrix, waitPeer, waitUntil, type MatrixUser, type Synapse } from './world';
+import { api, matrixHub, matrixSuite, snapshot, stopAll, synapse, unique, user, waitFor, waitMatrix, waitPeer, waitUntil, type MatrixUser, type Synapse } from './world';
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -48,9 +48,7 @@ matrixSuite('Matrix: every claim is authenticated by the account bound to its no
     await waitPeer(bob, 'alice@nodeA');
   });
   after(async () => {
-    for (const x of agents) await x.close().catch(() => undefined);
-    for (const h of hubs) await h.stop().catch(() => undefined);
-    await hs?.stop();
+    await stopAll(agents, hubs, hs);
   });
 
   it('a handoff "from alice@nodeA" posted by another allowed account is refused, logged and counted', async () => {

@@ -175,3 +175,10 @@ export async function waitUntil(cond: () => Promise<boolean> | boolean, timeoutM
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** What a suite started, stopped: its agents, its hubs, then the homeserver. */
+export async function stopAll(agents: Agent[], hubs: HubProcess[], hs: Synapse | undefined): Promise<void> {
+  for (const a of agents) await a.close().catch(() => undefined);
+  for (const h of hubs) await h.stop().catch(() => undefined);
+  await hs?.stop();
+}

@@ -5,12 +5,11 @@
 // 100 000 open messages, it was a 70 MB string to build at every checkpoint and to parse at every
 // start, and the parse set the hub's resident size. A document in the one-line layout earlier
 // versions wrote (or edited by hand) is parsed whole, as it was.
-import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { open, readFile, type FileHandle } from 'node:fs/promises';
 import type { Adapter } from 'lowdb';
 import { dict, parseState } from '../bus/dict';
 import type { BusState, HotMessage } from '../bus/model';
-import { fsyncDir } from './durableJsonFile';
+import { replaceDurably } from './durableJsonFile';
 import { reviveHot, reviveState } from './revive';
 
 export interface Checkpoint {
@@ -92,19 +91,7 @@ export class CheckpointFile implements Adapter<Checkpoint> {
   }
 
   async write(data: Checkpoint): Promise<void> {
-    const tmp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.tmp`);
-    const fh = await open(tmp, 'w', 0o600);
-    try {
-      this.bytesOnDisk = await writeDocument(fh, data);
-      await fh.sync();
-    } catch (e) {
-      await fh.close().catch(() => undefined);
-      await unlink(tmp).catch(() => undefined);
-      throw e;
-    }
-    await fh.close();
-    await rename(tmp, this.path);
-    await fsyncDir(dirname(this.path));
+    this.bytesOnDisk = await replaceDurably(this.path, (fh) => writeDocument(fh, data));
   }
 }
 

@@ -3,7 +3,7 @@
 // checkpoint is written the same way a line at a time (checkpointFile.ts); the bus bench's
 // whole-document baseline uses this one.
 import { parseState } from '../bus/dict';
-import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
 
@@ -15,6 +15,28 @@ export async function fsyncDir(dir: string): Promise<void> {
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * Replaces `path` as a whole: `fill` writes the temp file and says how many bytes it wrote, then
+ * the file is fsync'd, renamed over the old one and its directory fsync'd. Returns the size.
+ */
+export async function replaceDurably(path: string, fill: (fh: FileHandle) => Promise<number>): Promise<number> {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  const fh = await open(tmp, 'w', 0o600);
+  let bytes: number;
+  try {
+    bytes = await fill(fh);
+    await fh.sync();
+  } catch (e) {
+    await fh.close().catch(() => undefined);
+    await unlink(tmp).catch(() => undefined);
+    throw e;
+  }
+  await fh.close();
+  await rename(tmp, path);
+  await fsyncDir(dirname(path));
+  return bytes;
 }
 
 export class DurableJsonFile<T> implements Adapter<T> {
@@ -35,20 +57,10 @@ export class DurableJsonFile<T> implements Adapter<T> {
   }
 
   async write(data: T): Promise<void> {
-    const tmp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.tmp`);
-    const fh = await open(tmp, 'w', 0o600);
-    try {
+    this.bytesOnDisk = await replaceDurably(this.path, async (fh) => {
       const text = JSON.stringify(data);
       await fh.writeFile(text);
-      this.bytesOnDisk = Buffer.byteLength(text);
-      await fh.sync();
-    } catch (e) {
-      await fh.close().catch(() => undefined);
-      await unlink(tmp).catch(() => undefined);
-      throw e;
-    }
-    await fh.close();
-    await rename(tmp, this.path);
-    await fsyncDir(dirname(this.path));
+      return Buffer.byteLength(text);
+    });
   }
 }
