@@ -58,6 +58,16 @@ function rowOf(hot: HotMessage): Row {
   return new Row(hot, flags, sharedList(asked ? ds.filter(awaitingAck).map((d) => d.recipient) : []));
 }
 
+/** The ids of the first `k` entries, read no further. */
+function firstIds(entries: Iterable<{ id: string }>, k: number): string[] {
+  const out: string[] = [];
+  for (const e of entries) {
+    if (out.length >= k) break;
+    out.push(e.id);
+  }
+  return out;
+}
+
 export class LedgerIndex {
   private readonly rows = new Map<string, Row>();
   private pendingCount = 0;
@@ -177,12 +187,7 @@ export class LedgerIndex {
 
   /** The newest `k` open handoffs, newest first. */
   newest(k: number): string[] {
-    const out: string[] = [];
-    for (const e of this.bySeq.newest()) {
-      if (out.length >= k) break;
-      out.push(e.id);
-    }
-    return out;
+    return firstIds(this.bySeq.newest(), k);
   }
 
   /** The ids of the sender's pending handoffs, in no order. */
@@ -192,11 +197,6 @@ export class LedgerIndex {
 
   /** The oldest `k` pending handoffs, oldest sent first. */
   oldestPending(k: number): string[] {
-    const out: string[] = [];
-    for (const e of this.pendingBySent.from()) {
-      if (out.length >= k) break;
-      out.push(e.id);
-    }
-    return out;
+    return firstIds(this.pendingBySent.from(), k);
   }
 }
