@@ -45,7 +45,7 @@ function summary(i: SnapshotInput): BusSummary {
     pendingCount: counts.pending,
     awaitingAckCount: counts.awaitingAck,
     people: i.people,
-    ...(i.link ? { link: i.link.status() } : {}),
+    link: i.link ? i.link.status() : null,
   };
 }
 

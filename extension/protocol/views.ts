@@ -204,7 +204,8 @@ export interface BusSummary {
   /** Open messages some recipient has not ACKed yet (an ACKed one waiting for its result is not). */
   awaitingAckCount: number;
   /** Present when a transport to other nodes is attached. */
-  link?: LinkStatus;
+  /** null when no link is attached: a change must say so, or a view would keep the last status it saw. */
+  link: LinkStatus | null;
   /** The people at editor windows on this hub, each with their inbox. */
   people: PersonView[];
 }

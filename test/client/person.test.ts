@@ -13,7 +13,7 @@ const item = (id: string, over: Partial<PersonInboxItem> = {}): PersonInboxItem 
   id, from: 'builder', thread: id, preview: `handoff ${id}`, sentAt: now - 1000, state: 'pushed', unread: true, requiresAck: true, dueAt: now + 60_000, ...over,
 });
 const snapshot = (inbox: PersonInboxItem[]): Snapshot => ({
-  node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [], pending: [],
+  node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [], link: null, pending: [],
   overdue: { count: 0, ids: [] }, messages: [], openCount: 0, pendingCount: 0, awaitingAckCount: 0,
   people: [{ identity: 'maria', presence: { live: true, windows: 1, lastFocusedAt: now }, unread: inbox.filter((i) => i.unread).length, inbox }],
 });

@@ -153,4 +153,20 @@ describe('snapshot changes keyed by message id', () => {
       await w.hub.close();
     }
   });
+
+  it('a link detached (Disconnect Matrix, from any window or the CLI) leaves the views too', async () => {
+    const w = await world(Date.now);
+    try {
+      const status = { transport: 'matrix', state: 'connected', homeserver: 'http://hs', userId: '@a:hs', room: '!r', outbox: 0, advisoryReads: {}, advisoryReadsNote: '' } as const;
+      w.hub.setLink({ whereIs: async () => ({ state: 'in_outbox', note: '' }), status: () => status, close: async () => undefined });
+      w.flush();
+      assert.equal(w.live.snapshot?.link?.userId, '@a:hs', 'the link shows');
+      w.hub.setLink(undefined);
+      w.flush();
+      assert.equal(w.live.snapshot?.link, null, 'and is gone from the copy kept by changes, as from a fresh snapshot');
+      assert.equal(w.hub.snapshot().link, null);
+    } finally {
+      await w.hub.close();
+    }
+  });
 });
