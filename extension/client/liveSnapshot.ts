@@ -35,6 +35,8 @@ export class LiveSnapshot {
     for (const e of upserts) this.rows.set(e.id, e);
     for (const id of removed) this.rows.delete(id);
     this.base = { ...this.base, ...summary };
+    // A change without a link means none is attached (any more): not "as before".
+    if (!('link' in summary)) delete this.base.link;
     this.view = undefined;
     const pendingRows = [...this.rows.values()].filter((e) => e.pending).length;
     if (this.rows.size < Math.min(SNAPSHOT_CAP, c.openCount) || pendingRows < Math.min(SNAPSHOT_CAP, c.pendingCount)) return false;

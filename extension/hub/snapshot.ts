@@ -45,7 +45,7 @@ function summary(i: SnapshotInput): BusSummary {
     pendingCount: counts.pending,
     awaitingAckCount: counts.awaitingAck,
     people: i.people,
-    link: i.link ? i.link.status() : null,
+    ...(i.link ? { link: i.link.status() } : {}),
   };
 }
 

@@ -204,8 +204,7 @@ export interface BusSummary {
   /** Open messages some recipient has not ACKed yet (an ACKed one waiting for its result is not). */
   awaitingAckCount: number;
   /** Present when a transport to other nodes is attached. */
-  /** null when no link is attached: a change must say so, or a view would keep the last status it saw. */
-  link: LinkStatus | null;
+  link?: LinkStatus;
   /** The people at editor windows on this hub, each with their inbox. */
   people: PersonView[];
 }

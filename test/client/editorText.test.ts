@@ -78,7 +78,7 @@ describe('panel model', () => {
   const snapshot = {
     node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [],
     pending: [acked, late], overdue: { count: 1, oldestSentAt: late.sentAt, ids: ['B'] }, messages: [late, acked], people: [],
-    openCount: 2, pendingCount: 2, awaitingAckCount: 1, link: null,
+    openCount: 2, pendingCount: 2, awaitingAckCount: 1,
   } satisfies Snapshot;
 
   it('labels each receipt state with who and when, and flags the overdue recipient', () => {

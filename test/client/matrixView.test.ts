@@ -18,7 +18,7 @@ const entry: LedgerEntry = {
 };
 const snapshot = (r?: LinkStatus) => ({
   node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [],
-  pending: [entry], overdue: { count: 0, ids: [] }, messages: [entry], people: [], openCount: 1, pendingCount: 1, awaitingAckCount: 1, link: r ?? null,
+  pending: [entry], overdue: { count: 0, ids: [] }, messages: [entry], people: [], openCount: 1, pendingCount: 1, awaitingAckCount: 1, ...(r ? { link: r } : {}),
 } satisfies Snapshot);
 const running = { kind: 'running' as const, pid: 1 };
 

@@ -14,7 +14,7 @@ const entry = (i: number, state: 'pushed' | 'acked' = 'pushed'): LedgerEntry => 
   recipients: [{ recipient: 'reviewer', state, sessionsPushed: 1, overdue: false, awaitingAck: state === 'pushed' }],
 });
 const snapshot = (events: LedgerEntry[]): Snapshot => ({
-  node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [], link: null, pending: events,
+  node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [], pending: events,
   overdue: { count: 0, ids: [] }, messages: events, people: [], openCount: events.length, pendingCount: events.length, awaitingAckCount: events.filter((e) => e.awaitingAck).length,
 });
 const model = (events: LedgerEntry[]) => panelModel({ kind: 'running', pid: 1 }, snapshot(events), 'all', 'maria');

@@ -92,7 +92,7 @@ export async function snapshot(hub: HubProcess): Promise<Snapshot> {
 
 export async function waitMatrix(hub: HubProcess, state: string, timeoutMs: number): Promise<void> {
   const start = Date.now();
-  let last: Snapshot['link'] | undefined;
+  let last: Snapshot['link'];
   while (Date.now() - start < timeoutMs) {
     last = (await snapshot(hub)).link;
     if (last?.state === state) return;

@@ -136,7 +136,7 @@ function hubView(state: HubState, snapshot: Snapshot | undefined): PanelModel['h
 }
 
 export function panelModel(state: HubState, snapshot: Snapshot | undefined, filter: PanelFilter, identity: string): PanelModel {
-  const remote = snapshot?.link ?? undefined;
+  const remote = snapshot?.link;
   const me = personView(snapshot, identity);
   const people = new Set((snapshot?.people ?? []).map((p) => p.identity));
   const events = (snapshot?.messages ?? []).map((e) => eventView(e, remote, people));
