@@ -97,9 +97,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<Handof
   const refresh = () => {
     const me = personView(supervisor.snapshot, humanIdentity());
     const fresh = arrivals.fresh(humanIdentity(), me?.inbox);
-    // Every window of the person sees the arrival; only the one they used last says so.
-    const notifies = !me?.notifier || me.notifier === supervisor.window;
+    // Every window of the person sees the arrival; only the one they used last says so (a window
+    // that has not heard its key back yet notifies rather than risk nobody doing so).
+    const notifies = !me?.notifier || !supervisor.window || me.notifier === supervisor.window;
     if (fresh.length && notifies) notifyArrivals(fresh, (act, id) => inbox.run(act, id), () => openInboxCommand());
+    else if (fresh.length) log.info(`${fresh.length} new handoff(s) for ${humanIdentity()}: window ${me?.notifier} notifies, not this one (${supervisor.window ?? 'no key yet'})`);
     status.update();
     panel.refresh();
     changed.fire();

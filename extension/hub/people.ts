@@ -55,7 +55,8 @@ export class People {
     for (const [key, w] of this.windows) {
       if (w.identity !== identity) continue;
       const r = rank(w);
-      if (!best || r[0] > best.rank[0] || (r[0] === best.rank[0] && r[1] >= best.rank[1])) best = { key, rank: r };
+      // A tie keeps the window that was here first.
+      if (!best || r[0] > best.rank[0] || (r[0] === best.rank[0] && r[1] > best.rank[1])) best = { key, rank: r };
     }
     return best?.key;
   }

@@ -13,7 +13,7 @@ const item = (id: string, over: Partial<PersonInboxItem> = {}): PersonInboxItem 
   id, from: 'builder', thread: id, preview: `handoff ${id}`, sentAt: now - 1000, state: 'pushed', unread: true, requiresAck: true, dueAt: now + 60_000, ...over,
 });
 const snapshot = (inbox: PersonInboxItem[]): Snapshot => ({
-  node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [], link: null, pending: [],
+  node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [], pending: [],
   overdue: { count: 0, ids: [] }, messages: [], openCount: 0, pendingCount: 0, awaitingAckCount: 0,
   people: [{ identity: 'maria', presence: { live: true, windows: 1, lastFocusedAt: now }, unread: inbox.filter((i) => i.unread).length, inbox }],
 });
@@ -28,6 +28,18 @@ describe('the person at the editor', () => {
     assert.deepEqual(a.fresh('maria', [item('READ', { unread: false, state: 'read' })]), [], 'read elsewhere first: no notification');
     assert.deepEqual(a.fresh('lead', [item('LEADS')]), [], 'a new identity: its old mail is learned, not announced');
     assert.deepEqual(a.fresh('lead', [item('LEADS'), item('NEXT')]).map((i) => i.id), ['NEXT']);
+  });
+
+  it('a handoff sent after the window started watching is new even in the person\'s first snapshot', () => {
+    let t = now;
+    const a = new Arrivals(() => t);
+    assert.deepEqual(a.fresh('maria', undefined), [], 'not at this hub yet');
+    t += 5000;
+    const early = item('EARLY', { sentAt: now - 1000 });
+    const racing = item('RACING', { sentAt: now + 2000 });
+    assert.deepEqual(a.fresh('maria', [racing, early]).map((i) => i.id), ['RACING'], 'the old one is learned, the one sent meanwhile announced');
+    assert.deepEqual(a.fresh('maria', [racing, early]), [], 'once');
+    assert.deepEqual(a.fresh('lead', [item('OLDER', { sentAt: now + 3000 })]), [], 'a new identity watches from now: what it already had is not announced');
   });
 
   it('keeps a body inert in the notification: HTML stays text, a command link is broken', () => {

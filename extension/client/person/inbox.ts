@@ -28,20 +28,32 @@ export function arrivalText(i: PersonInboxItem): string {
   return inertLinks(i.escalation ? `Handoff ${inboxHeadline(i)}, chased and still silent.` : `Handoff from ${i.from}: "${i.preview}"`);
 }
 
-/** Which unread items are new since the last look; the first look (also after a change of identity) only learns what is there. */
+/**
+ * Which unread items are new since the last look. The first look (also after a change of
+ * identity) only learns the mail that was there before this window watched for it: a handoff
+ * sent after that is new, even if it arrives with the person's first snapshot.
+ */
 export class Arrivals {
   private seen?: Set<string>;
   private identity?: string;
+  private since: number;
+
+  constructor(private readonly now: () => number = Date.now) {
+    this.since = now();
+  }
 
   fresh(identity: string, items: PersonInboxItem[] | undefined): PersonInboxItem[] {
+    if (identity !== this.identity) {
+      if (this.identity !== undefined) this.since = this.now();
+      this.seen = undefined;
+      this.identity = identity;
+    }
     if (!items) return [];
-    if (identity !== this.identity) this.seen = undefined;
-    this.identity = identity;
     const first = !this.seen;
     const seen = (this.seen ??= new Set());
-    const fresh = items.filter((i) => !seen.has(i.id) && i.unread);
+    const fresh = items.filter((i) => !seen.has(i.id) && i.unread && (!first || i.sentAt >= this.since));
     for (const i of items) seen.add(i.id);
-    return first ? [] : fresh;
+    return fresh;
   }
 }
 
