@@ -17,7 +17,8 @@ function storeParses(store: string): number {
   for (const log of ['journal.ndjson', 'archive.ndjson']) {
     const path = join(store, log);
     if (!existsSync(path)) continue;
-    const text = readFileSync(path, 'utf8');
+    // The journal runs on in zeros written ahead of its lines (store/appendLog.ts): not a torn line.
+    const text = readFileSync(path, 'utf8').replace(/\0+$/, '');
     const lines = text.split('\n');
     const tail = lines.pop()!; // '' when the file ends in a newline
     for (const line of lines) JSON.parse(line); // every complete line parses

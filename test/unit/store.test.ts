@@ -1,7 +1,7 @@
 // The store on a real disk: recovery from the journal, a torn tail, checkpoints that move settled
 // messages to the archive, and a hot document that stays small.
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { BusEvent, Message } from '../../extension/hub/bus/model';
@@ -9,6 +9,18 @@ import { Store } from '../../extension/hub/store/store';
 import { tempDir } from '../helpers/hubProcess';
 
 const opts = { idempotencyWindowMs: 60_000, minCheckpointBytes: 64 * 1024 };
+
+/** Where the journal's last line ends: after it, the file holds the zeros written ahead. */
+function linesEnd(path: string): number {
+  return readFileSync(path).lastIndexOf(0x0a) + 1;
+}
+
+/** Writes bytes at an offset, as a batch in flight does (not an append: the file runs on in zeros). */
+function writeAt(path: string, at: number, bytes: string | Buffer): void {
+  const fd = openSync(path, 'r+');
+  writeSync(fd, typeof bytes === 'string' ? Buffer.from(bytes) : bytes, 0, undefined, at);
+  closeSync(fd);
+}
 
 function message(i: number): Message {
   return {
@@ -25,11 +37,13 @@ describe('store', () => {
     const store = await Store.open(dir, 'n', opts);
     await Promise.all(Array.from({ length: 50 }, (_, i) => store.commit([{ type: 'sent', message: message(i + 1) }])));
     // Simulate kill -9 mid-write: no close(), and half a line at the end of the journal.
-    appendFileSync(join(dir, 'journal.ndjson'), '{"n":999,"e":[{"type":"sent","mess');
+    const journal = join(dir, 'journal.ndjson');
+    assert.ok(statSync(journal).size > linesEnd(journal), 'the journal runs on in zeros written ahead');
+    writeAt(journal, linesEnd(journal), '{"n":999,"e":[{"type":"sent","mess');
     const again = await Store.open(dir, 'n', opts);
     assert.equal(Object.keys(again.state.hot).length, 50);
     assert.equal(again.state.seq, 50);
-    assert.ok(readFileSync(join(dir, 'journal.ndjson'), 'utf8').endsWith('\n'), 'the torn tail was cut');
+    assert.ok(readFileSync(journal, 'utf8').endsWith('\n'), 'the torn tail was cut');
     await again.commit([{ type: 'sent', message: message(51) }]);
     const third = await Store.open(dir, 'n', opts);
     assert.equal(Object.keys(third.state.hot).length, 51, 'appends after the cut are readable');
@@ -40,16 +54,32 @@ describe('store', () => {
     const store = await Store.open(dir, 'n', opts);
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.commit([{ type: 'sent', message: message(i + 1) }])));
     const journal = join(dir, 'journal.ndjson');
-    const acked = statSync(journal).size;
+    const acked = linesEnd(journal);
     // Batches overlap: a later batch (two records) was written at its offset, the one before it never was — kill -9.
     const later = [22, 23].map((n) => `${JSON.stringify({ n, e: [{ type: 'sent', message: message(n) }] })}\n`).join('');
-    appendFileSync(journal, Buffer.concat([Buffer.alloc(300), Buffer.from(later)]));
+    writeAt(journal, acked + 300, later);
     const again = await Store.open(dir, 'n', opts);
     assert.equal(Object.keys(again.state.hot).length, 20, 'the 20 acknowledged, nothing from behind the hole');
     assert.equal(statSync(journal).size, acked, 'cut at the hole');
     await again.commit([{ type: 'sent', message: message(24) }]);
     const third = await Store.open(dir, 'n', opts);
     assert.deepEqual(Object.keys(third.state.hot).length, 21, 'appends after the cut are readable');
+  });
+
+  it('the zeros written ahead survive a restart and the next batches overwrite them, with nothing read from them', async () => {
+    const dir = tempDir('store-zeros');
+    const journal = join(dir, 'journal.ndjson');
+    const store = await Store.open(dir, 'n', opts);
+    for (let i = 1; i <= 5; i++) await store.commit([{ type: 'sent', message: message(i) }]);
+    const allocated = statSync(journal).size;
+    assert.ok(allocated >= linesEnd(journal) + 64 * 1024, `${allocated} bytes on disk for ${linesEnd(journal)} of lines`);
+    const again = await Store.open(dir, 'n', opts); // kill -9: no close
+    assert.equal(Object.keys(again.state.hot).length, 5);
+    assert.equal(statSync(journal).size, allocated, 'a tail of zeros only is not cut');
+    await again.commit([{ type: 'sent', message: message(6) }]);
+    assert.equal(statSync(journal).size, allocated, 'the next batch went into the zeros');
+    const third = await Store.open(dir, 'n', opts);
+    assert.equal(Object.keys(third.state.hot).length, 6);
   });
 
   it('checkpoints move settled messages to the archive, where they can still be read', async () => {
@@ -76,7 +106,7 @@ describe('store', () => {
       const m = message(i);
       await store.commit([{ type: 'sent', message: m }, done(m)]);
     }
-    assert.ok(statSync(join(dir, 'journal.ndjson')).size < 2 * opts.minCheckpointBytes, 'the journal was truncated by checkpoints');
+    assert.ok(linesEnd(join(dir, 'journal.ndjson')) < 2 * opts.minCheckpointBytes, 'the journal was truncated by checkpoints');
     assert.ok(store.archivedCount > 0);
   });
 

@@ -16,6 +16,8 @@ import { reviveHot } from './revive';
 
 const FORMAT = 1;
 const MIN_CHECKPOINT_JOURNAL_BYTES = 512 * 1024;
+/** Zeros written ahead of the journal's lines (AppendLog): a few grows between two checkpoints. */
+const JOURNAL_PREALLOCATE_BYTES = 256 * 1024;
 /** fdatasyncs in flight at once: libuv's four fs threads, as many as four unbatched writers keep busy; past that, commits batch. */
 const MAX_SYNCS = 4;
 
@@ -97,7 +99,7 @@ export class Store {
     const archive = new AppendLog<ArchivedMessage>(join(dir, 'archive.ndjson'), reviveHot);
     const archiveIndex = new Map<string, { offset: number; length: number }>();
     for (const line of await archive.open()) archiveIndex.set(line.value.message.id, { offset: line.offset, length: line.length });
-    const journal = new AppendLog<JournalRecord>(join(dir, 'journal.ndjson'), (r: JournalRecord) => r); // events hold no name-keyed records
+    const journal = new AppendLog<JournalRecord>(join(dir, 'journal.ndjson'), (r: JournalRecord) => r, JOURNAL_PREALLOCATE_BYTES); // events hold no name-keyed records
     const records = await journal.open();
     const store = new Store(dir, db, adapter, journal, archive, archiveIndex, options);
     for (const { value } of records) {
