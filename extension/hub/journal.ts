@@ -2,7 +2,7 @@
 // times), message ids and seqs in journal order, and who hears about each change. A store that
 // cannot be opened leaves the hub serving: every write then says why.
 import { BusError } from './bus/errors';
-import { emptyState, type BusEvent, type BusState, type HotMessage } from './bus/model';
+import { emptyState, type BusEvent, type BusState, type HotMessage, type Message } from './bus/model';
 import { DueIndex } from './bus/dueIndex';
 import { LedgerIndex } from './bus/ledgerIndex';
 import { MailIndex } from './bus/mailIndex';
@@ -46,7 +46,7 @@ export class Journal {
       this.store = await Store.open(this.o.dir, this.o.node, {
         idempotencyWindowMs: this.o.idempotencyWindowMs, maxSyncs: this.o.maxSyncs, now: this.o.now,
         onError: (what, e) => this.o.log(`store ${what} failed: ${(e as Error).message}`),
-        onArchived: (ids) => this.archived(ids),
+        onArchived: (archived) => this.archived(archived),
       });
       this.seq = this.store.state.seq;
       this.mail = MailIndex.of(this.store.state);
@@ -117,8 +117,9 @@ export class Journal {
   }
 
   /** Settled messages left the hot set at a checkpoint, with no journal event: the indexes follow too. */
-  private archived(ids: string[]): void {
-    this.mail.forget(ids);
+  private archived(archived: Message[]): void {
+    const ids = archived.map((m) => m.id);
+    this.mail.forget(archived);
     this.ledger.note(this.state, ids);
     this.changed(ids);
   }

@@ -88,10 +88,10 @@ describe('indexes agree with a scan of the state', () => {
             : { type: 'surfaced', id: m.id, recipient: to, surfacing: { session, node: 'n1', at: now, path: 'hook', via: 'test', replayed: false } }]);
         } else if (s.kind === 'archive') {
           // A checkpoint moves settled messages out of the hot set with no event.
-          const settled = Object.values(state.hot).filter((h) => isSettled(h, now)).map((h) => h.message.id);
-          for (const id of settled) delete state.hot[id];
+          const settled = Object.values(state.hot).filter((h) => isSettled(h, now)).map((h) => h.message);
+          for (const m of settled) delete state.hot[m.id];
           mail.forget(settled);
-          ledger.note(state, settled);
+          ledger.note(state, settled.map((m) => m.id));
         } else if (s.kind === 'tick') {
           now += s.ms;
           const want = dueEvents(state, now);

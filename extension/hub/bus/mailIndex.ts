@@ -5,7 +5,7 @@
 // A measured failure: the footer scanned every unread message on every tool result, and one
 // sender's send_handoff went from 0.73 to 3.41 ms with 10 000 unread.
 import { awaitingAck, isUnread } from './ledger';
-import type { BusEvent, BusState, HotMessage } from './model';
+import type { BusEvent, BusState, HotMessage, Message } from './model';
 import { isTerminal } from './reduce';
 import { bySeq, SeqList } from './seqList';
 
@@ -72,16 +72,17 @@ export class MailIndex {
     const hot = state.hot[id];
     if (!hot) return;
     for (const r of only !== undefined ? [only] : hot.message.recipients) {
-      const was = this.isWaiting(r, id);
+      const seq = hot.message.seq;
+      const was = this.isWaiting(r, id, seq);
       for (const [lists, member] of [[this.open, isOpenFor], [this.unacked, isUnackedBy], [this.unasked, isUnaskedFor]] as const) {
-        if (member(hot, r)) this.list(lists, r).add(id, hot.message.seq);
-        else lists.get(r)?.delete(id);
+        if (member(hot, r)) this.list(lists, r).add(id, seq);
+        else lists.get(r)?.delete(id, seq);
       }
       if (isUnreadBy(hot, r)) this.unreadBy(r).add(id);
       else this.unread.get(r)?.delete(id);
       if (isWaitingFor(hot, r) && !was) {
-        for (const s of hot.deliveries[r].surfacings ?? []) this.list(this.seenBy(r), s.session).add(id, hot.message.seq);
-      } else if (!isWaitingFor(hot, r) && was) this.unwait(r, id);
+        for (const s of hot.deliveries[r].surfacings ?? []) this.list(this.seenBy(r), s.session).add(id, seq);
+      } else if (!isWaitingFor(hot, r) && was) this.unwait(r, id, seq);
     }
   }
 
@@ -92,25 +93,20 @@ export class MailIndex {
   }
 
   /** The waiting list that holds the handoff for the identity, if one does. */
-  private waitingList(identity: string, id: string): SeqList | undefined {
-    for (const lists of [this.unacked, this.unasked]) if (lists.get(identity)?.has(id)) return lists.get(identity);
-    return undefined;
-  }
-
-  private isWaiting(identity: string, id: string): boolean {
-    return this.waitingList(identity, id) !== undefined;
+  private isWaiting(identity: string, id: string, seq: number): boolean {
+    return [this.unacked, this.unasked].some((lists) => lists.get(identity)?.has(id, seq));
   }
 
   private waitingCount(identity: string): number {
     return (this.unacked.get(identity)?.size ?? 0) + (this.unasked.get(identity)?.size ?? 0);
   }
 
-  private unwait(identity: string, id: string): void {
-    this.unacked.get(identity)?.delete(id);
-    this.unasked.get(identity)?.delete(id);
+  private unwait(identity: string, id: string, seq: number): void {
+    this.unacked.get(identity)?.delete(id, seq);
+    this.unasked.get(identity)?.delete(id, seq);
     const sessions = this.seen.get(identity);
     for (const [session, list] of sessions ?? []) {
-      list.delete(id);
+      list.delete(id, seq);
       if (list.size > 0) continue;
       sessions!.delete(session);
       this.floors.delete(`${identity}\n${session}`); // nothing seen left below it: walking from the start costs the same
@@ -128,17 +124,17 @@ export class MailIndex {
       else if (e.type === 'receipt' || e.type === 'failed') this.follow(state, e.id, e.recipient);
       else if (e.type === 'resolved') this.follow(state, e.id);
       else if (e.type === 'surfaced') {
-        const waiting = this.waitingList(e.recipient, e.id);
-        if (waiting) this.list(this.seenBy(e.recipient), e.surfacing.session).add(e.id, waiting.seqOf(e.id)!);
+        const seq = state.hot[e.id]?.message.seq;
+        if (seq !== undefined && this.isWaiting(e.recipient, e.id, seq)) this.list(this.seenBy(e.recipient), e.surfacing.session).add(e.id, seq);
       }
     }
   }
 
   /** Messages archived at a checkpoint leave `state.hot` without an event: out of every list. */
-  forget(ids: readonly string[]): void {
-    for (const identity of this.seen.keys()) for (const id of ids) if (this.isWaiting(identity, id)) this.unwait(identity, id);
-    for (const lists of [this.open, this.unacked, this.unasked]) for (const list of lists.values()) for (const id of ids) list.delete(id);
-    for (const set of this.unread.values()) for (const id of ids) set.delete(id);
+  forget(archived: readonly Pick<Message, 'id' | 'seq'>[]): void {
+    for (const identity of this.seen.keys()) for (const { id, seq } of archived) if (this.isWaiting(identity, id, seq)) this.unwait(identity, id, seq);
+    for (const lists of [this.open, this.unacked, this.unasked]) for (const list of lists.values()) for (const { id, seq } of archived) list.delete(id, seq);
+    for (const set of this.unread.values()) for (const { id } of archived) set.delete(id);
   }
 
   /** The identity's open mail after `afterSeq`, oldest first, that `keep` accepts, up to `limit`. */
@@ -150,11 +146,11 @@ export class MailIndex {
   newestFor(state: BusState, identity: string, limit: number): HotMessage[] {
     const out: HotMessage[] = [];
     const list = this.open.get(identity);
-    for (const id of list?.newest() ?? []) {
+    for (const [id, seq] of list?.newest() ?? []) {
       if (out.length >= limit) break;
       const hot = state.hot[id];
       if (isOpenFor(hot, identity)) out.push(hot);
-      else list!.delete(id);
+      else list!.delete(id, seq);
     }
     return out;
   }
@@ -199,13 +195,13 @@ export class MailIndex {
     const items: HotMessage[] = [];
     for (const { id, seq } of bySeq(this.unacked.get(identity), this.unasked.get(identity), floor)) {
       if (items.length >= limit) break;
-      if (seen?.has(id)) {
+      if (seen?.has(id, seq)) {
         if (!gap) floor = seq;
         continue;
       }
       const hot = state.hot[id];
       if (!isWaitingFor(hot, identity)) {
-        this.unwait(identity, id);
+        this.unwait(identity, id, seq);
         continue;
       }
       gap = true;
@@ -213,7 +209,10 @@ export class MailIndex {
     }
     if (floor > 0 && seen) this.floors.set(key, floor);
     let claimedHere = 0;
-    for (const id of claimed) if (this.isWaiting(identity, id) && !seen?.has(id)) claimedHere++;
+    for (const id of claimed) {
+      const seq = state.hot[id]?.message.seq;
+      if (seq !== undefined && this.isWaiting(identity, id, seq) && !seen?.has(id, seq)) claimedHere++;
+    }
     return { items, count: this.waitingCount(identity) - (seen?.size ?? 0) - claimedHere };
   }
 
@@ -221,10 +220,10 @@ export class MailIndex {
     const out: HotMessage[] = [];
     if (!list) return out;
     const limit = opts.limit ?? Infinity;
-    for (const id of list.ids(opts.afterSeq)) {
+    for (const [id, seq] of list.entries(opts.afterSeq)) {
       if (out.length >= limit) break;
       const hot = state.hot[id];
-      if (!member(hot, identity)) list.delete(id);
+      if (!member(hot, identity)) list.delete(id, seq);
       else if (!opts.keep || opts.keep(hot)) out.push(hot);
     }
     return out;

@@ -9,7 +9,7 @@ import { lstat, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { apply, isSettled, pruneIdempotency } from '../bus/reduce';
-import { emptyState, type BusEvent, type BusState, type HotMessage } from '../bus/model';
+import { emptyState, type BusEvent, type BusState, type HotMessage, type Message } from '../bus/model';
 import { AppendLog } from './appendLog';
 import { CheckpointFile, type Checkpoint } from './checkpointFile';
 import { reviveHot } from './revive';
@@ -42,7 +42,7 @@ export interface StoreOptions {
   minCheckpointBytes?: number;
   onError?: (what: string, e: unknown) => void;
   /** Settled messages just moved to the archive (they leave `state.hot` without a journal event). */
-  onArchived?: (ids: string[]) => void;
+  onArchived?: (archived: Message[]) => void;
   /** The hub's clock. */
   now?: () => number;
   /** fdatasyncs in flight at once; 1 writes one batch at a time (the bench compares). */
@@ -218,7 +218,7 @@ export class Store {
       const places = await this.archive.writeBatch(rows);
       rows.forEach((r, i) => this.archiveIndex.set(r.message.id, places[i]));
       for (const h of settled) delete this.state.hot[h.message.id];
-      this.options.onArchived?.(settled.map((h) => h.message.id));
+      this.options.onArchived?.(settled.map((h) => h.message));
     }
     pruneIdempotency(this.state, now, this.options.idempotencyWindowMs);
     this.db.data.journalN = this.n;
