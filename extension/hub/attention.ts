@@ -6,6 +6,7 @@
 import type { HookAnswer, HookHello, HookItem } from '../protocol/hook';
 import type { SeenWhen } from '../protocol/views';
 import { surfacedEvent, unsurfacedFor } from './bus/attention';
+import { withBody } from './bus/body';
 import type { BusEvent, HotMessage, SurfacePath } from './bus/model';
 import { renderMessage } from './render';
 import type { SessionRegistry } from './sessions';
@@ -90,7 +91,7 @@ export class Attention {
     this.claims.set(session, claimed);
     for (const id of ids) claimed.add(id);
     const items: HookItem[] = take.map((hot, i) => {
-      const m = hot.message;
+      const m = withBody(hot.message);
       const cut = m.body.length > BODY_CHARS ? { ...m, body: `${m.body.slice(0, BODY_CHARS)}\n[… ${m.body.length - BODY_CHARS} more characters: get_message("${m.id}") has the whole body]` } : m;
       const replayed = events[i].surfacing.replayed;
       return { id: m.id, from: m.from, text: renderMessage(cut, replayed ? 'replayed' : undefined), replayed };

@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { basename } from 'node:path';
 import { decideChase, decideReceipt, decideResolve, DEFAULT_LIMITS, type Caller, type Limits, type SendDraft } from './bus/decide';
 import { coverage, isUnread, pendingLedger } from './bus/ledger';
+import { withBody } from './bus/body';
 import type { BusEvent, BusState, HotMessage, Outcome, ReceiptKind } from './bus/model';
 import type { UnackedSummary } from './bus/mailIndex';
 import { Attention } from './attention';
@@ -190,7 +191,7 @@ export class Hub {
   inbox(identity: string, opts: { unreadOnly?: boolean; limit?: number; afterSeq?: number } = {}): InboxItem[] {
     const keep = opts.unreadOnly ? (hot: HotMessage) => isUnread(hot.deliveries[identity]) : undefined;
     return this.journal.mail.openFor(this.state, identity, { afterSeq: opts.afterSeq, limit: opts.limit ?? 20, keep })
-      .map((hot) => ({ message: hot.message, delivery: hot.deliveries[identity] }));
+      .map((hot) => ({ message: withBody(hot.message), delivery: hot.deliveries[identity] }));
   }
 
   /** How many open handoffs the identity has not read. */

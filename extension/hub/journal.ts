@@ -2,7 +2,7 @@
 // times), message ids and seqs in journal order, and who hears about each change. A store that
 // cannot be opened leaves the hub serving: every write then says why.
 import { BusError } from './bus/errors';
-import { emptyState, type BusEvent, type BusState, type HotMessage, type Message } from './bus/model';
+import { emptyState, type BusEvent, type BusState, type HotMessage, type StoredMessage } from './bus/model';
 import { DueIndex } from './bus/dueIndex';
 import { LedgerIndex } from './bus/ledgerIndex';
 import { MailIndex } from './bus/mailIndex';
@@ -117,7 +117,7 @@ export class Journal {
   }
 
   /** Settled messages left the hot set at a checkpoint, with no journal event: the indexes follow too. */
-  private archived(archived: Message[]): void {
+  private archived(archived: StoredMessage[]): void {
     const ids = archived.map((m) => m.id);
     this.mail.forget(archived);
     this.ledger.note(this.state, ids);

@@ -1,5 +1,6 @@
 // Pushes: writing a handoff to live sessions — once per message per connection (G3), replays on
 // attach, chases — and journaling each push. The bus decides what is owed; this writes it.
+import { withBody } from './bus/body';
 import type { BusEvent, HotMessage, Message, PushKind } from './bus/model';
 import { renderMessage } from './render';
 import type { Session, SessionRegistry } from './sessions';
@@ -37,7 +38,7 @@ export class Pushes {
   pushTo(session: Session, hot: HotMessage, kind: PushKind): boolean {
     const m = hot.message;
     if (kind !== 'chase' && session.pushed.has(m.id)) return false;
-    if (!session.deliver({ id: m.id, from: m.from, thread: m.thread, kind, text: renderMessage(m, kind) })) return false;
+    if (!session.deliver({ id: m.id, from: m.from, thread: m.thread, kind, text: renderMessage(withBody(m), kind) })) return false;
     session.pushed.add(m.id);
     this.pushedToIdentity.add(`${session.identity}\n${m.id}`);
     this.written++;

@@ -3,12 +3,13 @@ import { checkMessageId } from './bus/decide';
 import { BusError } from './bus/errors';
 import type { Journal } from './journal';
 import type { MessageView } from '../protocol/views';
+import { withBody } from './bus/body';
 
 export async function lookup(journal: Journal, id: string): Promise<MessageView | undefined> {
   checkMessageId(id);
   const hot = await journal.find(id);
   if (!hot) return undefined;
-  return { message: hot.message, deliveries: Object.values(hot.deliveries), settled: !journal.state.hot[id], resolution: hot.resolution, relayed: hot.relayed };
+  return { message: withBody(hot.message), deliveries: Object.values(hot.deliveries), settled: !journal.state.hot[id], resolution: hot.resolution, relayed: hot.relayed };
 }
 
 export async function messageFor(journal: Journal, identity: string, id: string): Promise<MessageView> {

@@ -1,7 +1,7 @@
 // What the hub remembers of recent sends so one instruction is stored once (G4): sends in flight
 // by idempotency key (a racing retry waits for the first), and body fingerprints for the
 // probable-duplicate window. In memory; rebuilt from the open messages at start.
-import type { BusState, Message } from './bus/model';
+import type { BusState, StoredMessage } from './bus/model';
 import { RecentSends } from './bus/recentSends';
 import type { SendResult } from '../protocol/views';
 
@@ -24,7 +24,7 @@ export class SendMemory {
   }
 
   /** Set before the send is committed, so a racing twin already sees it; returns how to forget it. */
-  remember(m: Message): () => void {
+  remember(m: StoredMessage): () => void {
     return this.recent.add(m);
   }
 

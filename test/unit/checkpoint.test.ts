@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { bodyOf, withBody } from '../../extension/hub/bus/body';
 import type { BusState, HotMessage, Message } from '../../extension/hub/bus/model';
 import { Store } from '../../extension/hub/store/store';
 import { tempDir } from '../helpers/hubProcess';
@@ -44,7 +45,11 @@ function oldState(hots: HotMessage[]): BusState {
   };
 }
 
-const plain = (state: BusState) => JSON.parse(JSON.stringify(state)) as unknown;
+/** The state as JSON, each body read back from wherever it is held. */
+const plain = (state: BusState) => JSON.parse(JSON.stringify({ ...state, hot: Object.fromEntries(Object.entries(state.hot).map(([id, h]) => [id, { ...h, message: withBody(h.message) }])) })) as unknown;
+
+/** How many open messages hold their body by reference, left in the checkpoint. */
+const leftInFile = (state: BusState) => Object.values(state.hot).filter((h) => typeof h.message.body === 'number').length;
 
 describe('the checkpoint document', () => {
   it('a one-line document from an earlier version loads; the next checkpoint writes the same JSON a line per open message', async () => {
@@ -59,7 +64,8 @@ describe('the checkpoint document', () => {
     assert.deepEqual(JSON.parse(text), { format: 1, journalN: 7, state: plain(state) }, 'any JSON reader reads it as before');
     assert.equal(text.trimEnd().split('\n').length, bodies.length + 2, 'a header, a line per open message, a closing line');
     const again = await Store.open(dir, 'n', opts);
-    assert.deepEqual(plain(again.state), plain(state));
+    assert.equal(leftInFile(again.state), bodies.length, 'every body is left in the document');
+    assert.deepEqual(plain(again.state), plain(state), 'and reads back exactly: escapes, quotes, multi-byte characters');
     await again.close();
   });
 
@@ -69,6 +75,7 @@ describe('the checkpoint document', () => {
     writeFileSync(join(dir, 'state.json'), JSON.stringify({ format: 1, journalN: 1, state }, null, 2), { mode: 0o600 });
     const store = await Store.open(dir, 'n', opts);
     assert.deepEqual(plain(store.state), plain(state));
+    assert.equal(leftInFile(store.state), 0, 'a document not in the line layout keeps its bodies in memory');
     await store.close();
   });
 
@@ -76,14 +83,22 @@ describe('the checkpoint document', () => {
     const dir = tempDir('checkpoint-chunks');
     // 3 bytes per ✓ and 4 per 😀: over 2 MiB of bodies, so lines and characters straddle the 1 MiB chunks.
     const sent = Array.from({ length: 1000 }, (_, i) => message(i + 1, `${i} ${'✓😀'.repeat(300 + (i % 7))}`));
+    // Bodies left in the file are read back through a 64 KiB window: some longer than it, escapes everywhere.
+    for (const [i, n] of [[1001, 30_000], [1002, 11_000], [1003, 1]]) sent.push(message(i, `${'x\\"\n'.repeat(n)}\\`));
     const first = await Store.open(dir, 'n', opts);
     await first.commit(sent.map((m) => ({ type: 'sent', message: m })));
     await first.close();
     assert.ok(readFileSync(join(dir, 'state.json')).length > 2 * 1024 * 1024);
     const again = await Store.open(dir, 'n', opts);
     assert.equal(Object.keys(again.state.hot).length, sent.length);
-    for (const m of sent) assert.equal(again.state.hot[m.id].message.body, m.body);
-    await again.close();
+    assert.equal(leftInFile(again.state), sent.length);
+    for (const m of sent.slice().reverse()) assert.equal(bodyOf(again.state.hot[m.id].message), m.body, 'read back in any order');
+    await again.commit([{ type: 'sent', message: message(5000, 'new ✓') }]);
+    await again.close(); // the next document copies every body from this one
+    const third = await Store.open(dir, 'n', opts);
+    assert.equal(leftInFile(third.state), sent.length + 1);
+    for (const m of [...sent, message(5000, 'new ✓')]) assert.equal(bodyOf(third.state.hot[m.id].message), m.body);
+    await third.close();
   });
 
   it('a document cut short is refused, not loaded in part', async () => {

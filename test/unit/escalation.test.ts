@@ -3,6 +3,7 @@
 // of this hub), arriving in their inbox as an escalation that names the silent recipient.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { bodyOf } from '../../extension/hub/bus/body';
 import { Hub } from '../../extension/hub/hub';
 import type { PushPayload, Session } from '../../extension/hub/sessions';
 import { PRESENCE_WINDOW_MS } from '../../extension/protocol/views';
@@ -54,8 +55,8 @@ describe('escalation, on a fake clock', () => {
       assert.equal(esc.message.replyTo, late.message_id);
       assert.equal(esc.message.thread, late.thread, 'in the same thread');
       assert.equal(esc.message.from, 'builder', 'on behalf of the sender, so a reply goes back to it');
-      assert.match(esc.message.body, /^Escalation: bob has not acknowledged a handoff from builder\./);
-      assert.match(esc.message.body, /approve the migration <b>now<\/b>/);
+      assert.match(bodyOf(esc.message), /^Escalation: bob has not acknowledged a handoff from builder\./);
+      assert.match(bodyOf(esc.message), /approve the migration <b>now<\/b>/);
 
       const entry = hub.pending('builder').find((e) => e.id === late.message_id)!;
       assert.deepEqual(entry.recipients[0].escalated, { to: 'maria', at: clock.t - 600_000, messageId: esc.message.id }, 'escalated, when, to whom');

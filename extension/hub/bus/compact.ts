@@ -39,7 +39,7 @@ export function sharedList(list: string[]): string[] {
 }
 
 /** `id`: the message's id as a string already held (the hot key), to share. */
-export function compactMessage(m: Message, id = m.id): Message {
+export function compactMessage<M extends Omit<Message, 'body'>>(m: M, id = m.id): M {
   if (m.id === id) m.id = id;
   if (m.thread === m.id) m.thread = m.id;
   m.recipients = sharedList(m.recipients);

@@ -3,7 +3,7 @@
 // is due, not at every open message.
 import { isEscalationDue, type EscalationContext } from './escalate';
 import { dueEventsOf } from './ledger';
-import type { BusEvent, BusState, Message } from './model';
+import type { BusEvent, BusState, StoredMessage } from './model';
 
 export class DueIndex {
   /**
@@ -33,7 +33,7 @@ export class DueIndex {
     }
   }
 
-  private schedule(m: Message): void {
+  private schedule(m: Pick<StoredMessage, 'id' | 'requiresAck' | 'sentAt' | 'slaMs' | 'ttlMs'>): void {
     if (!m.requiresAck) return;
     this.push(m.sentAt + m.slaMs, m.id);
     this.push(m.sentAt + m.ttlMs, m.id);

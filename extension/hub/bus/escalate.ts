@@ -2,7 +2,8 @@
 // human"): a delivery chased and still unacknowledged one more SLA period later escalates once,
 // as a new handoff to a person that names the silent recipient. Plain functions over data.
 import { awaitingAck } from './ledger';
-import type { BusEvent, BusState, Delivery, HotMessage, Message } from './model';
+import { bodyOf } from './body';
+import type { BusEvent, BusState, Delivery, HotMessage, Message, StoredMessage } from './model';
 
 /** What the timer needs to escalate: whom to (per handoff, else the hub's person) and fresh ids. */
 export interface EscalationContext {
@@ -23,8 +24,9 @@ export function isEscalationDue(hot: HotMessage, d: Delivery, now: number): bool
     && d.chasedAt !== undefined && d.escalated === undefined && now > d.chasedAt + m.slaMs;
 }
 
-export function escalationBody(m: Message, silent: string, chasedAt: number): string {
-  const quoted = m.body.length > QUOTE_CHARS ? `${m.body.slice(0, QUOTE_CHARS)}… (cut; open ${m.id} for all of it)` : m.body;
+export function escalationBody(m: StoredMessage, silent: string, chasedAt: number): string {
+  const body = bodyOf(m);
+  const quoted = body.length > QUOTE_CHARS ? `${body.slice(0, QUOTE_CHARS)}… (cut; open ${m.id} for all of it)` : body;
   return [
     `Escalation: ${silent} has not acknowledged a handoff from ${m.from}.`,
     `Sent ${new Date(m.sentAt).toISOString()} with an SLA of ${Math.round(m.slaMs / 1000)} s, chased ${new Date(chasedAt).toISOString()}, still no ACK.`,

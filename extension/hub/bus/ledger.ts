@@ -1,6 +1,7 @@
 // Derived views of the bus: the pending ledger, what is overdue, coverage and ghosts, and the
 // timer-driven events (chase once past the SLA, dead-letter after the TTL). All plain functions.
 import type { Coverage, LedgerEntry, LedgerRecipient, OverdueSummary, PersonInboxItem, PersonPresence, RecipientOutcome, RelayOutcome, SendResult } from '../../protocol/views';
+import { bodyOf } from './body';
 import type { BusEvent, BusState, Delivery, HotMessage, Message } from './model';
 import { escalate, isEscalationDue, type EscalationContext } from './escalate';
 import { isRemote } from './relay';
@@ -56,7 +57,7 @@ export function ledgerEntry(hot: HotMessage, now: number): LedgerEntry {
     seq: m.seq,
     from: m.from,
     thread: m.thread,
-    preview: preview(m.body),
+    preview: preview(bodyOf(m)),
     sentAt: m.sentAt,
     dueAt: m.sentAt + m.slaMs,
     requiresAck: m.requiresAck,
@@ -207,7 +208,7 @@ export function personInbox(newestFirst: HotMessage[], identity: string): Person
     const m = hot.message;
     const d = hot.deliveries[identity];
     return {
-      id: m.id, from: m.from, thread: m.thread, replyTo: m.replyTo, preview: preview(m.body), sentAt: m.sentAt, state: d.state,
+      id: m.id, from: m.from, thread: m.thread, replyTo: m.replyTo, preview: preview(bodyOf(m)), sentAt: m.sentAt, state: d.state,
       unread: isUnread(d), requiresAck: m.requiresAck, dueAt: m.sentAt + m.slaMs, ...(m.escalation ? { escalation: m.escalation } : {}),
     };
   });

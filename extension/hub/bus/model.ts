@@ -20,8 +20,11 @@ export interface CoverageCounters {
   ackLatencies: number[];
 }
 
+/** A message as the hot set holds it: the body as text, or where the checkpoint holds it (bus/body.ts). */
+export type StoredMessage = Omit<Message, 'body'> & { body: string | number };
+
 export interface HotMessage {
-  message: Message;
+  message: StoredMessage;
   deliveries: Record<string, Delivery>;
   resolution?: Resolution;
   /** Set once the homeserver accepted the message's Matrix event (remote recipients only). */

@@ -4,9 +4,11 @@
 // itself (already in memory). A hit is confirmed against the message: two sends that share a
 // hash never pass for each other.
 import { createHash } from 'node:crypto';
-import type { Message } from './model';
+import { bodyOf } from './body';
+import type { StoredMessage } from './model';
 
-export type Sent = Pick<Message, 'id' | 'from' | 'recipients' | 'body' | 'sentAt'>;
+/** The message itself, its body perhaps left in the checkpoint (bus/body.ts): read back on a hash hit. */
+export type Sent = Pick<StoredMessage, 'id' | 'from' | 'recipients' | 'body' | 'sentAt'>;
 
 const recipientsKey = (recipients: readonly string[]) => JSON.stringify([...recipients].sort());
 
@@ -15,7 +17,7 @@ function hashOf(from: string, recipients: string, body: string): number {
 }
 
 function matches(m: Sent, from: string, recipients: string, body: string): boolean {
-  return m.from === from && m.body === body && recipientsKey(m.recipients) === recipients;
+  return m.from === from && recipientsKey(m.recipients) === recipients && bodyOf(m) === body;
 }
 
 export class RecentSends {
@@ -38,10 +40,11 @@ export class RecentSends {
   /** Remembers the send in place of an earlier one of the same body; returns how to forget it (or what replaced it since). */
   add(m: Sent): () => void {
     const key = recipientsKey(m.recipients);
-    const hash = hashOf(m.from, key, m.body);
+    const body = bodyOf(m);
+    const hash = hashOf(m.from, key, body);
     const forget = () => {
       const slot = this.byHash.get(hash);
-      if (slot !== undefined) this.keep(hash, slot, (x) => !matches(x, m.from, key, m.body));
+      if (slot !== undefined) this.keep(hash, slot, (x) => !matches(x, m.from, key, body));
     };
     forget();
     const slot = this.byHash.get(hash);

@@ -68,7 +68,9 @@ export function apply(state: BusState, event: BusEvent): void {
       return;
     }
     case 'sent': {
-      const m = compactMessage(event.message);
+      // A copy of its own: the hot set's messages change in place (a checkpoint leaves their bodies
+      // in its file, bus/body.ts), and the event's message lives on in the journal batch and the outbox.
+      const m = compactMessage({ ...event.message });
       state.seq = Math.max(state.seq, m.seq);
       // Built whole, then given no prototype: a dict filled key by key is a slow dictionary three times the size.
       const deliveries = asDict(Object.fromEntries(m.recipients.map((r): [string, Delivery] => [r, newDelivery(r)])));

@@ -5,10 +5,16 @@
 // 100 000 open messages, it was a 70 MB string to build at every checkpoint and to parse at every
 // start, and the parse set the hub's resident size. A document in the one-line layout earlier
 // versions wrote (or edited by hand) is parsed whole, as it was.
+//
+// Once the document is read or written, the open messages' bodies are left in it: each message
+// holds where its body's literal starts (bus/body.ts), read back through `bodies`. The writer
+// copies those literals from the old document to the new one as they stand.
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import type { Adapter } from 'lowdb';
+import { bodyLiteral } from '../bus/body';
 import { dict, parseState } from '../bus/dict';
-import type { BusState, HotMessage } from '../bus/model';
+import type { BusState, HotMessage, StoredMessage } from '../bus/model';
+import { CheckpointBodies } from './bodyPages';
 import { replaceDurably } from './durableJsonFile';
 import { reviveHot, reviveState } from './revive';
 
@@ -22,24 +28,66 @@ const HOT_OPEN = '"hot":{';
 /** Bytes read or written at a time. */
 const CHUNK = 1 << 20;
 
-/** Every line of the file from `position`, holding a chunk and the line being read, not the file. */
-async function* lines(fh: FileHandle, position: number): AsyncGenerator<string> {
+/**
+ * Every line of the file from `position` with the byte offset it starts at, holding a chunk and
+ * the line being read, not the file.
+ */
+async function* lines(fh: FileHandle, position: number): AsyncGenerator<[text: string, at: number]> {
   const read = Buffer.allocUnsafe(CHUNK); // one, reused: a fresh megabyte per read stayed in the malloc arena
   let parts: Buffer[] = []; // copies of the line so far, when it spans chunks
+  let lineAt = position;
   for (;;) {
     const { bytesRead } = await fh.read(read, 0, CHUNK, position);
     if (bytesRead === 0) break;
+    const chunkAt = position;
     position += bytesRead;
     const chunk = read.subarray(0, bytesRead);
     let start = 0;
     for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, start)) {
-      yield parts.length === 0 ? chunk.toString('utf8', start, nl) : Buffer.concat([...parts, chunk.subarray(start, nl)]).toString('utf8');
+      yield [parts.length === 0 ? chunk.toString('utf8', start, nl) : Buffer.concat([...parts, chunk.subarray(start, nl)]).toString('utf8'), lineAt];
       parts = [];
       start = nl + 1;
+      lineAt = chunkAt + start;
     }
     if (start < chunk.length) parts.push(Buffer.from(chunk.subarray(start)));
   }
-  if (parts.length > 0) yield Buffer.concat(parts).toString('utf8');
+  if (parts.length > 0) yield [Buffer.concat(parts).toString('utf8'), lineAt];
+}
+
+/**
+ * An open message's line up to its body's literal: `"<id>":{"message":{…,"body":`, as
+ * JSON.stringify writes it (same keys, same order). Undefined when the message has no body key.
+ */
+function bodyHead(id: string, m: StoredMessage): string | undefined {
+  let head = `${JSON.stringify(id)}:{"message":{`;
+  let first = true;
+  for (const k of Object.keys(m)) {
+    const v = (m as unknown as Record<string, unknown>)[k];
+    if (v === undefined) continue;
+    head += `${first ? '' : ','}${JSON.stringify(k)}:`;
+    first = false;
+    if (k === 'body') return head;
+    head += JSON.stringify(v);
+  }
+  return undefined;
+}
+
+/** An open message's line, the body's literal copied from where it is held, and where in the line that literal starts. */
+function entryLine(id: string, hot: HotMessage): { line: string; bodyAt?: number } {
+  const m = hot.message;
+  const head = bodyHead(id, m);
+  if (head === undefined) return { line: `${JSON.stringify(id)}:${JSON.stringify(hot)}` };
+  const literal = typeof m.body === 'string' ? JSON.stringify(m.body) : bodyLiteral(m.body);
+  let after = '';
+  let past = false;
+  for (const k of Object.keys(m)) {
+    const v = (m as unknown as Record<string, unknown>)[k];
+    if (k === 'body') past = true;
+    else if (past && v !== undefined) after += `,${JSON.stringify(k)}:${JSON.stringify(v)}`;
+  }
+  const { message: _, ...rest } = hot;
+  const others = JSON.stringify({ message: 0, ...rest }).slice('{"message":0'.length); // `,"deliveries":…}`
+  return { line: `${head}${literal}${after}}${others}`, bodyAt: head.length };
 }
 
 /** The first line, if the document is in the line layout: it ends where the hot set opens. */
@@ -54,6 +102,8 @@ async function firstLine(fh: FileHandle): Promise<string | undefined> {
 export class CheckpointFile implements Adapter<Checkpoint> {
   /** Size of the document last read or written; the store paces checkpoints by it. */
   bytesOnDisk = 0;
+  /** Where the open messages' bodies are read back from: this document. */
+  private readonly bodies = new CheckpointBodies();
 
   constructor(readonly path: string) {}
 
@@ -69,15 +119,17 @@ export class CheckpointFile implements Adapter<Checkpoint> {
       this.bytesOnDisk = (await fh.stat()).size;
       const first = await firstLine(fh);
       if (first === undefined) return parseState(await readFile(this.path, 'utf8'), revived);
-      return await this.parseLines(first, lines(fh, Buffer.byteLength(first) + 1));
+      const doc = await this.parseLines(first, lines(fh, Buffer.byteLength(first) + 1));
+      this.bodies.switchTo(this.path);
+      return doc;
     } finally {
       await fh.close();
     }
   }
 
-  private async parseLines(first: string, rest: AsyncGenerator<string>): Promise<Checkpoint> {
+  private async parseLines(first: string, rest: AsyncGenerator<[text: string, at: number]>): Promise<Checkpoint> {
     const hot = dict<HotMessage>();
-    for await (const line of rest) {
+    for await (const [line, at] of rest) {
       // An entry line starts with its key (a JSON string); the last line closes the hot set.
       if (line.startsWith('}')) {
         const doc = revived(JSON.parse(`${first}${line}`) as Checkpoint);
@@ -85,13 +137,28 @@ export class CheckpointFile implements Adapter<Checkpoint> {
         return doc;
       }
       const entry = JSON.parse(`{${line.endsWith(',') ? line.slice(0, -1) : line}}`) as Record<string, HotMessage>;
-      for (const id in entry) hot[id] = reviveHot(entry[id], id);
+      for (const id in entry) {
+        const h = (hot[id] = reviveHot(entry[id], id));
+        // Left in the file when the line is as the writer writes it (hand-edited, it stays in memory).
+        const head = bodyHead(id, h.message);
+        if (typeof h.message.body === 'string' && head !== undefined && line.startsWith(head) && line.charCodeAt(head.length) === 0x22) {
+          h.message.body = this.bodies.ref(at + Buffer.byteLength(head));
+        }
+      }
     }
     throw new SyntaxError(`${this.path} ends before its last line`);
   }
 
   async write(data: Checkpoint): Promise<void> {
-    this.bytesOnDisk = await replaceDurably(this.path, (fh) => writeDocument(fh, data));
+    const placed: [StoredMessage, number][] = [];
+    this.bytesOnDisk = await replaceDurably(this.path, (fh) => writeDocument(fh, data, placed));
+    // The new document is in place: every body is read from it from now on, at once.
+    this.bodies.switchTo(this.path);
+    for (const [m, offset] of placed) m.body = this.bodies.ref(offset);
+  }
+
+  close(): void {
+    this.bodies.close();
   }
 }
 
@@ -100,13 +167,15 @@ function revived(doc: Checkpoint): Checkpoint {
   return doc;
 }
 
-/** The document in the line layout, written a chunk at a time; its size in bytes. */
-async function writeDocument(fh: FileHandle, data: Checkpoint): Promise<number> {
+/** The document in the line layout, written a chunk at a time; its size in bytes. `placed`: each message and where its body's literal went. */
+async function writeDocument(fh: FileHandle, data: Checkpoint, placed: [StoredMessage, number][]): Promise<number> {
   const { hot, ...rest } = data.state;
   // `hot` first, after two numbers: the document with an empty hot set splits right after its `"hot":{`.
   const outline = JSON.stringify({ format: data.format, journalN: data.journalN, state: { hot: {}, ...rest } });
   const split = outline.indexOf(HOT_OPEN) + HOT_OPEN.length;
   let bytes = 0;
+  /** Bytes of the text put so far, flushed or pending. */
+  let written = 0;
   let pending: string[] = [];
   let pendingLength = 0;
   const flush = async () => {
@@ -117,13 +186,18 @@ async function writeDocument(fh: FileHandle, data: Checkpoint): Promise<number> 
     bytes += buf.length;
   };
   const put = async (text: string) => {
+    written += Buffer.byteLength(text);
     pending.push(text);
     pendingLength += text.length;
     if (pendingLength >= CHUNK) await flush();
   };
   await put(`${outline.slice(0, split)}\n`);
   const ids = Object.keys(hot);
-  for (const [i, id] of ids.entries()) await put(`${JSON.stringify(id)}:${JSON.stringify(hot[id])}${i < ids.length - 1 ? ',' : ''}\n`);
+  for (const [i, id] of ids.entries()) {
+    const { line, bodyAt } = entryLine(id, hot[id]);
+    if (bodyAt !== undefined) placed.push([hot[id].message, written + Buffer.byteLength(line.slice(0, bodyAt))]);
+    await put(`${line}${i < ids.length - 1 ? ',' : ''}\n`);
+  }
   await put(`${outline.slice(split)}\n`);
   await flush();
   return bytes;

@@ -9,7 +9,8 @@ import { lstat, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { apply, isSettled, pruneIdempotency } from '../bus/reduce';
-import { emptyState, type BusEvent, type BusState, type HotMessage, type Message } from '../bus/model';
+import { emptyState, type BusEvent, type BusState, type HotMessage, type Message, type StoredMessage } from '../bus/model';
+import { withBody } from '../bus/body';
 import { AppendLog } from './appendLog';
 import { CheckpointFile, type Checkpoint } from './checkpointFile';
 import { reviveHot } from './revive';
@@ -26,7 +27,9 @@ interface JournalRecord {
   e: BusEvent[];
 }
 
+/** Settled, out of the hot set: its body is written into the archive with it. */
 export interface ArchivedMessage extends HotMessage {
+  message: Message;
   archivedAt: number;
 }
 
@@ -42,7 +45,7 @@ export interface StoreOptions {
   minCheckpointBytes?: number;
   onError?: (what: string, e: unknown) => void;
   /** Settled messages just moved to the archive (they leave `state.hot` without a journal event). */
-  onArchived?: (archived: Message[]) => void;
+  onArchived?: (archived: StoredMessage[]) => void;
   /** The hub's clock. */
   now?: () => number;
   /** fdatasyncs in flight at once; 1 writes one batch at a time (the bench compares). */
@@ -214,7 +217,7 @@ export class Store {
     const now = (this.options.now ?? Date.now)();
     const settled = Object.values(this.state.hot).filter((h) => isSettled(h, now));
     if (settled.length > 0) {
-      const rows = settled.filter((h) => !this.archiveIndex.has(h.message.id)).map((h) => ({ ...h, archivedAt: now }));
+      const rows = settled.filter((h) => !this.archiveIndex.has(h.message.id)).map((h) => ({ ...h, message: withBody(h.message), archivedAt: now }));
       const places = await this.archive.writeBatch(rows);
       rows.forEach((r, i) => this.archiveIndex.set(r.message.id, places[i]));
       for (const h of settled) delete this.state.hot[h.message.id];
@@ -248,5 +251,6 @@ export class Store {
     await this.checkpoint().catch((e) => this.options.onError?.('checkpoint on close', e));
     await this.journal.close();
     await this.archive.close();
+    this.adapter.close(); // the bodies left in the checkpoint cannot be read from here on
   }
 }

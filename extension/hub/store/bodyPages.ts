@@ -1,0 +1,71 @@
+// Where the hot set's bodies are read back from (bus/body.ts): the checkpoint file last written or
+// read, through a read-ahead window — the checkpoint's writer asks for every body in file order,
+// and a window of them costs one read. Synchronous: a body is asked for by a reply being built,
+// and a read from the page cache takes microseconds.
+import { closeSync, openSync, readSync } from 'node:fs';
+import { closeBodyPages, registerBodyPages, type BodyPages } from '../bus/body';
+
+const WINDOW = 64 * 1024;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+export class CheckpointBodies implements BodyPages {
+  private fd?: number;
+  private readonly window = Buffer.alloc(WINDOW);
+  private windowAt = 0;
+  private windowLength = 0;
+  /** The last fill reached the end of the file. */
+  private atEnd = false;
+  /** A ref for a body at this byte offset of the current file. */
+  readonly ref = registerBodyPages(this);
+
+  /** Reads from this file from now on: the checkpoint just written over the old one, or just read. */
+  switchTo(path: string): void {
+    const fd = openSync(path, 'r');
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = fd;
+    this.windowLength = 0;
+  }
+
+  literal(offset: number): string {
+    if (this.fd === undefined) throw new Error('no checkpoint holds message bodies yet');
+    if (offset < this.windowAt || offset >= this.windowAt + this.windowLength) this.fill(offset);
+    const start = offset - this.windowAt;
+    if (this.window[start] !== QUOTE) throw new Error(`the checkpoint holds no message body at byte ${offset}`);
+    const end = closingQuote(this.window, start + 1, this.windowLength);
+    if (end >= 0) return this.window.toString('utf8', start, end + 1);
+    if (start > 0) return this.fill(offset), this.literal(offset); // it runs past the window: a window from its start
+    if (this.atEnd) throw new Error(`the message body at byte ${offset} runs past the end of the checkpoint`);
+    // Longer than the window: read whole, on its own, so the window stays small.
+    for (let length = 2 * WINDOW; ; length *= 2) {
+      const buf = Buffer.alloc(length);
+      const got = readSync(this.fd, buf, 0, length, offset);
+      const close = closingQuote(buf, 1, got);
+      if (close >= 0) return buf.toString('utf8', 0, close + 1);
+      if (got < length) throw new Error(`the message body at byte ${offset} runs past the end of the checkpoint`);
+    }
+  }
+
+  close(): void {
+    closeBodyPages(this);
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private fill(offset: number): void {
+    this.windowAt = offset;
+    this.windowLength = readSync(this.fd!, this.window, 0, WINDOW, offset);
+    this.atEnd = this.windowLength < WINDOW;
+  }
+}
+
+/** The index of the quote that ends a JSON string whose text starts at `from`, or -1 before `to`. */
+function closingQuote(buf: Buffer, from: number, to: number): number {
+  const text = buf.subarray(0, to);
+  for (let i = text.indexOf(QUOTE, from); i >= 0; i = text.indexOf(QUOTE, i + 1)) {
+    let slashes = 0;
+    while (text[i - 1 - slashes] === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return i;
+  }
+  return -1;
+}
