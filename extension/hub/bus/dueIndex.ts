@@ -5,9 +5,11 @@ import { isEscalationDue, type EscalationContext } from './escalate';
 import { dueEventsOf } from './ledger';
 import type { BusEvent, BusState, StoredMessage } from './model';
 
+type Deadlines = Pick<StoredMessage, 'id' | 'requiresAck' | 'sentAt' | 'slaMs' | 'ttlMs'>;
+
 export class DueIndex {
   /**
-   * The heap as two parallel arrays (due time, message id): two entries per open handoff, so an
+   * The heap as two parallel arrays (due time, message id): an entry per open handoff, so an
    * object per entry (and a boxed time in it) cost three times the array slots.
    */
   private readonly ats: number[] = [];
@@ -24,7 +26,11 @@ export class DueIndex {
     return index;
   }
 
-  /** Follows the journal: a new handoff that needs an ACK is due at its SLA and at its TTL; a chased one a period later. */
+  /**
+   * Follows the journal: a new handoff that needs an ACK is due at its SLA and at its TTL; a chased
+   * one a period later. Of the two deadlines only the first is on the heap; taking it puts the
+   * second there (one entry per open handoff, not two).
+   */
   note(state: BusState, events: BusEvent[]): void {
     for (const e of events) {
       if (e.type === 'sent') this.schedule(e.message);
@@ -33,10 +39,15 @@ export class DueIndex {
     }
   }
 
-  private schedule(m: Pick<StoredMessage, 'id' | 'requiresAck' | 'sentAt' | 'slaMs' | 'ttlMs'>): void {
+  private schedule(m: Deadlines): void {
     if (!m.requiresAck) return;
-    this.push(m.sentAt + m.slaMs, m.id);
-    this.push(m.sentAt + m.ttlMs, m.id);
+    this.push(Math.min(m.sentAt + m.slaMs, m.sentAt + m.ttlMs), m.id);
+  }
+
+  /** Taken at its first deadline: the second goes on the heap. */
+  private scheduleSecond(m: Deadlines, at: number): void {
+    const [first, second] = [m.sentAt + m.slaMs, m.sentAt + m.ttlMs].sort((a, b) => a - b);
+    if (m.requiresAck && at === first && second > first) this.push(second, m.id);
   }
 
   /**
@@ -46,13 +57,20 @@ export class DueIndex {
    * `passed`: the open messages a deadline passed for — their rows changed with the clock alone.
    */
   take(state: BusState, now: number, escalation?: EscalationContext): { events: BusEvent[]; passed: string[] } {
-    const ids = new Set<string>();
-    while (this.ats.length > 0 && this.ats[0] < now) ids.add(this.pop());
+    const ids = new Map<string, number[]>(); // each due handoff → the deadlines taken for it
+    while (this.ats.length > 0 && this.ats[0] < now) {
+      const at = this.ats[0];
+      const id = this.pop();
+      const ats = ids.get(id);
+      if (ats) ats.push(at);
+      else ids.set(id, [at]);
+    }
     const events: BusEvent[] = [];
     const passed: string[] = [];
-    for (const id of ids) {
+    for (const [id, ats] of ids) {
       const hot = state.hot[id];
       if (!hot) continue; // settled and archived
+      for (const at of ats) this.scheduleSecond(hot.message, at);
       passed.push(id);
       const due = dueEventsOf(hot, now, escalation);
       // An escalation with nobody to tell waits, off the heap, until a person is there (wake()).

@@ -6,6 +6,7 @@
 import { sharedList } from './compact';
 import { awaitingAck, isAwaitingAck, isPending } from './ledger';
 import type { BusState, HotMessage } from './model';
+import { SeqList } from './seqList';
 import { SortedIds } from './sortedIds';
 import type { OverdueSummary } from '../../protocol/views';
 
@@ -74,8 +75,9 @@ export class LedgerIndex {
   private awaitingCount = 0;
   private readonly unackedBy = new Map<string, number>();
   /** Each sender's pending handoffs: its `pending` tool costs its own ledger, not the hub's open mail. */
-  private readonly pendingBy = new Map<string, Set<string>>();
-  private readonly bySeq = new SortedIds();
+  private readonly pendingBy = new Map<string, SeqList>();
+  /** Every open handoff in seq order: two array slots each, where a sorted block of times held three. */
+  private readonly bySeq = new SeqList();
   private readonly pendingBySent = new SortedIds();
   private readonly awaitingByDue = new SortedIds();
   /** Overdue or dead-lettered as of `clock`, oldest sent first. */
@@ -100,14 +102,14 @@ export class LedgerIndex {
 
   private keep(id: string, r: Row): void {
     this.rows.set(id, r);
-    this.bySeq.add(id, r.seq, r.seq);
+    this.bySeq.add(id, r.seq);
     if (r.pending) {
       this.pendingCount++;
       this.pendingBySent.add(id, r.sentAt, r.seq);
       const from = r.hot.message.from;
       let mine = this.pendingBy.get(from);
-      if (!mine) this.pendingBy.set(from, (mine = new Set()));
-      mine.add(id);
+      if (!mine) this.pendingBy.set(from, (mine = new SeqList()));
+      mine.add(id, r.seq);
     }
     if (r.awaiting) {
       this.awaitingCount++;
@@ -119,12 +121,12 @@ export class LedgerIndex {
 
   private drop(id: string, r: Row): void {
     this.rows.delete(id);
-    this.bySeq.delete(r.seq, r.seq);
+    this.bySeq.delete(id, r.seq);
     if (r.pending) {
       this.pendingCount--;
       this.pendingBySent.delete(r.sentAt, r.seq);
       const mine = this.pendingBy.get(r.hot.message.from)!;
-      mine.delete(id);
+      mine.delete(id, r.seq);
       if (mine.size === 0) this.pendingBy.delete(r.hot.message.from);
     }
     if (r.awaiting) {
@@ -187,12 +189,17 @@ export class LedgerIndex {
 
   /** The newest `k` open handoffs, newest first. */
   newest(k: number): string[] {
-    return firstIds(this.bySeq.newest(), k);
+    const out: string[] = [];
+    for (const [id] of this.bySeq.newest()) {
+      if (out.length >= k) break;
+      out.push(id);
+    }
+    return out;
   }
 
   /** The ids of the sender's pending handoffs, in no order. */
   pendingFrom(from: string): string[] {
-    return [...(this.pendingBy.get(from) ?? [])];
+    return [...(this.pendingBy.get(from)?.ids() ?? [])];
   }
 
   /** The oldest `k` pending handoffs, oldest sent first. */

@@ -42,8 +42,8 @@ export class MailIndex {
    * for an ACK, and a list of its own for waiting held each of those twice.
    */
   private readonly unasked = new Map<string, SeqList>();
-  /** Only ever counted, so a set: a list in order cost three times as much. */
-  private readonly unread = new Map<string, Set<string>>();
+  /** Only ever counted; a list all the same, since two array slots cost less than a set's slot. */
+  private readonly unread = new Map<string, SeqList>();
   /** identity → session → of its waiting handoffs, those already in that session's model context. */
   private readonly seen = new Map<string, Map<string, SeqList>>();
   /** `${identity}\n${session}` → every waiting handoff up to this seq is seen there: a hook's walk starts after it. */
@@ -78,18 +78,12 @@ export class MailIndex {
         if (member(hot, r)) this.list(lists, r).add(id, seq);
         else lists.get(r)?.delete(id, seq);
       }
-      if (isUnreadBy(hot, r)) this.unreadBy(r).add(id);
-      else this.unread.get(r)?.delete(id);
+      if (isUnreadBy(hot, r)) this.list(this.unread, r).add(id, seq);
+      else this.unread.get(r)?.delete(id, seq);
       if (isWaitingFor(hot, r) && !was) {
         for (const s of hot.deliveries[r].surfacings ?? []) this.list(this.seenBy(r), s.session).add(id, seq);
       } else if (!isWaitingFor(hot, r) && was) this.unwait(r, id, seq);
     }
-  }
-
-  private unreadBy(identity: string): Set<string> {
-    let s = this.unread.get(identity);
-    if (!s) this.unread.set(identity, (s = new Set()));
-    return s;
   }
 
   /** The waiting list that holds the handoff for the identity, if one does. */
@@ -133,8 +127,7 @@ export class MailIndex {
   /** Messages archived at a checkpoint leave `state.hot` without an event: out of every list. */
   forget(archived: readonly Pick<Message, 'id' | 'seq'>[]): void {
     for (const identity of this.seen.keys()) for (const { id, seq } of archived) if (this.isWaiting(identity, id, seq)) this.unwait(identity, id, seq);
-    for (const lists of [this.open, this.unacked, this.unasked]) for (const list of lists.values()) for (const { id, seq } of archived) list.delete(id, seq);
-    for (const set of this.unread.values()) for (const { id } of archived) set.delete(id);
+    for (const lists of [this.open, this.unacked, this.unasked, this.unread]) for (const list of lists.values()) for (const { id, seq } of archived) list.delete(id, seq);
   }
 
   /** The identity's open mail after `afterSeq`, oldest first, that `keep` accepts, up to `limit`. */
