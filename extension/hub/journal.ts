@@ -120,7 +120,7 @@ export class Journal {
   private archived(archived: StoredMessage[]): void {
     const ids = archived.map((m) => m.id);
     this.mail.forget(archived);
-    this.ledger.note(this.state, ids);
+    this.ledger.forget(archived);
     this.changed(ids);
   }
 

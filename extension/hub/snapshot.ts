@@ -40,7 +40,7 @@ function summary(i: SnapshotInput): BusSummary {
     store: i.store,
     sessions: i.sessions.all().map((s) => ({ key: s.key, identity: s.identity, roles: s.roles, client: s.client, connectedAt: s.connectedAt, lastSeen: s.lastSeen })),
     coverage: coverage(i.state, (identity) => i.sessions.count(identity), i.now, i.person, (identity) => i.ledger.unacked(identity)),
-    overdue: i.ledger.overdue(i.now, SNAPSHOT_CAP),
+    overdue: i.ledger.overdue(i.state, i.now, SNAPSHOT_CAP),
     openCount: counts.open,
     pendingCount: counts.pending,
     awaitingAckCount: counts.awaitingAck,

@@ -5,7 +5,7 @@
 // it passed. Plain data in, plain answers out: the hub only tells it what changed.
 import { sharedList } from './compact';
 import { awaitingAck, isAwaitingAck, isPending } from './ledger';
-import type { BusState, HotMessage } from './model';
+import type { BusState, HotMessage, StoredMessage } from './model';
 import { SeqList } from './seqList';
 import { SortedIds } from './sortedIds';
 import type { OverdueSummary } from '../../protocol/views';
@@ -15,49 +15,40 @@ const AWAITING = 2;
 const DEAD_LETTERED = 4;
 
 /**
- * What the summary counted one open message as, at its last change. The message itself, not
- * copies of its seq and times (they never change, and a copied time is a boxed number per row);
- * what may change, as bits.
+ * What the summary counted one open message as, at its last change: bits, and who still owed an
+ * ACK. Held once per distinct value — most open mail is counted alike — so a message's row is a
+ * map slot pointing at a shared value; what never changes (seq, times, sender) is read from the
+ * message itself.
  */
-class Row {
-  constructor(
-    readonly hot: HotMessage,
-    readonly flags: number,
-    /** Recipients whose ACK it still waits for. */
-    readonly unacked: string[],
-  ) {}
-
-  get seq(): number {
-    return this.hot.message.seq;
-  }
-
-  get sentAt(): number {
-    return this.hot.message.sentAt;
-  }
-
-  get dueAt(): number {
-    return this.hot.message.sentAt + this.hot.message.slaMs;
-  }
-
-  get pending(): boolean {
-    return (this.flags & PENDING) !== 0;
-  }
-
-  get awaiting(): boolean {
-    return (this.flags & AWAITING) !== 0;
-  }
-
-  get deadLettered(): boolean {
-    return (this.flags & DEAD_LETTERED) !== 0;
-  }
+interface Counted {
+  readonly flags: number;
+  /** Recipients whose ACK it still waits for. */
+  readonly unacked: string[];
 }
 
-function rowOf(hot: HotMessage): Row {
+const counted = new Map<string, Counted>();
+const MAX_COUNTED = 1024;
+
+function countedOf(hot: HotMessage): Counted {
   const ds = Object.values(hot.deliveries);
   const asked = hot.message.requiresAck && !hot.resolution;
   const flags = (isPending(hot) ? PENDING : 0) | (isAwaitingAck(hot) ? AWAITING : 0) | (!hot.resolution && ds.some((d) => d.state === 'failed') ? DEAD_LETTERED : 0);
-  return new Row(hot, flags, sharedList(asked ? ds.filter(awaitingAck).map((d) => d.recipient) : []));
+  const unacked = sharedList(asked ? ds.filter(awaitingAck).map((d) => d.recipient) : []);
+  const key = `${flags}\n${JSON.stringify(unacked)}`;
+  let c = counted.get(key);
+  if (!c) {
+    if (counted.size >= MAX_COUNTED) counted.clear(); // names come and go; a dropped value is made again
+    counted.set(key, (c = Object.freeze({ flags, unacked })));
+  }
+  return c;
 }
+
+/** The facts of a message that never change, as the indexes key it. */
+type Facts = Pick<StoredMessage, 'seq' | 'sentAt' | 'slaMs' | 'from'>;
+const dueAt = (m: Facts) => m.sentAt + m.slaMs;
+const isPendingRow = (c: Counted) => (c.flags & PENDING) !== 0;
+const isAwaitingRow = (c: Counted) => (c.flags & AWAITING) !== 0;
+const isDeadLetteredRow = (c: Counted) => (c.flags & DEAD_LETTERED) !== 0;
 
 /** The ids of the first `k` entries, read no further. */
 function firstIds(entries: Iterable<{ id: string }>, k: number): string[] {
@@ -70,7 +61,7 @@ function firstIds(entries: Iterable<{ id: string }>, k: number): string[] {
 }
 
 export class LedgerIndex {
-  private readonly rows = new Map<string, Row>();
+  private readonly rows = new Map<string, Counted>();
   private pendingCount = 0;
   private awaitingCount = 0;
   private readonly unackedBy = new Map<string, number>();
@@ -90,71 +81,80 @@ export class LedgerIndex {
     return index;
   }
 
-  /** Follows the journal (and archiving): each message's row again, from its state now (gone if not hot). */
+  /** Follows the journal: each message's row again, from its state now. */
   note(state: BusState, ids: Iterable<string>): void {
     for (const id of ids) {
-      const old = this.rows.get(id);
-      if (old) this.drop(id, old);
       const hot = state.hot[id];
-      if (hot) this.keep(id, rowOf(hot));
+      const old = this.rows.get(id);
+      if (old && !hot) throw new Error(`the ledger index lost ${id}: a message leaves the hot set through forget()`);
+      if (!hot) continue;
+      if (old) this.drop(id, hot.message, old);
+      this.keep(id, hot.message, countedOf(hot));
     }
   }
 
-  private keep(id: string, r: Row): void {
-    this.rows.set(id, r);
-    this.bySeq.add(id, r.seq);
-    if (r.pending) {
+  /** Messages archived at a checkpoint left the hot set with no event: their rows go. */
+  forget(archived: readonly (Facts & Pick<StoredMessage, 'id'>)[]): void {
+    for (const m of archived) {
+      const old = this.rows.get(m.id);
+      if (old) this.drop(m.id, m, old);
+    }
+  }
+
+  private keep(id: string, m: Facts, c: Counted): void {
+    this.rows.set(id, c);
+    this.bySeq.add(id, m.seq);
+    if (isPendingRow(c)) {
       this.pendingCount++;
-      this.pendingBySent.add(id, r.sentAt, r.seq);
-      const from = r.hot.message.from;
-      let mine = this.pendingBy.get(from);
-      if (!mine) this.pendingBy.set(from, (mine = new SeqList()));
-      mine.add(id, r.seq);
+      this.pendingBySent.add(id, m.sentAt, m.seq);
+      let mine = this.pendingBy.get(m.from);
+      if (!mine) this.pendingBy.set(m.from, (mine = new SeqList()));
+      mine.add(id, m.seq);
     }
-    if (r.awaiting) {
+    if (isAwaitingRow(c)) {
       this.awaitingCount++;
-      this.awaitingByDue.add(id, r.dueAt, r.seq);
+      this.awaitingByDue.add(id, dueAt(m), m.seq);
     }
-    if (this.needsAttention(r)) this.attention.add(id, r.sentAt, r.seq);
-    for (const who of r.unacked) this.unackedBy.set(who, (this.unackedBy.get(who) ?? 0) + 1);
+    if (this.needsAttention(m, c)) this.attention.add(id, m.sentAt, m.seq);
+    for (const who of c.unacked) this.unackedBy.set(who, (this.unackedBy.get(who) ?? 0) + 1);
   }
 
-  private drop(id: string, r: Row): void {
+  private drop(id: string, m: Facts, c: Counted): void {
     this.rows.delete(id);
-    this.bySeq.delete(id, r.seq);
-    if (r.pending) {
+    this.bySeq.delete(id, m.seq);
+    if (isPendingRow(c)) {
       this.pendingCount--;
-      this.pendingBySent.delete(r.sentAt, r.seq);
-      const mine = this.pendingBy.get(r.hot.message.from)!;
-      mine.delete(id, r.seq);
-      if (mine.size === 0) this.pendingBy.delete(r.hot.message.from);
+      this.pendingBySent.delete(m.sentAt, m.seq);
+      const mine = this.pendingBy.get(m.from)!;
+      mine.delete(id, m.seq);
+      if (mine.size === 0) this.pendingBy.delete(m.from);
     }
-    if (r.awaiting) {
+    if (isAwaitingRow(c)) {
       this.awaitingCount--;
-      this.awaitingByDue.delete(r.dueAt, r.seq);
+      this.awaitingByDue.delete(dueAt(m), m.seq);
     }
-    if (this.needsAttention(r)) this.attention.delete(r.sentAt, r.seq);
-    for (const who of r.unacked) this.unackedBy.set(who, this.unackedBy.get(who)! - 1);
+    if (this.needsAttention(m, c)) this.attention.delete(m.sentAt, m.seq);
+    for (const who of c.unacked) this.unackedBy.set(who, this.unackedBy.get(who)! - 1);
   }
 
   /** As ledger's overdue() says, at `clock`: dead-lettered, or past its SLA with an ACK still owed. */
-  private needsAttention(r: Row): boolean {
-    return r.deadLettered || (r.awaiting && this.clock > r.dueAt);
+  private needsAttention(m: Facts, c: Counted): boolean {
+    return isDeadLetteredRow(c) || (isAwaitingRow(c) && this.clock > dueAt(m));
   }
 
   /** Moves the clock: handoffs whose deadline it passed (or, if it went back, un-passed) change sides. */
-  private at(now: number): void {
+  private at(state: BusState, now: number): void {
     if (now === this.clock) return;
     const [from, to] = now > this.clock ? [this.clock, now] : [now, this.clock];
-    const crossed: { id: string; r: Row }[] = [];
+    const crossed: { id: string; m: Facts; c: Counted }[] = [];
     for (const e of this.awaitingByDue.from(from)) {
       if (e.at >= to) break;
-      crossed.push({ id: e.id, r: this.rows.get(e.id)! });
+      crossed.push({ id: e.id, m: state.hot[e.id].message, c: this.rows.get(e.id)! });
     }
     // Drop with the old clock, keep with the new: each crossed row moves in or out of attention.
-    for (const c of crossed) if (!c.r.deadLettered && this.needsAttention(c.r)) this.attention.delete(c.r.sentAt, c.r.seq);
+    for (const x of crossed) if (!isDeadLetteredRow(x.c) && this.needsAttention(x.m, x.c)) this.attention.delete(x.m.sentAt, x.m.seq);
     this.clock = now;
-    for (const c of crossed) if (!c.r.deadLettered && this.needsAttention(c.r)) this.attention.add(c.id, c.r.sentAt, c.r.seq);
+    for (const x of crossed) if (!isDeadLetteredRow(x.c) && this.needsAttention(x.m, x.c)) this.attention.add(x.id, x.m.sentAt, x.m.seq);
   }
 
   counts(): { open: number; pending: number; awaitingAck: number } {
@@ -167,8 +167,8 @@ export class LedgerIndex {
   }
 
   /** The same as ledger's overdue(state, now, cap), without looking at the open mail. */
-  overdue(now: number, cap: number): OverdueSummary {
-    this.at(now);
+  overdue(state: BusState, now: number, cap: number): OverdueSummary {
+    this.at(state, now);
     const ids: string[] = [];
     for (const e of this.attention.from()) {
       if (ids.length >= cap) break;
