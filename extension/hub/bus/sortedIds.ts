@@ -100,11 +100,6 @@ export class SortedIds {
     for (; b < this.blocks.length; b++, i = 0) for (const block = this.blocks[b]; i < block.ids.length; i++) yield entry(block, i);
   }
 
-  /** Descending, newest first. */
-  *newest(): Generator<Keyed> {
-    for (let b = this.blocks.length - 1; b >= 0; b--) for (let i = this.blocks[b].ids.length - 1; i >= 0; i--) yield entry(this.blocks[b], i);
-  }
-
   first(): Keyed | undefined {
     return this.blocks.length > 0 ? entry(this.blocks[0], 0) : undefined;
   }
