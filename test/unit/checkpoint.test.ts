@@ -69,6 +69,24 @@ describe('the checkpoint document', () => {
     await again.close();
   });
 
+  it('a line layout whose lines do not start with the body (as written before bodies stayed in it) loads; the next checkpoint leaves them in the file', async () => {
+    const dir = tempDir('checkpoint-lines');
+    const hots = ['one', 'two "quoted"', 'three ✓'].map((b, i) => hot(message(i + 1, b)));
+    const { hot: byId, ...rest } = oldState(hots);
+    const outline = JSON.stringify({ format: 1, journalN: 3, state: { hot: {}, ...rest } });
+    const split = outline.indexOf('"hot":{') + '"hot":{'.length;
+    const lines = Object.entries(byId).map(([id, h], i, all) => `${JSON.stringify(id)}:${JSON.stringify(h)}${i < all.length - 1 ? ',' : ''}`);
+    writeFileSync(join(dir, 'state.json'), `${outline.slice(0, split)}\n${lines.join('\n')}\n${outline.slice(split)}\n`, { mode: 0o600 });
+    const store = await Store.open(dir, 'n', opts);
+    assert.equal(leftInFile(store.state), 0, 'found nowhere the loader looks: kept in memory');
+    assert.deepEqual(plain(store.state), plain(oldState(hots)));
+    await store.close();
+    const again = await Store.open(dir, 'n', opts);
+    assert.equal(leftInFile(again.state), hots.length);
+    assert.deepEqual(plain(again.state), plain(oldState(hots)));
+    await again.close();
+  });
+
   it('a document edited by hand (pretty-printed) loads', async () => {
     const dir = tempDir('checkpoint-pretty');
     const state = oldState([hot(message(1, 'edited'))]);

@@ -55,39 +55,18 @@ async function* lines(fh: FileHandle, position: number): AsyncGenerator<[text: s
 }
 
 /**
- * An open message's line up to its body's literal: `"<id>":{"message":{…,"body":`, as
- * JSON.stringify writes it (same keys, same order). Undefined when the message has no body key.
+ * An open message's line starts with its body: `"<id>":{"message":{"body":"…",` — so the loader
+ * finds the literal where the line starts, with no search (any JSON reader reads the same object).
  */
-function bodyHead(id: string, m: StoredMessage): string | undefined {
-  let head = `${JSON.stringify(id)}:{"message":{`;
-  let first = true;
-  for (const k of Object.keys(m)) {
-    const v = (m as unknown as Record<string, unknown>)[k];
-    if (v === undefined) continue;
-    head += `${first ? '' : ','}${JSON.stringify(k)}:`;
-    first = false;
-    if (k === 'body') return head;
-    head += JSON.stringify(v);
-  }
-  return undefined;
-}
+const bodyHead = (id: string) => `${JSON.stringify(id)}:{"message":{"body":`;
 
-/** An open message's line, the body's literal copied from where it is held, and where in the line that literal starts. */
-function entryLine(id: string, hot: HotMessage): { line: string; bodyAt?: number } {
-  const m = hot.message;
-  const head = bodyHead(id, m);
-  if (head === undefined) return { line: `${JSON.stringify(id)}:${JSON.stringify(hot)}` };
+/** An open message's line, its body's literal copied from where it is held. */
+function entryLine(id: string, hot: HotMessage): string {
+  const { message: m, ...rest } = hot;
   const literal = typeof m.body === 'string' ? JSON.stringify(m.body) : bodyLiteral(m.body);
-  let after = '';
-  let past = false;
-  for (const k of Object.keys(m)) {
-    const v = (m as unknown as Record<string, unknown>)[k];
-    if (k === 'body') past = true;
-    else if (past && v !== undefined) after += `,${JSON.stringify(k)}:${JSON.stringify(v)}`;
-  }
-  const { message: _, ...rest } = hot;
+  const fields = JSON.stringify({ ...m, body: undefined }); // `{"id":…}`, the body left out
   const others = JSON.stringify({ message: 0, ...rest }).slice('{"message":0'.length); // `,"deliveries":…}`
-  return { line: `${head}${literal}${after}}${others}`, bodyAt: head.length };
+  return `${bodyHead(id)}${literal}${fields === '{}' ? '' : ','}${fields.slice(1)}${others}`;
 }
 
 /** The first line, if the document is in the line layout: it ends where the hot set opens. */
@@ -139,9 +118,9 @@ export class CheckpointFile implements Adapter<Checkpoint> {
       const entry = JSON.parse(`{${line.endsWith(',') ? line.slice(0, -1) : line}}`) as Record<string, HotMessage>;
       for (const id in entry) {
         const h = (hot[id] = reviveHot(entry[id], id));
-        // Left in the file when the line is as the writer writes it (hand-edited, it stays in memory).
-        const head = bodyHead(id, h.message);
-        if (typeof h.message.body === 'string' && head !== undefined && line.startsWith(head) && line.charCodeAt(head.length) === 0x22) {
+        // Left in the file when the line starts with it, as the writer writes it (else it stays in memory).
+        const head = bodyHead(id);
+        if (typeof h.message.body === 'string' && line.startsWith(head) && line.charCodeAt(head.length) === 0x22) {
           h.message.body = this.bodies.ref(at + Buffer.byteLength(head));
         }
       }
@@ -194,9 +173,8 @@ async function writeDocument(fh: FileHandle, data: Checkpoint, placed: [StoredMe
   await put(`${outline.slice(0, split)}\n`);
   const ids = Object.keys(hot);
   for (const [i, id] of ids.entries()) {
-    const { line, bodyAt } = entryLine(id, hot[id]);
-    if (bodyAt !== undefined) placed.push([hot[id].message, written + Buffer.byteLength(line.slice(0, bodyAt))]);
-    await put(`${line}${i < ids.length - 1 ? ',' : ''}\n`);
+    placed.push([hot[id].message, written + Buffer.byteLength(bodyHead(id))]);
+    await put(`${entryLine(id, hot[id])}${i < ids.length - 1 ? ',' : ''}\n`);
   }
   await put(`${outline.slice(split)}\n`);
   await flush();
