@@ -119,6 +119,26 @@ describe('the checkpoint document', () => {
     await third.close();
   });
 
+  it('checkpoints while running leave bodies in the new document, read back from it at once and after the next', async () => {
+    const dir = tempDir('checkpoint-running');
+    const store = await Store.open(dir, 'n', { ...opts, minCheckpointBytes: 64 * 1024 });
+    const sent: Message[] = [];
+    const readAll = () => sent.every((m) => bodyOf(store.state.hot[m.id].message) === m.body);
+    let checkpoints = 0;
+    for (let i = 1; checkpoints < 3; i++) {
+      const m = message(i, `running ${i} ${'✓'.repeat(i % 300)}`);
+      sent.push(m);
+      const before = leftInFile(store.state);
+      await store.commit([{ type: 'sent', message: m }]);
+      if (leftInFile(store.state) > before) {
+        checkpoints++;
+        assert.ok(readAll(), `every body reads back right after checkpoint ${checkpoints}`);
+      }
+    }
+    assert.ok(leftInFile(store.state) > sent.length / 2);
+    await store.close();
+  });
+
   it('a document cut short is refused, not loaded in part', async () => {
     const dir = tempDir('checkpoint-cut');
     const first = await Store.open(dir, 'n', opts);

@@ -99,6 +99,21 @@ describe('store', () => {
     assert.equal(statSync(join(dir, 'journal.ndjson')).size, 0, 'a clean close leaves nothing to replay');
   });
 
+  it('a message whose body a checkpoint holds is archived with its body when it settles later', async () => {
+    const dir = tempDir('store-archive-paged');
+    const first = await Store.open(dir, 'n', opts);
+    const m = message(1);
+    await first.commit([{ type: 'sent', message: m }]);
+    await first.close();
+    const store = await Store.open(dir, 'n', opts);
+    assert.equal(typeof store.state.hot[m.id].message.body, 'number', 'its body left in the checkpoint');
+    await store.commit([done(m)]);
+    await store.close(); // settled: archived
+    const again = await Store.open(dir, 'n', opts);
+    assert.equal((await again.archived(m.id))?.message.body, m.body);
+    await again.close();
+  });
+
   it('a checkpoint happens while running once the journal outgrows the hot document', async () => {
     const dir = tempDir('store-checkpoint');
     const store = await Store.open(dir, 'n', opts);
