@@ -26,7 +26,8 @@ interface Counted {
   readonly unacked: string[];
 }
 
-const counted = new Map<string, Counted>();
+/** Shared list of who owes an ACK (compact.ts holds each list once) → a value per flags. */
+const counted = new Map<string[], Counted[]>();
 const MAX_COUNTED = 1024;
 
 function countedOf(hot: HotMessage): Counted {
@@ -34,13 +35,12 @@ function countedOf(hot: HotMessage): Counted {
   const asked = hot.message.requiresAck && !hot.resolution;
   const flags = (isPending(hot) ? PENDING : 0) | (isAwaitingAck(hot) ? AWAITING : 0) | (!hot.resolution && ds.some((d) => d.state === 'failed') ? DEAD_LETTERED : 0);
   const unacked = sharedList(asked ? ds.filter(awaitingAck).map((d) => d.recipient) : []);
-  const key = `${flags}\n${JSON.stringify(unacked)}`;
-  let c = counted.get(key);
-  if (!c) {
+  let byFlags = counted.get(unacked);
+  if (!byFlags) {
     if (counted.size >= MAX_COUNTED) counted.clear(); // names come and go; a dropped value is made again
-    counted.set(key, (c = Object.freeze({ flags, unacked })));
+    counted.set(unacked, (byFlags = []));
   }
-  return c;
+  return (byFlags[flags] ??= Object.freeze({ flags, unacked }));
 }
 
 /** The facts of a message that never change, as the indexes key it. */
