@@ -189,6 +189,7 @@ export class HubSupervisor implements vscode.Disposable {
       void this.stopOwn().then(() => this.start());
     });
     this.log.info(`another hub (pid ${shared.pid}) serves ${this.location.workspace}; using it over ${this.location.socket}`);
+    this.live.clear();
     this.setState({ kind: 'running', pid: shared.pid, shared: true });
     try {
       this.setSnapshot(await shared.snapshot());
@@ -199,6 +200,9 @@ export class HubSupervisor implements vscode.Disposable {
   }
 
   private async onRunning(): Promise<void> {
+    // Until its first snapshot, the view must not show the last hub's: a restarted hub's Matrix
+    // link was drawn "connected as …" from the hub before it while its own was still signing in.
+    this.live.clear();
     this.setState({ kind: 'running', pid: this.pid });
     this.log.info(`hub running (pid ${this.pid}) on ${this.location.socket}`);
     try {

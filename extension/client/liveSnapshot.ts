@@ -21,6 +21,13 @@ export class LiveSnapshot {
     return this.view;
   }
 
+  /** Another hub now: what the last one said is no longer so (its link, its sessions) until this one says. */
+  clear(): void {
+    this.base = undefined;
+    this.rows.clear();
+    this.view = undefined;
+  }
+
   reset(s: Snapshot): void {
     this.base = s;
     this.rows.clear();
