@@ -5,7 +5,8 @@
 //      process per level, all running, measured in alternating rounds;
 //   2. 8 concurrent senders' throughput at each level;
 //   3. the panel's change notification at 10k open (bytes posted, snapshot round trip);
-//   4. hub RSS and start time with the open mail loaded.
+//   4. hub RSS right after that traffic and again after 10 s idle (V8 shrinks its heap when idle), and
+//      start time with the open mail loaded.
 // Medians and ratios side by side in one run: the machine is shared and noisy.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,6 +24,8 @@ const SENDERS = 8;
 const PER_SENDER = quick ? 40 : 100;
 const PANEL_AT = quick ? 1000 : 10_000;
 const PANEL_CHANGES = quick ? 10 : 30;
+/** How long the hubs sit idle before their RSS is read again. */
+const IDLE_MS = 10_000;
 
 const ms = (n: number) => `${n.toFixed(2)} ms`;
 
@@ -90,6 +93,8 @@ interface Level {
   ack: number;
   throughput8: number;
   rssMb: number;
+  /** The same, after 10 s with no traffic: V8's memory reducer has run by then. */
+  idleRssMb?: number;
   panel?: Awaited<ReturnType<typeof panel>>;
 }
 
@@ -146,6 +151,8 @@ async function main() {
       unread: l.unread, startMs: l.startMs, send: median(l.lat.send), inbox: median(l.lat.inbox), ack: median(l.lat.ack),
       throughput8: median(l.rates), rssMb: rssMb(l.hub.proc.pid!), // before the panel's multi-MB snapshots raise the high-water mark
     }));
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    for (const [i, l] of levels.entries()) rows[i].idleRssMb = rssMb(l.hub.proc.pid!);
     for (const [i, l] of levels.entries()) if (l.unread === PANEL_AT) rows[i].panel = await panel(l.hub.socket, l.bob);
   } finally {
     for (const l of levels) {
@@ -156,13 +163,13 @@ async function main() {
   }
   const ref = rows[0];
   console.log('\n4. through the real bridge (MCP SDK client → dist/bridge.js → hub process), the caller holding N unread');
-  console.log('   unread  | send_handoff     | inbox            | ack              | 8 senders     | hub RSS  | hub start');
+  console.log('   unread  | send_handoff     | inbox            | ack              | 8 senders     | hub RSS  | after 10 s idle | hub start');
   for (const r of rows) {
     const x = (v: number, base: number) => `${ms(v)} ×${(v / base).toFixed(2)}`.padEnd(16);
-    console.log(`   ${String(r.unread).padStart(7)} | ${x(r.send, ref.send)} | ${x(r.inbox, ref.inbox)} | ${x(r.ack, ref.ack)} | ${r.throughput8.toFixed(0).padStart(5)}/s ×${(r.throughput8 / ref.throughput8).toFixed(2)} | ${r.rssMb.toFixed(0).padStart(4)} MB | ${(r.startMs / 1000).toFixed(2)} s`);
+    console.log(`   ${String(r.unread).padStart(7)} | ${x(r.send, ref.send)} | ${x(r.inbox, ref.inbox)} | ${x(r.ack, ref.ack)} | ${r.throughput8.toFixed(0).padStart(5)}/s ×${(r.throughput8 / ref.throughput8).toFixed(2)} | ${r.rssMb.toFixed(0).padStart(4)} MB | ${(r.idleRssMb ?? NaN).toFixed(0).padStart(12)} MB | ${(r.startMs / 1000).toFixed(2)} s`);
   }
   const last = rows[rows.length - 1];
-  console.log(`   hub RSS with ${last.unread} open: ${last.rssMb.toFixed(0)} MB (target ≤ 150 MB); ${(((last.rssMb - ref.rssMb) * 1024 * 1024) / (last.unread - ref.unread)).toFixed(0)} bytes per open message over the ${ref.rssMb.toFixed(0)} MB of an empty hub`);
+  console.log(`   hub RSS with ${last.unread} open: ${last.rssMb.toFixed(0)} MB right after the traffic, ${(last.idleRssMb ?? NaN).toFixed(0)} MB after 10 s idle (target ≤ 150 MB); ${(((last.rssMb - ref.rssMb) * 1024 * 1024) / (last.unread - ref.unread)).toFixed(0)} bytes per open message over the ${ref.rssMb.toFixed(0)} MB of an empty hub`);
   const p = rows.find((r) => r.panel)?.panel;
   if (p) {
     console.log(`   panel at ${PANEL_AT} open: ${(p.bytes / 1024).toFixed(0)} KiB posted per change (the ChangedNotification: rows keyed by id), `
