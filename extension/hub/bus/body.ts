@@ -26,20 +26,16 @@ export function closeBodyPages(pages: BodyPages): void {
   if (index >= 0) sources[index] = undefined;
 }
 
-function paged(ref: number): string {
+/** The raw JSON literal of a body held by reference (the checkpoint copies it as it is). */
+export function bodyLiteral(ref: number): string {
   const index = Math.floor(ref / SOURCE);
   const pages = sources[index];
   if (!pages) throw new Error('this message body was in a store that is closed now');
   return pages.literal(ref - index * SOURCE);
 }
 
-/** The raw JSON literal of a body held by reference (the checkpoint copies it as it is). */
-export function bodyLiteral(ref: number): string {
-  return paged(ref);
-}
-
 export function bodyOf(m: Pick<StoredMessage, 'body'>): string {
-  return typeof m.body === 'string' ? m.body : (JSON.parse(paged(m.body)) as string);
+  return typeof m.body === 'string' ? m.body : (JSON.parse(bodyLiteral(m.body)) as string);
 }
 
 /**

@@ -99,17 +99,15 @@ export class AppendLog<T> {
     const start = this.size;
     this.size = start + lines.length;
     const before = this.growing;
-    if (this.size <= this.allocated) {
+    if (this.size <= this.allocated || this.preallocate === 0) {
       await before;
       await writeAt(fh, lines, start);
     } else {
-      const zeros = this.preallocate;
-      this.allocated = this.size + zeros;
+      this.allocated = this.size + this.preallocate;
       const grow = (async () => {
         await before;
         // A disk without room for the zeros may still have room for the lines.
-        if (zeros > 0) await writeAt(fh, Buffer.concat([lines, Buffer.alloc(zeros)]), start).catch(() => writeAt(fh, lines, start));
-        else await writeAt(fh, lines, start);
+        await writeAt(fh, Buffer.concat([lines, Buffer.alloc(this.preallocate)]), start).catch(() => writeAt(fh, lines, start));
       })();
       this.growing = grow.catch(() => undefined);
       await grow;
