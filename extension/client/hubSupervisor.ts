@@ -189,7 +189,6 @@ export class HubSupervisor implements vscode.Disposable {
       void this.stopOwn().then(() => this.start());
     });
     this.log.info(`another hub (pid ${shared.pid}) serves ${this.location.workspace}; using it over ${this.location.socket}`);
-    this.live.clear();
     this.setState({ kind: 'running', pid: shared.pid, shared: true });
     try {
       this.setSnapshot(await shared.snapshot());
@@ -200,9 +199,6 @@ export class HubSupervisor implements vscode.Disposable {
   }
 
   private async onRunning(): Promise<void> {
-    // Until its first snapshot, the view must not show the last hub's: a restarted hub's Matrix
-    // link was drawn "connected as …" from the hub before it while its own was still signing in.
-    this.live.clear();
     this.setState({ kind: 'running', pid: this.pid });
     this.log.info(`hub running (pid ${this.pid}) on ${this.location.socket}`);
     try {
@@ -213,6 +209,10 @@ export class HubSupervisor implements vscode.Disposable {
   }
 
   private setState(state: HubState): void {
+    // Another hub now (own or shared): until its first snapshot the view must not show the last
+    // hub's — a restarted hub's Matrix link was drawn "connected as …" while its own was signing in.
+    const before = this.current;
+    if (state.kind === 'running' && (before.kind !== 'running' || before.pid !== state.pid)) this.live.clear();
     this.current = state;
     this.stateEmitter.fire(state);
   }

@@ -46,7 +46,8 @@ export class DueIndex {
 
   /** Taken at its first deadline: the second goes on the heap. */
   private scheduleSecond(m: Deadlines, at: number): void {
-    const [first, second] = [m.sentAt + m.slaMs, m.sentAt + m.ttlMs].sort((a, b) => a - b);
+    const first = Math.min(m.sentAt + m.slaMs, m.sentAt + m.ttlMs);
+    const second = Math.max(m.sentAt + m.slaMs, m.sentAt + m.ttlMs);
     if (m.requiresAck && at === first && second > first) this.push(second, m.id);
   }
 
