@@ -2,7 +2,7 @@
 // by idempotency key (a racing retry waits for the first), and body fingerprints for the
 // probable-duplicate window. In memory; rebuilt from the open messages at start.
 import type { BusState, StoredMessage } from './bus/model';
-import { RecentSends } from './bus/recentSends';
+import { RecentSends, type Fingerprint } from './bus/recentSends';
 import type { SendResult } from '../protocol/views';
 
 export type DuplicateWhy = 'idempotency_key' | 'probable_duplicate';
@@ -11,7 +11,7 @@ export class SendMemory {
   readonly recent = new RecentSends();
   private readonly inflight = new Map<string, Promise<SendResult>>();
   /** Sends being committed, by id: true once stored, false if the store refused them. */
-  private readonly landing = new Map<string, Promise<boolean>>();
+  private readonly landing = new Map<string, Promise<unknown>>();
   private pruneAt = 1024;
 
   constructor(private readonly windowMs: number) {}
@@ -24,32 +24,37 @@ export class SendMemory {
   }
 
   /** Set before the send is committed, so a racing twin already sees it; returns how to forget it. */
-  remember(m: StoredMessage): () => void {
-    return this.recent.add(m);
+  remember(m: StoredMessage, fingerprint?: Fingerprint): () => void {
+    return this.recent.add(m, fingerprint);
   }
 
-  /** Follows the commit of a new message, so a probable duplicate racing it can wait for it. */
-  track(id: string, commit: Promise<unknown>): void {
-    const stored = commit.then(() => true, () => false);
-    this.landing.set(id, stored);
-    void stored.then(() => this.landing.delete(id));
+  /**
+   * Holds the commit of a new message until `landed`, so a probable duplicate racing it can wait
+   * for it. The commit itself, not a promise derived from it: a send's CPU is what 16 senders share.
+   */
+  committing(id: string, commit: Promise<unknown>): void {
+    this.landing.set(id, commit);
+  }
+
+  /** The commit of `id` has settled (stored or refused). */
+  settled(id: string): void {
+    this.landing.delete(id);
   }
 
   /** Whether the send `id` is stored: waits while it is being committed. */
   landed(id: string): Promise<boolean> {
-    return this.landing.get(id) ?? Promise.resolve(true);
+    return this.landing.get(id)?.then(() => true, () => false) ?? Promise.resolve(true);
   }
 
   /** Runs the send once per (sender, key) at a time: a retry racing the first gets the first's answer, marked. */
-  async once(sender: string, key: string | undefined, work: () => Promise<SendResult>): Promise<SendResult> {
-    const keyed = key ? `${sender}\n${key}` : undefined;
-    const racing = keyed && this.inflight.get(keyed);
-    if (racing) return asDuplicate(await racing, 'idempotency_key');
+  once(sender: string, key: string | undefined, work: () => Promise<SendResult>): Promise<SendResult> {
+    if (!key) return work();
+    const keyed = `${sender}\n${key}`;
+    const racing = this.inflight.get(keyed);
+    if (racing) return racing.then((first) => asDuplicate(first, 'idempotency_key'));
     const p = work();
-    if (keyed) {
-      this.inflight.set(keyed, p);
-      p.finally(() => this.inflight.delete(keyed)).catch(() => undefined);
-    }
+    this.inflight.set(keyed, p);
+    p.finally(() => this.inflight.delete(keyed)).catch(() => undefined);
     return p;
   }
 

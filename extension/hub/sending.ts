@@ -49,7 +49,7 @@ export class Sending {
     const now = this.d.now();
     const decision = decideSend(journal.state, req, {
       caller, now, newId: () => journal.newId(now), nextSeq: () => journal.nextSeq(),
-      liveIdentities: this.d.sessions.identities(), recent: this.memory.recent, limits: this.d.limits,
+      liveIdentities: () => this.d.sessions.identities(), recent: this.memory.recent, limits: this.d.limits,
     });
     if (decision.kind === 'duplicate') {
       // A twin racing the first send waits for it to land; if the store refused the first, this is the send.
@@ -57,14 +57,16 @@ export class Sending {
       return asDuplicate(await this.describe(decision.id), decision.why);
     }
     const m = decision.message;
-    const forget = this.memory.remember(m); // before the await: a racing twin sees it
+    const forget = this.memory.remember(m, decision.fingerprint); // before the await: a racing twin sees it
     try {
       const committing = journal.commit([{ type: 'sent', message: m }, ...this.d.pushes.offers(m)]);
-      this.memory.track(m.id, committing);
+      this.memory.committing(m.id, committing);
       await committing;
     } catch (e) {
       forget();
       throw e;
+    } finally {
+      this.memory.settled(m.id);
     }
     this.memory.prune(now);
     this.d.pushes.prune();

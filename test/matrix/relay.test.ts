@@ -30,7 +30,7 @@ function send(state: ReturnType<typeof world>, to: string[], from = 'alice') {
   let n = 0;
   return decideSend(state, { to, body: 'b' }, {
     caller: { identity: from, session: 's1', node: state.node }, now: T0, newId: () => `01JD3V7W2K8Q5X9Y4Z6A1B${String(n++).padStart(4, '0')}`,
-    nextSeq: () => ++state.seq, liveIdentities: new Set(), recent: new RecentSends(), limits: DEFAULT_LIMITS,
+    nextSeq: () => ++state.seq, liveIdentities: () => new Set(), recent: new RecentSends(), limits: DEFAULT_LIMITS,
   });
 }
 

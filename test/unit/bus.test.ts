@@ -30,7 +30,7 @@ function ctx(state: BusState, over: Partial<SendContext> = {}): SendContext {
     now: T0,
     newId: () => `01JD3V7W2K8Q5X9Y4Z6A1B${String(id++).padStart(4, '0')}`,
     nextSeq: () => ++n,
-    liveIdentities: new Set(['alice', 'bob']),
+    liveIdentities: () => new Set(['alice', 'bob']),
     recent: new RecentSends(),
     limits: DEFAULT_LIMITS,
     ...over,
@@ -76,7 +76,7 @@ describe('identity resolution', () => {
 
   it('`*` with no other live identity, and more recipients than the limit, are refused: never a send to nobody', () => {
     const s = world('alice', 'bob', 'rev');
-    const alone = refusal(() => decideSend(s, { to: ['*'], body: 'anyone?' }, ctx(s, { liveIdentities: new Set(['alice']) })));
+    const alone = refusal(() => decideSend(s, { to: ['*'], body: 'anyone?' }, ctx(s, { liveIdentities: () => new Set(['alice']) })));
     assert.equal(alone.code, 'unknown_identity');
     assert.match(alone.message, /there is none right now/);
     const limits = { ...DEFAULT_LIMITS, maxRecipients: 2 };

@@ -3,7 +3,7 @@
 import { BusError } from './errors';
 import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN, nearestNames } from './identity';
 import type { Attachment, BusEvent, BusState, DeliveryState, HotMessage, Message, Outcome, ReceiptKind } from './model';
-import type { RecentSends } from './recentSends';
+import type { Fingerprint, RecentSends } from './recentSends';
 import { isRemote, localize, qualify } from './relay';
 
 export interface Limits {
@@ -49,7 +49,7 @@ export interface SendDraft {
 }
 
 export type SendDecision =
-  | { kind: 'new'; message: Message }
+  | { kind: 'new'; message: Message; fingerprint: Fingerprint }
   | { kind: 'duplicate'; id: string; why: 'idempotency_key' | 'probable_duplicate' };
 
 export interface SendContext {
@@ -58,7 +58,8 @@ export interface SendContext {
   newId: () => string;
   /** Allocated when the send is decided, so commit order (and push order) follows it: FIFO. */
   nextSeq: () => number;
-  liveIdentities: ReadonlySet<string>;
+  /** Asked only for `*`: building the set cost every send. */
+  liveIdentities: () => ReadonlySet<string>;
   recent: RecentSends;
   limits: Limits;
 }
@@ -70,7 +71,7 @@ function resolveRecipients(state: BusState, to: string[], ctx: SendContext): str
   for (const raw of to) {
     const target = raw.trim();
     if (target === '*') {
-      const live = [...ctx.liveIdentities].filter((n) => n !== ctx.caller.identity);
+      const live = [...ctx.liveIdentities()].filter((n) => n !== ctx.caller.identity);
       if (live.length === 0) {
         throw new BusError('unknown_identity', '`*` reaches every other identity with a live session, and there is none right now. Address a known identity by name instead (its mail waits in its queue); list_peers shows them.', { known });
       }
@@ -130,7 +131,8 @@ export function decideSend(state: BusState, req: SendDraft, ctx: SendContext): S
     throw new BusError('invalid_identity', `escalate_to "${req.escalateTo.slice(0, 80)}" is not an identity name: use letters, digits, '.', '_' or '-' (up to 64), optionally @node.`);
   }
   const recipients = resolveRecipients(state, req.to, ctx);
-  const recent = ctx.recent.find(caller.identity, recipients, req.body);
+  const fingerprint = ctx.recent.fingerprint(caller.identity, recipients, req.body);
+  const recent = ctx.recent.find(caller.identity, recipients, req.body, fingerprint);
   if (!req.insist && !req.idempotencyKey && recent && now - recent.sentAt < limits.duplicateWindowMs) {
     return { kind: 'duplicate', id: recent.id, why: 'probable_duplicate' };
   }
@@ -154,7 +156,7 @@ export function decideSend(state: BusState, req: SendDraft, ctx: SendContext): S
     sentBySession: caller.session,
     node: caller.node,
   };
-  return { kind: 'new', message };
+  return { kind: 'new', message, fingerprint };
 }
 
 export function checkMessageId(id: string): void {

@@ -48,6 +48,8 @@ export class MailIndex {
   private readonly seen = new Map<string, Map<string, SeqList>>();
   /** `${identity}\n${session}` → every waiting handoff up to this seq is seen there: a hook's walk starts after it. */
   private readonly floors = new Map<string, number>();
+  /** The lists `follow` keeps by membership, built once: it runs for every recipient of every event. */
+  private readonly kept = [[this.open, isOpenFor], [this.unacked, isUnackedBy], [this.unasked, isUnaskedFor]] as const;
 
   static of(state: BusState): MailIndex {
     const index = new MailIndex();
@@ -74,7 +76,7 @@ export class MailIndex {
     for (const r of only !== undefined ? [only] : hot.message.recipients) {
       const seq = hot.message.seq;
       const was = this.isWaiting(r, id, seq);
-      for (const [lists, member] of [[this.open, isOpenFor], [this.unacked, isUnackedBy], [this.unasked, isUnaskedFor]] as const) {
+      for (const [lists, member] of this.kept) {
         if (member(hot, r)) this.list(lists, r).add(id, seq);
         else lists.get(r)?.delete(id, seq);
       }

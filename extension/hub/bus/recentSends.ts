@@ -36,6 +36,12 @@ function matches(m: Sent, from: string, recipients: string, body: string): boole
   return m.from === from && recipientsKey(m.recipients) === recipients && bodyOf(m) === body;
 }
 
+/** A send's slot and recipients key, worked out once per send: the duplicate check, then remembering it. */
+export interface Fingerprint {
+  readonly hash: number;
+  readonly recipients: string;
+}
+
 export class RecentSends {
   /** A hash's one send, or its sends when (rarely) several share it. */
   private readonly byHash = new Map<number, Sent | Sent[]>();
@@ -45,22 +51,25 @@ export class RecentSends {
     return this.count;
   }
 
-  /** The remembered send of this body from `from` to these recipients, if any. */
-  find(from: string, recipients: readonly string[], body: string): Sent | undefined {
+  fingerprint(from: string, recipients: readonly string[], body: string): Fingerprint {
     const key = recipientsKey(recipients);
-    const slot = this.byHash.get(hashOf(from, key, body));
+    return { hash: hashOf(from, key, body), recipients: key };
+  }
+
+  /** The remembered send of this body from `from` to these recipients, if any. */
+  find(from: string, recipients: readonly string[], body: string, fp = this.fingerprint(from, recipients, body)): Sent | undefined {
+    const slot = this.byHash.get(fp.hash);
     if (slot === undefined) return undefined;
-    return (Array.isArray(slot) ? slot : [slot]).find((m) => matches(m, from, key, body));
+    return (Array.isArray(slot) ? slot : [slot]).find((m) => matches(m, from, fp.recipients, body));
   }
 
   /** Remembers the send in place of an earlier one of the same body; returns how to forget it (or what replaced it since). */
-  add(m: Sent): () => void {
-    const key = recipientsKey(m.recipients);
+  add(m: Sent, fp?: Fingerprint): () => void {
     const body = bodyOf(m);
-    const hash = hashOf(m.from, key, body);
+    const { hash, recipients } = fp ?? this.fingerprint(m.from, m.recipients, body);
     const forget = () => {
       const slot = this.byHash.get(hash);
-      if (slot !== undefined) this.keep(hash, slot, (x) => !matches(x, m.from, key, body));
+      if (slot !== undefined) this.keep(hash, slot, (x) => !matches(x, m.from, recipients, body));
     };
     forget();
     const slot = this.byHash.get(hash);
@@ -71,14 +80,20 @@ export class RecentSends {
 
   /** Forgets the sends `old` says are past the window. */
   prune(old: (m: Sent) => boolean): void {
-    for (const [hash, slot] of this.byHash) this.keep(hash, slot, (m) => !old(m));
+    this.byHash.forEach((slot, hash) => this.keep(hash, slot, (m) => !old(m)));
   }
 
   private keep(hash: number, slot: Sent | Sent[], keep: (m: Sent) => boolean): void {
-    const list = Array.isArray(slot) ? slot : [slot];
-    const kept = list.filter(keep);
-    if (kept.length === list.length) return;
-    this.count -= list.length - kept.length;
+    if (!Array.isArray(slot)) {
+      // Nearly every slot holds one send: no arrays for it (prune visits them all).
+      if (keep(slot)) return;
+      this.count--;
+      this.byHash.delete(hash);
+      return;
+    }
+    const kept = slot.filter(keep);
+    if (kept.length === slot.length) return;
+    this.count -= slot.length - kept.length;
     if (kept.length === 0) this.byHash.delete(hash);
     else this.byHash.set(hash, kept.length === 1 ? kept[0] : kept);
   }

@@ -73,9 +73,16 @@ export class SortedIds {
     const b = this.blockOf(at, seq);
     const block = this.blocks[b];
     const i = SortedIds.indexIn(block, at, seq);
-    block.ids.splice(i, 0, id);
-    block.ats.splice(i, 0, at);
-    block.seqs.splice(i, 0, seq);
+    if (i === block.ids.length) {
+      // The common case, the newest entry: a splice would allocate the (empty) array it returns.
+      block.ids.push(id);
+      block.ats.push(at);
+      block.seqs.push(seq);
+    } else {
+      block.ids.splice(i, 0, id);
+      block.ats.splice(i, 0, at);
+      block.seqs.splice(i, 0, seq);
+    }
     if (block.ids.length > 2 * BLOCK) this.blocks.splice(b + 1, 0, { ids: tail(block.ids), ats: tail(block.ats), seqs: tail(block.seqs) });
   }
 
