@@ -57,7 +57,7 @@ export class Pushes {
   /** The push intent for a new message: one `offered` per recipient with a live session, to commit with the message itself. */
   offers(m: Message): BusEvent[] {
     const at = this.deps.now();
-    const live = (r: string) => [...this.deps.sessions.forIdentity(r)].some((s) => s.isOpen());
+    const live = (r: string) => this.deps.sessions.forIdentity(r).some((s) => s.isOpen());
     return m.recipients.filter(live).map((recipient) => ({ type: 'offered', id: m.id, recipient, at }));
   }
 

@@ -40,11 +40,19 @@ export interface Session {
 
 export class SessionRegistry {
   private readonly byKey = new Map<string, Session>();
+  /**
+   * Each identity's sessions, looked up twice per recipient of every send. Replaced, not changed,
+   * when a session comes or goes: a push loop walking the old list while a failed write removes
+   * its session sees every session once.
+   */
+  private readonly byIdentity = new Map<string, readonly Session[]>();
 
   /** Adds a session; a reconnect with the same key replaces (and closes) its old entry. */
   add(session: Session): Session | undefined {
     const old = this.byKey.get(session.key);
     this.byKey.set(session.key, session);
+    if (old) this.unlist(old);
+    this.byIdentity.set(session.identity, [...(this.byIdentity.get(session.identity) ?? []), session]);
     if (old && old !== session) old.close('replaced by a reconnect with the same session key');
     return old;
   }
@@ -53,11 +61,18 @@ export class SessionRegistry {
   remove(session: Session): boolean {
     if (this.byKey.get(session.key) !== session) return false;
     this.byKey.delete(session.key);
+    this.unlist(session);
     return true;
   }
 
-  forIdentity(identity: string): Session[] {
-    return [...this.byKey.values()].filter((s) => s.identity === identity);
+  private unlist(session: Session): void {
+    const left = (this.byIdentity.get(session.identity) ?? []).filter((s) => s !== session);
+    if (left.length > 0) this.byIdentity.set(session.identity, left);
+    else this.byIdentity.delete(session.identity);
+  }
+
+  forIdentity(identity: string): readonly Session[] {
+    return this.byIdentity.get(identity) ?? [];
   }
 
   count(identity: string): number {
@@ -65,7 +80,7 @@ export class SessionRegistry {
   }
 
   identities(): Set<string> {
-    return new Set([...this.byKey.values()].map((s) => s.identity));
+    return new Set(this.byIdentity.keys());
   }
 
   all(): Session[] {
