@@ -36,6 +36,11 @@ export class SendMemory {
     this.landing.set(id, commit);
   }
 
+  /** The draft `m` is stored as `stored` (the hot set's copy). */
+  stored(m: StoredMessage, stored: StoredMessage, fingerprint: Fingerprint): void {
+    this.recent.stored(m, stored, fingerprint);
+  }
+
   /** The commit of `id` has settled (stored or refused). */
   settled(id: string): void {
     this.landing.delete(id);

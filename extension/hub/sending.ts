@@ -68,11 +68,13 @@ export class Sending {
     } finally {
       this.memory.settled(m.id);
     }
+    const hot = journal.state.hot[m.id];
+    this.memory.stored(m, hot.message, decision.fingerprint);
     this.memory.prune(now);
     this.d.pushes.prune();
     // When each will see it, as things stand before the arrival wakes an idle waiter.
     const seen = m.recipients.map((identity) => this.seenWhen(identity));
-    const reached = this.d.pushes.arrive(journal.state.hot[m.id]);
+    const reached = this.d.pushes.arrive(hot);
     const recipients = m.recipients.map((identity, i) => newRecipientOutcome(identity, reached.get(identity) ?? 0, seen[i]));
     return sendResult(m, recipients, m.recipients.some(isRemote) ? await this.relayOutcome(m.id, this.d.relayWaitMs) : undefined);
   }

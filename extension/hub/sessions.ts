@@ -38,6 +38,8 @@ export interface Session {
   close(reason: string): void;
 }
 
+const NONE: readonly Session[] = Object.freeze([]);
+
 export class SessionRegistry {
   private readonly byKey = new Map<string, Session>();
   /**
@@ -72,7 +74,7 @@ export class SessionRegistry {
   }
 
   forIdentity(identity: string): readonly Session[] {
-    return this.byIdentity.get(identity) ?? [];
+    return this.byIdentity.get(identity) ?? NONE;
   }
 
   count(identity: string): number {

@@ -27,6 +27,17 @@ describe('recent sends', () => {
     assert.equal(r.size, 0);
   });
 
+  it('once stored, the slot holds the stored copy, not the draft (whose body would stay in memory for the window)', () => {
+    const r = new RecentSends();
+    const draft = sent(1);
+    const fp = r.fingerprint(draft.from, draft.recipients, draft.body as string);
+    r.add(draft, fp);
+    const stored = { ...draft };
+    r.stored(draft, stored, fp);
+    assert.equal(r.find('alice', ['bob', 'carol'], 'body 1'), stored);
+    assert.equal(r.size, 1);
+  });
+
   it('200 000 sends (some sharing a hash) are each found, and pruning keeps exactly the recent ones', () => {
     const r = new RecentSends();
     const n = 200_000;

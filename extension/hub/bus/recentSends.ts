@@ -78,6 +78,16 @@ export class RecentSends {
     return forget;
   }
 
+  /**
+   * The send is stored: its slot holds the hot set's copy from now on, whose body a checkpoint
+   * leaves on disk, and not the draft, which would keep its body in memory for the whole window.
+   */
+  stored(draft: Sent, stored: Sent, fp: Fingerprint): void {
+    const slot = this.byHash.get(fp.hash);
+    if (slot === draft) this.byHash.set(fp.hash, stored);
+    else if (Array.isArray(slot) && slot.includes(draft)) this.byHash.set(fp.hash, slot.map((x) => (x === draft ? stored : x)));
+  }
+
   /** Forgets the sends `old` says are past the window. */
   prune(old: (m: Sent) => boolean): void {
     this.byHash.forEach((slot, hash) => this.keep(hash, slot, (m) => !old(m)));
