@@ -6,7 +6,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { bodyOf, withBody } from '../../extension/hub/bus/body';
-import type { BusState, HotMessage, Message } from '../../extension/hub/bus/model';
+import { emptyState, type BusEvent, type BusState, type HotMessage, type Message } from '../../extension/hub/bus/model';
+import { apply, isSettled } from '../../extension/hub/bus/reduce';
 import { Store } from '../../extension/hub/store/store';
 import { tempDir } from '../helpers/hubProcess';
 
@@ -137,6 +138,62 @@ describe('the checkpoint document', () => {
     }
     assert.ok(leftInFile(store.state) > sent.length / 2);
     await store.close();
+  });
+
+  it('a checkpoint writes anew every open message an event changed since the last (each kind of change), and copies the rest as they stand', async () => {
+    const at = T0 + 1000;
+    const remote = (i: number): Message => ({ ...message(i, `to another node ${i}`), address: ['bob', 'carol@far'], recipients: ['bob', 'carol@far'] });
+    const ids = (i: number) => message(i, '').id;
+    const change = (i: number): BusEvent[] => {
+      const id = ids(i);
+      const receipt = (kind: 'read' | 'ack' | 'result') => ({ type: 'receipt' as const, id, recipient: 'bob', receipt: { kind, by: 'bob', session: 'b1', node: 'n', at, ...(kind === 'result' ? { outcome: 'stuck' as const, summary: 'blocked' } : {}) } });
+      return [
+        [{ type: 'pushed', id, recipient: 'bob', push: { session: 'b1', node: 'n', at, kind: 'live' } }],
+        [{ type: 'offered', id, recipient: 'bob', at }],
+        [{ type: 'surfaced', id, recipient: 'bob', surfacing: { session: 'b1', node: 'n', at, path: 'hook', via: 'claude PostToolUse', replayed: false } }],
+        [receipt('read')],
+        [receipt('ack')],
+        [receipt('result')],
+        [{ type: 'failed', id, recipient: 'bob', reason: 'the session died', at }],
+        [{ type: 'chased', id, recipient: 'bob', at }],
+        [{ type: 'escalated', id, recipient: 'bob', to: 'lead', at, messageId: ids(900) }],
+        [{ type: 'resolved', id, resolution: { by: 'person', at, note: 'done by hand' } }, { type: 'pushed', id, recipient: 'bob', push: { session: 'b2', node: 'n', at, kind: 'live' } }],
+        [{ type: 'relayed', txnId: `t${i}`, eventId: `$e${i}`, at }],
+        [{ type: 'relay-failed', txnId: `t${i}`, reason: 'refused', at }],
+      ][i - 1] as BusEvent[];
+    };
+    const KINDS = 12;
+    const UNCHANGED = 30;
+    const sends: BusEvent[] = [];
+    for (let i = 1; i <= KINDS + UNCHANGED; i++) {
+      const m = i === 11 || i === 12 ? remote(i) : message(i, `body ${i} ${'✓'.repeat(i)}`);
+      sends.push({ type: 'sent', message: m });
+      if (i === 11 || i === 12) sends.push({ type: 'outboxed', txnId: `t${i}`, at: T0, item: { kind: 'message', message: m } });
+    }
+    const changes = Array.from({ length: KINDS }, (_, k) => change(k + 1)).flat();
+    // What the state must be: every event applied to a fresh state, nothing read back from a file.
+    const oracle = emptyState('n');
+    for (const e of [...sends, ...changes]) apply(oracle, structuredClone(e));
+    // A resolved message settles: the checkpoint moves it to the archive, and the rest stay open.
+    const asWritten = (state: BusState) => Object.fromEntries(Object.entries(state.hot).filter(([, h]) => !isSettled(h, Date.now())).map(([id, h]) => [id, { ...h, message: withBody(h.message) }]));
+
+    for (const path of ['committed while running', 'replayed from the journal at open']) {
+      const dir = tempDir('checkpoint-changed');
+      const first = await Store.open(dir, 'n', opts);
+      await first.commit(sends);
+      await first.close(); // every line written anew; every body left in the document
+      const running = await Store.open(dir, 'n', opts);
+      for (let i = 1; i <= KINDS; i++) await running.commit(change(i));
+      let store = running;
+      if (path === 'replayed from the journal at open') store = await Store.open(dir, 'n', opts); // as after a crash: the changes are in the journal only
+      assert.ok(leftInFile(store.state) >= UNCHANGED, 'the unchanged bodies are still in the document');
+      await store.close(); // the checkpoint: the changed written anew, the rest copied
+      const again = await Store.open(dir, 'n', opts);
+      assert.deepEqual(asWritten(again.state), asWritten(oracle), `${path}: the document holds every change`);
+      assert.equal(leftInFile(again.state), KINDS + UNCHANGED - 1, 'every open body left in the document');
+      assert.ok(again.isArchived(ids(10)), 'the resolved one archived');
+      await again.close();
+    }
   });
 
   it('a document cut short is refused, not loaded in part', async () => {

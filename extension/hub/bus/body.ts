@@ -14,10 +14,16 @@ export interface BodyPages {
 const SOURCE = 2 ** 31;
 const sources: (BodyPages | undefined)[] = [];
 
-/** A page source for one store's bodies; its refs encode its index, so it is never reused. */
-export function registerBodyPages(pages: BodyPages): (offset: number) => number {
+/**
+ * A page source for one store's bodies; its refs encode its index, so it is never reused. `ref`
+ * makes a ref for an offset; `offsetOf` reads one of its own refs back (undefined for another's).
+ */
+export function registerBodyPages(pages: BodyPages): { ref: (offset: number) => number; offsetOf: (ref: number) => number | undefined } {
   const index = sources.push(pages) - 1;
-  return (offset) => index * SOURCE + offset;
+  return {
+    ref: (offset) => index * SOURCE + offset,
+    offsetOf: (ref) => (Math.floor(ref / SOURCE) === index ? ref - index * SOURCE : undefined),
+  };
 }
 
 /** The store behind `ref` closed: its bodies can no longer be read, and say so. */

@@ -54,8 +54,19 @@ function takeEntries(state: BusState, txnId: string): OutboxEntry[] {
   return out;
 }
 
-/** Applies one event in place. Events for messages no longer hot (archived) are ignored. */
-export function apply(state: BusState, event: BusEvent): void {
+/**
+ * The open message an event changes, noted in `changed`: the next checkpoint writes those anew
+ * and copies every other line as it stands (store/checkpointFile.ts), so each change to a hot
+ * message must come through here.
+ */
+function changing(state: BusState, id: string, changed?: Set<string>): HotMessage | undefined {
+  const hot = state.hot[id];
+  if (hot) changed?.add(id);
+  return hot;
+}
+
+/** Applies one event in place, noting in `changed` the open messages it changed. Events for messages no longer hot (archived) are ignored. */
+export function apply(state: BusState, event: BusEvent, changed?: Set<string>): void {
   switch (event.type) {
     case 'identity': {
       const known = state.identities[event.name];
@@ -79,30 +90,31 @@ export function apply(state: BusState, event: BusEvent): void {
         c.addressed++;
       }
       state.hot[m.id] = { message: m, deliveries };
+      changed?.add(m.id);
       if (m.idempotencyKey) state.idempotency[`${m.from}\n${m.idempotencyKey}`] = { id: m.id, at: m.sentAt };
       return;
     }
     case 'pushed': {
-      const d = state.hot[event.id]?.deliveries[event.recipient];
+      const d = changing(state, event.id, changed)?.deliveries[event.recipient];
       if (!d) return;
       d.pushes = appendTo(d.pushes, event.push);
       advance(d, 'pushed');
       return;
     }
     case 'offered': {
-      const d = state.hot[event.id]?.deliveries[event.recipient];
+      const d = changing(state, event.id, changed)?.deliveries[event.recipient];
       if (d && d.offeredAt === undefined) d.offeredAt = event.at;
       return;
     }
     case 'surfaced': {
-      const d = state.hot[event.id]?.deliveries[event.recipient];
+      const d = changing(state, event.id, changed)?.deliveries[event.recipient];
       if (!d) return;
       (d.surfacings ??= []).push(event.surfacing);
       advance(d, 'surfaced');
       return;
     }
     case 'receipt': {
-      const hot = state.hot[event.id];
+      const hot = changing(state, event.id, changed);
       const d = hot?.deliveries[event.recipient];
       if (!hot || !d) return;
       const r = event.receipt;
@@ -119,24 +131,24 @@ export function apply(state: BusState, event: BusEvent): void {
       return;
     }
     case 'failed': {
-      const d = state.hot[event.id]?.deliveries[event.recipient];
+      const d = changing(state, event.id, changed)?.deliveries[event.recipient];
       if (!d || isTerminal(d.state)) return;
       d.state = 'failed';
       d.failure = { reason: event.reason, at: event.at };
       return;
     }
     case 'chased': {
-      const d = state.hot[event.id]?.deliveries[event.recipient];
+      const d = changing(state, event.id, changed)?.deliveries[event.recipient];
       if (d) d.chasedAt = event.at;
       return;
     }
     case 'escalated': {
-      const d = state.hot[event.id]?.deliveries[event.recipient];
+      const d = changing(state, event.id, changed)?.deliveries[event.recipient];
       if (d) d.escalated = { to: event.to, at: event.at, messageId: event.messageId };
       return;
     }
     case 'resolved': {
-      const hot = state.hot[event.id];
+      const hot = changing(state, event.id, changed);
       if (hot) hot.resolution = event.resolution;
       return;
     }
@@ -148,7 +160,7 @@ export function apply(state: BusState, event: BusEvent): void {
     }
     case 'relayed': {
       for (const entry of takeEntries(state, event.txnId)) {
-        const hot = entry.item.kind === 'message' ? state.hot[entry.item.message.id] : undefined;
+        const hot = entry.item.kind === 'message' ? changing(state, entry.item.message.id, changed) : undefined;
         if (hot) hot.relayed = { eventId: event.eventId, at: event.at };
       }
       return;
@@ -156,7 +168,7 @@ export function apply(state: BusState, event: BusEvent): void {
     case 'relay-failed': {
       for (const entry of takeEntries(state, event.txnId)) {
         if (entry.item.kind !== 'message') continue;
-        const hot = state.hot[entry.item.message.id];
+        const hot = changing(state, entry.item.message.id, changed);
         for (const d of Object.values(hot?.deliveries ?? {})) {
           if (!d.recipient.includes('@') || isTerminal(d.state)) continue;
           d.state = 'failed';

@@ -8,6 +8,7 @@ import { closeBodyPages, registerBodyPages, type BodyPages } from '../bus/body';
 const WINDOW = 64 * 1024;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const NEWLINE = 0x0a;
 
 export class CheckpointBodies implements BodyPages {
   private fd?: number;
@@ -16,8 +17,11 @@ export class CheckpointBodies implements BodyPages {
   private windowLength = 0;
   /** The last fill reached the end of the file. */
   private atEnd = false;
+  private readonly refs = registerBodyPages(this);
   /** A ref for a body at this byte offset of the current file. */
-  readonly ref = registerBodyPages(this);
+  readonly ref = this.refs.ref;
+  /** Where in the current file a ref of this store's points (undefined for a ref of another store). */
+  readonly offsetOf = this.refs.offsetOf;
 
   /** Reads from this file from now on: the checkpoint just written over the old one, or just read. */
   switchTo(path: string): void {
@@ -43,6 +47,24 @@ export class CheckpointBodies implements BodyPages {
       const close = closingQuote(buf, 1, got);
       if (close >= 0) return buf.toString('utf8', 0, close + 1);
       if (got < length) throw new Error(`the message body at byte ${offset} runs past the end of the checkpoint`);
+    }
+  }
+
+  /** The bytes from `offset` up to the next newline (not included): a line of the current file, copied. */
+  line(offset: number): Buffer {
+    if (this.fd === undefined) throw new Error('no checkpoint is open to copy a line from');
+    if (offset < this.windowAt || offset >= this.windowAt + this.windowLength) this.fill(offset);
+    const start = offset - this.windowAt;
+    const nl = this.window.indexOf(NEWLINE, start);
+    if (nl >= 0 && nl < this.windowLength) return Buffer.from(this.window.subarray(start, nl));
+    if (start > 0) return this.fill(offset), this.line(offset);
+    if (this.atEnd) throw new Error(`the line at byte ${offset} runs past the end of the checkpoint`);
+    for (let length = 2 * WINDOW; ; length *= 2) {
+      const buf = Buffer.alloc(length);
+      const got = readSync(this.fd, buf, 0, length, offset);
+      const end = buf.subarray(0, got).indexOf(NEWLINE);
+      if (end >= 0) return buf.subarray(0, end);
+      if (got < length) throw new Error(`the line at byte ${offset} runs past the end of the checkpoint`);
     }
   }
 

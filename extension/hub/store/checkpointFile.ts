@@ -25,6 +25,7 @@ export interface Checkpoint {
 }
 
 const HOT_OPEN = '"hot":{';
+const COMMA = 0x2c;
 /** Bytes read or written at a time. */
 const CHUNK = 1 << 20;
 
@@ -83,6 +84,12 @@ export class CheckpointFile implements Adapter<Checkpoint> {
   bytesOnDisk = 0;
   /** Where the open messages' bodies are read back from: this document. */
   private readonly bodies = new CheckpointBodies();
+  /**
+   * Whether an open message is as this document holds it (no event changed it since): the
+   * writer then copies its line as it stands, not writing it anew. Set by the store, which sees
+   * every event applied (bus/reduce.ts `changing`); unset, every line is written anew.
+   */
+  unchanged: (id: string) => boolean = () => false;
 
   constructor(readonly path: string) {}
 
@@ -130,7 +137,7 @@ export class CheckpointFile implements Adapter<Checkpoint> {
 
   async write(data: Checkpoint): Promise<void> {
     const placed: [StoredMessage, number][] = [];
-    this.bytesOnDisk = await replaceDurably(this.path, (fh) => writeDocument(fh, data, placed));
+    this.bytesOnDisk = await replaceDurably(this.path, (fh) => writeDocument(fh, data, placed, (id, m, head) => this.copied(id, m, head)));
     // The new document is in place: every body is read from it from now on, at once.
     this.bodies.switchTo(this.path);
     for (const [m, offset] of placed) m.body = this.bodies.ref(offset);
@@ -139,6 +146,22 @@ export class CheckpointFile implements Adapter<Checkpoint> {
   close(): void {
     this.bodies.close();
   }
+
+  /**
+   * The message's line in this document, without its separator, if it can be copied: unchanged,
+   * and its body left here, so the line starts that many bytes before the body. At 100 000 open a
+   * checkpoint that wrote every line anew took 440 ms of the main thread, while commits waited.
+   */
+  private copied(id: string, m: StoredMessage, head: string): Buffer | undefined {
+    if (typeof m.body !== 'number' || !this.unchanged(id)) return undefined;
+    const body = this.bodies.offsetOf(m.body);
+    const headBytes = Buffer.byteLength(head);
+    if (body === undefined || body < headBytes) return undefined;
+    const line = this.bodies.line(body - headBytes);
+    // Not where it should be (never, unless the file changed under us): written anew instead.
+    if (line.length <= headBytes || line.toString('utf8', 0, headBytes) !== head) return undefined;
+    return line[line.length - 1] === COMMA ? line.subarray(0, -1) : line;
+  }
 }
 
 function revived(doc: Checkpoint): Checkpoint {
@@ -146,37 +169,48 @@ function revived(doc: Checkpoint): Checkpoint {
   return doc;
 }
 
-/** The document in the line layout, written a chunk at a time; its size in bytes. `placed`: each message and where its body's literal went. */
-async function writeDocument(fh: FileHandle, data: Checkpoint, placed: [StoredMessage, number][]): Promise<number> {
+/**
+ * The document in the line layout, written a chunk at a time; its size in bytes. `placed`: each
+ * message and where its body's literal went. `copied`: a message's line as the document being
+ * replaced holds it, if it can be copied from there.
+ */
+async function writeDocument(fh: FileHandle, data: Checkpoint, placed: [StoredMessage, number][], copied: (id: string, m: StoredMessage, head: string) => Buffer | undefined): Promise<number> {
   const { hot, ...rest } = data.state;
   // `hot` first, after two numbers: the document with an empty hot set splits right after its `"hot":{`.
   const outline = JSON.stringify({ format: data.format, journalN: data.journalN, state: { hot: {}, ...rest } });
   const split = outline.indexOf(HOT_OPEN) + HOT_OPEN.length;
   let bytes = 0;
-  /** Bytes of the text put so far, flushed or pending. */
+  /** Bytes put so far, flushed or pending. */
   let written = 0;
-  let pending: string[] = [];
+  let pending: Buffer[] = [];
   let pendingLength = 0;
   const flush = async () => {
-    const buf = Buffer.from(pending.join(''), 'utf8');
+    const buf = Buffer.concat(pending, pendingLength);
     pending = [];
     pendingLength = 0;
     for (let at = 0; at < buf.length;) at += (await fh.write(buf, at, buf.length - at)).bytesWritten;
     bytes += buf.length;
   };
-  const put = async (text: string) => {
-    written += Buffer.byteLength(text);
-    pending.push(text);
-    pendingLength += text.length;
-    if (pendingLength >= CHUNK) await flush();
+  // Synchronous, with a flush awaited once a chunk is pending: an await per line was a third of a checkpoint's time.
+  const put = (part: Buffer) => {
+    written += part.length;
+    pending.push(part);
+    pendingLength += part.length;
   };
-  await put(`${outline.slice(0, split)}\n`);
+  const SEPARATOR = Buffer.from(',\n');
+  const NEWLINE = SEPARATOR.subarray(1);
+  put(Buffer.from(`${outline.slice(0, split)}\n`));
   const ids = Object.keys(hot);
-  for (const [i, id] of ids.entries()) {
-    placed.push([hot[id].message, written + Buffer.byteLength(bodyHead(id))]);
-    await put(`${entryLine(id, hot[id])}${i < ids.length - 1 ? ',' : ''}\n`);
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    const m = hot[id].message;
+    const head = bodyHead(id);
+    placed.push([m, written + Buffer.byteLength(head)]);
+    put(copied(id, m, head) ?? Buffer.from(entryLine(id, hot[id])));
+    put(i < ids.length - 1 ? SEPARATOR : NEWLINE);
+    if (pendingLength >= CHUNK) await flush();
   }
-  await put(`${outline.slice(split)}\n`);
+  put(Buffer.from(`${outline.slice(split)}\n`));
   await flush();
   return bytes;
 }

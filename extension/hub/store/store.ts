@@ -76,6 +76,8 @@ export class Store {
   private closed = false;
   /** A pump is scheduled for the end of this turn (flushSoon). */
   private flushing = false;
+  /** Open messages an event changed since the checkpoint document was written: the next one writes their lines anew, and copies the rest. */
+  private readonly changed = new Set<string>();
 
   private constructor(
     readonly dir: string,
@@ -91,6 +93,7 @@ export class Store {
     this.written = this.n;
     // Paced by the document already on disk, so a restart with a large hot set does not checkpoint it again after 512 KiB.
     this.lastCheckpointBytes = adapter.bytesOnDisk;
+    adapter.unchanged = (id) => !this.changed.has(id);
   }
 
   /** Opens (or creates) the store and recovers: checkpoint + journal records after it. */
@@ -113,7 +116,7 @@ export class Store {
     const store = new Store(dir, db, adapter, journal, archive, archiveIndex, options);
     for (const { value } of records) {
       if (value.n <= store.n) continue; // already in the checkpoint
-      for (const e of value.e) apply(store.state, e);
+      for (const e of value.e) apply(store.state, e, store.changed);
       store.n = value.n;
     }
     store.written = store.n;
@@ -196,7 +199,7 @@ export class Store {
       return;
     }
     this.n = first + batch.length - 1;
-    for (const c of batch) for (const e of c.events) apply(this.state, e);
+    for (const c of batch) for (const e of c.events) apply(this.state, e, this.changed);
     for (const c of batch) c.resolve();
     if (this.journal.bytes > Math.max(this.options.minCheckpointBytes ?? MIN_CHECKPOINT_JOURNAL_BYTES, this.lastCheckpointBytes)) this.paused = true;
     // The checkpoint runs once the batches in flight have settled (it empties the journal).
@@ -232,6 +235,7 @@ export class Store {
     pruneIdempotency(this.state, now, this.options.idempotencyWindowMs);
     this.db.data.journalN = this.n;
     await this.db.write();
+    this.changed.clear(); // the document holds every open message as it is now
     this.lastCheckpointBytes = this.adapter.bytesOnDisk;
     await this.journal.truncate();
   }
