@@ -103,10 +103,12 @@ export class Journal {
     const store = this.store!;
     // What the bus derives from these events rides in the same journal record: escalations the
     // answer made moot, then the outbox entries for other nodes.
-    const all = [...events, ...answeredEscalations(this.state, events)];
+    const moot = answeredEscalations(this.state, events);
+    const all = moot.length > 0 ? [...events, ...moot] : events;
     const touched = messagesTouched(this.state, all);
+    const outbox = outboxFor(this.state, all);
     try {
-      await store.commit([...all, ...outboxFor(this.state, all)]);
+      await store.commit(outbox.length > 0 ? [...all, ...outbox] : all);
     } catch (e) {
       throw storeFailure(store.dir, e);
     }

@@ -24,11 +24,20 @@ function sameList(a: string[], b: string[]): boolean {
 
 /** Distinct lists of names, frozen like NONE; bounded, since names come and go. */
 const lists = new Map<string, string[]>();
+/** Lists of one name, by the name: most mail has one recipient, and its key then needs no JSON. */
+const singles = new Map<string, string[]>();
 const MAX_LISTS = 1024;
 
 /** The one frozen copy of a list of names (recipients, an address, who still owes an ACK). */
 export function sharedList(list: string[]): string[] {
   if (list.length === 0) return NONE;
+  if (list.length === 1) {
+    let one = singles.get(list[0]);
+    if (one) return one;
+    if (singles.size >= MAX_LISTS) singles.clear();
+    singles.set(list[0], (one = Object.freeze([list[0]]) as string[]));
+    return one;
+  }
   const key = JSON.stringify(list); // unambiguous whatever a remote node put in an address
   let shared = lists.get(key);
   if (shared) return shared;

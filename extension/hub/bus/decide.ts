@@ -66,6 +66,9 @@ export interface SendContext {
 
 function resolveRecipients(state: BusState, to: string[], ctx: SendContext): string[] {
   if (to.length === 0) throw new BusError('invalid_input', 'to is empty: name at least one identity, `role:NAME`, or `*`.');
+  // Most sends name one identity: no set to gather it in.
+  const only = to.length === 1 ? to[0].trim() : undefined;
+  if (only !== undefined && only !== '*' && !only.startsWith('role:') && IDENTITY_PATTERN.test(only)) return [resolveName(state, only, ctx.caller.node)];
   const out = new Set<string>();
   const known = Object.keys(state.identities);
   for (const raw of to) {
@@ -87,7 +90,7 @@ function resolveRecipients(state: BusState, to: string[], ctx: SendContext): str
     } else if (!IDENTITY_PATTERN.test(target)) {
       throw new BusError('invalid_identity', `"${target}" is not an identity name: use letters, digits, '.', '_' or '-' (up to 64), optionally @node. list_peers shows the known names.`);
     } else {
-      out.add(resolveName(state, target, ctx.caller.node, known));
+      out.add(resolveName(state, target, ctx.caller.node));
     }
   }
   if (out.size > ctx.limits.maxRecipients) {
@@ -101,16 +104,20 @@ function resolveRecipients(state: BusState, to: string[], ctx: SendContext): str
  * local identity and every remote `name@node` — more than one match is an error that lists them,
  * never a guess.
  */
-function resolveName(state: BusState, target: string, node: string, known: string[]): string {
+function resolveName(state: BusState, target: string, node: string): string {
   const name = localize(target, node);
-  const matches = isRemote(target) // qualified (by this node or another): exactly that identity
-    ? (state.identities[name] ? [name] : [])
-    : [...(state.identities[name] ? [name] : []), ...known.filter((n) => n.startsWith(`${name}@`))];
+  const matches = state.identities[name] ? [name] : [];
+  if (!isRemote(target)) { // unqualified: the local identity and every remote one of that name
+    const remote = `${name}@`;
+    for (const n in state.identities) if (n.startsWith(remote)) matches.push(n);
+  }
+  // Qualified (by this node or another): exactly that identity.
   if (matches.length === 1) return matches[0];
   if (matches.length > 1) {
     const options = matches.map((n) => qualify(n, node));
     throw new BusError('ambiguous_identity', `"${target}" names ${matches.length} identities on different nodes, so nothing was sent. Address one of them by its qualified name: ${options.map((n) => `"${n}"`).join(', ')}.`, { options });
   }
+  const known = Object.keys(state.identities);
   const near = nearestNames(name, known);
   const hint = near.length ? `Did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : `Known identities: ${known.slice(0, 10).join(', ') || '(none yet)'}.`;
   throw new BusError('unknown_identity', `No identity "${target}" has ever connected to this hub or been announced by another node, so nothing was sent. ${hint} Names match exactly; list_peers shows them.`, { suggestions: near, known });

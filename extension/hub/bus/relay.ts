@@ -27,7 +27,7 @@ export function messageTxnId(id: string): string {
  * first surfacing of each, so the sender's ledger tells `pushed` from merely relayed. */
 export function outboxFor(state: BusState, events: BusEvent[]): BusEvent[] {
   const out: BusEvent[] = [];
-  const told = new Set<string>();
+  let told: Set<string> | undefined; // only a remote sender's mail needs one
   for (const e of events) {
     if (e.type === 'pushed' || e.type === 'surfaced') {
       const hot = state.hot[e.id];
@@ -36,8 +36,8 @@ export function outboxFor(state: BusState, events: BusEvent[]): BusEvent[] {
       if (!m || !d || !isRemote(m.from) || isRemote(e.recipient) || !m.origin) continue;
       const first = e.type === 'pushed' ? d.pushes.length === 0 : (d.surfacings ?? []).length === 0;
       const key = `${e.type}\n${e.id}\n${e.recipient}`;
-      if (!first || told.has(key)) continue;
-      told.add(key);
+      if (!first || told?.has(key)) continue;
+      (told ??= new Set()).add(key);
       const step = e.type;
       const { session, node, at } = e.type === 'pushed' ? e.push : e.surfacing;
       out.push({

@@ -94,9 +94,15 @@ export class AppendLog<T> {
   async write(values: T[]): Promise<{ offset: number; length: number }[]> {
     if (!this.fh) throw new Error(`${this.path} is not open`);
     const fh = this.fh;
-    // One string and one buffer for the batch: a buffer per line cost a sixth of a send's CPU.
+    // One buffer for the batch, each line written into it: no buffer per line, no joined copy.
     const texts = values.map((v) => JSON.stringify(v));
-    const lines = Buffer.from(`${texts.join('\n')}\n`, 'utf8');
+    const lengths = texts.map((t) => Buffer.byteLength(t, 'utf8'));
+    const lines = Buffer.allocUnsafe(lengths.reduce((n, l) => n + l + 1, 0));
+    let end = 0;
+    for (let i = 0; i < texts.length; i++) {
+      end += lines.write(texts[i], end, 'utf8');
+      lines[end++] = 0x0a;
+    }
     const start = this.size;
     this.size = start + lines.length;
     const before = this.growing;
@@ -114,10 +120,9 @@ export class AppendLog<T> {
       await grow;
     }
     let offset = start;
-    const ascii = lines.length === texts.reduce((n, t) => n + t.length + 1, 0);
-    return texts.map((t) => {
-      const at = { offset, length: ascii ? t.length : Buffer.byteLength(t, 'utf8') };
-      offset += at.length + 1;
+    return lengths.map((length) => {
+      const at = { offset, length };
+      offset += length + 1;
       return at;
     });
   }
