@@ -10,7 +10,7 @@ export type DuplicateWhy = 'idempotency_key' | 'probable_duplicate';
 export class SendMemory {
   readonly recent = new RecentSends();
   private readonly inflight = new Map<string, Promise<SendResult>>();
-  /** Sends being committed, by id: true once stored, false if the store refused them. */
+  /** Sends being committed, by id: their commits, which `landed` reads as stored or refused. */
   private readonly landing = new Map<string, Promise<unknown>>();
   private pruneAt = 1024;
 
@@ -29,8 +29,8 @@ export class SendMemory {
   }
 
   /**
-   * Holds the commit of a new message until `landed`, so a probable duplicate racing it can wait
-   * for it. The commit itself, not a promise derived from it: a send's CPU is what 16 senders share.
+   * Holds the commit of a new message until it has `settled`, so a probable duplicate racing it
+   * can wait for it. The commit itself, not promises derived from it: every send paid for two.
    */
   committing(id: string, commit: Promise<unknown>): void {
     this.landing.set(id, commit);

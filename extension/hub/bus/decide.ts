@@ -106,12 +106,11 @@ function resolveRecipients(state: BusState, to: string[], ctx: SendContext): str
  */
 function resolveName(state: BusState, target: string, node: string): string {
   const name = localize(target, node);
-  const matches = state.identities[name] ? [name] : [];
-  if (!isRemote(target)) { // unqualified: the local identity and every remote one of that name
+  const matches = state.identities[name] ? [name] : []; // qualified (by this node or another): exactly that identity
+  if (!isRemote(target)) { // unqualified: every remote identity of that name too
     const remote = `${name}@`;
     for (const n in state.identities) if (n.startsWith(remote)) matches.push(n);
   }
-  // Qualified (by this node or another): exactly that identity.
   if (matches.length === 1) return matches[0];
   if (matches.length > 1) {
     const options = matches.map((n) => qualify(n, node));

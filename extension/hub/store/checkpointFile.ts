@@ -26,6 +26,9 @@ export interface Checkpoint {
 
 const HOT_OPEN = '"hot":{';
 const COMMA = 0x2c;
+/** What follows an open message's line: a comma unless it is the last. */
+const SEPARATOR = Buffer.from(',\n');
+const LAST = Buffer.from('\n');
 /** Bytes read or written at a time. */
 const CHUNK = 1 << 20;
 
@@ -197,8 +200,6 @@ async function writeDocument(fh: FileHandle, data: Checkpoint, placed: [StoredMe
     pending.push(part);
     pendingLength += part.length;
   };
-  const SEPARATOR = Buffer.from(',\n');
-  const NEWLINE = SEPARATOR.subarray(1);
   put(Buffer.from(`${outline.slice(0, split)}\n`));
   const ids = Object.keys(hot);
   for (let i = 0; i < ids.length; i++) {
@@ -207,7 +208,7 @@ async function writeDocument(fh: FileHandle, data: Checkpoint, placed: [StoredMe
     const head = bodyHead(id);
     placed.push([m, written + Buffer.byteLength(head)]);
     put(copied(id, m, head) ?? Buffer.from(entryLine(id, hot[id])));
-    put(i < ids.length - 1 ? SEPARATOR : NEWLINE);
+    put(i < ids.length - 1 ? SEPARATOR : LAST);
     if (pendingLength >= CHUNK) await flush();
   }
   put(Buffer.from(`${outline.slice(split)}\n`));
