@@ -36,6 +36,7 @@ export function preview(body: string, max = 120): string {
 
 export function ledgerEntry(hot: HotMessage, now: number): LedgerEntry {
   const m = hot.message;
+  const facts = ledgerFacts(hot);
   const recipients = Object.values(hot.deliveries).map((d): LedgerRecipient => {
     const last = d.receipts[d.receipts.length - 1];
     const first = firstSurfacing(d);
@@ -63,29 +64,45 @@ export function ledgerEntry(hot: HotMessage, now: number): LedgerEntry {
     requiresAck: m.requiresAck,
     recipients,
     overdue: recipients.some((r) => r.overdue),
-    deadLettered: isDeadLettered(hot),
+    deadLettered: facts.deadLettered,
     resolved: !!hot.resolution,
-    pending: isPending(hot),
-    awaitingAck: isAwaitingAck(hot),
+    pending: facts.pending,
+    awaitingAck: facts.awaitingAck,
   };
 }
 
-function isDeadLettered(hot: HotMessage): boolean {
-  return !hot.resolution && Object.values(hot.deliveries).some((d) => d.state === 'failed');
+export interface LedgerFacts {
+  /** On its sender's pending ledger: not done by every recipient, not resolved, and (without an ACK asked) not yet everywhere. */
+  pending: boolean;
+  /** Some recipient has still to ACK it. */
+  awaitingAck: boolean;
+  /** A delivery failed and no person has resolved it. */
+  deadLettered: boolean;
+  /** The recipients who still owe the ACK it asks for (undefined: none). */
+  owing?: string[];
 }
 
-/** On its sender's pending ledger: not done by every recipient, not resolved, and (without an ACK asked) not yet everywhere. */
-export function isPending(hot: HotMessage): boolean {
-  if (hot.resolution) return false;
-  const ds = Object.values(hot.deliveries);
-  if (ds.every((d) => d.state === 'done')) return false;
-  return hot.message.requiresAck || ds.some((d) => d.state === 'queued' || d.state === 'failed');
+/** What the ledger asks of an open message, from one walk of its deliveries: the index asks it of every message of every commit. */
+export function ledgerFacts(hot: HotMessage): LedgerFacts {
+  const open = !hot.resolution;
+  const asked = hot.message.requiresAck && open;
+  let allDone = true;
+  let queuedOrFailed = false;
+  let failed = false;
+  let owing: string[] | undefined;
+  for (const r in hot.deliveries) {
+    const d = hot.deliveries[r];
+    if (d.state !== 'done') allDone = false;
+    if (d.state === 'failed') failed = queuedOrFailed = true;
+    else if (d.state === 'queued') queuedOrFailed = true;
+    if (asked && awaitingAck(d)) (owing ??= []).push(d.recipient);
+  }
+  return { pending: open && !allDone && (hot.message.requiresAck || queuedOrFailed), awaitingAck: owing !== undefined, deadLettered: open && failed, owing };
 }
 
-/** Some recipient has still to ACK it. */
-export function isAwaitingAck(hot: HotMessage): boolean {
-  return hot.message.requiresAck && !hot.resolution && Object.values(hot.deliveries).some(awaitingAck);
-}
+export const isPending = (hot: HotMessage): boolean => ledgerFacts(hot).pending;
+export const isAwaitingAck = (hot: HotMessage): boolean => ledgerFacts(hot).awaitingAck;
+const isDeadLettered = (hot: HotMessage): boolean => ledgerFacts(hot).deadLettered;
 
 /** Overdue or dead-lettered: what the status bar warns about and a person may chase or resolve. */
 function needsAttention(hot: HotMessage, now: number): boolean {

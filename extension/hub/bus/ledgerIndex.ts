@@ -4,7 +4,7 @@
 // awaiting handoffs are ordered by SLA deadline, and advancing the clock moves those whose deadline
 // it passed. Plain data in, plain answers out: the hub only tells it what changed.
 import { sharedList } from './compact';
-import { awaitingAck } from './ledger';
+import { ledgerFacts } from './ledger';
 import type { BusState, HotMessage, StoredMessage } from './model';
 import { SeqList } from './seqList';
 import { SortedIds } from './sortedIds';
@@ -30,24 +30,10 @@ interface Counted {
 const counted = new Map<string[], Counted[]>();
 const MAX_COUNTED = 1024;
 
-/** One walk of the deliveries for what `isPending`, `isAwaitingAck` and the dead letters ask (it runs for every message of every commit). */
 function countedOf(hot: HotMessage): Counted {
-  const open = !hot.resolution;
-  const asked = hot.message.requiresAck && open;
-  let allDone = true;
-  let queuedOrFailed = false;
-  let failed = false;
-  let owing: string[] | undefined;
-  for (const r in hot.deliveries) {
-    const d = hot.deliveries[r];
-    if (d.state !== 'done') allDone = false;
-    if (d.state === 'failed') failed = queuedOrFailed = true;
-    else if (d.state === 'queued') queuedOrFailed = true;
-    if (asked && awaitingAck(d)) (owing ??= []).push(d.recipient);
-  }
-  const pending = open && !allDone && (hot.message.requiresAck || queuedOrFailed);
-  const flags = (pending ? PENDING : 0) | (owing ? AWAITING : 0) | (open && failed ? DEAD_LETTERED : 0);
-  const unacked = sharedList(owing ?? []);
+  const facts = ledgerFacts(hot);
+  const flags = (facts.pending ? PENDING : 0) | (facts.awaitingAck ? AWAITING : 0) | (facts.deadLettered ? DEAD_LETTERED : 0);
+  const unacked = sharedList(facts.owing ?? []);
   let byFlags = counted.get(unacked);
   if (!byFlags) {
     if (counted.size >= MAX_COUNTED) counted.clear(); // names come and go; a dropped value is made again

@@ -155,14 +155,13 @@ export class CheckpointFile implements Adapter<Checkpoint> {
    * and its body left here, so the line starts that many bytes before the body. At 100 000 open a
    * checkpoint that wrote every line anew took 440 ms of the main thread, while commits waited.
    */
-  private copied(id: string, m: StoredMessage, head: string): Buffer | undefined {
+  private copied(id: string, m: StoredMessage, head: Buffer): Buffer | undefined {
     if (typeof m.body !== 'number' || !this.unchanged(id)) return undefined;
     const body = this.bodies.offsetOf(m.body);
-    const headBytes = Buffer.byteLength(head);
-    if (body === undefined || body < headBytes) return undefined;
-    const line = this.bodies.line(body - headBytes);
+    if (body === undefined || body < head.length) return undefined;
+    const line = this.bodies.line(body - head.length);
     // Not where it should be (never, unless the file changed under us): written anew instead.
-    if (line.length <= headBytes || line.toString('utf8', 0, headBytes) !== head) return undefined;
+    if (line.length <= head.length || !line.subarray(0, head.length).equals(head)) return undefined;
     return line[line.length - 1] === COMMA ? line.subarray(0, -1) : line;
   }
 }
@@ -177,7 +176,7 @@ function revived(doc: Checkpoint): Checkpoint {
  * message and where its body's literal went. `copied`: a message's line as the document being
  * replaced holds it, if it can be copied from there.
  */
-async function writeDocument(fh: FileHandle, data: Checkpoint, placed: [StoredMessage, number][], copied: (id: string, m: StoredMessage, head: string) => Buffer | undefined): Promise<number> {
+async function writeDocument(fh: FileHandle, data: Checkpoint, placed: [StoredMessage, number][], copied: (id: string, m: StoredMessage, head: Buffer) => Buffer | undefined): Promise<number> {
   const { hot, ...rest } = data.state;
   // `hot` first, after two numbers: the document with an empty hot set splits right after its `"hot":{`.
   const outline = JSON.stringify({ format: data.format, journalN: data.journalN, state: { hot: {}, ...rest } });
@@ -205,8 +204,8 @@ async function writeDocument(fh: FileHandle, data: Checkpoint, placed: [StoredMe
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i];
     const m = hot[id].message;
-    const head = bodyHead(id);
-    placed.push([m, written + Buffer.byteLength(head)]);
+    const head = Buffer.from(bodyHead(id));
+    placed.push([m, written + head.length]);
     put(copied(id, m, head) ?? Buffer.from(entryLine(id, hot[id])));
     put(i < ids.length - 1 ? SEPARATOR : LAST);
     if (pendingLength >= CHUNK) await flush();
