@@ -89,8 +89,8 @@ export function apply(state: BusState, event: BusEvent, changed?: Set<string>): 
         const c = (state.coverage[r] ??= { addressed: 0, acked: 0, ackLatencies: [] });
         c.addressed++;
       }
+      // Not noted in `changed`: its body is in memory until a checkpoint writes it, so that checkpoint writes its line anew.
       state.hot[m.id] = { message: m, deliveries };
-      changed?.add(m.id);
       if (m.idempotencyKey) state.idempotency[`${m.from}\n${m.idempotencyKey}`] = { id: m.id, at: m.sentAt };
       return;
     }
