@@ -93,20 +93,26 @@ async function hubWriter(dir: string, maxSyncs: number | undefined) {
 }
 
 /**
- * Bare appends, the hub writing one batch at a time, and the hub overlapping batches, in
- * alternating rounds at each concurrency, so drift on a shared machine hits all three alike.
+ * Bare appends (plain and into zeros), the hub writing one batch at a time, and the hub
+ * overlapping batches, in alternating rounds at each concurrency, so drift on a shared machine
+ * hits all four alike.
  */
 async function sendLatency() {
   const dir = tempDir('bench-send');
-  const rounds = quick ? 4 : 10;
+  const rounds = quick ? 4 : 12; // a whole number of turns of the four writers' order
   const perRound = quick ? 100 : 300;
   const rows = [];
   for (const c of [1, 4, 16]) {
     const writers = { bare: await bareWriter(dir, c), zeros: await bareIntoZeros(dir, c, rounds * perRound), serial: await hubWriter(join(dir, `hub1-${c}`), 1), hub: await hubWriter(join(dir, `hub-${c}`), undefined) };
     const lat: Record<string, number[]> = { bare: [], zeros: [], serial: [], hub: [] };
     const rate: Record<string, number[]> = { bare: [], zeros: [], serial: [], hub: [] };
+    // Each round starts one writer further on, so none always runs right after the same other:
+    // with a fixed order, the hub at one sender (last) beat the same code one batch at a time
+    // (third) in 9 of 12 runs, by up to 28 %.
+    const order = Object.entries(writers);
     for (let r = 0; r < rounds; r++) {
-      for (const [name, w] of Object.entries(writers)) {
+      for (let k = 0; k < order.length; k++) {
+        const [name, w] = order[(r + k) % order.length];
         const x = await load(c, perRound, w.op, lat[name]);
         rate[name].push(x.perSec);
       }
