@@ -32,39 +32,39 @@ export class CheckpointBodies implements BodyPages {
   }
 
   literal(offset: number): string {
-    if (this.fd === undefined) throw new Error('no checkpoint holds message bodies yet');
-    if (offset < this.windowAt || offset >= this.windowAt + this.windowLength) this.fill(offset);
-    const start = offset - this.windowAt;
-    if (this.window[start] !== QUOTE) throw new Error(`the checkpoint holds no message body at byte ${offset}`);
-    const end = closingQuote(this.window, start + 1, this.windowLength);
-    if (end >= 0) return this.window.toString('utf8', start, end + 1);
-    if (start > 0) return this.fill(offset), this.literal(offset); // it runs past the window: a window from its start
-    if (this.atEnd) throw new Error(`the message body at byte ${offset} runs past the end of the checkpoint`);
-    // Longer than the window: read whole, on its own, so the window stays small.
-    for (let length = 2 * WINDOW; ; length *= 2) {
-      const buf = Buffer.alloc(length);
-      const got = readSync(this.fd, buf, 0, length, offset);
-      const close = closingQuote(buf, 1, got);
-      if (close >= 0) return buf.toString('utf8', 0, close + 1);
-      if (got < length) throw new Error(`the message body at byte ${offset} runs past the end of the checkpoint`);
-    }
+    const { buf, start, end } = this.span(offset, 'the message body', (b, from, to) => {
+      if (b[from] !== QUOTE) throw new Error(`the checkpoint holds no message body at byte ${offset}`);
+      const close = closingQuote(b, from + 1, to);
+      return close < 0 ? -1 : close + 1;
+    });
+    return buf.toString('utf8', start, end);
   }
 
   /** The bytes from `offset` up to the next newline (not included): a line of the current file, copied. */
   line(offset: number): Buffer {
-    if (this.fd === undefined) throw new Error('no checkpoint is open to copy a line from');
+    const { buf, start, end } = this.span(offset, 'the line', (b, from, to) => b.subarray(0, to).indexOf(NEWLINE, from));
+    return Buffer.from(buf.subarray(start, end));
+  }
+
+  /**
+   * The bytes from `offset` to where `endOf` finds their end (exclusive, or -1 if not before `to`):
+   * in the window, or — running past it — in a window from `offset`, or, longer than a window,
+   * read whole on their own, so the window stays small.
+   */
+  private span(offset: number, what: string, endOf: (buf: Buffer, from: number, to: number) => number): { buf: Buffer; start: number; end: number } {
+    if (this.fd === undefined) throw new Error(`no checkpoint is open to read ${what} at byte ${offset} from`);
     if (offset < this.windowAt || offset >= this.windowAt + this.windowLength) this.fill(offset);
     const start = offset - this.windowAt;
-    const nl = this.window.indexOf(NEWLINE, start);
-    if (nl >= 0 && nl < this.windowLength) return Buffer.from(this.window.subarray(start, nl));
-    if (start > 0) return this.fill(offset), this.line(offset);
-    if (this.atEnd) throw new Error(`the line at byte ${offset} runs past the end of the checkpoint`);
+    const end = endOf(this.window, start, this.windowLength);
+    if (end >= 0) return { buf: this.window, start, end };
+    if (start > 0) return this.fill(offset), this.span(offset, what, endOf);
+    if (this.atEnd) throw new Error(`${what} at byte ${offset} runs past the end of the checkpoint`);
     for (let length = 2 * WINDOW; ; length *= 2) {
       const buf = Buffer.alloc(length);
       const got = readSync(this.fd, buf, 0, length, offset);
-      const end = buf.subarray(0, got).indexOf(NEWLINE);
-      if (end >= 0) return buf.subarray(0, end);
-      if (got < length) throw new Error(`the line at byte ${offset} runs past the end of the checkpoint`);
+      const whole = endOf(buf, 0, got);
+      if (whole >= 0) return { buf, start: 0, end: whole };
+      if (got < length) throw new Error(`${what} at byte ${offset} runs past the end of the checkpoint`);
     }
   }
 
