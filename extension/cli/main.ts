@@ -7,7 +7,8 @@ import { runHook } from '../hook/main';
 import { AGENT_CLIS, connectAgent, disconnectAgent, type AgentCli } from '../shared/connect';
 import { launcherDir, refreshLaunchers } from '../shared/connect/launchers';
 import { connectControl } from '../shared/controlClient';
-import { findWorkspace, resolveHubSocket } from '../shared/paths';
+import { hubCandidates } from '../shared/discovery';
+import { findWorkspace } from '../shared/paths';
 import { call, InboxRequest, SendRequest, SnapshotRequest } from '../protocol/control';
 import type { InboxItem, SendResult, Snapshot } from '../protocol/views';
 import { age } from '../shared/format';
@@ -79,15 +80,15 @@ async function main(argv: string[]): Promise<number> {
     },
   });
   const env = values.hub ? { ...process.env, HANDOFF_HUB: values.hub } : process.env;
-  const { socket, workspace } = resolveHubSocket(env, process.cwd());
+  const { sockets, workspace } = hubCandidates(env, process.cwd());
   const me = values.as ?? process.env.HANDOFF_AGENT ?? userInfo().username;
   const out = (data: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(data, null, 2)}\n` : `${text}\n`);
 
   let client;
   try {
-    client = await connectControl(socket);
+    client = await connectControl(sockets);
   } catch (e) {
-    process.stderr.write(`handoff: no hub at ${socket}${workspace ? ` (workspace ${workspace})` : ''}: ${(e as Error).message}. Start one with \`handoff hub --workspace DIR\` or open the folder in VS Code with Handoff.\n`);
+    process.stderr.write(`handoff: no hub for the workspace ${workspace} (tried ${sockets.join(', ')}): ${(e as Error).message}. Start one with \`handoff hub --workspace DIR\` or open the folder in VS Code with Handoff.\n`);
     return 2;
   }
   const { connection } = client;

@@ -8,7 +8,7 @@ import { HELLO_VERSION } from '../protocol/hello';
 import { procStat } from '../shared/proc';
 import { HOOK_ACK, HOOK_CLIS, type HookAnswer, type HookCli, type HookHello } from '../protocol/hook';
 import { LineBuffer } from '../shared/lines';
-import { resolveHubSocket } from '../shared/paths';
+import { hubCandidates } from '../shared/discovery';
 import { attentionText, hookOutput, PHASES } from './shapes';
 
 /** Whole budget of a hook on the agent's hot path, hub answer included. */
@@ -137,19 +137,27 @@ export async function runHook(argv: string[]): Promise<number> {
   }
   const input = await readStdin();
   const env = arg(argv, '--hub') ? { ...process.env, HANDOFF_HUB: arg(argv, '--hub') } : process.env;
-  const { socket } = resolveHubSocket(env, typeof input.cwd === 'string' ? input.cwd : process.cwd(), arg(argv, '--workspace'));
+  const cwd = typeof input.cwd === 'string' ? input.cwd : process.cwd();
+  // Where the hub may be is read anew for each try: a restarted hub may listen elsewhere.
+  const askHub = async (): Promise<Asked | undefined> => {
+    for (const socket of hubCandidates(env, cwd, arg(argv, '--workspace')).sockets) {
+      const asked = await ask(socket, hello);
+      if (asked) return asked;
+    }
+    return undefined;
+  };
   const hello: HookHello = {
     handoff: HELLO_VERSION, kind: 'hook', cli, phase, event, identity,
     session: typeof input.session_id === 'string' && input.session_id ? input.session_id.slice(0, 200) : `ppid-${process.ppid}`,
     ancestors: ancestors(),
     ...(phase === 'wait' ? { waitMs: WAIT_MS } : {}),
   };
-  let asked = await ask(socket, hello);
+  let asked = await askHub();
   // The waiter outlives hub restarts: while no hub answers it asks again, until its own time is up.
   // An empty answer means its time is up or a newer waiter of the session replaced it.
   for (const until = Date.now() + WAIT_MS; phase === 'wait' && !asked && Date.now() < until;) {
     await new Promise((r) => setTimeout(r, 2000));
-    asked = await ask(socket, hello);
+    asked = await askHub();
   }
   const answer = asked?.answer;
   trace({ cli, event, outcome: answer ? 'answered' : 'no hub', ids: answer?.items.map((i) => i.id) ?? [] });

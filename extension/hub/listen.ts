@@ -13,7 +13,6 @@ import { serveControl } from './control';
 import type { Hub } from './hub';
 import { serveHook } from './hookService';
 import { serveAgent } from './mcp/agentConnection';
-import { ReplayCache } from './mcp/replayCache';
 import { takeOwnership } from './ownership';
 
 export class HubAlreadyRunning extends Error {
@@ -41,10 +40,8 @@ async function probeHub(path: string): Promise<HelloReply | undefined> {
 export interface ListenOptions {
   heartbeatMs: number;
   log: (line: string) => void;
-  /** How long a closed session's replay cache waits for the session to reconnect (default 10 min). */
-  replayGraceMs?: number;
-  /** The replay caches by session key (tests pass their own to look inside). */
-  replayCaches?: Map<string, ReplayCache>;
+  /** From hello to `initialized`, or the agent connection is closed (default 10 s). */
+  handshakeMs?: number;
 }
 
 /**
@@ -67,11 +64,10 @@ export async function listen(hub: Hub, path: string, options: ListenOptions): Pr
     options.log(`removing stale socket ${path} (nothing answered on it)`);
     unlinkSync(path);
   }
-  const replayCaches = options.replayCaches ?? new BoundedMap<string, ReplayCache>(1024);
   const server = createServer((socket) => {
     socket.pause();
     void hub.started.then(() => {
-      accept(hub, socket, replayCaches, options);
+      accept(hub, socket, options);
       socket.resume();
     });
   });
@@ -93,21 +89,7 @@ export async function listen(hub: Hub, path: string, options: ListenOptions): Pr
   return server;
 }
 
-/** Replay caches of stable session keys: the least recently connected are forgotten first. */
-class BoundedMap<K, V> extends Map<K, V> {
-  constructor(private readonly max: number) {
-    super();
-  }
-
-  override set(key: K, value: V): this {
-    this.delete(key);
-    super.set(key, value);
-    if (this.size > this.max) this.delete(this.keys().next().value as K);
-    return this;
-  }
-}
-
-function accept(hub: Hub, socket: Socket, replayCaches: Map<string, ReplayCache>, options: ListenOptions): void {
+function accept(hub: Hub, socket: Socket, options: ListenOptions): void {
   const head = new LineBuffer(MAX_HELLO_BYTES);
   const reply = (r: Omit<HelloReply, 'handoff'>) => socket.write(`${JSON.stringify({ handoff: HELLO_VERSION, ...r })}\n`);
   // A connection that never says what it is holds a slot forever: it gets a few seconds.
@@ -141,7 +123,7 @@ function accept(hub: Hub, socket: Socket, replayCaches: Map<string, ReplayCache>
     }
     reply({ ok: true, node: hub.node, workspace: hub.options.workspace, pid: process.pid });
     if (hello.kind === 'mcp') {
-      serveAgent(hub, socket, hello, rest, { heartbeatMs: options.heartbeatMs, replayCaches, replayGraceMs: options.replayGraceMs ?? 10 * 60_000 });
+      serveAgent(hub, socket, hello, rest, { heartbeatMs: options.heartbeatMs, handshakeMs: options.handshakeMs ?? 10_000 });
       socket.resume();
     } else if (hello.kind === 'control') {
       if (rest.length) socket.unshift(rest);

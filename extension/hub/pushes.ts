@@ -93,7 +93,8 @@ export class Pushes {
       if (!session.isOpen()) return;
     }
     const pushesTo = (h: HotMessage) => h.deliveries[session.identity].pushes.filter((p) => p.session === session.key).length;
-    const again = waiting.filter((h) => seen(h)).map((h) => ({ h, n: pushesTo(h) })).sort((a, b) => a.n - b.n || a.h.message.seq - b.h.message.seq).map((x) => x.h);
+    // A resumed session's client holds what was pushed to its key: pushing it again is noise.
+    const again = waiting.filter((h) => seen(h) && !(session.resumed && pushesTo(h) > 0)).map((h) => ({ h, n: pushesTo(h) })).sort((a, b) => a.n - b.n || a.h.message.seq - b.h.message.seq).map((x) => x.h);
     for (const hot of fresh.slice(0, limit)) this.pushTo(session, hot, 'live');
     for (const hot of again.slice(0, Math.max(0, limit - fresh.length))) this.pushTo(session, hot, 'replayed');
     if (waiting.length > limit) {

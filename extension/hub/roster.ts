@@ -45,20 +45,26 @@ export class Roster {
     return caseTwin([...Object.keys(identities), ...this.naming], name);
   }
 
-  /** The agent's MCP session is initialised: record the name, replay its mail. A case twin is refused whatever the transport checked. */
+  /**
+   * The agent's MCP session is initialised: it goes live and gets its mail. A name already on
+   * record (the agent's hello recorded it) goes live at once, so a call right behind `initialized`
+   * finds its session listed. A case twin is refused whatever the transport checked.
+   */
   async attach(session: Session): Promise<void> {
     const twin = this.caseTwin(session.identity);
     if (twin) throw new BusError('invalid_identity', caseTwinMessage(session.identity, twin));
-    try {
-      await this.remember(session.identity, session.roles);
-    } catch (e) {
-      this.d.log(`could not record identity ${session.identity}: ${(e as Error).message}`);
+    if (!this.d.journal.state.identities[session.identity]) {
+      try {
+        await this.remember(session.identity, session.roles);
+      } catch (e) {
+        this.d.log(`could not record identity ${session.identity}: ${(e as Error).message}`);
+      }
     }
     if (!session.isOpen()) return; // closed while we were writing: never list a dead peer
     this.d.sessions.add(session);
     this.d.log(`session ${session.key} attached as ${session.identity} (${session.client})`);
-    await this.d.pushes.replay(session);
     this.d.journal.changed();
+    await this.d.pushes.replay(session);
   }
 
   detach(session: Session): void {

@@ -3,6 +3,7 @@
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { removeHubPointer, writeHubPointer } from '../shared/discovery';
 import { defaultStoreDir, hubSocketPath } from '../shared/paths';
 import { serveControl } from './control';
 import { Hub } from './hub';
@@ -72,7 +73,7 @@ export async function runHub(args: HubArgs): Promise<void> {
   // before it could write the running hub's files. Connections wait until the store is open.
   let server;
   try {
-    server = await listen(hub, socketPath, { heartbeatMs: Number(process.env.HANDOFF_HEARTBEAT_MS) || 15_000, log });
+    server = await listen(hub, socketPath, { heartbeatMs: Number(process.env.HANDOFF_HEARTBEAT_MS) || 15_000, handshakeMs: Number(process.env.HANDOFF_HANDSHAKE_MS) || 10_000, log });
   } catch (e) {
     if (e instanceof HubAlreadyRunning) {
       log(e.message);
@@ -81,22 +82,31 @@ export async function runHub(args: HubArgs): Promise<void> {
     throw e;
   }
   // Before anything can be announced: a signal from here on must still remove the socket.
-  let stopping = false;
-  const stop = async (why: string) => {
-    if (stopping) return;
-    stopping = true;
-    log(`stopping: ${why}`);
-    server.close();
+  const unlisten = () => {
     if (process.platform !== 'win32') rmSync(socketPath, { force: true });
-    await hub.close().catch((e) => log(`close: ${(e as Error).message}`));
-    process.exit(0);
+    removeHubPointer(args.workspace);
   };
+  let closing: Promise<void> | undefined;
+  /** Stops taking connections and closes the store; the process stays until told to exit. */
+  const close = (why: string): Promise<void> => {
+    closing ??= (async () => {
+      log(`stopping: ${why}`);
+      server.close();
+      unlisten();
+      await hub.close().catch((e) => log(`close: ${(e as Error).message}`));
+    })();
+    return closing;
+  };
+  const stop = (why: string) => void close(why).then(() => process.exit(0));
   // languageserver exits the process itself when the editor dies: the socket must not outlive it.
-  process.on('exit', () => {
-    if (process.platform !== 'win32') rmSync(socketPath, { force: true });
-  });
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('exit', unlisten);
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  try {
+    writeHubPointer(args.workspace, socketPath);
+  } catch (e) {
+    log(`no pointer to ${socketPath} under HOME (${(e as Error).message}): an agent whose CLI changes XDG_RUNTIME_DIR or TMPDIR may not find this hub`);
+  }
 
   keepYoungGenerationSmall();
   await hub.start();
@@ -121,8 +131,8 @@ export async function runHub(args: HubArgs): Promise<void> {
       : createConnection(ProposedFeatures.all, process.stdin, process.stdout);
     connection.onInitialize(() => ({ capabilities: {}, serverInfo: { name: 'handoff-hub', version: '0.1.0' } }));
     serveControl(hub, connection);
-    connection.onShutdown(() => stop('shutdown requested by the editor'));
-    connection.onExit(() => void stop('exit requested by the editor'));
+    // LSP: answer `shutdown` once everything is closed; the library exits the process on `exit`.
+    connection.onShutdown(() => close('shutdown requested by the editor'));
     connection.listen();
   }
 }

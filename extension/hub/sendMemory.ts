@@ -4,8 +4,8 @@
 import type { BusState, StoredMessage } from './bus/model';
 import { RecentSends, type Fingerprint } from './bus/recentSends';
 import type { SendResult } from '../protocol/views';
+import type { DuplicateWhy } from './bus/decide';
 
-export type DuplicateWhy = 'idempotency_key' | 'probable_duplicate';
 
 export class SendMemory {
   readonly recent = new RecentSends();
@@ -74,6 +74,8 @@ export class SendMemory {
 export function asDuplicate(first: SendResult, why: DuplicateWhy): SendResult {
   const note = why === 'idempotency_key'
     ? 'This idempotency key was already used: nothing new was sent; this is the first message.'
-    : 'The same body went to the same recipients moments ago: treated as a probable duplicate, nothing new was sent. Pass insist: true if you really mean to send it again.';
+    : why === 'resent'
+      ? 'Stored once: the hub went away before answering this call, the bridge sent it again, and the first attempt had been stored. This is that message.'
+      : 'The same body went to the same recipients moments ago: treated as a probable duplicate, nothing new was sent. Pass insist: true if you really mean to send it again.';
   return { ...first, duplicate: { why, note } };
 }

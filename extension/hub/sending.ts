@@ -1,7 +1,7 @@
 // A send, start to answer: once per idempotency key, decided by the bus, committed, pushed to
 // every live session of each recipient, then answered with what happened to each (G1): pushed or
 // queued, when the recipient's model will see it, and where a remote copy is.
-import { decideSend, type Caller, type Limits, type SendDraft } from './bus/decide';
+import { decideSend, onceKey, type Caller, type Limits, type SendDraft } from './bus/decide';
 import { BusError } from './bus/errors';
 import { newRecipientOutcome, sendResult, sessionsReached } from './bus/ledger';
 import { isRemote } from './bus/relay';
@@ -40,7 +40,7 @@ export class Sending {
   }
 
   send(caller: Caller, req: SendDraft): Promise<SendResult> {
-    return this.memory.once(caller.identity, req.idempotencyKey, () => this.sendOnce(caller, req));
+    return this.memory.once(caller.identity, onceKey(req), () => this.sendOnce(caller, req));
   }
 
   private async sendOnce(caller: Caller, req: SendDraft): Promise<SendResult> {

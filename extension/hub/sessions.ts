@@ -29,6 +29,8 @@ export interface Session {
   /** The agent CLI process that spawned the bridge: its hooks run under the same process. */
   readonly agentPid?: number;
   lastSeen: number;
+  /** The same bridge back after losing its hub: whatever was pushed to this key, its client has. */
+  readonly resumed?: boolean;
   /** Message ids pushed on this connection: a connection never gets the same message twice. */
   readonly pushed: Set<string>;
   isOpen(): boolean;

@@ -17,6 +17,8 @@ export interface AgentHello {
   /** The bridge's parent: the agent CLI process, whose hooks the hub matches to this session. */
   agentPid?: number;
   client?: string;
+  /** The bridge reconnecting after its hub went away, for the same client session as before. */
+  resume?: boolean;
 }
 
 export interface ControlHello {

@@ -21,6 +21,7 @@ const agentHello: z.ZodType<AgentHello> = z.object({
   pid: pid.optional(),
   agentPid: pid.optional(),
   client,
+  resume: z.boolean().optional(),
 });
 
 const controlHello: z.ZodType<ControlHello> = z.object({ handoff: version, kind: z.literal('control'), client });

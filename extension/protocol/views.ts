@@ -161,7 +161,7 @@ export interface SendResult {
    * here, but on the homeserver for recipients on other nodes; `queued`: neither. */
   state: 'pushed' | 'relayed' | 'queued';
   recipients: RecipientOutcome[];
-  duplicate?: { why: 'idempotency_key' | 'probable_duplicate'; note: string };
+  duplicate?: { why: 'idempotency_key' | 'probable_duplicate' | 'resent'; note: string };
   /** Present when some recipients are on other nodes: whether the homeserver has it yet. */
   relay?: RelayOutcome;
 }

@@ -1,7 +1,7 @@
 // A control-protocol client over the hub socket (used by the CLI and tests; the extension talks
 // to its own hub over the languageclient connection instead).
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
-import { greet } from './greet';
+import { greetFirst } from './greet';
 import { HELLO_VERSION, type HelloReply } from '../protocol/hello';
 
 export interface ControlClient {
@@ -10,8 +10,9 @@ export interface ControlClient {
   close(): void;
 }
 
-export async function connectControl(socketPath: string, client = 'cli'): Promise<ControlClient> {
-  const { socket, reply, rest } = await greet(socketPath, { handoff: HELLO_VERSION, kind: 'control', client });
+/** Connects to the first of `sockets` where a hub answers (one path, or the places discovery lists). */
+export async function connectControl(sockets: string | readonly string[], client = 'cli'): Promise<ControlClient> {
+  const { socket, reply, rest } = await greetFirst(typeof sockets === 'string' ? [sockets] : sockets, { handoff: HELLO_VERSION, kind: 'control', client });
   if (rest.length) socket.unshift(rest);
   const connection = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket));
   connection.listen();

@@ -48,3 +48,21 @@ export function greet(path: string, hello: Hello, timeoutMs = 10_000): Promise<G
     socket.on('data', onHead);
   });
 }
+
+/**
+ * Greets the first of `sockets` where a hub answers, in order. A hub that refuses the hello is
+ * the answer (trying elsewhere would hide why). With no hub at any of them it rejects with what
+ * says most: something there that is not a hub, else the last socket error.
+ */
+export async function greetFirst(sockets: readonly string[], hello: Hello, timeoutMs?: number): Promise<Greeted & { path: string }> {
+  let why: Error = new Error('no socket to try');
+  for (const path of sockets) {
+    try {
+      return { ...(await greet(path, hello, timeoutMs)), path };
+    } catch (e) {
+      if (!(e instanceof NotAHub) && !(e as NodeJS.ErrnoException).code) throw e;
+      if (!(why instanceof NotAHub)) why = e as Error;
+    }
+  }
+  throw why;
+}

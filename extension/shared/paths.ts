@@ -8,7 +8,8 @@ import { dirname, join, resolve } from 'node:path';
 /** Folder that marks a workspace root when walking up from a cwd. */
 const WORKSPACE_MARKERS = ['.git', '.vscode', '.handoff', 'package.json'];
 
-function canonical(dir: string): string {
+/** The folder's real path (symlinks resolved), or its absolute path when it does not exist. */
+export function canonical(dir: string): string {
   const abs = resolve(dir);
   try {
     return realpathSync(abs);
@@ -48,10 +49,17 @@ export function ensurePrivateDir(dir: string): void {
   if ((st.mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
 }
 
+/** The longest unix socket path bind accepts (sun_path less its terminating NUL). */
+const MAX_SOCKET_PATH = process.platform === 'darwin' ? 103 : 107;
+
 export function hubSocketPath(workspace: string): string {
   const key = workspaceKey(workspace);
   if (process.platform === 'win32') return `\\\\.\\pipe\\handoff-${userInfo().username}-${key}`;
-  return join(runtimeDir(), `hub-${key}.sock`);
+  const path = join(runtimeDir(), `hub-${key}.sock`);
+  // A long TMPDIR or runtime dir cannot hold a socket; clients find it through the pointer anyway.
+  if (Buffer.byteLength(path) <= MAX_SOCKET_PATH) return path;
+  const uid = typeof process.getuid === 'function' ? process.getuid() : userInfo().username;
+  return join('/tmp', `handoff-${uid}`, `hub-${key}.sock`);
 }
 
 /** Default store location for a workspace when the editor does not give one. */
@@ -69,11 +77,4 @@ export function findWorkspace(cwd: string): string {
     if (parent === dir) return canonical(cwd);
     dir = parent;
   }
-}
-
-/** HANDOFF_HUB wins; then a pinned workspace (as given); otherwise the socket of the workspace of cwd. */
-export function resolveHubSocket(env: NodeJS.ProcessEnv, cwd: string, pinned?: string): { socket: string; workspace?: string } {
-  if (env.HANDOFF_HUB) return { socket: env.HANDOFF_HUB };
-  const workspace = pinned ? canonical(pinned) : findWorkspace(cwd);
-  return { socket: hubSocketPath(workspace), workspace };
 }

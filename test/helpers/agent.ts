@@ -32,6 +32,8 @@ export interface AgentSpec {
   roles?: string[];
   cwd?: string;
   env?: Record<string, string>;
+  /** false: do not insist the session is live on a hub once connected (there may be none yet). */
+  live?: boolean;
 }
 
 export async function waitFor(cond: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
@@ -85,7 +87,7 @@ export async function connectAgent(spec: AgentSpec): Promise<Agent> {
     }
   };
   await client.connect(transport);
-  if (spec.name) {
+  if (spec.name && spec.live !== false) {
     // A named session is registered before its initialize is answered (G8): live right away.
     const me = (await agent.call('whoami')).structuredContent;
     if (!(me?.live_sessions_of_identity > 0)) {

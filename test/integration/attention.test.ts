@@ -182,18 +182,19 @@ describe('attention: hooks surface handoffs once per session', () => {
     assert.ok(!inbox.messages.some((m: any) => m.message_id === sent.message_id));
   });
 
-  it('a session is addressable once the hub has answered its initialize; its pushes wait for initialized', async () => {
+  it('a session is addressable once the hub has answered its initialize, and live (pushed to) from its initialized', async () => {
     const raw = await rawAgent(hub.socket, { identity: 'newcomer' });
     try {
       raw.request(0, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
       await raw.response(0);
       const r = await alice.call('send_handoff', { to: 'newcomer', body: 'before initialized' });
       assert.ok(!r.isError, `a send between initialize and initialized: ${JSON.stringify(r.content)}`);
-      assert.equal(r.structuredContent.recipients[0].sessions, 1);
-      await new Promise((res) => setTimeout(res, 100));
+      assert.equal(r.structuredContent.recipients[0].state, 'queued', 'not live before initialized');
+      raw.request(1, 'ping');
+      await raw.response(1); // everything the hub wrote before its answer to this has arrived
       assert.ok(!raw.messages.some((m) => m.method === 'notifications/claude/channel'), 'no notification before initialized');
       raw.notify('notifications/initialized');
-      await waitFor(() => raw.messages.some((m) => m.method === 'notifications/claude/channel'), 5000, 'the held push');
+      await waitFor(() => raw.messages.some((m) => m.method === 'notifications/claude/channel'), 5000, 'the push once live');
     } finally {
       raw.close();
     }

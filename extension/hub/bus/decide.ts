@@ -2,7 +2,7 @@
 // refusal that says what was wrong and what to do. No I/O, no clock (time comes in `now`).
 import { BusError } from './errors';
 import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN, nearestNames } from './identity';
-import type { Attachment, BusEvent, BusState, DeliveryState, HotMessage, Message, Outcome, ReceiptKind } from './model';
+import { RESEND_PREFIX, type Attachment, type BusEvent, type BusState, type DeliveryState, type HotMessage, type Message, type Outcome, type ReceiptKind } from './model';
 import type { Fingerprint, RecentSends } from './recentSends';
 import { isRemote, localize, qualify } from './relay';
 
@@ -42,6 +42,12 @@ export interface SendDraft {
   slaMs?: number;
   ttlMs?: number;
   idempotencyKey?: string;
+  /**
+   * The bridge's key for this one call, so that sending it again to a new hub, after the old one
+   * went away without answering, lands it once. Unlike the sender's own key it leaves the check
+   * for probable duplicates on.
+   */
+  resendKey?: string;
   /** The sender confirms a probable duplicate is meant as a new message. */
   insist?: boolean;
   /** Whom to escalate to if it stays unacknowledged past its chase; default: this hub's person. */
@@ -50,7 +56,7 @@ export interface SendDraft {
 
 export type SendDecision =
   | { kind: 'new'; message: Message; fingerprint: Fingerprint }
-  | { kind: 'duplicate'; id: string; why: 'idempotency_key' | 'probable_duplicate' };
+  | { kind: 'duplicate'; id: string; why: DuplicateWhy };
 
 export interface SendContext {
   caller: Caller;
@@ -122,11 +128,19 @@ function resolveName(state: BusState, target: string, node: string): string {
   throw new BusError('unknown_identity', `No identity "${target}" has ever connected to this hub or been announced by another node, so nothing was sent. ${hint} Names match exactly; list_peers shows them.`, { suggestions: near, known });
 }
 
+export type DuplicateWhy = 'idempotency_key' | 'probable_duplicate' | 'resent';
+
+/** The key that makes a send land once: the sender's own, else the bridge's resend key. */
+export function onceKey(req: Pick<SendDraft, 'idempotencyKey' | 'resendKey'>): string | undefined {
+  return req.idempotencyKey ?? (req.resendKey ? `${RESEND_PREFIX}${req.resendKey}` : undefined);
+}
+
 export function decideSend(state: BusState, req: SendDraft, ctx: SendContext): SendDecision {
   const { caller, now, limits } = ctx;
-  if (req.idempotencyKey) {
-    const first = state.idempotency[`${caller.identity}\n${req.idempotencyKey}`];
-    if (first) return { kind: 'duplicate', id: first.id, why: 'idempotency_key' };
+  const key = onceKey(req);
+  if (key) {
+    const first = state.idempotency[`${caller.identity}\n${key}`];
+    if (first) return { kind: 'duplicate', id: first.id, why: req.idempotencyKey ? 'idempotency_key' : 'resent' };
   }
   const bytes = Buffer.byteLength(req.body, 'utf8');
   if (bytes > limits.maxBodyBytes) {
@@ -156,7 +170,7 @@ export function decideSend(state: BusState, req: SendDraft, ctx: SendContext): S
     requiresAck: req.requiresAck ?? true,
     slaMs: req.slaMs ?? limits.defaultSlaMs,
     ttlMs: req.ttlMs ?? limits.defaultTtlMs,
-    idempotencyKey: req.idempotencyKey,
+    idempotencyKey: key,
     ...(req.escalateTo ? { escalateTo: req.escalateTo } : {}),
     sentAt: now,
     sentBySession: caller.session,

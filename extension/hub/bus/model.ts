@@ -113,3 +113,6 @@ export function messageIdOf(e: BusEvent): string | undefined {
   if (e.type === 'sent') return e.message.id;
   return 'id' in e ? e.id : undefined;
 }
+
+/** Resend keys live beside senders' own idempotency keys, in a space of their own no tool input can name. */
+export const RESEND_PREFIX = '\u0000resend:';

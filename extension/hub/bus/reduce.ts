@@ -2,7 +2,7 @@
 // replays the journal through this same function and must land on the same state.
 import { appendTo, compactMessage, newDelivery } from './compact';
 import { asDict, dict } from './dict';
-import type { BusEvent, BusState, Delivery, DeliveryState, HotMessage, OutboxEntry, RelayState } from './model';
+import { RESEND_PREFIX, type BusEvent, type BusState, type Delivery, type DeliveryState, type HotMessage, type OutboxEntry, type RelayState } from './model';
 
 const ACK_LATENCY_SAMPLES = 200;
 
@@ -224,7 +224,12 @@ export function isSettled(hot: HotMessage, now: number): boolean {
   });
 }
 
-/** Drops idempotency keys older than the window; called at checkpoints. */
+/** A bridge sends a call again within seconds of the first attempt; an hour is ample. */
+const RESEND_WINDOW_MS = 60 * 60_000;
+
+/** Drops idempotency keys older than the window (resend keys after an hour); called at checkpoints. */
 export function pruneIdempotency(state: BusState, now: number, windowMs: number): void {
-  for (const [k, v] of Object.entries(state.idempotency)) if (now - v.at > windowMs) delete state.idempotency[k];
+  for (const [k, v] of Object.entries(state.idempotency)) {
+    if (now - v.at > (k.includes(`\n${RESEND_PREFIX}`) ? RESEND_WINDOW_MS : windowMs)) delete state.idempotency[k];
+  }
 }

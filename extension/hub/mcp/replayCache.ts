@@ -1,15 +1,17 @@
-// G6 on the wire: a tools/call request replayed on the transport (same session key, same
-// JSON-RPC id, same params — a client resending after a reconnect) is answered from the first
-// result instead of running again. A replay that arrives while the first is still running waits
-// for it, even if the first arrived on a connection that has since died.
+// G6 on the wire, within one connection: a call that changes the bus, resent on the same
+// connection with the same JSON-RPC id and arguments, is answered with its first result instead
+// of running again; a resend while the first still runs waits for it. Only within one connection,
+// because a client that reconnects starts its ids again, and never for reads, which always run:
+// across connections a retried send is made safe by its idempotency key, a receipt by being one.
 import { createHash } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { CHANGING_TOOLS } from '../../protocol/mcp';
 
 const MAX_ENTRIES = 256;
-/** A response larger than this is not kept: only sends need exactly-once answers, and theirs are small. */
+/** A larger answer is not kept: the calls that change the bus answer in a few hundred bytes. */
 const MAX_RESPONSE_BYTES = 16 * 1024;
-/** What one session's cache may hold in all. */
+/** What one connection's cache may hold in all. */
 const MAX_BYTES = 1024 * 1024;
 
 interface Entry {
@@ -20,8 +22,16 @@ interface Entry {
 
 type Id = string | number;
 
-function requestOf(m: JSONRPCMessage): { id: Id; method: string; params?: unknown } | undefined {
-  return 'method' in m && 'id' in m ? (m as { id: Id; method: string; params?: unknown }) : undefined;
+interface ToolCall {
+  id: Id;
+  method: 'tools/call';
+  params?: { name?: unknown };
+}
+
+function changingCall(m: JSONRPCMessage): ToolCall | undefined {
+  if (!('method' in m) || !('id' in m) || m.method !== 'tools/call') return undefined;
+  const call = m as ToolCall;
+  return typeof call.params?.name === 'string' && CHANGING_TOOLS.has(call.params.name) ? call : undefined;
 }
 
 function responseId(m: JSONRPCMessage): Id | undefined {
@@ -31,8 +41,6 @@ function responseId(m: JSONRPCMessage): Id | undefined {
 export class ReplayCache {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
-  /** Connections using this cache now: a closed session's cache is kept only for its reconnect. */
-  connections = 0;
 
   get size(): number {
     return this.entries.size;
@@ -43,23 +51,18 @@ export class ReplayCache {
     return this.bytes;
   }
 
-  private remember(fingerprint: string, response: JSONRPCMessage): void {
+  private keep(fingerprint: string, response: JSONRPCMessage): void {
     const entry = this.entries.get(fingerprint);
     if (!entry) return;
     for (const w of entry.waiters.splice(0)) w(response);
     const bytes = JSON.stringify(response).length;
     if (bytes > MAX_RESPONSE_BYTES) {
-      this.entries.delete(fingerprint); // a replay of a big read simply runs again
+      this.entries.delete(fingerprint);
       return;
     }
     entry.response = response;
     entry.bytes = bytes;
     this.bytes += bytes;
-    this.trim();
-  }
-
-  private admit(fingerprint: string): void {
-    this.entries.set(fingerprint, { waiters: [], bytes: 0 });
     this.trim();
   }
 
@@ -73,8 +76,9 @@ export class ReplayCache {
     }
   }
 
+  /** Wraps one connection's transport; a cache serves that connection only. */
   wrap(inner: Transport): Transport {
-    const open = new Map<Id, string>(); // request id → fingerprint, for this connection
+    const open = new Map<Id, string>(); // request id → fingerprint
     const outer: Transport = {
       start: () => inner.start(),
       close: () => inner.close(),
@@ -83,16 +87,16 @@ export class ReplayCache {
         const fingerprint = id === undefined ? undefined : open.get(id);
         if (fingerprint) {
           open.delete(id!);
-          this.remember(fingerprint, message); // before sending: the connection may be gone
+          this.keep(fingerprint, message);
         }
         return inner.send(message, options);
       },
     };
     inner.onmessage = (message, extra) => {
-      const req = requestOf(message);
-      if (req?.method === 'tools/call') {
+      const call = changingCall(message);
+      if (call) {
         // A digest, not the params: a key must not hold a megabyte of arguments.
-        const fingerprint = createHash('sha256').update(`${JSON.stringify(req.id)}\n${JSON.stringify(req.params ?? null)}`).digest('base64');
+        const fingerprint = createHash('sha256').update(`${JSON.stringify(call.id)}\n${JSON.stringify(call.params ?? null)}`).digest('base64');
         const entry = this.entries.get(fingerprint);
         if (entry?.response) {
           void inner.send(entry.response).catch(() => undefined);
@@ -102,16 +106,13 @@ export class ReplayCache {
           entry.waiters.push((r) => void inner.send(r).catch(() => undefined));
           return;
         }
-        this.admit(fingerprint);
-        open.set(req.id, fingerprint);
+        this.entries.set(fingerprint, { waiters: [], bytes: 0 });
+        this.trim();
+        open.set(call.id, fingerprint);
       }
       outer.onmessage?.(message, extra);
     };
-    this.connections++;
-    inner.onclose = () => {
-      this.connections--;
-      outer.onclose?.();
-    };
+    inner.onclose = () => outer.onclose?.();
     inner.onerror = (e) => outer.onerror?.(e);
     return outer;
   }

@@ -9,6 +9,7 @@ import type { Caller } from '../bus/decide';
 import { BusError } from '../bus/errors';
 import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN } from '../bus/identity';
 import type { Delivery, Message } from '../bus/model';
+import { RESEND_META } from '../../protocol/mcp';
 import { PRESENCE_WINDOW_MS } from '../../protocol/views';
 import type { Hub } from '../hub';
 import { recipientsText } from '../../shared/sendText';
@@ -65,10 +66,10 @@ function failure(e: unknown): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: `error ${error.code}: ${error.message}` }], structuredContent: { error } };
 }
 
-function guarded<A>(ctx: ToolContext, fn: (args: A) => Promise<CallToolResult> | CallToolResult) {
-  return async (args: A): Promise<CallToolResult> => {
+function guarded<A>(ctx: ToolContext, fn: (args: A, extra: { _meta?: Record<string, unknown> }) => Promise<CallToolResult> | CallToolResult) {
+  return async (args: A, extra: { _meta?: Record<string, unknown> }): Promise<CallToolResult> => {
     try {
-      return await fn(args);
+      return await fn(args, extra);
     } catch (e) {
       return withFooter(ctx, failure(e));
     }
@@ -154,15 +155,17 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       escalate_to: z.string().max(200).optional().describe('who to escalate to if it is still unacknowledged one SLA period after its chase (default: the person at this hub\'s editor)'),
     },
     annotations: SEND,
-  }, guarded(ctx, async (a: { to: string | string[]; body: string; thread?: string; reply_to?: string; attachments?: { path: string; sha256?: string }[]; requires_ack?: boolean; sla_seconds?: number; ttl_seconds?: number; idempotency_key?: string; insist?: boolean; escalate_to?: string }) => {
+  }, guarded(ctx, async (a: { to: string | string[]; body: string; thread?: string; reply_to?: string; attachments?: { path: string; sha256?: string }[]; requires_ack?: boolean; sla_seconds?: number; ttl_seconds?: number; idempotency_key?: string; insist?: boolean; escalate_to?: string }, extra) => {
     const caller = ctx.caller();
+    const resend = extra._meta?.[RESEND_META];
     const attachments = await Promise.all((a.attachments ?? []).map((x) => resolveAttachment(hub.options.workspace, x.path, x.sha256)));
     const r = await hub.send(caller, {
       to: Array.isArray(a.to) ? a.to : [a.to], body: a.body, thread: a.thread, replyTo: a.reply_to, attachments,
       requiresAck: a.requires_ack, slaMs: a.sla_seconds && a.sla_seconds * 1000, ttlMs: a.ttl_seconds && a.ttl_seconds * 1000,
       idempotencyKey: a.idempotency_key, insist: a.insist, escalateTo: a.escalate_to,
+      resendKey: typeof resend === 'string' && resend.length <= 200 ? resend : undefined,
     });
-    const head = r.duplicate ? `Not sent again: ${r.duplicate.note}` : `Stored durably as ${r.message_id}.`;
+    const head = r.duplicate?.why === 'resent' ? `Stored durably as ${r.message_id}. ${r.duplicate.note}` : r.duplicate ? `Not sent again: ${r.duplicate.note}` : `Stored durably as ${r.message_id}.`;
     return result(ctx, `${head} ${recipientsText(r)}. A push is not proof of reading: pending and get_receipts show the recipient's ACK.`, { ...r });
   }));
 

@@ -1,0 +1,279 @@
+// The agent's MCP session, kept whole across hubs. The client (Claude Code, Codex, Gemini CLI)
+// speaks to the bridge; the bridge speaks to whichever hub serves the workspace now. When the hub
+// is not there yet, or goes away, the bridge waits for the next one, greets it with the same
+// session key, does the MCP handshake on the client's behalf and resumes: requests made in the gap
+// wait (bounded) and then fail with a retryable error; requests a lost hub never answered are sent
+// again — a send with the resend key that makes it land once, the others being reads or receipts.
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import { RESEND_META } from '../protocol/mcp';
+import { LineBuffer } from '../shared/lines';
+import { initializeResult, toolListResult, unavailable } from './standIn';
+import { isNotification, isRequest, isResponse, parse, type Id, type Message } from './wire';
+
+/** The longest line either side may send (the hub's own limit). */
+export const MAX_LINE_BYTES = 1 << 20;
+/** Ids of the bridge's own requests to a hub: no client uses them. */
+const OWN = 'handoff-bridge:';
+
+export interface Connected {
+  socket: Socket;
+  /** Bytes the hub sent after its hello reply. */
+  rest: Buffer;
+  path: string;
+}
+
+export interface BridgeOptions {
+  /** Greets a hub for the workspace (trying each place it may be), as a reconnect when `resume`. */
+  connect(resume: boolean): Promise<Connected>;
+  /** To the client (stdout), one line each. */
+  write(line: string): void;
+  log(line: string): void;
+  /** What a request is told when no hub answered within `gapMs`: says where the bridge looks. */
+  noHub(everConnected: boolean, waitedMs: number): string;
+  /** How long a request waits for a hub. */
+  gapMs: number;
+  /** Between two tries to find a hub. */
+  retryMs: number;
+  /** For the resend keys of this session's sends. */
+  sessionKey: string;
+}
+
+interface Waiting {
+  message: Message;
+  timer?: NodeJS.Timeout;
+  /** A request a lost hub had received: it may have run there. */
+  resent: boolean;
+}
+
+interface Hub {
+  socket: Socket;
+  generation: number;
+  live: boolean;
+}
+
+export class Bridge {
+  private initParams?: Record<string, unknown>;
+  private clientReady = false;
+  private hub?: Hub;
+  private generation = 0;
+  private everConnected = false;
+  private connecting = false;
+  /** Said once per gap, not at every try. */
+  private saidWaiting = false;
+  private closed = false;
+  /** Client requests waiting for a live hub, in the order they came. */
+  private readonly waiting: Waiting[] = [];
+  /** Client requests the current hub has and has not answered. */
+  private readonly inFlight = new Map<Id, Waiting>();
+  /** Requests from a hub to the client (heartbeat pings): only that hub's connection may get the answer. */
+  private readonly hubRequests = new Map<Id, number>();
+  private readonly own = new Map<string, (m: Message) => void>();
+  private ownSeq = 0;
+  private sends = 0;
+  /** The tools the client was last given, to tell it when a hub's differ. */
+  private servedTools?: string;
+  private readonly toolLists = new Set<Id>();
+  private input = new LineBuffer(MAX_LINE_BYTES);
+
+  constructor(private readonly o: BridgeOptions) {}
+
+  start(): void {
+    void this.find();
+  }
+
+  /** The client's bytes (stdin). */
+  fromClient(chunk: Buffer): void {
+    const lines = this.input.lines(chunk);
+    if (this.input.overLimit) {
+      this.o.log(`a line from the client was over ${MAX_LINE_BYTES} bytes; dropped`);
+      this.input = new LineBuffer(MAX_LINE_BYTES);
+    }
+    for (const line of lines) if (line.trim()) this.clientMessage(line);
+  }
+
+  /** The client closed stdin: nothing more to carry. */
+  close(): void {
+    this.closed = true;
+    this.hub?.socket.end();
+  }
+
+  private clientMessage(line: string): void {
+    const m = parse(line);
+    if (!m) return this.toClient({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: one JSON-RPC object per line' } });
+    if (isRequest(m)) return this.clientRequest(m);
+    if (isResponse(m)) {
+      // A hub's heartbeat answered: only to the hub that asked.
+      const generation = this.hubRequests.get(m.id as Id);
+      this.hubRequests.delete(m.id as Id);
+      if (generation !== undefined && this.hub?.live && this.hub.generation === generation) this.toHub(m);
+      return;
+    }
+    if (!isNotification(m)) return;
+    if (m.method === 'notifications/initialized') {
+      this.clientReady = true;
+      if (this.hub && !this.hub.live) this.handshake(this.hub);
+      return;
+    }
+    if (m.method === 'notifications/cancelled') this.dropWaiting(m.params?.requestId as Id);
+    if (this.hub?.live) this.toHub(m);
+  }
+
+  private clientRequest(m: Message): void {
+    if (m.method === 'initialize') {
+      this.initParams = m.params ?? {};
+      return this.toClient({ jsonrpc: '2.0', id: m.id, result: initializeResult(this.initParams.protocolVersion) });
+    }
+    if (m.method === 'ping') return this.toClient({ jsonrpc: '2.0', id: m.id, result: {} });
+    if (this.hub?.live) return this.forward({ message: this.withResendKey(m), resent: false });
+    if (m.method === 'tools/list') {
+      const result = toolListResult();
+      this.servedTools = JSON.stringify(result.tools);
+      return this.toClient({ jsonrpc: '2.0', id: m.id, result });
+    }
+    this.wait({ message: this.withResendKey(m), resent: false });
+  }
+
+  /** A send carries a key of the bridge's, so sending it again after a lost hub lands it once. */
+  private withResendKey(m: Message): Message {
+    if (m.method !== 'tools/call' || (m.params as { name?: unknown } | undefined)?.name !== 'send_handoff') return m;
+    const params = m.params as { _meta?: Record<string, unknown> };
+    return { ...m, params: { ...params, _meta: { ...params._meta, [RESEND_META]: `${this.o.sessionKey}:${++this.sends}` } } };
+  }
+
+  private wait(w: Waiting): void {
+    const since = Date.now();
+    w.timer = setTimeout(() => {
+      const i = this.waiting.indexOf(w);
+      if (i < 0) return;
+      this.waiting.splice(i, 1);
+      const why = this.o.noHub(this.everConnected, Date.now() - since);
+      this.toClient(unavailable(w.message, w.resent ? `${why} The hub that had this call went away before answering, so it may or may not have taken effect: check (inbox, pending, get_receipts) before repeating it.` : why));
+    }, this.o.gapMs);
+    this.waiting.push(w);
+  }
+
+  private dropWaiting(id: Id | undefined): void {
+    const i = this.waiting.findIndex((w) => w.message.id === id);
+    if (i < 0) return;
+    clearTimeout(this.waiting[i].timer);
+    this.waiting.splice(i, 1);
+  }
+
+  private forward(w: Waiting): void {
+    clearTimeout(w.timer);
+    this.inFlight.set(w.message.id as Id, w);
+    if (w.message.method === 'tools/list') this.toolLists.add(w.message.id as Id);
+    this.toHub(w.message);
+  }
+
+  private async find(): Promise<void> {
+    if (this.connecting || this.hub || this.closed) return;
+    this.connecting = true;
+    try {
+      const c = await this.o.connect(this.everConnected);
+      if (this.closed) return void c.socket.destroy();
+      this.attach(c);
+    } catch (e) {
+      if (!this.saidWaiting) this.o.log(`no hub for the workspace yet (${(e as Error).message}); waiting for one`);
+      this.saidWaiting = true;
+      setTimeout(() => void this.find(), this.o.retryMs).unref();
+    } finally {
+      this.connecting = false;
+    }
+  }
+
+  private attach(c: Connected): void {
+    const hub: Hub = { socket: c.socket, generation: ++this.generation, live: false };
+    this.hub = hub;
+    const lines = new LineBuffer(MAX_LINE_BYTES);
+    const onData = (chunk: Buffer) => {
+      const got = lines.lines(chunk);
+      if (lines.overLimit) return void c.socket.destroy();
+      for (const line of got) {
+        const m = parse(line);
+        if (m && this.hub === hub) this.hubMessage(hub, m);
+      }
+    };
+    c.socket.on('data', onData);
+    c.socket.on('error', () => undefined);
+    c.socket.on('close', () => this.lost(hub));
+    if (c.rest.length) onData(c.rest);
+    c.socket.resume();
+    this.o.log(`connected to the hub at ${c.path}`);
+    this.saidWaiting = false;
+    if (this.clientReady) this.handshake(hub);
+  }
+
+  /** Initialises the hub's side of the session as the client did, then resumes the session there. */
+  private handshake(hub: Hub): void {
+    const params = this.initParams ?? { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'unknown', version: '0' } };
+    const timer = setTimeout(() => hub.socket.destroy(), 10_000);
+    this.ask(hub, 'initialize', params, (answer) => {
+      clearTimeout(timer);
+      if (answer.error) {
+        this.o.log(`the hub refused the MCP handshake: ${JSON.stringify(answer.error).slice(0, 300)}`);
+        return void hub.socket.destroy();
+      }
+      this.toHub({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      hub.live = true;
+      this.everConnected = true;
+      for (const w of this.waiting.splice(0)) this.forward(w);
+      if (this.servedTools !== undefined) this.ask(hub, 'tools/list', {}, (list) => this.compareTools(list));
+    });
+  }
+
+  private compareTools(list: Message): void {
+    const tools = (list.result as { tools?: unknown } | undefined)?.tools;
+    if (!tools || JSON.stringify(tools) === this.servedTools) return;
+    this.servedTools = JSON.stringify(tools);
+    this.toClient({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+  }
+
+  private ask(hub: Hub, method: string, params: Record<string, unknown>, answered: (m: Message) => void): void {
+    const id = `${OWN}${randomUUID().slice(0, 8)}:${++this.ownSeq}`;
+    this.own.set(id, answered);
+    hub.socket.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+  }
+
+  private hubMessage(hub: Hub, m: Message): void {
+    if (isResponse(m)) {
+      const id = m.id as Id;
+      const own = typeof id === 'string' ? this.own.get(id) : undefined;
+      if (own) {
+        this.own.delete(id as string);
+        return own(m);
+      }
+      if (!this.inFlight.delete(id)) return; // nothing of ours: never answer twice
+      if (this.toolLists.delete(id)) this.servedTools = JSON.stringify((m.result as { tools?: unknown } | undefined)?.tools);
+      return this.toClient(m);
+    }
+    if (!hub.live) return; // nothing reaches the client before its session is resumed
+    if (isRequest(m)) this.hubRequests.set(m.id as Id, hub.generation);
+    this.toClient(m);
+  }
+
+  private lost(hub: Hub): void {
+    if (this.hub !== hub) return;
+    this.hub = undefined;
+    this.own.clear();
+    this.toolLists.clear();
+    if (this.closed) return;
+    this.o.log('the hub went away; waiting for the next one');
+    // Unanswered calls go first, in the order they were sent, then what waited already.
+    const unanswered = [...this.inFlight.values()].map((w) => ({ ...w, resent: true }));
+    this.inFlight.clear();
+    const waiting = this.waiting.splice(0);
+    for (const w of waiting) clearTimeout(w.timer);
+    for (const w of [...unanswered, ...waiting]) this.wait(w);
+    void this.find();
+  }
+
+  private toHub(m: Message): void {
+    this.hub?.socket.write(`${JSON.stringify(m)}\n`);
+  }
+
+  private toClient(m: Message): void {
+    this.o.write(`${JSON.stringify(m)}\n`);
+  }
+}

@@ -1,0 +1,78 @@
+// How a bridge, hook or CLI finds its workspace's hub whatever environment its agent CLI gives it.
+// The socket lives in the runtime dir, which depends on XDG_RUNTIME_DIR and TMPDIR — variables CLIs
+// strip or change — so the hub also leaves a pointer to it under HOME, the one variable every CLI
+// passes. The pointer is private (0600 in a 0700 dir of ours); one that is not is ignored.
+import { closeSync, fstatSync, lstatSync, openSync, readSync, renameSync, rmSync, writeFileSync, constants } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { canonical, ensurePrivateDir, findWorkspace, hubSocketPath, workspaceKey } from './paths';
+
+const MAX_POINTER_BYTES = 4096;
+
+interface Pointer {
+  socket: string;
+  pid: number;
+  workspace: string;
+}
+
+function pointerDir(): string {
+  return join(homedir(), '.local', 'state', 'handoff', 'hubs');
+}
+
+export function hubPointerPath(workspace: string): string {
+  return join(pointerDir(), `${workspaceKey(workspace)}.json`);
+}
+
+/** Written by the hub once it listens: atomically, so a reader never sees half a pointer. */
+export function writeHubPointer(workspace: string, socket: string): void {
+  ensurePrivateDir(pointerDir());
+  const path = hubPointerPath(workspace);
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify({ socket, pid: process.pid, workspace } satisfies Pointer), { mode: 0o600 });
+  renameSync(tmp, path);
+}
+
+/** Removed by the hub as it stops, unless a newer hub has written its own since. */
+export function removeHubPointer(workspace: string): void {
+  const path = hubPointerPath(workspace);
+  if (readPointer(path)?.pid === process.pid) rmSync(path, { force: true });
+}
+
+function readPointer(path: string): Pointer | undefined {
+  let fd: number | undefined;
+  try {
+    // O_NOFOLLOW: a symlink planted in place of the pointer is not followed.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    const st = fstatSync(fd);
+    const mine = typeof process.getuid !== 'function' || st.uid === process.getuid();
+    if (!st.isFile() || !mine || (st.mode & 0o022) !== 0 || st.size > MAX_POINTER_BYTES) return undefined;
+    const dir = lstatSync(pointerDir());
+    if (dir.isSymbolicLink() || (typeof process.getuid === 'function' && dir.uid !== process.getuid()) || (dir.mode & 0o022) !== 0) return undefined;
+    const buf = Buffer.alloc(st.size);
+    readSync(fd, buf, 0, st.size, 0);
+    const p = JSON.parse(buf.toString('utf8')) as Partial<Pointer>;
+    if (typeof p.socket !== 'string' || p.socket.length > 1024 || typeof p.pid !== 'number' || typeof p.workspace !== 'string') return undefined;
+    return p as Pointer;
+  } catch {
+    return undefined; // absent, unreadable or not JSON: as if there were none
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+export interface HubCandidates {
+  /** Where to try, in order: HANDOFF_HUB, the pointer's socket, the socket derived here. */
+  sockets: string[];
+  workspace: string;
+}
+
+/**
+ * HANDOFF_HUB (an integrated terminal's, or --hub) first; then the pointer the workspace's hub
+ * left under HOME; then the socket derived from the folder in this process's environment. Read
+ * anew on every try: a hub that starts later, or elsewhere, is found by the next one.
+ */
+export function hubCandidates(env: NodeJS.ProcessEnv, cwd: string, pinned?: string): HubCandidates {
+  const workspace = pinned ? canonical(pinned) : findWorkspace(cwd);
+  const sockets = [env.HANDOFF_HUB, readPointer(hubPointerPath(workspace))?.socket, hubSocketPath(workspace)];
+  return { sockets: [...new Set(sockets.filter((s): s is string => !!s))], workspace };
+}
