@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { RESEND_META } from '../protocol/mcp';
 import { LineBuffer } from '../shared/lines';
-import { initializeResult, toolListResult, unavailable } from './standIn';
+import { catalogAnswer, initializeResult, unavailable } from './standIn';
 import { isNotification, isRequest, isResponse, parse, type Id, type Message } from './wire';
 
 /** The longest line either side may send (the hub's own limit). */
@@ -126,10 +126,11 @@ export class Bridge {
     }
     if (m.method === 'ping') return this.toClient({ jsonrpc: '2.0', id: m.id, result: {} });
     if (this.hub?.live) return this.forward({ message: this.withResendKey(m), resent: false });
-    if (m.method === 'tools/list') {
-      const result = toolListResult();
-      this.servedTools = JSON.stringify(result.tools);
-      return this.toClient({ jsonrpc: '2.0', id: m.id, result });
+    // A client's discovery must not wait for a hub: the lists are what any hub would answer.
+    const listed = catalogAnswer(m);
+    if (listed) {
+      if (m.method === 'tools/list') this.servedTools = JSON.stringify((listed.result as { tools: unknown }).tools);
+      return this.toClient(listed);
     }
     this.wait({ message: this.withResendKey(m), resent: false });
   }

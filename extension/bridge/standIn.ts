@@ -1,7 +1,7 @@
 // What the bridge answers itself, because the client's MCP session is the bridge's and outlives
-// every hub: `initialize` (with exactly what a hub would say), `ping`, `tools/list` while no hub is
-// there, and the error a call gets when no hub answered in time.
-import { INSTRUCTIONS, PROTOCOL_VERSIONS, SERVER_CAPABILITIES, SERVER_INFO, TOOL_CATALOG } from '../protocol/mcp';
+// every hub: `initialize` (with exactly what a hub would say), `ping`, the lists (tools, resources,
+// prompts) while no hub is there, and the error a call gets when no hub answered in time.
+import { CATALOG, CATALOG_METHODS, INSTRUCTIONS, PROTOCOL_VERSIONS, SERVER_CAPABILITIES, SERVER_INFO } from '../protocol/mcp';
 import type { Id, Message } from './wire';
 
 export function initializeResult(requested: unknown): object {
@@ -9,8 +9,10 @@ export function initializeResult(requested: unknown): object {
   return { protocolVersion: version, capabilities: SERVER_CAPABILITIES, serverInfo: SERVER_INFO, instructions: INSTRUCTIONS };
 }
 
-export function toolListResult(): { tools: unknown[] } {
-  return { tools: TOOL_CATALOG };
+/** A hub's answer to a list request, or undefined for a method that needs the hub. */
+export function catalogAnswer(request: Message): Message | undefined {
+  const method = CATALOG_METHODS.find((m) => m === request.method);
+  return method && { jsonrpc: '2.0', id: request.id as Id, ...CATALOG[method] };
 }
 
 /** A tool call gets a tool error the model reads; any other request a JSON-RPC error. */

@@ -1,7 +1,7 @@
 // What the hub's MCP server says of itself, shared with the bridge: while no hub is there the
 // bridge answers `initialize` and `tools/list` itself, with exactly what a hub would answer, so
 // the agent's client keeps one session across every hub that comes and goes.
-import catalog from './toolCatalog.json';
+import catalog from './mcpCatalog.json';
 
 export const SERVER_INFO = { name: 'handoff', version: '0.1.0' } as const;
 
@@ -25,13 +25,11 @@ export const RESEND_META = 'handoff/resend-key';
 /** The calls that change the bus. Every other tool only reads, and a read is always run anew. */
 export const CHANGING_TOOLS: ReadonlySet<string> = new Set(['whoami', 'send_handoff', 'mark_read', 'ack', 'report_result']);
 
-export interface ToolDescription {
-  name: string;
-  description?: string;
-  inputSchema: object;
-  annotations?: object;
-  [k: string]: unknown;
-}
+/** The methods whose answer a hub gives the same to every session, and the bridge gives for it while none is there. */
+export const CATALOG_METHODS = ['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list'] as const;
 
-/** The hub's tools/list, generated from its registrations (`npm run catalog`; a unit test fails when it drifts). */
-export const TOOL_CATALOG = catalog as ToolDescription[];
+/**
+ * What a hub answers each of them, recorded from its registrations (`npm run catalog`; a unit
+ * test fails when it drifts): a result, or an error for what it does not serve.
+ */
+export const CATALOG = catalog as Record<(typeof CATALOG_METHODS)[number], { result?: unknown; error?: unknown }>;

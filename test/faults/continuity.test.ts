@@ -13,13 +13,14 @@ import { spawnHub, stoppable, tempDir, type HubSpec } from '../helpers/hubProces
 interface RunningHub {
   kill9(): Promise<void>;
   stop(): Promise<void>;
+  pid: number;
   listeningAt: number;
 }
 
 async function hubOn(spec: HubSpec): Promise<RunningHub> {
   const { proc, ready } = spawnHub(spec);
   await ready;
-  return { ...stoppable(proc), listeningAt: Date.now() };
+  return { ...stoppable(proc), pid: proc.pid!, listeningAt: Date.now() };
 }
 
 function place(): { workspace: string; store: string; socket: string } {
@@ -87,6 +88,28 @@ describe('never cut off: one agent session across hubs', () => {
     assert.equal(pushCounts(bob).unflaggedTwice, 0);
     assert.equal((await bob.ok('get_unread_summary')).unacked, 1, 'the unacked handoff is still there, once');
     assert.match(bob.stderr(), /went away; waiting for the next one/);
+  });
+
+  it('calls a stalled hub never answered are sent again to the next hub and answered once; the send lands once', async () => {
+    const spec = place();
+    let hub = await hubOn(spec);
+    cleanup.push(() => hub.stop());
+    const bob = await connectAgent({ socket: spec.socket, name: 'bob' });
+    cleanup.push(() => bob.close());
+    const alice = await connectAgent({ socket: spec.socket, name: 'alice' });
+    cleanup.push(() => alice.close());
+    process.kill(hub.pid, 'SIGSTOP'); // the calls reach its socket and nothing answers them
+    const read = bob.call('get_unread_summary');
+    const send = alice.call('send_handoff', { to: 'bob', body: 'in flight at the crash' });
+    await new Promise((r) => setTimeout(r, 300));
+    await hub.kill9();
+    hub = await hubOn(spec);
+    const [r, s] = await Promise.all([read, send]);
+    assert.equal(r.isError, undefined, JSON.stringify(r));
+    assert.equal(s.isError, undefined, JSON.stringify(s));
+    const inbox = (await bob.ok('inbox')).messages.filter((m: { body: string }) => m.body.includes('in flight at the crash'));
+    assert.equal(inbox.length, 1, 'stored once');
+    assert.equal(inbox[0].message_id, s.structuredContent.message_id);
   });
 
   it('the agent starts before any hub: its calls say so and are retryable, then the hub starts and knows it by name', async () => {

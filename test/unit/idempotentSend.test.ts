@@ -88,4 +88,29 @@ describe('G6: idempotent sends at the hub', () => {
       await hub.close();
     }
   });
+
+  it('a send the bridge sends again with its resend key, after a hub restart, lands once; an insisted one too, and the probable-duplicate check stays on', async () => {
+    let t = 1_800_000_000_000;
+    const store = tempDir('g6-resend');
+    let hub = hubOn(store, () => t);
+    await hub.start();
+    await hub.remember('bob');
+    const first = await hub.send(alice, { to: ['bob'], body: 'rotate the keys', insist: true, resendKey: 'b-1:1' });
+    await hub.close(); // the answer never reached the bridge
+    t += 2000;
+    hub = hubOn(store, () => t);
+    await hub.start();
+    try {
+      const again = await hub.send(alice, { to: ['bob'], body: 'rotate the keys', insist: true, resendKey: 'b-1:1' });
+      assert.equal(again.message_id, first.message_id, 'the same call, sent again: nothing new');
+      assert.equal(again.duplicate?.why, 'resent');
+      const retyped = await hub.send(alice, { to: ['bob'], body: 'rotate the keys', resendKey: 'b-1:2' });
+      assert.equal(retyped.duplicate?.why, 'probable_duplicate', 'a new call of the same words is still caught');
+      const meant = await hub.send(alice, { to: ['bob'], body: 'rotate the keys', insist: true, resendKey: 'b-1:3' });
+      assert.equal(meant.duplicate, undefined, 'a new call that insists is a new message');
+      assert.equal(hub.inbox('bob').length, 2);
+    } finally {
+      await hub.close();
+    }
+  });
 });

@@ -1,16 +1,16 @@
 // While no hub is there the bridge answers `initialize` and `tools/list` itself: its answers must
 // be exactly a hub's, or the client's session would change under it when a hub arrives.
-// `npm run catalog` rewrites the tool catalog from the hub's registrations.
+// `npm run catalog` rewrites the catalog from the hub's registrations.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import type { Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { initializeResult, toolListResult } from '../../extension/bridge/standIn';
+import { catalogAnswer, initializeResult } from '../../extension/bridge/standIn';
 import { Hub } from '../../extension/hub/hub';
 import { listen } from '../../extension/hub/listen';
-import { PROTOCOL_VERSIONS } from '../../extension/protocol/mcp';
+import { CATALOG_METHODS, PROTOCOL_VERSIONS } from '../../extension/protocol/mcp';
 import { rawAgent, type RawAgent } from '../helpers/rawAgent';
 import { ROOT, tempDir } from '../helpers/hubProcess';
 
@@ -44,10 +44,17 @@ describe('the bridge answers for a missing hub exactly as a hub would', () => {
     assert.deepEqual(initializeResult('2025-06-18'), initialized);
   });
 
-  it('tools/list: the same tools', async () => {
-    agent.request(1, 'tools/list', {});
-    const tools = (await agent.response(1)).result.tools;
-    if (process.env.HANDOFF_WRITE_CATALOG) writeFileSync(join(ROOT, 'extension', 'protocol', 'toolCatalog.json'), `${JSON.stringify(tools, null, 2)}\n`);
-    assert.deepEqual(toolListResult().tools, tools, 'the catalog drifted from the tools: run `npm run catalog`');
+  it('the lists (tools, resources, templates, prompts): the same answers', async () => {
+    const answers: Record<string, unknown> = {};
+    for (const [i, method] of CATALOG_METHODS.entries()) {
+      agent.request(10 + i, method, {});
+      const { result, error } = await agent.response(10 + i);
+      answers[method] = result === undefined ? { error } : { result };
+    }
+    if (process.env.HANDOFF_WRITE_CATALOG) writeFileSync(join(ROOT, 'extension', 'protocol', 'mcpCatalog.json'), `${JSON.stringify(answers, null, 2)}\n`);
+    for (const [i, method] of CATALOG_METHODS.entries()) {
+      const { id: _, jsonrpc: __, ...standIn } = catalogAnswer({ jsonrpc: '2.0', id: i, method })!;
+      assert.deepEqual(standIn, answers[method], `${method}: the catalog drifted from the hub: run \`npm run catalog\``);
+    }
   });
 });
