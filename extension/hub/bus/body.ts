@@ -11,7 +11,12 @@ export interface BodyPages {
   literal(offset: number): string;
 }
 
-const SOURCE = 2 ** 31;
+/**
+ * Offsets below 2⁴⁰ (a terabyte of checkpoint) and 2¹³ sources per process, so a ref stays an exact
+ * double (2⁵³). With 2³¹ per source, a body past 2 GiB of checkpoint was read from the next store's file.
+ */
+const SOURCE = 2 ** 40;
+const MAX_SOURCES = 2 ** 13;
 const sources: (BodyPages | undefined)[] = [];
 
 /**
@@ -19,9 +24,13 @@ const sources: (BodyPages | undefined)[] = [];
  * makes a ref for an offset; `offsetOf` reads one of its own refs back (undefined for another's).
  */
 export function registerBodyPages(pages: BodyPages): { ref: (offset: number) => number; offsetOf: (ref: number) => number | undefined } {
+  if (sources.length >= MAX_SOURCES) throw new Error(`${MAX_SOURCES} stores were opened in this process; their message bodies cannot all be told apart`);
   const index = sources.push(pages) - 1;
   return {
-    ref: (offset) => index * SOURCE + offset,
+    ref: (offset) => {
+      if (!(offset >= 0 && offset < SOURCE)) throw new RangeError(`a message body at byte ${offset} of the checkpoint is past the ${SOURCE} bytes a body reference can address`);
+      return index * SOURCE + offset;
+    },
     offsetOf: (ref) => (Math.floor(ref / SOURCE) === index ? ref - index * SOURCE : undefined),
   };
 }
