@@ -255,8 +255,9 @@ export class Store {
 
   /** Finishes pending writes and checkpoints, so the next start replays nothing. */
   async close(): Promise<void> {
-    this.pump(); // what flushSoon has not written yet
-    while (this.queue.length > 0 || this.written > this.n || this.paused) await this.settled;
+    // Pumped on every turn, not left to flushSoon: its setImmediate never runs while this loop
+    // awaits a settled promise, so a commit queued during close spun here at 100 % CPU forever.
+    for (this.pump(); this.queue.length > 0 || this.written > this.n || this.paused; this.pump()) await this.settled;
     this.closed = true;
     await this.checkpoint().catch((e) => this.options.onError?.('checkpoint on close', e));
     await this.journal.close();

@@ -1,0 +1,48 @@
+// The store's two ends: closing it finishes what is queued, whatever was committed while it closed.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import type { Message } from '../../extension/hub/bus/model';
+import { Store } from '../../extension/hub/store/store';
+import { tempDir } from '../helpers/hubProcess';
+
+const opts = { idempotencyWindowMs: 60_000 };
+
+function message(i: number): Message {
+  return {
+    id: `01JD3V7W2K8Q5X9Y4Z${String(i).padStart(8, '0')}`, seq: i, from: 'alice', address: ['bob'], recipients: ['bob'], thread: 't',
+    body: `message ${i}`, attachments: [], requiresAck: true, slaMs: 60_000, ttlMs: 3_600_000, sentAt: Date.now(), sentBySession: 's', node: 'n',
+  };
+}
+
+/** In a worker thread: a close that spins on the microtask queue starves every timer of its own thread, not the test's. */
+async function closeWithCommitQueuedDuringIt(dir: string): Promise<void> {
+  const store = await Store.open(dir, 'n', opts);
+  // A sender's next send, made the moment its first is acknowledged: queued while close waits.
+  const second = store.commit([{ type: 'sent', message: message(1) }]).then(() => store.commit([{ type: 'sent', message: message(2) }]));
+  const closing = store.close(); // writes the first, and waits for it
+  await Promise.all([second, closing]);
+  const again = await Store.open(dir, 'n', opts);
+  parentPort!.postMessage(Object.keys(again.state.hot).length);
+}
+
+if (!isMainThread) {
+  void closeWithCommitQueuedDuringIt(workerData as string);
+} else {
+  describe('store open and close', () => {
+    it('close finishes a commit queued while it waits, within a bounded time', async () => {
+      const dir = tempDir('store-close-queued');
+      const worker = new Worker(__filename, { workerData: dir });
+      try {
+        const open = await new Promise<number | 'timeout'>((done, fail) => {
+          const timer = setTimeout(() => done('timeout'), 10_000);
+          worker.once('message', (n: number) => (clearTimeout(timer), done(n)));
+          worker.once('error', (e) => (clearTimeout(timer), fail(e)));
+        });
+        assert.equal(open, 2, 'close resolved, and both commits were stored');
+      } finally {
+        await worker.terminate();
+      }
+    });
+  });
+}
