@@ -6,13 +6,14 @@
 // only the hot document, and only after as many journal bytes as that document holds, so its
 // amortised cost per send stays constant.
 import { lstat, mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { apply, isSettled, pruneIdempotency } from '../bus/reduce';
 import { emptyState, type BusEvent, type BusState, type HotMessage, type Message, type StoredMessage } from '../bus/model';
 import { withBody } from '../bus/body';
 import { AppendLog } from './appendLog';
 import { CheckpointFile, type Checkpoint } from './checkpointFile';
+import { fsyncDir } from './durableJsonFile';
 import { reviveHot } from './revive';
 
 const FORMAT = 1;
@@ -58,6 +59,23 @@ export interface StoreOptions {
   maxSyncs?: number;
 }
 
+/**
+ * Creates the folder and any missing parents, and fsyncs the parent of each level it created:
+ * POSIX makes a new directory's name durable only then (ext4 happens to commit it with the first
+ * fdatasync inside; a filesystem that keeps no more than POSIX promises loses the whole store).
+ */
+async function makeDurableDir(dir: string): Promise<void> {
+  const first = await mkdir(dir, { recursive: true, mode: 0o700 });
+  if (first === undefined) return; // it was there
+  const top = resolve(first);
+  const created: string[] = []; // from the top level made down to `dir`
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    created.unshift(d);
+    if (d === top || d === dirname(d)) break;
+  }
+  for (const d of created) await fsyncDir(dirname(d));
+}
+
 export class Store {
   readonly state: BusState;
   private n: number;
@@ -98,7 +116,7 @@ export class Store {
 
   /** Opens (or creates) the store and recovers: checkpoint + journal records after it. */
   static async open(dir: string, node: string, options: StoreOptions): Promise<Store> {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await makeDurableDir(dir);
     // Another user who owns or may write this folder could rewrite the bus's history under us.
     const st = await lstat(dir);
     if (!st.isDirectory()) throw new Error(`${dir} is not a directory (a symlink?); the store needs a real folder of its own`);
