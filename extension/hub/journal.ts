@@ -28,9 +28,16 @@ function storeFailure(dir: string, e: unknown): BusError {
   return new BusError('store_unavailable', `The hub could not write its store in ${dir} (${why}). Nothing was sent or recorded. Free disk space or fix the folder's permissions, then retry; the hub keeps running.`);
 }
 
+/** What a write meets once the hub has begun to stop: the store closing is no disk fault. */
+function shuttingDown(): BusError {
+  return new BusError('shutting_down', 'The hub is shutting down, so nothing was sent or recorded. Retry in a moment: the next hub will take it.');
+}
+
 export class Journal {
   private store?: Store;
   private error?: string;
+  /** close() has begun: a write refused or failed from here on is the shutdown's doing. */
+  private closing = false;
   private readonly ulid = messageIds();
   private seq = 0;
   mail = new MailIndex();
@@ -60,6 +67,7 @@ export class Journal {
   }
 
   close(): Promise<void> | undefined {
+    this.closing = true;
     return this.store?.close();
   }
 
@@ -77,6 +85,7 @@ export class Journal {
 
   /** Throws the store's failure, so nothing is decided that cannot be recorded. */
   writable(): void {
+    if (this.closing) throw shuttingDown();
     if (!this.store) throw new BusError('store_unavailable', this.error ?? 'The store is not open.');
   }
 
@@ -110,7 +119,7 @@ export class Journal {
     try {
       await store.commit(outbox.length > 0 ? [...all, ...outbox] : all);
     } catch (e) {
-      throw storeFailure(store.dir, e);
+      throw this.closing ? shuttingDown() : storeFailure(store.dir, e);
     }
     this.mail.note(this.state, all);
     this.due.note(this.state, all);

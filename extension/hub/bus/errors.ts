@@ -12,6 +12,7 @@ export type BusErrorCode =
   | 'payload_too_large'
   | 'invalid_input'
   | 'store_unavailable'
+  | 'shutting_down'
   | 'already_settled';
 
 export class BusError extends Error {
