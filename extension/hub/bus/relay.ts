@@ -67,15 +67,16 @@ export function outboxFor(state: BusState, events: BusEvent[]): BusEvent[] {
 }
 
 /**
- * The messages a run of events changes, read before they are applied: a relay failure names only
- * its outbox entry (or batch), yet fails the remote deliveries of the messages in it.
+ * The messages a run of events changes, read before they are applied: a relay's success or failure
+ * names only its outbox entry (or batch), yet marks the messages in it relayed, or fails their
+ * remote deliveries.
  */
 export function messagesTouched(state: BusState, events: BusEvent[]): string[] {
   const ids: string[] = [];
   for (const e of events) {
     const id = messageIdOf(e);
     if (id !== undefined) ids.push(id);
-    if (e.type !== 'relay-failed' || !state.relay) continue;
+    if ((e.type !== 'relay-failed' && e.type !== 'relayed') || !state.relay) continue;
     for (const t of state.relay.batches?.[e.txnId] ?? [e.txnId]) {
       const item = state.relay.outbox[t]?.item;
       if (item?.kind === 'message') ids.push(item.message.id);

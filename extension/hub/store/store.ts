@@ -11,6 +11,7 @@ import { Low } from 'lowdb';
 import { apply, isSettled, pruneIdempotency } from '../bus/reduce';
 import { emptyState, type BusEvent, type BusState, type HotMessage, type Message, type StoredMessage } from '../bus/model';
 import { withBody } from '../bus/body';
+import { messagesTouched } from '../bus/relay';
 import { AppendLog } from './appendLog';
 import { CheckpointFile, type Checkpoint } from './checkpointFile';
 import { fsyncDir } from './durableJsonFile';
@@ -247,8 +248,14 @@ export class Store {
       const rows = settled.filter((h) => !this.archiveIndex.has(h.message.id)).map((h) => ({ ...h, message: withBody(h.message), archivedAt: now }));
       const places = await this.archive.writeBatch(rows);
       rows.forEach((r, i) => this.archiveIndex.set(r.message.id, places[i]));
-      for (const h of settled) delete this.state.hot[h.message.id];
-      this.options.onArchived?.(settled.map((h) => h.message));
+      // A commit still queued was decided against the hot set as it stood (a receipt already
+      // answered "recorded" while this checkpoint waited on the archive): the messages it changes
+      // stay hot for it, or apply would drop its events, and are archived anew at a later checkpoint.
+      const awaited = this.awaited();
+      const moved = settled.filter((h) => !awaited.has(h.message.id));
+      for (const id of awaited) this.archiveIndex.delete(id);
+      for (const h of moved) delete this.state.hot[h.message.id];
+      this.options.onArchived?.(moved.map((h) => h.message));
     }
     pruneIdempotency(this.state, now, this.options.idempotencyWindowMs);
     this.db.data.journalN = this.n;
@@ -256,6 +263,13 @@ export class Store {
     this.changed.clear(); // the document holds every open message as it is now
     this.lastCheckpointBytes = this.adapter.bytesOnDisk;
     await this.journal.truncate();
+  }
+
+  /** The open messages the queued commits change. */
+  private awaited(): Set<string> {
+    const ids = new Set<string>();
+    for (const c of this.queue) for (const id of messagesTouched(this.state, c.events)) if (this.state.hot[id]) ids.add(id);
+    return ids;
   }
 
   isArchived(id: string): boolean {
