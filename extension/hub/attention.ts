@@ -1,5 +1,5 @@
 // Attention (G8): handoffs reach the recipient's model through its CLI's hooks, once per session.
-// The hub keeps, in memory only, the hook sessions it has heard from (busy or idle, an idle
+// The hub keeps, in memory only, the hook sessions it has heard from lately (busy or idle, an idle
 // waiter) and the claims in flight. A hook's answer is a claim: it becomes a journaled `surfaced`
 // only when the hook confirms it printed it — a hook cut off by its time budget surfaces nothing,
 // and the next hook of the session gets the same handoffs again.
@@ -8,6 +8,7 @@ import type { SeenWhen } from '../protocol/views';
 import { surfacedEvent, unsurfacedFor } from './bus/attention';
 import { withBody } from './bus/body';
 import type { BusEvent, HotMessage, SurfacePath } from './bus/model';
+import { ExpiringMap } from './expiringMap';
 import { renderMessage } from './render';
 import type { SessionRegistry } from './sessions';
 
@@ -29,7 +30,6 @@ interface HookSession {
   identity: string;
   cli: string;
   busy: boolean;
-  lastSeen: number;
   waiter?: { answer: (c: Claim) => void; timer: NodeJS.Timeout };
 }
 
@@ -48,11 +48,17 @@ export interface AttentionDeps {
 const nothing = (session: string): Claim => ({ answer: { items: [], more: 0, session }, settle: async () => undefined });
 
 export class Attention {
-  private readonly hooked = new Map<string, HookSession>();
+  /**
+   * Hook sessions by key, and by identity for the sends that ask about a recipient's. One not heard
+   * from for STALE_MS goes (with an idle waiter it is heard from until the wait ends).
+   */
+  readonly hooked: ExpiringMap<string, HookSession, string>;
   /** Session → the ids handed out to it and not settled: two racing hooks never surface one twice. */
   private readonly claims = new Map<string, Set<string>>();
 
-  constructor(private readonly deps: AttentionDeps) {}
+  constructor(private readonly deps: AttentionDeps) {
+    this.hooked = new ExpiringMap(STALE_MS, deps.now, { held: (hs) => !!hs.waiter, groupOf: (hs) => hs.identity });
+  }
 
   /** The surfacing session: the agent's MCP session when the hook runs under the same agent process. */
   private sessionKey(h: HookHello): string {
@@ -62,9 +68,7 @@ export class Attention {
 
   hook(h: HookHello, onClose: (cancel: () => void) => void): Promise<Claim> {
     const key = this.sessionKey(h);
-    const hs = this.hooked.get(key) ?? { key, identity: h.identity, cli: h.cli, busy: false, lastSeen: 0 };
-    this.hooked.set(key, hs);
-    hs.lastSeen = this.deps.now();
+    const hs = this.hooked.use(key, () => ({ key, identity: h.identity, cli: h.cli, busy: false }));
     if (h.phase === 'wait') return this.wait(hs, h, onClose);
     if (h.phase === 'prompt' || h.phase === 'tool') hs.busy = true;
     const claim = this.claim(h.identity, key, 'hook', `${h.cli} ${h.event}`);
@@ -120,6 +124,7 @@ export class Attention {
         if (hs.waiter?.answer !== done) return void c.settle(false);
         clearTimeout(hs.waiter.timer);
         hs.waiter = undefined;
+        this.hooked.touch(hs.key);
         resolve(c);
       };
       hs.waiter = { answer: done, timer: setTimeout(() => done(nothing(hs.key)), Math.min(h.waitMs ?? 600_000, 3_600_000)) };
@@ -138,16 +143,14 @@ export class Attention {
 
   /** New mail for these identities: idle waiters answer now. */
   arrived(identities: Iterable<string>): void {
-    const names = new Set(identities);
-    for (const hs of this.hooked.values()) if (names.has(hs.identity)) this.wake(hs);
+    for (const identity of new Set(identities)) for (const hs of this.hooked.group(identity)) this.wake(hs);
   }
 
   /** The best the recipient's hooked sessions promise, for the sender's answer. */
-  seenWhen(identity: string, now = this.deps.now()): SeenWhen {
+  seenWhen(identity: string): SeenWhen {
     let best: SeenWhen = 'when_it_calls_inbox';
     const order: SeenWhen[] = ['when_it_calls_inbox', 'next_turn', 'next_tool_call', 'now'];
-    for (const hs of this.hooked.values()) {
-      if (hs.identity !== identity || (now - hs.lastSeen > STALE_MS && !hs.waiter)) continue;
+    for (const hs of this.hooked.group(identity)) {
       const here: SeenWhen = hs.waiter && !hs.busy ? 'now' : hs.busy ? 'next_tool_call' : 'next_turn';
       if (order.indexOf(here) > order.indexOf(best)) best = here;
     }

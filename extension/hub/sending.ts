@@ -80,7 +80,7 @@ export class Sending {
   }
 
   private seenWhen(identity: string): RecipientOutcome['seen_when'] {
-    return isRemote(identity) ? 'on_another_node' : this.d.attention.seenWhen(identity, this.d.now());
+    return isRemote(identity) ? 'on_another_node' : this.d.attention.seenWhen(identity);
   }
 
   private async relayOutcome(id: string, waitMs: number): Promise<RelayOutcome> {
