@@ -4,9 +4,11 @@
 // message and dropped it — on an ordinary disk, no crash needed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { Message } from '../../extension/hub/bus/model';
 import { Hub } from '../../extension/hub/hub';
 import type { PushPayload, Session } from '../../extension/hub/sessions';
 import { AppendLog } from '../../extension/hub/store/appendLog';
+import { Store } from '../../extension/hub/store/store';
 import { waitFor } from '../helpers/agent';
 import { tempDir } from '../helpers/hubProcess';
 
@@ -95,6 +97,35 @@ describe('receipts across a checkpoint', () => {
       assert.equal(lost, 0, `${lost} of ${recorded.length} results answered "recorded" read back without their result (${hub.journal.status.archived} archived)`);
     } finally {
       await hub.close();
+    }
+  });
+
+  it('a relay success queued while a checkpoint archives its settled message (it names only its outbox entry) is kept', async () => {
+    const gate = holdArchiveWrites();
+    const store = await Store.open(tempDir('relayed-cp-store'), 'n', { idempotencyWindowMs: 60_000, minCheckpointBytes: 1 });
+    try {
+      const m: Message = {
+        id: '01JD3V7W2K8Q5X9Y4Z00000001', seq: 1, from: 'alice', address: ['bob@far'], recipients: ['bob@far'], thread: 't', body: 'over there',
+        attachments: [], requiresAck: false, slaMs: 60_000, ttlMs: 3_600_000, sentAt: Date.now(), sentBySession: 's', node: 'n',
+      };
+      gate.hold = true;
+      // Settled once pushed (no ACK required); the batch is past the checkpoint's size, so one starts and holds on the archive.
+      await store.commit([
+        { type: 'sent', message: m },
+        { type: 'pushed', id: m.id, recipient: 'bob@far', push: { session: 'b', node: 'far', at: Date.now(), kind: 'live' } },
+        { type: 'outboxed', txnId: 'txn-1', at: Date.now(), item: { kind: 'message', message: m } },
+      ]);
+      await waitFor(() => gate.held.length === 1, 5000, 'the checkpoint to write the archive');
+      const relayed = store.commit([{ type: 'relayed', txnId: 'txn-1', eventId: '$e1', at: Date.now() }]);
+      gate.hold = false;
+      for (const release of gate.held.splice(0)) release();
+      await relayed;
+      assert.equal(store.state.hot[m.id]?.relayed?.eventId, '$e1', 'still open, and marked relayed');
+      await store.close();
+    } finally {
+      gate.hold = false;
+      for (const release of gate.held.splice(0)) release();
+      gate.restore();
     }
   });
 });
