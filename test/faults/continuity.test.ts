@@ -8,7 +8,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { connectAgent, waitFor, type Agent } from '../helpers/agent';
+import { RESEND_META } from '../../extension/protocol/mcp';
 import { spawnHub, stoppable, tempDir, type HubSpec } from '../helpers/hubProcess';
+import { rawAgent } from '../helpers/rawAgent';
 
 interface RunningHub {
   kill9(): Promise<void>;
@@ -64,7 +66,7 @@ describe('never cut off: one agent session across hubs', () => {
     for (const c of cleanup.reverse()) await c().catch(() => undefined);
   });
 
-  it('kill -9 mid-stream, a new hub: the same session is live again, gets the next handoff once and ACKs it; nothing lost', async () => {
+  it('kill -9 mid-stream, a new hub: the same session is live again, gets the next handoff once and ACKs it; nothing lost', { timeout: 60_000 }, async () => {
     const spec = place();
     let hub = await hubOn(spec);
     cleanup.push(() => hub.stop());
@@ -90,7 +92,7 @@ describe('never cut off: one agent session across hubs', () => {
     assert.match(bob.stderr(), /went away; waiting for the next one/);
   });
 
-  it('calls a stalled hub never answered are sent again to the next hub and answered once; the send lands once', async () => {
+  it('calls a stalled hub never answered are sent again to the next hub and answered once; the send lands once', { timeout: 60_000 }, async () => {
     const spec = place();
     let hub = await hubOn(spec);
     cleanup.push(() => hub.stop());
@@ -112,7 +114,28 @@ describe('never cut off: one agent session across hubs', () => {
     assert.equal(inbox[0].message_id, s.structuredContent.message_id);
   });
 
-  it('the agent starts before any hub: its calls say so and are retryable, then the hub starts and knows it by name', async () => {
+  it('a send arriving again with the bridge\'s resend key, on a new connection, lands once and says so', { timeout: 60_000 }, async () => {
+    const spec = place();
+    const hub = await hubOn(spec);
+    cleanup.push(() => hub.stop());
+    const bob = await connectAgent({ socket: spec.socket, name: 'bob' });
+    cleanup.push(() => bob.close());
+    const call = { name: 'send_handoff', arguments: { to: 'bob', body: 'answer lost on the way', insist: true }, _meta: { [RESEND_META]: 'b-x:1' } };
+    const answers = [];
+    for (let i = 0; i < 2; i++) {
+      const raw = await rawAgent(spec.socket, { identity: 'alice', session: 'b-x' });
+      await raw.initialize();
+      raw.request(1, 'tools/call', call);
+      answers.push((await raw.response(1)).result);
+      raw.close();
+    }
+    assert.equal(answers[1].structuredContent.message_id, answers[0].structuredContent.message_id);
+    assert.equal(answers[1].structuredContent.duplicate.why, 'resent');
+    assert.match(answers[1].content[0].text, /^Stored durably as /);
+    assert.equal((await bob.ok('inbox')).messages.length, 1);
+  });
+
+  it('the agent starts before any hub: its calls say so and are retryable, then the hub starts and knows it by name', { timeout: 60_000 }, async () => {
     const spec = place();
     const bob = await connectAgent({ socket: spec.socket, name: 'bob', live: false, env: { HANDOFF_BRIDGE_GAP_MS: '700' } });
     cleanup.push(() => bob.close());
@@ -137,7 +160,7 @@ describe('never cut off: one agent session across hubs', () => {
     await handoffReaches(alice, bob, 'to an agent that started first');
   });
 
-  it('SIGTERM and a new hub: the same session carries on', async () => {
+  it('SIGTERM and a new hub: the same session carries on', { timeout: 60_000 }, async () => {
     const spec = place();
     let hub = await hubOn(spec);
     cleanup.push(() => hub.stop());
@@ -151,7 +174,7 @@ describe('never cut off: one agent session across hubs', () => {
     await handoffReaches(alice, bob, 'after a graceful restart');
   });
 
-  it('a hub with its own XDG_RUNTIME_DIR is found by an agent whose CLI passed none (through the pointer under HOME)', async () => {
+  it('a hub with its own XDG_RUNTIME_DIR is found by an agent whose CLI passed none (through the pointer under HOME)', { timeout: 60_000 }, async () => {
     const spec = place();
     const home = tempDir('cont-home');
     const runtime = tempDir('cont-runtime');

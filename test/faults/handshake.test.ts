@@ -13,7 +13,7 @@ import { DIST, NODE, startHub, tempDir } from '../helpers/hubProcess';
 import { rawAgent } from '../helpers/rawAgent';
 
 describe('the MCP handshake decides who is live', () => {
-  it('no `initialized`: never live, never pushed to, closed at the deadline', async () => {
+  it('no `initialized`: never live, never pushed to, closed at the deadline', { timeout: 20_000 }, async () => {
     const hub = await startHub({ env: { HANDOFF_HANDSHAKE_MS: '1500' } });
     const alice = await connectAgent({ socket: hub.socket, name: 'alice' });
     try {
