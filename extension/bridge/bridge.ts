@@ -6,7 +6,7 @@
 // again — a send with the resend key that makes it land once, the others being reads or receipts.
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { RESEND_META } from '../protocol/mcp';
+import { RESEND_META, SESSION_REPLACED } from '../protocol/mcp';
 import { LineBuffer } from '../shared/lines';
 import { catalogAnswer, initializeResult, unavailable } from './standIn';
 import { isNotification, isRequest, isResponse, parse, type Id, type Message } from './wire';
@@ -23,9 +23,15 @@ export interface Connected {
   path: string;
 }
 
+/** A name the agent took with `whoami` on a bridge started without one: every next hub is told it. */
+export interface Registered {
+  identity: string;
+  roles?: string[];
+}
+
 export interface BridgeOptions {
   /** Greets a hub for the workspace (trying each place it may be), as a reconnect when `resume`. */
-  connect(resume: boolean): Promise<Connected>;
+  connect(resume: boolean, registered?: Registered): Promise<Connected>;
   /** To the client (stdout), one line each. */
   write(line: string): void;
   log(line: string): void;
@@ -35,26 +41,35 @@ export interface BridgeOptions {
   gapMs: number;
   /** Between two tries to find a hub. */
   retryMs: number;
-  /** For the resend keys of this session's sends. */
-  sessionKey: string;
 }
 
 interface Waiting {
   message: Message;
   timer?: NodeJS.Timeout;
-  /** A request a lost hub had received: it may have run there. */
+  /** When it stops waiting: set once, so a hub that comes and goes cannot keep it waiting for ever. */
+  deadline?: number;
+  /** A request a lost hub had received: it may have run there. It is sent again once, no more. */
   resent: boolean;
 }
 
 interface Hub {
   socket: Socket;
   generation: number;
+  handshaking: boolean;
   live: boolean;
 }
 
 export class Bridge {
   private initParams?: Record<string, unknown>;
+  private initResult?: object;
   private clientReady = false;
+  /** Another bridge took this session key over: this one stops looking for hubs. */
+  private replaced?: string;
+  private registered?: Registered;
+  /** Resource URIs the client subscribed to, subscribed again on each next hub. */
+  private readonly subscriptions = new Set<string>();
+  /** In flight: what a whoami with a name, a subscribe or an unsubscribe will change once answered. */
+  private readonly pendingState = new Map<Id, () => void>();
   private hub?: Hub;
   private generation = 0;
   private everConnected = false;
@@ -70,6 +85,8 @@ export class Bridge {
   private readonly hubRequests = new Map<Id, number>();
   private readonly own = new Map<string, (m: Message) => void>();
   private ownSeq = 0;
+  /** Resend keys are this process's own: another bridge with the same session key never makes one alike. */
+  private readonly nonce = randomUUID();
   private sends = 0;
   /** The tools the client was last given, to tell it when a hub's differ. */
   private servedTools?: string;
@@ -78,9 +95,6 @@ export class Bridge {
 
   constructor(private readonly o: BridgeOptions) {}
 
-  start(): void {
-    void this.find();
-  }
 
   /** The client's bytes (stdin). */
   fromClient(chunk: Buffer): void {
@@ -92,10 +106,11 @@ export class Bridge {
     for (const line of lines) if (line.trim()) this.clientMessage(line);
   }
 
-  /** The client closed stdin: nothing more to carry. */
-  close(): void {
+  /** The client closed stdin: nothing more to carry; `done` once what was written has left. */
+  close(done?: () => void): void {
     this.closed = true;
-    this.hub?.socket.end();
+    if (this.hub) this.hub.socket.end(done);
+    else done?.();
   }
 
   private clientMessage(line: string): void {
@@ -111,20 +126,26 @@ export class Bridge {
     }
     if (!isNotification(m)) return;
     if (m.method === 'notifications/initialized') {
+      // The first hub is looked for once the client is ready: a hub closes a connection that does not finish its handshake.
+      if (!this.clientReady) void this.find();
       this.clientReady = true;
       if (this.hub && !this.hub.live) this.handshake(this.hub);
       return;
     }
-    if (m.method === 'notifications/cancelled') this.dropWaiting(m.params?.requestId as Id);
+    if (m.method === 'notifications/cancelled') this.cancel(m.params?.requestId as Id);
     if (this.hub?.live) this.toHub(m);
   }
 
   private clientRequest(m: Message): void {
     if (m.method === 'initialize') {
-      this.initParams = m.params ?? {};
-      return this.toClient({ jsonrpc: '2.0', id: m.id, result: initializeResult(this.initParams.protocolVersion) });
+      // One session: a second initialize gets the first answer, unchanged.
+      this.initParams ??= m.params ?? {};
+      this.initResult ??= initializeResult(this.initParams.protocolVersion);
+      return this.toClient({ jsonrpc: '2.0', id: m.id, result: this.initResult });
     }
     if (m.method === 'ping') return this.toClient({ jsonrpc: '2.0', id: m.id, result: {} });
+    if (this.replaced) return this.toClient(unavailable(m, this.replaced));
+    this.noteState(m);
     if (this.hub?.live) return this.forward({ message: this.withResendKey(m), resent: false });
     // A client's discovery must not wait for a hub: the lists are what any hub would answer.
     const listed = catalogAnswer(m);
@@ -139,40 +160,68 @@ export class Bridge {
   private withResendKey(m: Message): Message {
     if (m.method !== 'tools/call' || (m.params as { name?: unknown } | undefined)?.name !== 'send_handoff') return m;
     const params = m.params as { _meta?: Record<string, unknown> };
-    return { ...m, params: { ...params, _meta: { ...params._meta, [RESEND_META]: `${this.o.sessionKey}:${++this.sends}` } } };
+    return { ...m, params: { ...params, _meta: { ...params._meta, [RESEND_META]: `${this.nonce}:${++this.sends}` } } };
+  }
+
+  /**
+   * What the session is beyond its key, kept for the next hub: the name a `whoami` took (on a
+   * bridge started without one) and the resources subscribed to — recorded once the hub agrees.
+   */
+  private noteState(m: Message): void {
+    const p = m.params as { name?: unknown; arguments?: { name?: unknown; roles?: unknown }; uri?: unknown } | undefined;
+    const id = m.id as Id;
+    if (m.method === 'tools/call' && p?.name === 'whoami' && typeof p.arguments?.name === 'string') {
+      const registered = { identity: p.arguments.name, roles: Array.isArray(p.arguments.roles) ? (p.arguments.roles as string[]) : undefined };
+      this.pendingState.set(id, () => (this.registered = registered));
+    } else if ((m.method === 'resources/subscribe' || m.method === 'resources/unsubscribe') && typeof p?.uri === 'string') {
+      const uri = p.uri;
+      this.pendingState.set(id, () => (m.method === 'resources/subscribe' ? this.subscriptions.add(uri) : this.subscriptions.delete(uri)));
+    }
   }
 
   private wait(w: Waiting): void {
-    const since = Date.now();
+    w.deadline ??= Date.now() + this.o.gapMs;
+    const waitedMs = this.o.gapMs - (w.deadline - Date.now());
     w.timer = setTimeout(() => {
       const i = this.waiting.indexOf(w);
       if (i < 0) return;
       this.waiting.splice(i, 1);
-      const why = this.o.noHub(this.everConnected, Date.now() - since);
-      this.toClient(unavailable(w.message, w.resent ? `${why} The hub that had this call went away before answering, so it may or may not have taken effect: check (inbox, pending, get_receipts) before repeating it.` : why));
-    }, this.o.gapMs);
+      this.fail(w, this.o.noHub(this.everConnected, Math.max(waitedMs, this.o.gapMs)));
+    }, Math.max(0, w.deadline - Date.now()));
     this.waiting.push(w);
   }
 
-  private dropWaiting(id: Id | undefined): void {
+  private fail(w: Waiting, why: string): void {
+    this.pendingState.delete(w.message.id as Id);
+    this.toClient(unavailable(w.message, w.resent ? `${why} The hub that had this call went away before answering, so it may or may not have taken effect: check (inbox, pending, get_receipts) before repeating it.` : why));
+  }
+
+  /** A cancelled request is forgotten wherever it is: the client wants no answer, and no hub gets it again. */
+  private cancel(id: Id | undefined): void {
+    if (id === undefined) return;
     const i = this.waiting.findIndex((w) => w.message.id === id);
-    if (i < 0) return;
-    clearTimeout(this.waiting[i].timer);
-    this.waiting.splice(i, 1);
+    if (i >= 0) {
+      clearTimeout(this.waiting[i].timer);
+      this.waiting.splice(i, 1);
+    }
+    this.inFlight.delete(id);
+    this.toolLists.delete(id);
+    this.pendingState.delete(id);
   }
 
   private forward(w: Waiting): void {
     clearTimeout(w.timer);
+    w.deadline = undefined; // a hub has it: if that hub goes, it waits anew, once
     this.inFlight.set(w.message.id as Id, w);
     if (w.message.method === 'tools/list') this.toolLists.add(w.message.id as Id);
     this.toHub(w.message);
   }
 
   private async find(): Promise<void> {
-    if (this.connecting || this.hub || this.closed) return;
+    if (this.connecting || this.hub || this.closed || this.replaced) return;
     this.connecting = true;
     try {
-      const c = await this.o.connect(this.everConnected);
+      const c = await this.o.connect(this.everConnected, this.registered);
       if (this.closed) return void c.socket.destroy();
       this.attach(c);
     } catch (e) {
@@ -185,7 +234,7 @@ export class Bridge {
   }
 
   private attach(c: Connected): void {
-    const hub: Hub = { socket: c.socket, generation: ++this.generation, live: false };
+    const hub: Hub = { socket: c.socket, generation: ++this.generation, handshaking: false, live: false };
     this.hub = hub;
     const lines = new LineBuffer(MAX_LINE_BYTES);
     const onData = (chunk: Buffer) => {
@@ -208,6 +257,8 @@ export class Bridge {
 
   /** Initialises the hub's side of the session as the client did, then resumes the session there. */
   private handshake(hub: Hub): void {
+    if (hub.handshaking) return;
+    hub.handshaking = true;
     const params = this.initParams ?? { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'unknown', version: '0' } };
     const timer = setTimeout(() => hub.socket.destroy(), 10_000);
     this.ask(hub, 'initialize', params, (answer) => {
@@ -219,6 +270,7 @@ export class Bridge {
       this.toHub({ jsonrpc: '2.0', method: 'notifications/initialized' });
       hub.live = true;
       this.everConnected = true;
+      for (const uri of this.subscriptions) this.ask(hub, 'resources/subscribe', { uri }, () => undefined);
       for (const w of this.waiting.splice(0)) this.forward(w);
       if (this.servedTools !== undefined) this.ask(hub, 'tools/list', {}, (list) => this.compareTools(list));
     });
@@ -247,7 +299,14 @@ export class Bridge {
       }
       if (!this.inFlight.delete(id)) return; // nothing of ours: never answer twice
       if (this.toolLists.delete(id)) this.servedTools = JSON.stringify((m.result as { tools?: unknown } | undefined)?.tools);
+      const noted = this.pendingState.get(id);
+      this.pendingState.delete(id);
+      if (noted && !m.error && !(m.result as { isError?: boolean } | undefined)?.isError) noted();
       return this.toClient(m);
+    }
+    if (m.method === SESSION_REPLACED) {
+      this.replaced = `This Handoff session was taken over by another process with the same session key (${String(m.params?.reason ?? 'replaced')}). This server stops here: give each agent its own HANDOFF_SESSION (or none), and restart this one if it should stay on the bus.`;
+      return;
     }
     if (!hub.live) return; // nothing reaches the client before its session is resumed
     if (isRequest(m)) this.hubRequests.set(m.id as Id, hub.generation);
@@ -259,15 +318,26 @@ export class Bridge {
     this.hub = undefined;
     this.own.clear();
     this.toolLists.clear();
+    this.hubRequests.clear(); // that hub's heartbeats: no other hub takes their answers
     if (this.closed) return;
-    this.o.log('the hub went away; waiting for the next one');
-    // Unanswered calls go first, in the order they were sent, then what waited already.
-    const unanswered = [...this.inFlight.values()].map((w) => ({ ...w, resent: true }));
+    const unanswered = [...this.inFlight.values()];
     this.inFlight.clear();
     const waiting = this.waiting.splice(0);
     for (const w of waiting) clearTimeout(w.timer);
-    for (const w of [...unanswered, ...waiting]) this.wait(w);
-    void this.find();
+    if (this.replaced) {
+      this.o.log(this.replaced);
+      for (const w of [...unanswered, ...waiting]) this.fail(w, this.replaced);
+      return;
+    }
+    this.o.log('the hub went away; waiting for the next one');
+    // Unanswered calls go first, in the order they were sent, then what waited already. A call
+    // already sent again once is not sent a third time: it may be what brings hubs down.
+    for (const w of unanswered) {
+      if (w.resent) this.fail(w, 'The hub went away twice while this call was in flight.');
+      else this.wait({ ...w, resent: true });
+    }
+    for (const w of waiting) this.wait(w);
+    setTimeout(() => void this.find(), this.o.retryMs).unref();
   }
 
   private toHub(m: Message): void {

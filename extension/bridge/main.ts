@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { hubCandidates } from '../shared/discovery';
-import { greetFirst } from '../shared/greet';
+import { greetFirst, NotAHub } from '../shared/greet';
 import { HELLO_VERSION, type AgentHello } from '../protocol/hello';
 import { Bridge } from './bridge';
 
@@ -31,19 +31,30 @@ const hello: AgentHello = {
 const { workspace } = hubCandidates(env, process.cwd(), pinned);
 const log = (line: string) => process.stderr.write(`handoff-mcp: ${line}\n`);
 
+/** A hub that answered and refused the hello: what the model is told, not "no hub". */
+let refusal: string | undefined;
 const bridge = new Bridge({
   // The places are read anew each time: a hub that starts later, or elsewhere, is found.
-  connect: async (resume) => {
+  connect: async (resume, registered) => {
     const { sockets } = hubCandidates(env, process.cwd(), pinned);
     try {
-      return await greetFirst(sockets, { ...hello, resume }, 5000);
+      const greeted = await greetFirst(sockets, { ...hello, ...(registered && { identity: registered.identity, roles: registered.roles }), resume }, 5000);
+      refusal = undefined;
+      return greeted;
     } catch (e) {
-      throw new Error(`tried ${sockets.join(', ')}: ${(e as Error).message}`);
+      const err = e as NodeJS.ErrnoException;
+      // A refusal is not a missing hub; asking again every moment would change nothing.
+      if (!err.code && !(e instanceof NotAHub)) {
+        refusal = err.message;
+        await new Promise((r) => setTimeout(r, 2000));
+      }
+      throw new Error(`tried ${sockets.join(', ')}: ${err.message}`);
     }
   },
   write: (line) => process.stdout.write(line),
   log,
   noHub: (ever, waitedMs) => {
+    if (refusal) return `The Handoff hub for the workspace ${workspace} refused this server: ${refusal}`;
     const start = `Open the folder in VS Code with the Handoff extension, or run \`npx handoff hub --workspace ${workspace}\`.`;
     return ever
       ? `The Handoff hub for the workspace ${workspace} went away and no hub has answered for ${Math.round(waitedMs / 1000)} s (restarting?). This server reconnects by itself the moment a hub is back — retry in a moment; no restart of this agent is needed. If it stays away: ${start}`
@@ -51,14 +62,15 @@ const bridge = new Bridge({
   },
   gapMs: Number(process.env.HANDOFF_BRIDGE_GAP_MS) || 6000,
   retryMs: 250,
-  sessionKey,
 });
 process.stdin.on('data', (d: Buffer) => bridge.fromClient(d));
-process.stdin.on('end', () => {
-  bridge.close();
-  process.exit(0);
-});
+// The client is gone: what is on its way to the hub still goes, then this process ends.
+const end = () => {
+  bridge.close(() => process.exit(0));
+  setTimeout(() => process.exit(0), 1000).unref();
+};
+process.stdin.on('end', end);
+process.stdin.on('error', end);
 // Stdout gone: the client is gone.
 process.stdout.on('error', () => process.exit(0));
-bridge.start();
 log(`serving ${hello.identity ?? 'an unnamed agent'} for ${workspace}`);

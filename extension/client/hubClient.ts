@@ -14,6 +14,9 @@ export function createHubClient(spawnHub: () => ChildProcess, log: vscode.LogOut
   return new LanguageClient('handoff.hub', 'Handoff hub', () => Promise.resolve(spawnHub()), {
     documentSelector: [],
     outputChannel: log,
+    // The supervisor logs the hub's stderr itself, once per line at its level: the client's own
+    // copy would log every line a second time, as an error.
+    stdioOptions: { stdout: () => undefined, stderr: () => undefined },
     errorHandler: {
       error: () => ({ action: ErrorAction.Continue, handled: true }),
       closed: async () => ({ action: (await onClosed()) === 'restart' ? CloseAction.Restart : CloseAction.DoNotRestart, handled: true }),

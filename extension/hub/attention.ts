@@ -7,6 +7,7 @@ import type { HookAnswer, HookHello, HookItem } from '../protocol/hook';
 import type { SeenWhen } from '../protocol/views';
 import { surfacedEvent, unsurfacedFor } from './bus/attention';
 import { withBody } from './bus/body';
+import { BusError } from './bus/errors';
 import type { BusEvent, HotMessage, SurfacePath } from './bus/model';
 import { ExpiringMap } from './expiringMap';
 import { renderMessage } from './render';
@@ -60,14 +61,29 @@ export class Attention {
     this.hooked = new ExpiringMap(STALE_MS, deps.now, { held: (hs) => !!hs.waiter, groupOf: (hs) => hs.identity });
   }
 
-  /** The surfacing session: the agent's MCP session when the hook runs under the same agent process. */
+  /**
+   * The surfacing session: the agent's MCP session whose agent process the hook runs under. Such
+   * a hook speaks only for that session's identity. A hook under no live session keeps a session
+   * of its own (a CLI whose bridge is not connected, or whose ancestry the hook cannot read).
+   */
   private sessionKey(h: HookHello): string {
-    for (const s of this.deps.sessions.forIdentity(h.identity)) if (s.agentPid && h.ancestors.includes(s.agentPid)) return s.key;
+    const under = this.deps.sessions.all().filter((s) => s.agentPid && h.ancestors.includes(s.agentPid));
+    const own = under.find((s) => s.identity === h.identity);
+    if (own) return own.key;
+    if (under.length > 0) {
+      const whose = [...new Set(under.map((s) => s.identity))].join(', ');
+      throw new BusError('not_your_channel', `This hook runs under the agent session of ${whose}, not ${h.identity}: it surfaces only that session's handoffs. Nothing was surfaced.`);
+    }
     return `${h.cli}:${h.session}`;
   }
 
   hook(h: HookHello, onClose: (cancel: () => void) => void): Promise<Claim> {
-    const key = this.sessionKey(h);
+    let key: string;
+    try {
+      key = this.sessionKey(h);
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
     const hs = this.hooked.use(key, () => ({ key, identity: h.identity, cli: h.cli, busy: false }));
     if (h.phase === 'wait') return this.wait(hs, h, onClose);
     if (h.phase === 'prompt' || h.phase === 'tool') hs.busy = true;

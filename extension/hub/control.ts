@@ -1,5 +1,7 @@
-// Serves the control protocol (protocol/control.ts) on any JSON-RPC connection: the extension's
-// languageclient connection and the CLI's socket connections get the same handlers.
+// Serves the control protocol (protocol/control.ts) on a JSON-RPC connection. Which one says what
+// it may do (docs/threat-model.md): the editor window that runs this hub (its stdio, `editor`)
+// writes the person's receipts; the socket's control connections (`cli`: the CLI, a window that
+// shares another's hub) read, and send only as an identity no agent session holds right now.
 import { ResponseError } from 'vscode-jsonrpc';
 import {
   BUS_ERROR, ChangedNotification, ChaseRequest, InboxRequest, MatrixConnectRequest, MatrixDisconnectRequest, MessageRequest,
@@ -7,6 +9,7 @@ import {
 } from '../protocol/control';
 import { checkParams, type ValidatedMethod } from '../protocol/controlSchemas';
 import { BusError } from './bus/errors';
+import type { Channel } from './bus/model';
 import type { Hub } from './hub';
 import { matrixConfig, MatrixConfigError } from './matrix/config';
 import { startMatrix } from './matrix/load';
@@ -40,8 +43,14 @@ function asInvalidInput<T>(work: () => T): T {
   }
 }
 
+/** A socket connection may not speak for an identity with a live agent session: that session speaks for it. */
+function mayCliSendAs(hub: Hub, identity: string): void {
+  if (hub.sessions.count(identity) === 0) return;
+  throw new BusError('not_your_channel', `${identity} has a live agent session: a handoff in its name comes only from that session. Nothing was sent. Send as yourself instead (handoff send --as YOUR_NAME; the default is your user name), or from the editor.`);
+}
+
 /** Registers the handlers; returns a function that stops change notifications. */
-export function serveControl(hub: Hub, connection: Connection, debounceMs = 100): () => void {
+export function serveControl(hub: Hub, connection: Connection, channel: Extract<Channel, 'editor' | 'cli'>, debounceMs = 100): () => void {
   const controlSession = `control-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   /** Validates the params against the request's schema before the handler sees them. */
   const handle = <M extends ValidatedMethod, R>(req: ValidatedRequest<M, R>, handler: (p: Params<M>) => R | Promise<R>) =>
@@ -52,7 +61,8 @@ export function serveControl(hub: Hub, connection: Connection, debounceMs = 100)
     }));
   connection.onRequest(SnapshotRequest.method, () => hub.snapshot());
   handle(SendRequest, async (p) => {
-    const caller = { identity: p.as, session: controlSession, node: hub.node };
+    if (channel === 'cli') mayCliSendAs(hub, p.as);
+    const caller = { identity: p.as, session: controlSession, node: hub.node, channel };
     await hub.remember(caller.identity);
     return hub.send(caller, {
       to: p.to, body: p.body, thread: p.thread, replyTo: p.replyTo, requiresAck: p.requiresAck,
@@ -66,9 +76,18 @@ export function serveControl(hub: Hub, connection: Connection, debounceMs = 100)
   });
   handle(InboxRequest, (p) => hub.inbox(p.identity, p));
   handle(MessageRequest, async (p) => (await hub.lookup(p.id)) ?? null);
-  handle(ReceiptRequest, (p) => hub.receipt({ identity: p.as, session: controlSession, node: hub.node }, p.id, p.kind, p.outcome, p.summary));
+  handle(ReceiptRequest, (p) => {
+    if (channel !== 'editor') {
+      throw new BusError('not_your_channel', `A ${p.kind} receipt for ${p.as} comes only from ${p.as}'s own channel: an agent's from its MCP session, the person's from the editor window that runs this hub. This is the socket's control channel (the CLI, or a window sharing another window's hub): it may read and send, not write receipts. Nothing was recorded.`);
+    }
+    return hub.receipt({ identity: p.as, session: controlSession, node: hub.node, channel }, p.id, p.kind, p.outcome, p.summary);
+  });
   handle(ChaseRequest, (p) => hub.chase(p.id, p.by));
-  handle(ResolveRequest, (p) => hub.resolve(p.id, p.by, p.note));
+  // Closing a handoff settles it as a receipt would: the person's act, from the editor only.
+  handle(ResolveRequest, (p) => {
+    if (channel !== 'editor') throw new BusError('not_your_channel', 'Marking a handoff resolved is the person\'s act, from the editor window that runs this hub; this is the socket\'s control channel. Nothing changed.');
+    return hub.resolve(p.id, p.by, p.note);
+  });
   const dropRemote = async () => {
     await hub.link?.close();
     hub.setLink(undefined);

@@ -128,7 +128,7 @@ function accept(hub: Hub, socket: Socket, options: ListenOptions): void {
     } else if (hello.kind === 'control') {
       if (rest.length) socket.unshift(rest);
       const connection = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket));
-      const stop = serveControl(hub, connection);
+      const stop = serveControl(hub, connection, 'cli');
       connection.onClose(stop);
       connection.listen();
       socket.on('close', () => connection.dispose());

@@ -47,13 +47,14 @@ export class Roster {
 
   /**
    * The agent's MCP session is initialised: it goes live and gets its mail. A name already on
-   * record (the agent's hello recorded it) goes live at once, so a call right behind `initialized`
-   * finds its session listed. A case twin is refused whatever the transport checked.
+   * record with these roles (the agent's hello recorded it) goes live at once, so a call right
+   * behind `initialized` finds its session listed. A case twin is refused whatever the transport checked.
    */
   async attach(session: Session): Promise<void> {
     const twin = this.caseTwin(session.identity);
     if (twin) throw new BusError('invalid_identity', caseTwinMessage(session.identity, twin));
-    if (!this.d.journal.state.identities[session.identity]) {
+    const known = this.d.journal.state.identities[session.identity];
+    if (!known || (session.roles.length > 0 && known.roles.join() !== session.roles.join())) {
       try {
         await this.remember(session.identity, session.roles);
       } catch (e) {

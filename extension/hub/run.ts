@@ -130,7 +130,7 @@ export async function runHub(args: HubArgs): Promise<void> {
       ? createConnection(ProposedFeatures.all, new IPCMessageReader(process), new IPCMessageWriter(process))
       : createConnection(ProposedFeatures.all, process.stdin, process.stdout);
     connection.onInitialize(() => ({ capabilities: {}, serverInfo: { name: 'handoff-hub', version: '0.1.0' } }));
-    serveControl(hub, connection);
+    serveControl(hub, connection, 'editor');
     // LSP: answer `shutdown` once everything is closed; the library exits the process on `exit`.
     connection.onShutdown(() => close('shutdown requested by the editor'));
     connection.listen();

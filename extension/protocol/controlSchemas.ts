@@ -18,7 +18,7 @@ export const sendParams = z.object({
   replyTo: messageId.optional(),
   requiresAck: z.boolean().optional(),
   slaSeconds: z.number().int().min(1).max(7 * 86400).optional(),
-  idempotencyKey: z.string().min(1).max(200).optional(),
+  idempotencyKey: z.string().min(1).max(200).regex(/^[^\u0000]*$/, 'must not contain NUL').optional(),
   insist: z.boolean().optional(),
   /** Whom to escalate to if it stays unacknowledged past its chase; default: this hub's person. */
   escalateTo: identity.optional(),

@@ -19,6 +19,9 @@ export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '202
 
 export const INBOX_URI = 'handoff://inbox';
 
+/** The hub to a bridge whose session another connection with the same key took over: stop, do not come back. */
+export const SESSION_REPLACED = 'notifications/handoff/replaced';
+
 /** Where in a send's `_meta` the bridge puts the key that makes sending it again land once. */
 export const RESEND_META = 'handoff/resend-key';
 

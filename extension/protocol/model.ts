@@ -38,6 +38,8 @@ export interface Message {
   sentAt: number;
   sentBySession: string;
   node: string;
+  /** Set when not sent from an agent's MCP session (the CLI, the editor). */
+  channel?: Channel;
   /** Set on a hub that received the message from another node: the Matrix event it came in. */
   origin?: Origin;
   /** Who this handoff escalates to once chased and still unacknowledged; else the sender's hub's person. */
@@ -60,11 +62,28 @@ export interface Origin {
 }
 
 /** Who did something, from which session and node, and when. */
+/**
+ * The channel a send or receipt came through, which is how the hub knows who may speak: an
+ * agent's own MCP session, the editor window that runs the hub (its stdio), the socket's control
+ * connections (the CLI, a window sharing another's hub), or another node over Matrix.
+ */
+export type Channel = 'agent' | 'editor' | 'cli' | 'remote';
+
+/** How a channel reads next to a receipt; a record from before channels reads as an agent's. */
+export const CHANNEL_WORDS: Record<Channel, string> = {
+  agent: 'its MCP session',
+  editor: 'the editor window',
+  cli: 'the CLI (socket control)',
+  remote: 'another node',
+};
+
 export interface Stamp {
   by: string;
   session: string;
   node: string;
   at: number;
+  /** Absent on records written before channels were recorded. */
+  channel?: Channel;
 }
 
 export interface Receipt extends Stamp {

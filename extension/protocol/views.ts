@@ -1,6 +1,6 @@
 // What the hub reports: a send's answer, the ledger, coverage, the Matrix link's status and the
 // snapshot the editor renders. Plain data; the hub computes it (extension/hub/bus/), clients show it.
-import type { Delivery, DeliveryState, Message, Resolution } from './model';
+import type { Channel, Delivery, DeliveryState, Message, Resolution } from './model';
 
 /** When a recipient's model will see a handoff sent now, as far as this hub can tell. */
 export type SeenWhen = 'now' | 'next_tool_call' | 'next_turn' | 'when_it_calls_inbox';
@@ -18,7 +18,7 @@ export interface LedgerRecipient {
   recipient: string;
   state: DeliveryState;
   sessionsPushed: number;
-  lastReceipt?: { kind: string; by: string; session: string; node: string; at: number; outcome?: string };
+  lastReceipt?: { kind: string; by: string; session: string; node: string; at: number; channel?: Channel; outcome?: string };
   /** When the handoff first entered the recipient model's context, in which session and how. */
   surfaced?: { session: string; node: string; at: number; path: string; via: string };
   /** No recipient ACK (or result) yet. */

@@ -4,7 +4,7 @@
 // passes. The pointer is private (0600 in a 0700 dir of ours); one that is not is ignored.
 import { closeSync, fstatSync, lstatSync, openSync, readSync, renameSync, rmSync, writeFileSync, constants } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { canonical, ensurePrivateDir, findWorkspace, hubSocketPath, workspaceKey } from './paths';
 
 const MAX_POINTER_BYTES = 4096;
@@ -45,9 +45,9 @@ function readPointer(path: string): Pointer | undefined {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
     const st = fstatSync(fd);
     const mine = typeof process.getuid !== 'function' || st.uid === process.getuid();
-    if (!st.isFile() || !mine || (st.mode & 0o022) !== 0 || st.size > MAX_POINTER_BYTES) return undefined;
+    if (!st.isFile() || !mine || (st.mode & 0o077) !== 0 || st.size > MAX_POINTER_BYTES) return undefined;
     const dir = lstatSync(pointerDir());
-    if (dir.isSymbolicLink() || (typeof process.getuid === 'function' && dir.uid !== process.getuid()) || (dir.mode & 0o022) !== 0) return undefined;
+    if (dir.isSymbolicLink() || (typeof process.getuid === 'function' && dir.uid !== process.getuid()) || (dir.mode & 0o077) !== 0) return undefined;
     const buf = Buffer.alloc(st.size);
     readSync(fd, buf, 0, st.size, 0);
     const p = JSON.parse(buf.toString('utf8')) as Partial<Pointer>;
@@ -73,6 +73,18 @@ export interface HubCandidates {
  */
 export function hubCandidates(env: NodeJS.ProcessEnv, cwd: string, pinned?: string): HubCandidates {
   const workspace = pinned ? canonical(pinned) : findWorkspace(cwd);
-  const sockets = [env.HANDOFF_HUB, readPointer(hubPointerPath(workspace))?.socket, hubSocketPath(workspace)];
-  return { sockets: [...new Set(sockets.filter((s): s is string => !!s))], workspace };
+  // Found ones must sit in a directory that is ours alone (one named explicitly is the namer's choice).
+  const found = [readPointer(hubPointerPath(workspace))?.socket, hubSocketPath(workspace)].filter((s): s is string => !!s && inPrivateDir(s));
+  return { sockets: [...new Set([env.HANDOFF_HUB, ...found].filter((s): s is string => !!s))], workspace };
+}
+
+/** A socket whose directory another user owns or may write could be an impostor's. */
+function inPrivateDir(socket: string): boolean {
+  if (process.platform === 'win32') return true;
+  try {
+    const dir = lstatSync(dirname(socket));
+    return dir.isDirectory() && (typeof process.getuid !== 'function' || dir.uid === process.getuid()) && (dir.mode & 0o077) === 0;
+  } catch {
+    return false;
+  }
 }

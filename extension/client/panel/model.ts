@@ -1,5 +1,6 @@
 // What the sidebar shows, derived from the hub's snapshot. Plain functions over data: the
 // webview only renders this (as text), and tests read the same model the view renders.
+import { CHANNEL_WORDS } from '../../protocol/model';
 import type { LedgerEntry, LedgerRecipient, LinkStatus, Snapshot } from '../../protocol/views';
 import { age, clock, plural } from '../../shared/format';
 import type { HubState } from '../hubSupervisor';
@@ -30,12 +31,13 @@ export function recipientView(r: LedgerRecipient, people: ReadonlySet<string> = 
   else if (r.state === 'surfaced' && r.surfaced) label = `surfaced · ${r.surfaced.via.split(' ')[0]} ${clock(r.surfaced.at)}`;
   else if (r.state === 'failed') label = `failed · ${r.failure ?? 'no reason given'}`;
   else if (r.escalated && r.awaitingAck) label = `escalated → ${r.escalated.to} ${clock(r.escalated.at)}`;
-  else if (receipt) label = `${look.word} · ${receipt.by} ${clock(receipt.at)}`;
+  // A receipt written other than from the recipient's own session says so on the row.
+  else if (receipt) label = `${look.word} · ${receipt.by}${receipt.channel && receipt.channel !== 'agent' ? ` via ${receipt.channel}` : ''} ${clock(receipt.at)}`;
   else label = look.word;
   const lines = [`${r.recipient}: ${look.word}`];
   if (r.sessionsPushed) lines.push(`pushed to ${plural(r.sessionsPushed, 'session')}`);
   if (r.surfaced) lines.push(`surfaced in the model's context by ${r.surfaced.via} (${r.surfaced.path}), session ${r.surfaced.session}, at ${new Date(r.surfaced.at).toLocaleString()}`);
-  if (receipt) lines.push(`${receipt.kind}${receipt.outcome ? ` (${receipt.outcome})` : ''} by ${receipt.by}, session ${receipt.session}, node ${receipt.node}, at ${new Date(receipt.at).toLocaleString()}`);
+  if (receipt) lines.push(`${receipt.kind}${receipt.outcome ? ` (${receipt.outcome})` : ''} by ${receipt.by}, written from ${CHANNEL_WORDS[receipt.channel ?? 'agent']}, session ${receipt.session}, node ${receipt.node}, at ${new Date(receipt.at).toLocaleString()}`);
   if (r.chasedAt) lines.push(`chased at ${clock(r.chasedAt)}`);
   if (r.escalated) lines.push(`escalated to ${r.escalated.to} at ${new Date(r.escalated.at).toLocaleString()} (handoff ${r.escalated.messageId})`);
   if (r.overdue) lines.push('past its SLA without an ACK');

@@ -2,7 +2,7 @@
 // refusal that says what was wrong and what to do. No I/O, no clock (time comes in `now`).
 import { BusError } from './errors';
 import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN, nearestNames } from './identity';
-import { RESEND_PREFIX, type Attachment, type BusEvent, type BusState, type DeliveryState, type HotMessage, type Message, type Outcome, type ReceiptKind } from './model';
+import { RESEND_PREFIX, type Attachment, type Channel, type BusEvent, type BusState, type DeliveryState, type HotMessage, type Message, type Outcome, type ReceiptKind } from './model';
 import type { Fingerprint, RecentSends } from './recentSends';
 import { isRemote, localize, qualify } from './relay';
 
@@ -29,6 +29,8 @@ export interface Caller {
   identity: string;
   session: string;
   node: string;
+  /** Where the caller speaks from (default: an agent's MCP session). */
+  channel?: Channel;
 }
 
 /** What a sender asks for, before the bus resolves and checks it. */
@@ -175,6 +177,8 @@ export function decideSend(state: BusState, req: SendDraft, ctx: SendContext): S
     sentAt: now,
     sentBySession: caller.session,
     node: caller.node,
+    // An agent's send is the usual case and is not marked: an open message costs bytes of memory.
+    ...(caller.channel && caller.channel !== 'agent' ? { channel: caller.channel } : {}),
   };
   return { kind: 'new', message, fingerprint };
 }
@@ -216,7 +220,7 @@ export function decideReceipt(
   if (repeat) return { kind: 'repeat', state: delivery.state };
   return {
     kind: 'record',
-    event: { type: 'receipt', id, recipient: caller.identity, receipt: { kind, by: caller.identity, session: caller.session, node: caller.node, at: now, outcome, summary } },
+    event: { type: 'receipt', id, recipient: caller.identity, receipt: { kind, by: caller.identity, session: caller.session, node: caller.node, at: now, channel: caller.channel ?? 'agent', outcome, summary } },
   };
 }
 

@@ -9,6 +9,7 @@ export type BusErrorCode =
   | 'unknown_message'
   | 'not_addressed_to_you'
   | 'not_your_message'
+  | 'not_your_channel'
   | 'payload_too_large'
   | 'invalid_input'
   | 'store_unavailable'

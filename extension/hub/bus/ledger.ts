@@ -44,7 +44,7 @@ export function ledgerEntry(hot: HotMessage, now: number): LedgerEntry {
       recipient: d.recipient,
       state: d.state,
       sessionsPushed: sessionsReached(d),
-      lastReceipt: last && { kind: last.kind, by: last.by, session: last.session, node: last.node, at: last.at, outcome: last.outcome },
+      lastReceipt: last && { kind: last.kind, by: last.by, session: last.session, node: last.node, at: last.at, channel: last.channel, outcome: last.outcome },
       surfaced: first && { session: first.session, node: first.node, at: first.at, path: first.path, via: first.via },
       awaitingAck: m.requiresAck && !hot.resolution && awaitingAck(d),
       failure: d.failure?.reason,

@@ -3,7 +3,7 @@
 // The message and delivery types themselves are protocol (extension/protocol/model.ts).
 import { dict } from './dict';
 import type { Delivery, Message, Push, Receipt, Resolution, SurfacePath, Surfacing } from '../../protocol/model';
-export type { PushKind, ReceiptKind, Outcome, SurfacePath, DeliveryState, Attachment, Message, Origin, Escalation, Stamp, Receipt, Push, Surfacing, Delivery, Resolution } from '../../protocol/model';
+export type { Channel, PushKind, ReceiptKind, Outcome, SurfacePath, DeliveryState, Attachment, Message, Origin, Escalation, Stamp, Receipt, Push, Surfacing, Delivery, Resolution } from '../../protocol/model';
 
 export interface IdentityRecord {
   name: string;

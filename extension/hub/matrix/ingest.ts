@@ -302,7 +302,7 @@ export class Ingest {
       if (d.receipts.some((r) => r.kind === w.kind && r.session === w.session && r.at === w.at)) return;
       events.push({
         type: 'receipt', id: w.message_id, recipient: w.by,
-        receipt: { kind: w.kind, by: w.by, session: w.session, node: w.node, at: w.at, outcome: w.outcome, summary: w.summary },
+        receipt: { kind: w.kind, by: w.by, session: w.session, node: w.node, at: w.at, channel: 'remote', outcome: w.outcome, summary: w.summary },
       });
     }
   }

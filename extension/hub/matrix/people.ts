@@ -48,7 +48,7 @@ function receipts(ctx: PeopleContext, person: string, ev: RawEvent, handoffs: Ho
   for (const h of handoffs) {
     const d = h.deliveries[person];
     if (d.receipts.some((r) => r.session === session && r.kind === kind)) continue; // taken before
-    events.push({ type: 'receipt', id: h.message.id, recipient: person, receipt: { kind, by: person, session, node: person.slice(person.indexOf('@') + 1), at: ev.origin_server_ts, outcome, summary } });
+    events.push({ type: 'receipt', id: h.message.id, recipient: person, receipt: { kind, by: person, session, node: person.slice(person.indexOf('@') + 1), at: ev.origin_server_ts, channel: 'remote', outcome, summary } });
   }
   return { events };
 }

@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { EmptyResultSchema, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentHello } from '../../protocol/hello';
-import { INBOX_URI, INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO } from '../../protocol/mcp';
+import { INBOX_URI, INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO, SESSION_REPLACED } from '../../protocol/mcp';
 import type { Caller } from '../bus/decide';
 import { BusError } from '../bus/errors';
 import { caseTwinMessage, isIdentityName } from '../bus/identity';
@@ -47,7 +47,7 @@ export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover
       const why = badName ? `"${badName}" is not a valid identity name (letters, digits, '.', '_' or '-').` : 'This session has no identity.';
       throw new BusError('no_identity', `${why} Call whoami with {"name": "your-name"}, or start the bridge with --name NAME or HANDOFF_AGENT=NAME.`);
     }
-    return { identity, session: key, node: hub.node };
+    return { identity, session: key, node: hub.node, channel: 'agent' };
   };
 
   const deliver = (push: PushPayload): boolean => {
@@ -66,7 +66,11 @@ export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover
       get client() { return String(hello.client ?? server.server.getClientVersion()?.name ?? 'unknown').replace(/[^\w .:/@+-]/g, '?').slice(0, 64); },
       agentPid: typeof hello.agentPid === 'number' ? hello.agentPid : undefined,
       connectedAt: Date.now(), lastSeen: Date.now(), pushed: new Set(), deliver, isOpen: () => transport.isOpen,
-      close: () => void transport.close(),
+      close: (reason) => {
+        // Taken over by another connection with this key: its bridge must stop, not come back and take it again.
+        if (reason.startsWith('replaced')) void transport.send({ jsonrpc: '2.0', method: SESSION_REPLACED, params: { reason } }).catch(() => undefined);
+        void transport.close();
+      },
       resumed: hello.resume === true,
     };
     try {
@@ -112,6 +116,7 @@ export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover
   const handshake = setTimeout(() => void transport.close(), options.handshakeMs);
   handshake.unref();
   server.server.oninitialized = () => {
+    if (initialized) return; // a second `initialized` starts nothing twice
     clearTimeout(handshake);
     initialized = true;
     if (identity) void attach().catch(() => undefined);

@@ -10,6 +10,7 @@ import { BusError } from '../bus/errors';
 import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN } from '../bus/identity';
 import type { Delivery, Message } from '../bus/model';
 import { RESEND_META } from '../../protocol/mcp';
+import { CHANNEL_WORDS, type Channel } from '../../protocol/model';
 import { PRESENCE_WINDOW_MS } from '../../protocol/views';
 import type { Hub } from '../hub';
 import { recipientsText } from '../../shared/sendText';
@@ -101,7 +102,7 @@ function receiptData(d: Delivery, relayed?: { eventId: string; at: number }) {
     ...(isRemote(d.recipient) && relayed ? { relayed: { event_id: relayed.eventId, at: new Date(relayed.at).toISOString() } } : {}),
     pushes: d.pushes.map((p) => ({ session: sessionLabel(p.session), node: p.node, at: new Date(p.at).toISOString(), kind: p.kind })),
     surfaced: (d.surfacings ?? []).map((x) => ({ session: sessionLabel(x.session), node: x.node, at: new Date(x.at).toISOString(), path: x.path, via: x.via, replayed: x.replayed })),
-    receipts: d.receipts.map((r) => ({ kind: r.kind, by: r.by, session: sessionLabel(r.session), node: r.node, at: new Date(r.at).toISOString(), outcome: r.outcome, summary: r.summary })),
+    receipts: d.receipts.map((r) => ({ kind: r.kind, by: r.by, channel: r.channel ?? 'agent', session: sessionLabel(r.session), node: r.node, at: new Date(r.at).toISOString(), outcome: r.outcome, summary: r.summary })),
     failure: d.failure?.reason,
     ...(d.escalated ? { escalated: { to: d.escalated.to, at: new Date(d.escalated.at).toISOString(), message_id: d.escalated.messageId } } : {}),
   };
@@ -150,7 +151,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       requires_ack: z.boolean().optional(),
       sla_seconds: z.number().int().min(1).max(7 * 86400).optional(),
       ttl_seconds: z.number().int().min(1).max(90 * 86400).optional(),
-      idempotency_key: z.string().min(1).max(200).optional(),
+      idempotency_key: z.string().min(1).max(200).regex(/^[^\u0000]*$/, 'must not contain NUL').optional(),
       insist: z.boolean().optional().describe('send even though the same body just went to the same recipients'),
       escalate_to: z.string().max(200).optional().describe('who to escalate to if it is still unacknowledged one SLA period after its chase (default: the person at this hub\'s editor)'),
     },
@@ -251,7 +252,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     const deliveries = view.deliveries.map((d) => receiptData(d, view.relayed));
     const text = deliveries.map((d) => {
       const seen = d.surfaced.filter((x) => !x.replayed).map((x) => `surfaced by ${x.via} (session ${x.session}) at ${x.at}`);
-      const receipts = d.receipts.map((r) => `${r.kind}${r.outcome ? `=${r.outcome}` : ''} by ${r.by} (session ${r.session}, node ${r.node}) at ${r.at}`);
+      const receipts = d.receipts.map((r) => `${r.kind}${r.outcome ? `=${r.outcome}` : ''} by ${r.by} (${CHANNEL_WORDS[r.channel as Channel]}, session ${r.session}, node ${r.node}) at ${r.at}`);
       return `${d.recipient}: ${d.state}; ${[...seen, ...receipts].join('; ') || 'no receipts yet'}`;
     }).join('\n');
     return result(ctx, text, { message_id, settled: view.settled, deliveries });
