@@ -1,5 +1,6 @@
 // "Open message": the full message and every receipt as a read-only plain-text document
 // (handoff-message:/ID). Plain text, so an untrusted body is shown, never rendered.
+import { CHANNEL_WORDS } from '../protocol/model';
 import * as vscode from 'vscode';
 import type { MessageView } from '../protocol/views';
 
@@ -14,7 +15,7 @@ export function renderMessageText(v: MessageView): string {
   const when = (at: number) => new Date(at).toISOString();
   const lines = [
     `Handoff ${m.id}`,
-    `from:    ${m.from} (session ${m.sentBySession}, node ${m.node})`,
+    `from:    ${m.from} (${m.channel ? `${CHANNEL_WORDS[m.channel]}, ` : ''}session ${m.sentBySession}, node ${m.node})`,
     `to:      ${m.address.join(', ')}${m.address.join() !== m.recipients.join() ? ` → ${m.recipients.join(', ')}` : ''}`,
     `thread:  ${m.thread}${m.replyTo ? ` (reply to ${m.replyTo})` : ''}`,
     `sent:    ${when(m.sentAt)} · ACK ${m.requiresAck ? `due within ${Math.round(m.slaMs / 1000)} s` : 'not requested'}`,
@@ -29,7 +30,7 @@ export function renderMessageText(v: MessageView): string {
   for (const d of v.deliveries) {
     lines.push(`${d.recipient}: ${d.state}${d.failure ? ` (${d.failure.reason})` : ''}`);
     for (const p of d.pushes) lines.push(`  pushed (${p.kind}) to session ${p.session} on ${p.node} at ${when(p.at)}`);
-    for (const r of d.receipts) lines.push(`  ${r.kind}${r.outcome ? ` ${r.outcome}` : ''} by ${r.by}, session ${r.session}, node ${r.node}, at ${when(r.at)}${r.summary ? `: ${r.summary}` : ''}`);
+    for (const r of d.receipts) lines.push(`  ${r.kind}${r.outcome ? ` ${r.outcome}` : ''} by ${r.by} from ${CHANNEL_WORDS[r.channel ?? 'agent']}, session ${r.session}, node ${r.node}, at ${when(r.at)}${r.summary ? `: ${r.summary}` : ''}`);
     if (d.chasedAt) lines.push(`  chased at ${when(d.chasedAt)}`);
   }
   return `${lines.join('\n')}\n`;
