@@ -56,13 +56,21 @@ interface Hub {
   socket: Socket;
   generation: number;
   handshaking: boolean;
+  /** It answered the initialize the bridge sent for the client. */
+  initialized: boolean;
   live: boolean;
 }
+
+/** How long a client's initialize waits for the first hub, when one may be there. */
+const FIRST_HUB_WAIT_MS = 2000;
 
 export class Bridge {
   private initParams?: Record<string, unknown>;
   private initResult?: object;
   private clientReady = false;
+  /** The client's initialize answer, held until the first hub has its name (or is known absent). */
+  private heldInit?: () => void;
+  private firstTryDone = false;
   /** Another bridge took this session key over: this one stops looking for hubs. */
   private replaced?: string;
   private registered?: Registered;
@@ -95,6 +103,14 @@ export class Bridge {
 
   constructor(private readonly o: BridgeOptions) {}
 
+  /**
+   * Looks for a hub at once, before the client's handshake: its hello records the agent's name,
+   * so peers can address it while the CLI is still starting up.
+   */
+  start(): void {
+    void this.find();
+  }
+
 
   /** The client's bytes (stdin). */
   fromClient(chunk: Buffer): void {
@@ -126,10 +142,8 @@ export class Bridge {
     }
     if (!isNotification(m)) return;
     if (m.method === 'notifications/initialized') {
-      // The first hub is looked for once the client is ready: a hub closes a connection that does not finish its handshake.
-      if (!this.clientReady) void this.find();
       this.clientReady = true;
-      if (this.hub && !this.hub.live) this.handshake(this.hub);
+      if (this.hub?.initialized && !this.hub.live) this.goLive(this.hub);
       return;
     }
     if (m.method === 'notifications/cancelled') this.cancel(m.params?.requestId as Id);
@@ -141,7 +155,14 @@ export class Bridge {
       // One session: a second initialize gets the first answer, unchanged.
       this.initParams ??= m.params ?? {};
       this.initResult ??= initializeResult(this.initParams.protocolVersion);
-      return this.toClient({ jsonrpc: '2.0', id: m.id, result: this.initResult });
+      const answer = () => this.toClient({ jsonrpc: '2.0', id: m.id, result: this.initResult });
+      // With a hub about, the client's session starts once the hub knows the agent: a peer that
+      // sees it start can address it at once. With none (or a stalled one) it starts anyway.
+      if (this.firstTryDone) return answer();
+      this.heldInit = answer;
+      setTimeout(() => this.releaseInit(), FIRST_HUB_WAIT_MS).unref();
+      if (this.hub) this.handshake(this.hub);
+      return;
     }
     if (m.method === 'ping') return this.toClient({ jsonrpc: '2.0', id: m.id, result: {} });
     if (this.replaced) return this.toClient(unavailable(m, this.replaced));
@@ -217,6 +238,13 @@ export class Bridge {
     this.toHub(w.message);
   }
 
+  private releaseInit(): void {
+    this.firstTryDone = true;
+    const answer = this.heldInit;
+    this.heldInit = undefined;
+    answer?.();
+  }
+
   private async find(): Promise<void> {
     if (this.connecting || this.hub || this.closed || this.replaced) return;
     this.connecting = true;
@@ -225,6 +253,7 @@ export class Bridge {
       if (this.closed) return void c.socket.destroy();
       this.attach(c);
     } catch (e) {
+      this.releaseInit();
       if (!this.saidWaiting) this.o.log(`no hub for the workspace yet (${(e as Error).message}); waiting for one`);
       this.saidWaiting = true;
       setTimeout(() => void this.find(), this.o.retryMs).unref();
@@ -234,7 +263,7 @@ export class Bridge {
   }
 
   private attach(c: Connected): void {
-    const hub: Hub = { socket: c.socket, generation: ++this.generation, handshaking: false, live: false };
+    const hub: Hub = { socket: c.socket, generation: ++this.generation, handshaking: false, initialized: false, live: false };
     this.hub = hub;
     const lines = new LineBuffer(MAX_LINE_BYTES);
     const onData = (chunk: Buffer) => {
@@ -252,12 +281,12 @@ export class Bridge {
     c.socket.resume();
     this.o.log(`connected to the hub at ${c.path}`);
     this.saidWaiting = false;
-    if (this.clientReady) this.handshake(hub);
+    if (this.initParams) this.handshake(hub);
   }
 
-  /** Initialises the hub's side of the session as the client did, then resumes the session there. */
+  /** Initialises the hub's side of the session with the client's own initialize; live once the client is too. */
   private handshake(hub: Hub): void {
-    if (hub.handshaking) return;
+    if (hub.handshaking || !this.initParams) return;
     hub.handshaking = true;
     const params = this.initParams ?? { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'unknown', version: '0' } };
     const timer = setTimeout(() => hub.socket.destroy(), 10_000);
@@ -267,13 +296,20 @@ export class Bridge {
         this.o.log(`the hub refused the MCP handshake: ${JSON.stringify(answer.error).slice(0, 300)}`);
         return void hub.socket.destroy();
       }
-      this.toHub({ jsonrpc: '2.0', method: 'notifications/initialized' });
-      hub.live = true;
-      this.everConnected = true;
-      for (const uri of this.subscriptions) this.ask(hub, 'resources/subscribe', { uri }, () => undefined);
-      for (const w of this.waiting.splice(0)) this.forward(w);
-      if (this.servedTools !== undefined) this.ask(hub, 'tools/list', {}, (list) => this.compareTools(list));
+      hub.initialized = true;
+      this.releaseInit();
+      if (this.clientReady) this.goLive(hub);
     });
+  }
+
+  /** Both sides initialised: the session resumes on this hub. */
+  private goLive(hub: Hub): void {
+    this.toHub({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    hub.live = true;
+    this.everConnected = true;
+    for (const uri of this.subscriptions) this.ask(hub, 'resources/subscribe', { uri }, () => undefined);
+    for (const w of this.waiting.splice(0)) this.forward(w);
+    if (this.servedTools !== undefined) this.ask(hub, 'tools/list', {}, (list) => this.compareTools(list));
   }
 
   private compareTools(list: Message): void {

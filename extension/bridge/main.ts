@@ -71,6 +71,7 @@ const end = () => {
 };
 process.stdin.on('end', end);
 process.stdin.on('error', end);
+bridge.start();
 // Stdout gone: the client is gone.
 process.stdout.on('error', () => process.exit(0));
 log(`serving ${hello.identity ?? 'an unnamed agent'} for ${workspace}`);

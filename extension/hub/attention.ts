@@ -62,15 +62,17 @@ export class Attention {
   }
 
   /**
-   * The surfacing session: the agent's MCP session whose agent process the hook runs under. Such
-   * a hook speaks only for that session's identity. A hook under no live session keeps a session
-   * of its own (a CLI whose bridge is not connected, or whose ancestry the hook cannot read).
+   * The surfacing session: the agent's MCP session whose agent process the hook runs under. A hook
+   * under another identity's agent is refused for an identity whose own session runs elsewhere.
+   * Otherwise a hook keeps a session of its own (a CLI whose bridge is not connected, or whose
+   * ancestry the hook cannot read).
    */
   private sessionKey(h: HookHello): string {
     const under = this.deps.sessions.all().filter((s) => s.agentPid && h.ancestors.includes(s.agentPid));
     const own = under.find((s) => s.identity === h.identity);
     if (own) return own.key;
-    if (under.length > 0) {
+    // Under another identity's agent, asking for one whose session runs elsewhere: not its to surface.
+    if (under.length > 0 && this.deps.sessions.count(h.identity) > 0) {
       const whose = [...new Set(under.map((s) => s.identity))].join(', ');
       throw new BusError('not_your_channel', `This hook runs under the agent session of ${whose}, not ${h.identity}: it surfaces only that session's handoffs. Nothing was surfaced.`);
     }

@@ -85,7 +85,7 @@ describe('panel model', () => {
     const m = panelModel({ kind: 'running', pid: 42 }, snapshot, 'all', 'maria');
     const bob = m.events.find((e) => e.id === 'A')!.recipients[0];
     assert.match(bob.label, /^ACK · bob \d\d:\d\d:\d\d$/);
-    assert.match(bob.detail, /ack by bob, session bob-1, node n1/);
+    assert.match(bob.detail, /ack by bob, written from its MCP session, session bob-1, node n1/);
     assert.equal(bob.tone, 'ok');
     const eve = m.events.find((e) => e.id === 'B')!.recipients[0];
     assert.equal(eve.label, 'queued · no live session');

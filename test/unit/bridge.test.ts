@@ -73,11 +73,14 @@ describe('the bridge between a client and hubs that come and go', () => {
   after(() => bridge.close());
 
   it('answers initialize and the lists itself while no hub is there; a call waits for one', async () => {
+    bridge.start();
     client({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
     client({ method: 'notifications/initialized' });
     client({ id: 2, method: 'tools/list', params: {} });
     client({ id: 3, method: 'resources/list', params: {} });
     client({ id: 4, method: 'prompts/list', params: {} });
+    // Answered once the first try finds no hub (it would have waited for one that was there).
+    await waitFor(() => answerTo(1).length === 1, 5000, 'the initialize answer');
     assert.equal(answerTo(1)[0].result.serverInfo.name, 'handoff');
     assert.ok(answerTo(2)[0].result.tools.some((t: { name: string }) => t.name === 'send_handoff'));
     assert.equal(answerTo(3)[0].result.resources[0].uri, 'handoff://inbox');
@@ -117,6 +120,7 @@ describe('the bridge across a hub that dies mid-call', () => {
 
   it('resends what the lost hub never answered (a send with the same resend key), drops a stale heartbeat answer, says when the tools changed', async () => {
     const first = await fakeHub(path);
+    bridge.start();
     client({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
     client({ method: 'notifications/initialized' });
     client({ id: 2, method: 'tools/list', params: {} });
