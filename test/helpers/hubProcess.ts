@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import { hubSocketPath } from '../../extension/shared/paths';
 
 /** The repository root: tests are bundled into out/test/…, so walk up to package.json. */
@@ -32,6 +33,8 @@ export interface HubProcess {
   stop(): Promise<void>;
   /** Starts a new hub process on the same workspace, store and socket. */
   restart(): Promise<HubProcess>;
+  /** With `editor`: the hub's stdio as the editor window that runs it speaks it (LSP, initialized). */
+  editor?: MessageConnection;
 }
 
 export interface HubSpec {
@@ -41,12 +44,14 @@ export interface HubSpec {
   socket?: string | null;
   env?: Record<string, string>;
   args?: string[];
+  /** Run as the editor runs it: the control protocol on its stdio too (the person's channel). */
+  editor?: boolean;
 }
 
 export function spawnHub(spec: HubSpec = {}): { proc: ChildProcess; ready: Promise<void>; output: () => string } {
   const workspace = spec.workspace!;
-  const args = [join(DIST, 'hub.js'), '--workspace', workspace, '--store', spec.store!, ...(spec.socket ? ['--socket', spec.socket] : []), ...(spec.args ?? [])];
-  const proc = spawn(NODE, args, { env: { ...process.env, ...spec.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = [join(DIST, 'hub.js'), '--workspace', workspace, '--store', spec.store!, ...(spec.socket ? ['--socket', spec.socket] : []), ...(spec.editor ? ['--stdio'] : []), ...(spec.args ?? [])];
+  const proc = spawn(NODE, args, { env: { ...process.env, ...spec.env }, stdio: [spec.editor ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
   let out = '';
   const ready = new Promise<void>((res, rej) => {
     const onData = (d: Buffer) => {
@@ -86,8 +91,15 @@ export async function startHub(spec: HubSpec = {}): Promise<HubProcess> {
   const { mkdirSync } = await import('node:fs');
   mkdirSync(full.workspace, { recursive: true });
   const { proc, ready, output } = spawnHub(full);
+  let editor: MessageConnection | undefined;
+  if (full.editor) {
+    editor = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!));
+    editor.listen();
+    await editor.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} });
+  }
   await ready;
   return {
+    editor,
     workspace: full.workspace,
     store: full.store,
     socket: full.socket ?? hubSocketPath(full.workspace),

@@ -1,5 +1,6 @@
-// The person at the editor over the real wire: a headless hub process, a control connection as an
-// editor window uses it (the extension's second window speaks exactly this), and a real agent
+// The person at the editor over the real wire: a hub process run as the editor runs it (its stdio
+// is the window's own channel, which writes the person's receipts), a control connection on the
+// socket as a second window uses it (presence, inbox, sends), and a real agent
 // (MCP SDK client over the real bridge). Presence in list_peers lasts as long as the window's
 // connection; the inbox, receipts and a reply travel as they do from the panel; a silent recipient
 // escalates to the person on the hub's real timer.
@@ -29,7 +30,7 @@ describe('the person at the editor, over a real hub', () => {
   const maria = async () => (await call(window.connection, SnapshotRequest)).people.find((p) => p.identity === 'maria');
 
   before(async () => {
-    hub = await startHub({ env: { HANDOFF_TICK_MS: '100' } });
+    hub = await startHub({ env: { HANDOFF_TICK_MS: '100' }, editor: true });
     builder = await connectAgent({ socket: hub.socket, name: 'builder', session: 'builder-1' });
     window = await connectControl(hub.socket, 'vscode');
   });
@@ -55,7 +56,8 @@ describe('the person at the editor, over a real hub', () => {
     const sent = await builder.ok('send_handoff', { to: 'maria', body: 'approve the migration', sla_seconds: 600 });
     const item = await until('the inbox item', async () => (await maria())?.inbox.find((i) => i.id === sent.message_id));
     assert.equal(item.unread, true);
-    await window.connection.sendRequest(ReceiptRequest.method, { as: 'maria', id: sent.message_id, kind: 'read' });
+    // Receipts are the person's: from the editor window that runs the hub, not the socket.
+    await hub.editor!.sendRequest(ReceiptRequest.method, { as: 'maria', id: sent.message_id, kind: 'read' });
     assert.equal((await maria())?.unread, 0, 'read is hub state: every window sees it');
     const before = builder.pushes.length;
     const reply = await window.connection.sendRequest(SendRequest.method, { as: 'maria', to: ['builder'], body: 'approved', thread: sent.thread, replyTo: sent.message_id }) as { message_id: string };
@@ -64,7 +66,7 @@ describe('the person at the editor, over a real hub', () => {
     assert.equal(builder.pushes.filter((x) => x.meta.message_id === reply.message_id).length, 1, 'pushed once');
     const got = await builder.ok('get_message', { message_id: reply.message_id });
     assert.deepEqual([got.reply_to, got.thread, got.from], [sent.message_id, sent.thread, 'maria']);
-    await window.connection.sendRequest(ReceiptRequest.method, { as: 'maria', id: sent.message_id, kind: 'result', outcome: 'done', summary: 'approved for tonight' });
+    await hub.editor!.sendRequest(ReceiptRequest.method, { as: 'maria', id: sent.message_id, kind: 'result', outcome: 'done', summary: 'approved for tonight' });
     const d = (await builder.ok('get_receipts', { message_id: sent.message_id })).deliveries[0];
     assert.deepEqual(d.receipts.map((r: any) => [r.kind, r.by, r.outcome ?? null]), [['read', 'maria', null], ['result', 'maria', 'done']]);
     assert.equal((await maria())?.inbox.some((i) => i.id === sent.message_id), false, 'done: out of the inbox');
