@@ -155,7 +155,7 @@ describe('The person at the editor, in a real VS Code', () => {
           await page.keyboard.press('Enter');
           const editor = page.locator('.monaco-editor .view-lines').filter({ hasText: `Handoff ${id}` });
           await editor.waitFor({ timeout: 15_000 });
-          assert.match((await editor.innerText()).replace(/\u00a0/g, ' '), /read by maria, session control-/, 'the opened handoff shows the read receipt it wrote');
+          assert.match((await editor.innerText()).replace(/\u00a0/g, ' '), /read by maria from the editor window, session control-/, 'the opened handoff shows the read receipt it wrote');
           const receipts = async () => (await builder.ok('get_receipts', { message_id: id })).deliveries[0];
           let d = await receipts();
           for (const end = Date.now() + 10_000; d.state !== 'read' && Date.now() < end; d = await receipts()) await sleep(200);

@@ -189,7 +189,7 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
           const editor = page.locator('.monaco-editor .view-lines').filter({ hasText: `Handoff ${hostile.message_id}` });
           await editor.waitFor();
           // Monaco renders spaces as no-break spaces.
-          assert.match((await editor.innerText()).replace(/\u00a0/g, ' '), /<img src=x onerror=alert\(1\)>[\s\S]*read by reviewer, session reviewer-1/);
+          assert.match((await editor.innerText()).replace(/\u00a0/g, ' '), /<img src=x onerror=alert\(1\)>[\s\S]*read by reviewer from its MCP session, session reviewer-1/);
           // Resolve the overdue ghost item: the warning goes away.
           const ghostRow = frame.locator('article.event.overdue');
           await act(ghostRow, 'resolve');
