@@ -52,22 +52,27 @@ function fakeHub(path: string): Promise<FakeHub> {
   return new Promise((r) => hub.server.listen(path, () => r(hub)));
 }
 
-describe('the bridge between a client and hubs that come and go', () => {
-  const dir = tempDir('bridge-unit');
-  const path = join(dir, 'hub.sock');
-  const out: any[] = [];
-  const bridge = new Bridge({
+/** A bridge whose hub is whatever listens on `path`; what it writes to its client, parsed, in `out`. */
+function bridgeOn(path: string, out: any[], logs: string[], gapMs: number): Bridge {
+  return new Bridge({
     connect: () => new Promise((resolve, reject) => {
       const socket = createConnection(path);
       socket.once('error', reject);
       socket.once('connect', () => resolve({ socket, rest: Buffer.alloc(0), path }));
     }),
     write: (line) => out.push(JSON.parse(line)),
-    log: () => undefined,
-    noHub: () => 'no hub',
-    gapMs: 2000,
+    log: (l) => logs.push(l),
+    noHub: (ever) => (ever ? 'went away' : 'not yet'),
+    gapMs,
     retryMs: 20,
   });
+}
+
+describe('the bridge between a client and hubs that come and go', () => {
+  const dir = tempDir('bridge-unit');
+  const path = join(dir, 'hub.sock');
+  const out: any[] = [];
+  const bridge = bridgeOn(path, out, [], 2000);
   const client = (m: object) => bridge.fromClient(Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`));
   const answerTo = (id: number) => out.filter((m) => m.id === id && !m.method);
   after(() => bridge.close());
@@ -102,18 +107,7 @@ describe('the bridge across a hub that dies mid-call', () => {
   const path = join(dir, 'hub.sock');
   const out: any[] = [];
   const logs: string[] = [];
-  const bridge = new Bridge({
-    connect: () => new Promise((resolve, reject) => {
-      const socket = createConnection(path);
-      socket.once('error', reject);
-      socket.once('connect', () => resolve({ socket, rest: Buffer.alloc(0), path }));
-    }),
-    write: (line) => out.push(JSON.parse(line)),
-    log: (l) => logs.push(l),
-    noHub: (ever) => (ever ? 'went away' : 'not yet'),
-    gapMs: 3000,
-    retryMs: 20,
-  });
+  const bridge = bridgeOn(path, out, logs, 3000);
   const client = (m: object) => bridge.fromClient(Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`));
   const answerTo = (id: number) => out.filter((m) => m.id === id && !m.method);
   after(() => bridge.close());
