@@ -62,7 +62,7 @@ interface Hub {
 }
 
 /** How long a client's initialize waits for the first hub, when one may be there. */
-const FIRST_HUB_WAIT_MS = 2000;
+const FIRST_HUB_WAIT_MS = 5000;
 
 export class Bridge {
   private initParams?: Record<string, unknown>;

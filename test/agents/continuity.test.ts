@@ -67,7 +67,7 @@ async function scenario(cli: Cli, fault: Fault, opts: { xdg?: boolean } = {}): P
     if (step === 0) {
       troubled = trouble();
       // Long enough for the trouble and the send to land before the call ends (PostToolUse surfaces it).
-      return { shell: 'sleep 6; echo step 1' };
+      return { shell: fault === 'late hub' ? 'sleep 10; echo step 1' : 'sleep 6; echo step 1' };
     }
     if (sent && !acked && request.text.includes(needle)) {
       acked = true;
