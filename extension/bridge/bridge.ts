@@ -111,7 +111,6 @@ export class Bridge {
     void this.find();
   }
 
-
   /** The client's bytes (stdin). */
   fromClient(chunk: Buffer): void {
     const lines = this.input.lines(chunk);

@@ -38,16 +38,20 @@ export function removeHubPointer(workspace: string): void {
   if (readPointer(path)?.pid === process.pid) rmSync(path, { force: true });
 }
 
+/** Ours alone: owned by this user, and nobody else may read or write it. */
+function privateToMe(st: { uid: number; mode: number }): boolean {
+  return (typeof process.getuid !== 'function' || st.uid === process.getuid()) && (st.mode & 0o077) === 0;
+}
+
 function readPointer(path: string): Pointer | undefined {
   let fd: number | undefined;
   try {
     // O_NOFOLLOW: a symlink planted in place of the pointer is not followed.
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
     const st = fstatSync(fd);
-    const mine = typeof process.getuid !== 'function' || st.uid === process.getuid();
-    if (!st.isFile() || !mine || (st.mode & 0o077) !== 0 || st.size > MAX_POINTER_BYTES) return undefined;
+    if (!st.isFile() || !privateToMe(st) || st.size > MAX_POINTER_BYTES) return undefined;
     const dir = lstatSync(pointerDir());
-    if (dir.isSymbolicLink() || (typeof process.getuid === 'function' && dir.uid !== process.getuid()) || (dir.mode & 0o077) !== 0) return undefined;
+    if (!dir.isDirectory() || !privateToMe(dir)) return undefined;
     const buf = Buffer.alloc(st.size);
     readSync(fd, buf, 0, st.size, 0);
     const p = JSON.parse(buf.toString('utf8')) as Partial<Pointer>;
@@ -83,7 +87,7 @@ function inPrivateDir(socket: string): boolean {
   if (process.platform === 'win32') return true;
   try {
     const dir = lstatSync(dirname(socket));
-    return dir.isDirectory() && (typeof process.getuid !== 'function' || dir.uid === process.getuid()) && (dir.mode & 0o077) === 0;
+    return dir.isDirectory() && privateToMe(dir);
   } catch {
     return false;
   }
