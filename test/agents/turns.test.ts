@@ -86,8 +86,10 @@ for (const cli of CLIS) {
         return { text: request.text.includes(needle) ? 'Noted the late handoff; ending the turn.' : 'All three calls done.' };
       };
       const { model } = await run(script, env.trace);
-      assert.equal(model.surfacings(needle), 1, 'the late handoff entered the context once');
-      assert.equal(finals, 2, `the turn went on exactly once after the block (final answers: ${finals})`);
+      // What each request after the last tool call brought, for a failure to say which request was extra.
+      const tail = model.requests.slice(3).map((r) => `#${r.index}: ${model.newItems(r.index).map((x) => `${x.role}/${x.kind} ${x.text.slice(0, 160)}`).join(' | ')}`).join('\n');
+      assert.equal(model.surfacings(needle), 1, `the late handoff entered the context once:\n${tail}`);
+      assert.equal(finals, 2, `the turn went on exactly once after the block (final answers: ${finals}):\n${tail}\nhooks: ${JSON.stringify(traces(env.trace))}`);
       const blocks = traces(env.trace).filter((x) => x.ids?.length && /Stop|AfterAgent/.test(x.event));
       assert.equal(blocks.length, 1, `one end-of-turn block: ${JSON.stringify(traces(env.trace))}`);
     });
