@@ -10,7 +10,7 @@ import { withBody } from './bus/body';
 import type { BusEvent, BusState, HotMessage, Outcome, ReceiptKind } from './bus/model';
 import type { UnackedSummary } from './bus/mailIndex';
 import { Attention } from './attention';
-import { Journal } from './journal';
+import { Journal, type JournalOptions } from './journal';
 import type { Coverage, InboxItem, LedgerEntry, MessageView, ReceiptAnswer, SendResult, Snapshot, SnapshotChange } from '../protocol/views';
 import { People } from './people';
 import { Pushes } from './pushes';
@@ -38,6 +38,8 @@ export interface HubOptions {
   clock?: () => number;
   /** The store's fdatasyncs in flight at once (default 4; the bench compares 1). */
   maxSyncs?: number;
+  /** The store's file system and checkpoint pace, for the power-cut tests. */
+  store?: Pick<JournalOptions, 'fs' | 'minCheckpointBytes'>;
 }
 
 export class Hub {
@@ -62,7 +64,7 @@ export class Hub {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     const log = (this.log = options.log ?? (() => undefined));
     const now = (this.now = options.clock ?? Date.now);
-    const journal = (this.journal = new Journal({ dir: options.storeDir, node: this.node, idempotencyWindowMs: this.limits.idempotencyWindowMs, maxSyncs: options.maxSyncs, log, now }));
+    const journal = (this.journal = new Journal({ dir: options.storeDir, node: this.node, idempotencyWindowMs: this.limits.idempotencyWindowMs, maxSyncs: options.maxSyncs, ...options.store, log, now }));
     const commit = (events: BusEvent[]) => journal.commit(events);
     const { sessions, people, node } = this;
     const attention = (this.attention = new Attention({

@@ -11,12 +11,16 @@ import { messagesTouched, outboxFor } from './bus/relay';
 import type { Snapshot } from '../protocol/views';
 import { messageIds } from './messageIds';
 import { Store } from './store/store';
+import type { StoreFs } from './store/storeFs';
 
 export interface JournalOptions {
   dir: string;
   node: string;
   idempotencyWindowMs: number;
   maxSyncs?: number;
+  /** Checkpoint once the journal holds this many bytes (default: the store's). */
+  minCheckpointBytes?: number;
+  fs?: StoreFs;
   log: (line: string) => void;
   now: () => number;
 }
@@ -51,7 +55,7 @@ export class Journal {
   async open(): Promise<void> {
     try {
       this.store = await Store.open(this.o.dir, this.o.node, {
-        idempotencyWindowMs: this.o.idempotencyWindowMs, maxSyncs: this.o.maxSyncs, now: this.o.now,
+        idempotencyWindowMs: this.o.idempotencyWindowMs, maxSyncs: this.o.maxSyncs, minCheckpointBytes: this.o.minCheckpointBytes, fs: this.o.fs, now: this.o.now,
         onError: (what, e) => this.o.log(`store ${what} failed: ${(e as Error).message}`),
         onArchived: (archived) => this.archived(archived),
       });

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { Message } from '../../extension/hub/bus/model';
 import { Store } from '../../extension/hub/store/store';
+import { nodeFs, type StoreFs } from '../../extension/hub/store/storeFs';
 import { tempDir } from '../helpers/hubProcess';
 
 const opts = { idempotencyWindowMs: 60_000 };
@@ -18,31 +19,10 @@ function message(i: number): Message {
   };
 }
 
-/**
- * Directories fsync'd while `work` runs: the store opens a directory read-only and syncs that
- * handle (durableJsonFile.ts fsyncDir). The store's code reads `open` off the module at each call.
- */
-async function dirsSynced(work: () => Promise<void>): Promise<string[]> {
-  const fs = require('node:fs/promises') as typeof import('node:fs/promises');
-  const open = fs.open;
+/** The real file system, noting each directory fsync'd through it. */
+function noting(): { fs: StoreFs; synced: string[] } {
   const synced: string[] = [];
-  fs.open = (async (path: string, flags?: string | number, mode?: number) => {
-    const fh = await open(path, flags, mode);
-    if (flags === 'r' && (await fh.stat()).isDirectory()) {
-      const sync = fh.sync.bind(fh);
-      fh.sync = async () => {
-        await sync();
-        synced.push(resolve(String(path)));
-      };
-    }
-    return fh;
-  }) as typeof fs.open;
-  try {
-    await work();
-  } finally {
-    fs.open = open;
-  }
-  return synced;
+  return { synced, fs: { ...nodeFs, syncDir: async (path) => (await nodeFs.syncDir(path), void synced.push(resolve(path))) } };
 }
 
 /** In a worker thread: a close that spins on the microtask queue starves every timer of its own thread, not the test's. */
@@ -63,18 +43,16 @@ if (!isMainThread) {
     it('a store folder it creates, and each missing parent, is made durable by an fsync of its parent', async () => {
       const base = tempDir('store-mkdir');
       const dir = join(base, 'a', 'b', 'store');
-      const synced = await dirsSynced(async () => {
-        await (await Store.open(dir, 'n', opts)).close();
-      });
+      const { fs, synced } = noting();
+      await (await Store.open(dir, 'n', { ...opts, fs })).close();
       for (const parent of [base, join(base, 'a'), join(base, 'a', 'b')]) {
         assert.ok(synced.includes(resolve(parent)), `${parent} fsync'd after the folder in it was made (synced: ${synced.join(', ')})`);
       }
 
       const existing = join(tempDir('store-mkdir-existing'), 'store');
       mkdirSync(existing, { mode: 0o700 });
-      const again = await dirsSynced(async () => {
-        await (await Store.open(existing, 'n', opts)).close();
-      });
+      const { fs: fs2, synced: again } = noting();
+      await (await Store.open(existing, 'n', { ...opts, fs: fs2 })).close();
       assert.ok(!again.includes(resolve(existing, '..')), 'a folder that was there already needs no fsync of its parent');
     });
 

@@ -8,10 +8,8 @@
 // fdatasync'd 500-byte write into preallocated blocks, 195 µs per append. The file then ends in
 // zeros after its last line, which a reader takes as the end (no newline: not a line).
 import { parseState } from '../bus/dict';
-import { constants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { fsyncDir } from './durableJsonFile';
+import { nodeFs, writeAll, type StoreFile, type StoreFs } from './storeFs';
 
 export interface LoadedLine<T> {
   value: T;
@@ -20,7 +18,7 @@ export interface LoadedLine<T> {
 }
 
 export class AppendLog<T> {
-  private fh?: FileHandle;
+  private fh?: StoreFile;
   /** Where the last line ends: the next batch's offset. */
   private size = 0;
   /** Bytes the file holds: past `size` they are zeros, written ahead. */
@@ -32,7 +30,7 @@ export class AppendLog<T> {
    * `revive` turns a parsed line into a T (store/revive.ts: name-keyed records become dicts);
    * `preallocate`: how many bytes of zeros the write that outgrows the file adds (0: none).
    */
-  constructor(readonly path: string, private readonly revive: (parsed: any) => T, private readonly preallocate = 0) {}
+  constructor(readonly path: string, private readonly revive: (parsed: any) => T, private readonly preallocate = 0, private readonly fs: StoreFs = nodeFs) {}
 
   get bytes(): number {
     return this.size;
@@ -44,8 +42,8 @@ export class AppendLog<T> {
    */
   async open(): Promise<LoadedLine<T>[]> {
     // Not O_APPEND: every write goes to the offset its batch was given, so batches may be written concurrently.
-    this.fh = await open(this.path, constants.O_RDWR | constants.O_CREAT, 0o600);
-    const { size } = await this.fh.stat();
+    this.fh = await this.fs.open(this.path, 'update');
+    const size = await this.fh.size();
     const buf = Buffer.alloc(size);
     if (size > 0) await this.fh.read(buf, 0, size, 0);
     const lines: LoadedLine<T>[] = [];
@@ -69,7 +67,7 @@ export class AppendLog<T> {
     }
     this.size = good;
     this.allocated = zerosOnly ? size : good;
-    if (size === 0) await fsyncDir(dirname(this.path)); // the new file's name must be durable too
+    if (size === 0) await this.fs.syncDir(dirname(this.path)); // the new file's name must be durable too
     return lines;
   }
 
@@ -81,7 +79,7 @@ export class AppendLog<T> {
       await this.sync();
       return places;
     } catch (e) {
-      await this.cutTo(start); // the next batch must start on a clean line
+      await this.cutTo(start).catch(() => undefined); // the next batch must start on a clean line
       throw e;
     }
   }
@@ -108,13 +106,13 @@ export class AppendLog<T> {
     const before = this.growing;
     if (this.size <= this.allocated || this.preallocate === 0) {
       await before;
-      await writeAt(fh, lines, start);
+      await writeAll(fh, lines, start);
     } else {
       this.allocated = this.size + this.preallocate;
       const grow = (async () => {
         await before;
         // A disk without room for the zeros may still have room for the lines.
-        await writeAt(fh, Buffer.concat([lines, Buffer.alloc(this.preallocate)]), start).catch(() => writeAt(fh, lines, start));
+        await writeAll(fh, Buffer.concat([lines, Buffer.alloc(this.preallocate)]), start).catch(() => writeAll(fh, lines, start));
       })();
       this.growing = grow.catch(() => undefined);
       await grow;
@@ -133,12 +131,18 @@ export class AppendLog<T> {
     await this.fh.datasync();
   }
 
-  /** Cuts the file back to `offset` (a line boundary): written lines that never became durable go. */
+  /**
+   * Cuts the file back to `offset` (a line boundary), durably: the lines of a batch whose sync
+   * failed may have reached the disk all the same, and must not come back after a power cut as
+   * commits that were refused. Throws if the cut could not be made durable.
+   */
   async cutTo(offset: number): Promise<void> {
     await this.growing;
-    await this.fh?.truncate(offset).catch(() => undefined);
     this.size = Math.min(this.size, offset);
     this.allocated = this.size;
+    if (!this.fh) return;
+    await this.fh.truncate(offset);
+    await this.fh.sync();
   }
 
   async readAt(offset: number, length: number): Promise<T> {
@@ -160,13 +164,5 @@ export class AppendLog<T> {
   async close(): Promise<void> {
     await this.fh?.close();
     this.fh = undefined;
-  }
-}
-
-async function writeAt(fh: FileHandle, buf: Buffer, at: number): Promise<void> {
-  let written = 0;
-  while (written < buf.length) {
-    const { bytesWritten } = await fh.write(buf, written, buf.length - written, at + written);
-    written += bytesWritten;
   }
 }

@@ -2,8 +2,8 @@
 // read, through a read-ahead window — the checkpoint's writer asks for every body in file order,
 // and a window of them costs one read. Synchronous: a body is asked for by a reply being built,
 // and a read from the page cache takes microseconds.
-import { closeSync, openSync, readSync } from 'node:fs';
 import { closeBodyPages, registerBodyPages, type BodyPages } from '../bus/body';
+import type { StoreFileReader, StoreFs } from './storeFs';
 
 const WINDOW = 64 * 1024;
 const QUOTE = 0x22;
@@ -11,7 +11,7 @@ const BACKSLASH = 0x5c;
 const NEWLINE = 0x0a;
 
 export class CheckpointBodies implements BodyPages {
-  private fd?: number;
+  private fd?: StoreFileReader;
   private readonly window = Buffer.alloc(WINDOW);
   private windowAt = 0;
   private windowLength = 0;
@@ -23,10 +23,12 @@ export class CheckpointBodies implements BodyPages {
   /** Where in the current file a ref of this store's points (undefined for a ref of another store). */
   readonly offsetOf = this.refs.offsetOf;
 
+  constructor(private readonly fs: StoreFs) {}
+
   /** Reads from this file from now on: the checkpoint just written over the old one, or just read. */
   switchTo(path: string): void {
-    const fd = openSync(path, 'r');
-    if (this.fd !== undefined) closeSync(this.fd);
+    const fd = this.fs.openReader(path);
+    this.fd?.close();
     this.fd = fd;
     this.windowLength = 0;
   }
@@ -61,7 +63,7 @@ export class CheckpointBodies implements BodyPages {
     if (this.atEnd) throw new Error(`${what} at byte ${offset} runs past the end of the checkpoint`);
     for (let length = 2 * WINDOW; ; length *= 2) {
       const buf = Buffer.alloc(length);
-      const got = readSync(this.fd, buf, 0, length, offset);
+      const got = this.fd.read(buf, 0, length, offset);
       const whole = endOf(buf, 0, got);
       if (whole >= 0) return { buf, start: 0, end: whole };
       if (got < length) throw new Error(`${what} at byte ${offset} runs past the end of the checkpoint`);
@@ -70,13 +72,13 @@ export class CheckpointBodies implements BodyPages {
 
   close(): void {
     closeBodyPages(this);
-    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd?.close();
     this.fd = undefined;
   }
 
   private fill(offset: number): void {
     this.windowAt = offset;
-    this.windowLength = readSync(this.fd!, this.window, 0, WINDOW, offset);
+    this.windowLength = this.fd!.read(this.window, 0, WINDOW, offset);
     this.atEnd = this.windowLength < WINDOW;
   }
 }

@@ -9,13 +9,13 @@
 // Once the document is read or written, the open messages' bodies are left in it: each message
 // holds where its body's literal starts (bus/body.ts), read back through `bodies`. The writer
 // copies those literals from the old document to the new one as they stand.
-import { open, readFile, type FileHandle } from 'node:fs/promises';
 import type { Adapter } from 'lowdb';
 import { bodyLiteral } from '../bus/body';
 import { dict, parseState } from '../bus/dict';
 import type { BusState, HotMessage, StoredMessage } from '../bus/model';
 import { CheckpointBodies } from './bodyPages';
 import { replaceDurably } from './durableJsonFile';
+import { nodeFs, writeAll, type StoreFile, type StoreFs } from './storeFs';
 import { reviveHot, reviveState } from './revive';
 
 export interface Checkpoint {
@@ -36,12 +36,12 @@ const CHUNK = 1 << 20;
  * Every line of the file from `position` with the byte offset it starts at, holding a chunk and
  * the line being read, not the file.
  */
-async function* lines(fh: FileHandle, position: number): AsyncGenerator<[text: string, at: number]> {
+async function* lines(fh: StoreFile, position: number): AsyncGenerator<[text: string, at: number]> {
   const read = Buffer.allocUnsafe(CHUNK); // one, reused: a fresh megabyte per read stayed in the malloc arena
   let parts: Buffer[] = []; // copies of the line so far, when it spans chunks
   let lineAt = position;
   for (;;) {
-    const { bytesRead } = await fh.read(read, 0, CHUNK, position);
+    const bytesRead = await fh.read(read, 0, CHUNK, position);
     if (bytesRead === 0) break;
     const chunkAt = position;
     position += bytesRead;
@@ -74,9 +74,9 @@ function entryLine(id: string, hot: HotMessage): string {
 }
 
 /** The first line, if the document is in the line layout: it ends where the hot set opens. */
-async function firstLine(fh: FileHandle): Promise<string | undefined> {
+async function firstLine(fh: StoreFile): Promise<string | undefined> {
   const head = Buffer.alloc(256); // it holds two numbers
-  const { bytesRead } = await fh.read(head, 0, head.length, 0);
+  const bytesRead = await fh.read(head, 0, head.length, 0);
   const nl = head.subarray(0, bytesRead).indexOf(0x0a);
   const line = nl < 0 ? undefined : head.toString('utf8', 0, nl);
   return line?.endsWith(HOT_OPEN) ? line : undefined;
@@ -86,7 +86,7 @@ export class CheckpointFile implements Adapter<Checkpoint> {
   /** Size of the document last read or written; the store paces checkpoints by it. */
   bytesOnDisk = 0;
   /** Where the open messages' bodies are read back from: this document. */
-  private readonly bodies = new CheckpointBodies();
+  private readonly bodies: CheckpointBodies;
   /**
    * Whether an open message is as this document holds it (no event changed it since): the
    * writer then copies its line as it stands, not writing it anew. Set by the store, which sees
@@ -94,20 +94,22 @@ export class CheckpointFile implements Adapter<Checkpoint> {
    */
   unchanged: (id: string) => boolean = () => false;
 
-  constructor(readonly path: string) {}
+  constructor(readonly path: string, private readonly fs: StoreFs = nodeFs) {
+    this.bodies = new CheckpointBodies(fs);
+  }
 
   async read(): Promise<Checkpoint | null> {
-    let fh: FileHandle;
+    let fh: StoreFile;
     try {
-      fh = await open(this.path, 'r');
+      fh = await this.fs.open(this.path, 'read');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw e;
     }
     try {
-      this.bytesOnDisk = (await fh.stat()).size;
+      this.bytesOnDisk = await fh.size();
       const first = await firstLine(fh);
-      if (first === undefined) return parseState(await readFile(this.path, 'utf8'), revived);
+      if (first === undefined) return parseState((await this.fs.readFile(this.path)).toString('utf8'), revived);
       const doc = await this.parseLines(first, lines(fh, Buffer.byteLength(first) + 1));
       this.bodies.switchTo(this.path);
       return doc;
@@ -140,7 +142,7 @@ export class CheckpointFile implements Adapter<Checkpoint> {
 
   async write(data: Checkpoint): Promise<void> {
     const placed: [StoredMessage, number][] = [];
-    this.bytesOnDisk = await replaceDurably(this.path, (fh) => writeDocument(fh, data, placed, (id, m, head) => this.copied(id, m, head)));
+    this.bytesOnDisk = await replaceDurably(this.fs, this.path, (fh) => writeDocument(fh, data, placed, (id, m, head) => this.copied(id, m, head)));
     // The new document is in place: every body is read from it from now on, at once.
     this.bodies.switchTo(this.path);
     for (const [m, offset] of placed) m.body = this.bodies.ref(offset);
@@ -176,7 +178,7 @@ function revived(doc: Checkpoint): Checkpoint {
  * message and where its body's literal went. `copied`: a message's line as the document being
  * replaced holds it, if it can be copied from there.
  */
-async function writeDocument(fh: FileHandle, data: Checkpoint, placed: [StoredMessage, number][], copied: (id: string, m: StoredMessage, head: Buffer) => Buffer | undefined): Promise<number> {
+async function writeDocument(fh: StoreFile, data: Checkpoint, placed: [StoredMessage, number][], copied: (id: string, m: StoredMessage, head: Buffer) => Buffer | undefined): Promise<number> {
   const { hot, ...rest } = data.state;
   // `hot` first, after two numbers: the document with an empty hot set splits right after its `"hot":{`.
   const outline = JSON.stringify({ format: data.format, journalN: data.journalN, state: { hot: {}, ...rest } });
@@ -190,7 +192,7 @@ async function writeDocument(fh: FileHandle, data: Checkpoint, placed: [StoredMe
     const buf = Buffer.concat(pending, pendingLength);
     pending = [];
     pendingLength = 0;
-    for (let at = 0; at < buf.length;) at += (await fh.write(buf, at, buf.length - at)).bytesWritten;
+    await writeAll(fh, buf, bytes);
     bytes += buf.length;
   };
   // Synchronous, with a flush awaited once a chunk is pending: an await per line was a third of a checkpoint's time.

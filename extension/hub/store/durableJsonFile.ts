@@ -3,39 +3,29 @@
 // checkpoint is written the same way a line at a time (checkpointFile.ts); the bus bench's
 // whole-document baseline uses this one.
 import { parseState } from '../bus/dict';
-import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
-
-export async function fsyncDir(dir: string): Promise<void> {
-  if (process.platform === 'win32') return; // directories cannot be opened for fsync there
-  const fh = await open(dir, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
+import { nodeFs, writeAll, type StoreFile, type StoreFs } from './storeFs';
 
 /**
  * Replaces `path` as a whole: `fill` writes the temp file and says how many bytes it wrote, then
  * the file is fsync'd, renamed over the old one and its directory fsync'd. Returns the size.
  */
-export async function replaceDurably(path: string, fill: (fh: FileHandle) => Promise<number>): Promise<number> {
+export async function replaceDurably(fs: StoreFs, path: string, fill: (file: StoreFile) => Promise<number>): Promise<number> {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  const fh = await open(tmp, 'w', 0o600);
+  const file = await fs.open(tmp, 'replace');
   let bytes: number;
   try {
-    bytes = await fill(fh);
-    await fh.sync();
+    bytes = await fill(file);
+    await file.sync();
   } catch (e) {
-    await fh.close().catch(() => undefined);
-    await unlink(tmp).catch(() => undefined);
+    await file.close().catch(() => undefined);
+    await fs.unlink(tmp).catch(() => undefined);
     throw e;
   }
-  await fh.close();
-  await rename(tmp, path);
-  await fsyncDir(dirname(path));
+  await file.close();
+  await fs.rename(tmp, path);
+  await fs.syncDir(dirname(path));
   return bytes;
 }
 
@@ -43,11 +33,11 @@ export class DurableJsonFile<T> implements Adapter<T> {
   /** Size of the document last read or written; the store paces checkpoints by it. */
   bytesOnDisk = 0;
 
-  constructor(readonly path: string, private readonly revive: (parsed: any) => T) {}
+  constructor(readonly path: string, private readonly revive: (parsed: any) => T, private readonly fs: StoreFs = nodeFs) {}
 
   async read(): Promise<T | null> {
     try {
-      const text = await readFile(this.path, 'utf8');
+      const text = (await this.fs.readFile(this.path)).toString('utf8');
       this.bytesOnDisk = Buffer.byteLength(text);
       return parseState(text, this.revive);
     } catch (e) {
@@ -57,10 +47,10 @@ export class DurableJsonFile<T> implements Adapter<T> {
   }
 
   async write(data: T): Promise<void> {
-    this.bytesOnDisk = await replaceDurably(this.path, async (fh) => {
-      const text = JSON.stringify(data);
-      await fh.writeFile(text);
-      return Buffer.byteLength(text);
+    this.bytesOnDisk = await replaceDurably(this.fs, this.path, async (file) => {
+      const text = Buffer.from(JSON.stringify(data));
+      await writeAll(file, text, 0);
+      return text.length;
     });
   }
 }

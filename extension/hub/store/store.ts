@@ -5,7 +5,6 @@
 // Write cost does not grow with history: a send costs one batched append; a checkpoint rewrites
 // only the hot document, and only after as many journal bytes as that document holds, so its
 // amortised cost per send stays constant.
-import { lstat, mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { apply, isSettled, pruneIdempotency } from '../bus/reduce';
@@ -14,8 +13,8 @@ import { withBody } from '../bus/body';
 import { messagesTouched } from '../bus/relay';
 import { AppendLog } from './appendLog';
 import { CheckpointFile, type Checkpoint } from './checkpointFile';
-import { fsyncDir } from './durableJsonFile';
 import { reviveHot } from './revive';
+import { nodeFs, type StoreFs } from './storeFs';
 
 const FORMAT = 1;
 /**
@@ -58,6 +57,8 @@ export interface StoreOptions {
   now?: () => number;
   /** fdatasyncs in flight at once; 1 writes one batch at a time (the bench compares). */
   maxSyncs?: number;
+  /** The file system (the power-cut tests give one that loses what was not synced). */
+  fs?: StoreFs;
 }
 
 /**
@@ -65,8 +66,8 @@ export interface StoreOptions {
  * POSIX makes a new directory's name durable only then (ext4 happens to commit it with the first
  * fdatasync inside; a filesystem that keeps no more than POSIX promises loses the whole store).
  */
-async function makeDurableDir(dir: string): Promise<void> {
-  const first = await mkdir(dir, { recursive: true, mode: 0o700 });
+async function makeDurableDir(fs: StoreFs, dir: string): Promise<void> {
+  const first = await fs.mkdirs(dir, 0o700);
   if (first === undefined) return; // it was there
   const top = resolve(first);
   const created: string[] = []; // from the top level made down to `dir`
@@ -74,7 +75,7 @@ async function makeDurableDir(dir: string): Promise<void> {
     created.unshift(d);
     if (d === top || d === dirname(d)) break;
   }
-  for (const d of created) await fsyncDir(dirname(d));
+  for (const d of created) await fs.syncDir(dirname(d));
 }
 
 export class Store {
@@ -95,6 +96,9 @@ export class Store {
   private closed = false;
   /** A pump is scheduled for the end of this turn (flushSoon). */
   private flushing = false;
+  /** Why the journal's tail cannot be trusted (a failed cut): set, nothing is written to it until recover() succeeds. */
+  private untrusted?: Error;
+  private recovering?: Promise<void>;
   /** Open messages an event changed since the checkpoint document was written: the next one writes their lines anew, and copies the rest. */
   private readonly changed = new Set<string>();
 
@@ -117,20 +121,21 @@ export class Store {
 
   /** Opens (or creates) the store and recovers: checkpoint + journal records after it. */
   static async open(dir: string, node: string, options: StoreOptions): Promise<Store> {
-    await makeDurableDir(dir);
+    const fs = options.fs ?? nodeFs;
+    await makeDurableDir(fs, dir);
     // Another user who owns or may write this folder could rewrite the bus's history under us.
-    const st = await lstat(dir);
-    if (!st.isDirectory()) throw new Error(`${dir} is not a directory (a symlink?); the store needs a real folder of its own`);
+    const st = await fs.lstat(dir);
+    if (!st.isDirectory) throw new Error(`${dir} is not a directory (a symlink?); the store needs a real folder of its own`);
     if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw new Error(`${dir} belongs to uid ${st.uid}, not to you; the store must be your own folder`);
     if (st.mode & 0o022) throw new Error(`${dir} is writable by others (mode ${(st.mode & 0o777).toString(8)}); run chmod 700 on it`);
-    const adapter = new CheckpointFile(join(dir, 'state.json'));
+    const adapter = new CheckpointFile(join(dir, 'state.json'), fs);
     const db = new Low<Checkpoint>(adapter, { format: FORMAT, journalN: 0, state: emptyState(node) });
     await db.read();
     if (db.data.format !== FORMAT) throw new Error(`${join(dir, 'state.json')} has format ${db.data.format}; this Handoff reads format ${FORMAT}`);
-    const archive = new AppendLog<ArchivedMessage>(join(dir, 'archive.ndjson'), reviveHot);
+    const archive = new AppendLog<ArchivedMessage>(join(dir, 'archive.ndjson'), reviveHot, 0, fs);
     const archiveIndex = new Map<string, { offset: number; length: number }>();
     for (const line of await archive.open()) archiveIndex.set(line.value.message.id, { offset: line.offset, length: line.length });
-    const journal = new AppendLog<JournalRecord>(join(dir, 'journal.ndjson'), (r: JournalRecord) => r, JOURNAL_PREALLOCATE_BYTES); // events hold no name-keyed records
+    const journal = new AppendLog<JournalRecord>(join(dir, 'journal.ndjson'), (r: JournalRecord) => r, JOURNAL_PREALLOCATE_BYTES, fs); // events hold no name-keyed records
     const records = await journal.open();
     const store = new Store(dir, db, adapter, journal, archive, archiveIndex, options);
     for (const { value } of records) {
@@ -147,6 +152,7 @@ export class Store {
   /** Resolves once the events are on disk and applied; rejects if they could not be written. */
   commit(events: BusEvent[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
+    if (this.untrusted) return this.recover().then(() => this.commit(events));
     return new Promise((resolve, reject) => {
       this.queue.push({ events, resolve, reject });
       this.flushSoon();
@@ -229,15 +235,35 @@ export class Store {
     }
   }
 
-  /** A batch failed: it and every batch written after it are cut off the journal (none was acknowledged). */
+  /**
+   * A batch failed: it and every batch written after it are cut off the journal (none was
+   * acknowledged). If the cut itself cannot be made durable, the journal's tail is not to be
+   * trusted (the refused lines may be on the disk past it): nothing more is written to it until a
+   * checkpoint of what was acknowledged has replaced it — a retried fsync that succeeds proves
+   * nothing after a failed one.
+   */
   private async cutBack(first: number, start: number): Promise<void> {
     this.epoch++;
     this.paused = true;
     while (this.inflight > 0) await new Promise((r) => setImmediate(r));
-    await this.journal.cutTo(start);
     this.written = first - 1;
+    try {
+      await this.journal.cutTo(start);
+    } catch (e) {
+      this.untrusted = e as Error;
+      await this.recover().catch((why) => this.options.onError?.('recovery after a failed cut of the journal', why));
+    }
+    if (this.untrusted) for (const c of this.queue.splice(0)) c.reject(this.untrusted);
     this.paused = false;
     this.pump();
+  }
+
+  /** Replaces an untrusted journal with a checkpoint of the acknowledged state and an empty journal. */
+  private recover(): Promise<void> {
+    this.recovering ??= this.checkpoint()
+      .then(() => void (this.untrusted = undefined))
+      .finally(() => (this.recovering = undefined));
+    return this.recovering;
   }
 
   /** Moves settled messages to the archive, rewrites the hot document, empties the journal. */

@@ -1,0 +1,105 @@
+// G4 when the disk refuses, in process on a CrashFs: an fdatasync that fails (its pages dropped,
+// as Linux does, or written after all), a full disk in the middle of a checkpoint, a checkpoint
+// that cannot be renamed into place. Each: no ACK for what did not become durable, a clear error to
+// its senders, reads answered throughout, and once the fault clears nothing acknowledged lost and
+// nothing refused turning up — checked by cutting the power at every later point.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BusError } from '../../extension/hub/bus/errors';
+import { CrashFs, type Fault } from '../helpers/crashFs';
+import { check, hubOn, noneAcked, recorder, session, START } from '../helpers/powerCut';
+
+const senders = ['alice', 'dave', 'frank'].map((identity) => ({ identity, session: `${identity}-1`, node: 'n' }));
+const PAD = 'q'.repeat(400);
+
+/** Rounds of three concurrent sends; the fault is armed before round `armAt`. Returns what happened. */
+async function underFault(faults: Fault | Fault[], armAt = 4, rounds = 16) {
+  const acked = noneAcked();
+  const { cuts, onMutation } = recorder(acked);
+  const fs = new CrashFs({ onMutation });
+  const logs: string[] = [];
+  const clock = { t: START };
+  const hub = hubOn(fs, clock, 8 * 1024, (l) => logs.push(l));
+  await hub.start();
+  await hub.remember('bob');
+  await hub.attach(session('bob', 'bob-1', () => undefined));
+  const errors: BusError[] = [];
+  let readsDuringFault = 0;
+  for (let round = 0; round < rounds; round++) {
+    if (round === armAt) fs.faults.push(...[faults].flat().map((f) => ({ ...f })));
+    await Promise.all(senders.map(async (s) => {
+      const body = `round ${round} from ${s.identity} ${PAD}`;
+      acked.attempted.add(body);
+      try {
+        const r = await hub.send(s, { to: ['bob'], body, idempotencyKey: `${round}-${s.identity}` });
+        acked.sends.push({ id: r.message_id, body });
+      } catch (e) {
+        assert.ok(e instanceof BusError, `a bus error, not ${(e as Error).stack}`);
+        errors.push(e);
+        acked.refused.push(body);
+      }
+    }));
+    if (fs.faults.length > 0 || round === armAt) readsDuringFault += hub.inbox('bob').length > 0 ? 1 : 0;
+  }
+  assert.equal(fs.faults.length, 0, `the fault was met (calls: ${fs.calls.slice(-12).join('; ')})`);
+  await hub.close();
+  return { acked, cuts, fs, errors, logs, readsDuringFault };
+}
+
+describe('G4: the disk says no', () => {
+  for (const landed of [false, true]) {
+    it(`an fdatasync of the journal fails (its writes ${landed ? 'on the disk after all' : 'dropped'}): that batch is refused, later ones land, no cut brings the refused back`, async () => {
+      const r = await underFault({ call: 'datasync', path: /journal\.ndjson$/, code: 'EIO', landed });
+      assert.ok(r.errors.length >= 1 && r.errors.length <= 3, `the failed batch's senders were told (${r.errors.length})`);
+      for (const e of r.errors) {
+        assert.equal(e.code, 'store_unavailable');
+        assert.match(e.message, /EIO/);
+        assert.match(e.message, /Nothing was sent or recorded/);
+      }
+      assert.equal(r.acked.sends.length + r.errors.length, 48, 'every other send was acknowledged');
+      assert.ok(r.readsDuringFault > 0, 'reads were answered');
+      const t = await check(r.acked, r.cuts);
+      console.log(`# fdatasync EIO (${landed ? 'landed' : 'dropped'}): ${r.errors.length} refused, ${r.acked.sends.length} acknowledged; ${t.states} crash states after it: lost ${t.lost}, refused yet there ${t.phantom}, unopenable ${t.unopenable}`);
+      assert.deepEqual({ lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable }, { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 }, t.failures.join('\n'));
+    });
+  }
+
+  it('an fdatasync fails, its writes landed, and the cut of them cannot be synced either: a checkpoint of what was acknowledged replaces the journal', async () => {
+    const r = await underFault([{ call: 'datasync', path: /journal\.ndjson$/, code: 'EIO', landed: true }, { call: 'sync', path: /journal\.ndjson$/, code: 'EIO' }]);
+    const i = r.fs.calls.findIndex((c, k) => c.startsWith('  failed') && r.fs.calls[k - 1].startsWith('sync '));
+    assert.ok(i > 0 && r.fs.calls.slice(i).some((c) => /^rename .*state\.json$/.test(c)), `a checkpoint followed the failed cut: ${r.fs.calls.slice(i - 3, i + 8).join('; ')}`);
+    assert.equal(r.acked.sends.length + r.errors.length, 48);
+    const t = await check(r.acked, r.cuts);
+    console.log(`# fdatasync EIO, then the cut's fsync EIO: ${r.errors.length} refused; ${t.states} crash states: lost ${t.lost}, refused yet there ${t.phantom}`);
+    assert.deepEqual({ lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable }, { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 }, t.failures.join('\n'));
+  });
+
+  it('the disk is full while a checkpoint is written: sends go on, the checkpoint is tried again, nothing lost', async () => {
+    const r = await underFault({ call: 'write', path: /state\.json\.\d+\.tmp$/, code: 'ENOSPC', times: 3 });
+    assert.deepEqual(r.errors, [], 'the journal had room: every send acknowledged');
+    assert.ok(r.logs.some((l) => /checkpoint failed: ENOSPC/.test(l)), `the failure was logged: ${r.logs.join(' | ')}`);
+    assert.ok(r.fs.calls.some((c) => /^unlink .*\.tmp$/.test(c)), 'the half-written checkpoint was removed');
+    assert.ok([...r.fs.files().keys()].every((p) => !p.endsWith('.tmp')), 'no temp file left');
+    const t = await check(r.acked, r.cuts);
+    console.log(`# checkpoint ENOSPC ×3: ${r.acked.sends.length} acknowledged; ${t.states} crash states: lost ${t.lost}, unopenable ${t.unopenable}`);
+    assert.deepEqual({ lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable }, { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 }, t.failures.join('\n'));
+  });
+
+  it('a checkpoint cannot be renamed into place: the old one stands with the journal, nothing lost', async () => {
+    const r = await underFault({ call: 'rename', path: /state\.json$/, code: 'EIO', times: 2 });
+    assert.deepEqual(r.errors, []);
+    assert.ok(r.logs.some((l) => /checkpoint failed: EIO/.test(l)), `the failure was logged: ${r.logs.join(' | ')}`);
+    const t = await check(r.acked, r.cuts);
+    console.log(`# checkpoint rename EIO ×2: ${t.states} crash states: lost ${t.lost}, unopenable ${t.unopenable}`);
+    assert.deepEqual({ lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable }, { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 }, t.failures.join('\n'));
+  });
+
+  it('the journal cannot be written (disk full) for a while: those sends are refused with the reason, and after it nothing refused turns up', async () => {
+    const r = await underFault({ call: 'write', path: /journal\.ndjson$/, code: 'ENOSPC', times: 4 });
+    assert.ok(r.errors.length >= 4, `refused while full (${r.errors.length})`);
+    for (const e of r.errors) assert.match(e.message, /ENOSPC.*Free disk space/s);
+    const t = await check(r.acked, r.cuts);
+    console.log(`# journal ENOSPC ×4: ${r.errors.length} refused; ${t.states} crash states: lost ${t.lost}, refused yet there ${t.phantom}`);
+    assert.deepEqual({ lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable }, { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 }, t.failures.join('\n'));
+  });
+});

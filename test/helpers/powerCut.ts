@@ -1,0 +1,127 @@
+// What the power-cut tests share: a hub on a CrashFs, what it acknowledged at each cut, and the
+// check of every distinct crash image a cut can leave.
+import { bodyOf } from '../../extension/hub/bus/body';
+import type { Message } from '../../extension/hub/bus/model';
+import { Hub } from '../../extension/hub/hub';
+import type { PushPayload, Session } from '../../extension/hub/sessions';
+import { CrashFs, CUTS, imageKey, imageOf, type DiskImage, type DiskState } from './crashFs';
+
+export const STORE = '/home/u/.local/state/handoff/store';
+export const START = Date.parse('2026-12-01T09:00:00Z');
+
+export function session(identity: string, key: string, deliver: (p: PushPayload) => void): Session {
+  return { key, identity, roles: [], client: 'test', connectedAt: 0, lastSeen: 0, pushed: new Set(), isOpen: () => true, deliver: (p) => (deliver(p), true), close: () => undefined };
+}
+
+/** What the hub had acknowledged: each list only grows, so a cut notes their lengths. */
+export interface Acked {
+  sends: { id: string; body: string }[];
+  receipts: { id: string; kind: 'read' | 'ack' | 'result' }[];
+  escalations: string[];
+  /** Bodies of every send attempted, acknowledged or not. */
+  attempted: Set<string>;
+  /** Bodies of sends the hub refused (it said nothing was sent): from then on, never to appear. */
+  refused: string[];
+}
+
+export interface Cut {
+  state: DiskState;
+  sends: number;
+  receipts: number;
+  escalations: number;
+  refused: number;
+}
+
+export function hubOn(fs: CrashFs, clock: { t: number }, minCheckpointBytes = 12 * 1024, log?: (line: string) => void): Hub {
+  return new Hub({ workspace: '/home/u/project', storeDir: STORE, node: 'n', tickMs: 0, clock: () => clock.t, log, store: { fs, minCheckpointBytes } });
+}
+
+/** Every message the image holds once opened: the hot set, and the archive's lines not also hot. */
+export function messagesIn(hub: Hub, image: DiskImage): Message[] {
+  const hot = Object.values(hub.state.hot).map((h) => ({ ...h.message, body: bodyOf(h.message) }));
+  const ids = new Set(hot.map((m) => m.id));
+  const archive = image.files.get(`${STORE}/archive.ndjson`)?.toString('utf8') ?? '';
+  const archived = new Map<string, Message>();
+  for (const line of archive.split('\n')) {
+    if (!line.trim() || line.startsWith('\0')) continue;
+    try {
+      const m = (JSON.parse(line) as { message: Message }).message;
+      if (!ids.has(m.id)) archived.set(m.id, m);
+    } catch {
+      // a torn last line: the store cuts it off
+    }
+  }
+  return [...hot, ...archived.values()];
+}
+
+export interface Tally {
+  states: number;
+  cuts: number;
+  lost: number;
+  duplicated: number;
+  phantom: number;
+  unopenable: number;
+  failures: string[];
+}
+
+/** Notes, before each change to the disk, the state a cut would leave and what was acknowledged by then. */
+export function recorder(acked: Acked): { cuts: Cut[]; onMutation: (state: DiskState) => void } {
+  const cuts: Cut[] = [];
+  return { cuts, onMutation: (state) => cuts.push({ state, sends: acked.sends.length, receipts: acked.receipts.length, escalations: acked.escalations.length, refused: acked.refused.length }) };
+}
+
+export const noneAcked = (): Acked => ({ sends: [], receipts: [], escalations: [], attempted: new Set(), refused: [] });
+
+/** Opens a hub on each distinct image the cuts can leave, and counts what is wrong. */
+export async function check(acked: Acked, cuts: Cut[]): Promise<Tally> {
+  const tally: Tally = { states: 0, cuts: cuts.length, lost: 0, duplicated: 0, phantom: 0, unopenable: 0, failures: [] };
+  const seen = new Set<string>();
+  const fail = (what: string) => tally.failures.length < 5 && tally.failures.push(what);
+  for (const cut of cuts) {
+    for (const [name, pick] of Object.entries(CUTS)) {
+      const survival = pick(cut.state);
+      if (!survival) continue;
+      const image = imageOf(cut.state, survival);
+      const key = `${imageKey(image)} ${cut.sends} ${cut.receipts} ${cut.escalations} ${cut.refused}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      tally.states++;
+      const where = `cut ${name} before "${cut.state.before}" (#${cut.state.at}; ${cut.sends} sends, ${cut.receipts} receipts acknowledged)`;
+      const hub = hubOn(CrashFs.from(image), { t: START + 3_600_000 });
+      await hub.start();
+      try {
+        if (!hub.journal.isOpen) {
+          tally.unopenable++;
+          fail(`${where}: unopenable: ${hub.journal.status.error}`);
+          continue;
+        }
+        const messages = messagesIn(hub, image);
+        const byBody = new Map<string, number>();
+        for (const m of messages) byBody.set(String(m.body), (byBody.get(String(m.body)) ?? 0) + 1);
+        const present = new Set(messages.map((m) => m.id));
+        const refused = new Set(acked.refused.slice(0, cut.refused));
+        for (const s of acked.sends.slice(0, cut.sends)) {
+          if (!present.has(s.id)) tally.lost++, fail(`${where}: acknowledged send ${s.body.slice(0, 24)} lost`);
+        }
+        for (const r of acked.receipts.slice(0, cut.receipts)) {
+          const view = await hub.lookup(r.id);
+          const has = view?.deliveries.find((d) => d.recipient === 'bob')?.receipts.some((x) => x.kind === r.kind);
+          if (!has) tally.lost++, fail(`${where}: acknowledged ${r.kind} of ${r.id} lost`);
+        }
+        for (const id of acked.escalations.slice(0, cut.escalations)) if (!present.has(id)) tally.lost++, fail(`${where}: escalation ${id} lost`);
+        for (const [body, n] of byBody) if (n > 1) tally.duplicated++, fail(`${where}: ${body.slice(0, 24)} ×${n}`);
+        const perSilent = new Map<string, number>();
+        for (const m of messages) {
+          if (m.escalation) perSilent.set(m.escalation.of, (perSilent.get(m.escalation.of) ?? 0) + 1);
+          else if (!acked.attempted.has(String(m.body))) tally.phantom++, fail(`${where}: ${m.id} was never sent`);
+          else if (refused.has(String(m.body))) tally.phantom++, fail(`${where}: ${String(m.body).slice(0, 24)} was refused, yet is there`);
+        }
+        for (const [of, n] of perSilent) if (n > 1) tally.duplicated++, fail(`${where}: ${of} escalated ×${n}`);
+      } finally {
+        await hub.close();
+      }
+    }
+  }
+  return tally;
+}
+
