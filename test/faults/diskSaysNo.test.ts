@@ -6,8 +6,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BusError } from '../../extension/hub/bus/errors';
+import { connectAgent, plainBody } from '../helpers/agent';
 import { CrashFs, type Fault } from '../helpers/crashFs';
+import { faultRule, faultShim } from '../helpers/faultShim';
+import { startHub, tempDir } from '../helpers/hubProcess';
 import { check, hubOn, noneAcked, recorder, session, START } from '../helpers/powerCut';
+import { skipOrFail } from '../helpers/skip.mjs';
 
 const senders = ['alice', 'dave', 'frank'].map((identity) => ({ identity, session: `${identity}-1`, node: 'n' }));
 const PAD = 'q'.repeat(400);
@@ -102,4 +106,100 @@ describe('G4: the disk says no', () => {
     console.log(`# journal ENOSPC ×4: ${r.errors.length} refused; ${t.states} crash states: lost ${t.lost}, refused yet there ${t.phantom}`);
     assert.deepEqual({ lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable }, { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 }, t.failures.join('\n'));
   });
+});
+
+// The same faults met by the real hub process: an LD_PRELOAD library (helpers/faultShim.c) makes
+// the kernel's answers fail, the hub runs unchanged, and the agents are real MCP clients.
+describe('G4: the disk says no, to the real hub process', () => {
+  const shim = faultShim();
+
+  /** A hub with the shim loaded, alice and bob connected; `sends` tallies what was acknowledged or refused. */
+  async function hubWithShim(t: { skip(m?: string): unknown; after(fn: () => unknown): void }) {
+    if ('missing' in shim) {
+      skipOrFail(t, shim.missing);
+      return undefined;
+    }
+    const rule = faultRule(tempDir('fault-rule'), shim.lib);
+    let hub = await startHub({ env: rule.env });
+    t.after(() => hub.stop().catch(() => undefined));
+    await (await connectAgent({ socket: hub.socket, name: 'bob' })).close(); // known, not live: its handoffs wait
+    const alice = await connectAgent({ socket: hub.socket, name: 'alice' });
+    const acknowledged: string[] = [];
+    const refused: { body: string; text: string }[] = [];
+    const send = async (body: string) => {
+      const r = await alice.call('send_handoff', { to: 'bob', body });
+      if (r.isError) refused.push({ body, text: String((r.content[0] as { text: string }).text) });
+      else acknowledged.push(body);
+      return r;
+    };
+    /** After a kill -9 and a new hub (no shim rule armed): what bob's inbox holds. */
+    const reopened = async () => {
+      rule.disarm();
+      await alice.close();
+      await hub.kill9();
+      const again = (hub = await hub.restart());
+      const bob = await connectAgent({ socket: again.socket, name: 'bob' });
+      const bodies = ((await bob.ok('inbox', { limit: 200 })).messages as { body: string }[]).map(plainBody);
+      await bob.close();
+      await again.stop();
+      return {
+        lost: acknowledged.filter((b) => !bodies.includes(b)).length,
+        phantom: refused.filter((r) => bodies.includes(r.body)).length,
+        duplicated: bodies.length - new Set(bodies).size,
+      };
+    };
+    return { rule, hub: () => hub, alice, send, acknowledged, refused, reopened };
+  }
+
+  it('an fdatasync of the journal fails with EIO: that send is refused with the reason, the hub answers, the next send lands; after kill -9 nothing lost or refused there', async (t) => {
+    const h = await hubWithShim(t);
+    if (!h) return;
+    await h.send('before the fault');
+    h.rule.arm('fdatasync', 'journal.ndjson', 'EIO', 1);
+    const r = await h.send('while the disk fails');
+    assert.equal(h.rule.fired(), 1, `the shim failed one fdatasync: ${JSON.stringify(r)}\n${h.hub().log()}`);
+    assert.equal(r.isError, true, 'refused');
+    assert.equal(r.structuredContent.error.code, 'store_unavailable');
+    assert.match(h.refused[0].text, /EIO.*Nothing was sent or recorded/s);
+    assert.equal((await h.alice.ok('whoami')).identity, 'alice', 'still serving');
+    await h.send('after the fault');
+    const after = await h.reopened();
+    console.log(`# real hub, fdatasync EIO: ${h.acknowledged.length} acknowledged, ${h.refused.length} refused; lost ${after.lost}, refused yet there ${after.phantom}, duplicated ${after.duplicated}`);
+    assert.deepEqual(after, { lost: 0, phantom: 0, duplicated: 0 });
+    assert.deepEqual(h.acknowledged, ['before the fault', 'after the fault']);
+  });
+
+  it('the journal cannot be written (ENOSPC, three times): those sends are refused, later ones land; nothing lost or refused there after kill -9', async (t) => {
+    const h = await hubWithShim(t);
+    if (!h) return;
+    await h.send('first');
+    h.rule.arm('write', 'journal.ndjson', 'ENOSPC', 3);
+    for (let i = 0; i < 6; i++) await h.send(`during ${i}`);
+    assert.equal(h.rule.fired(), 3);
+    assert.ok(h.refused.length >= 1 && h.refused.every((r) => /ENOSPC.*Free disk space/s.test(r.text)), `refused with the reason: ${h.refused.map((r) => r.text).join(' | ')}`);
+    const after = await h.reopened();
+    console.log(`# real hub, journal ENOSPC ×3: ${h.acknowledged.length} acknowledged, ${h.refused.length} refused; lost ${after.lost}, refused yet there ${after.phantom}`);
+    assert.deepEqual(after, { lost: 0, phantom: 0, duplicated: 0 });
+  });
+
+  for (const [call, code] of [['rename', 'EIO'], ['write', 'ENOSPC']] as const) {
+    it(`the checkpoint a stopping hub writes fails (${call} ${code}): it says so, and the next hub has everything from the journal`, async (t) => {
+      const h = await hubWithShim(t);
+      if (!h) return;
+      for (let i = 0; i < 5; i++) await h.send(`kept ${i}`);
+      h.rule.arm(call, 'state.json', code, 100);
+      await h.alice.close();
+      await h.hub().stop(); // SIGTERM: the store checkpoints on close
+      assert.ok(h.rule.fired() >= 1, 'the checkpoint met the fault');
+      assert.match(h.hub().log(), new RegExp(`checkpoint on close failed: ${code}`), h.hub().log());
+      h.rule.disarm();
+      const again = await h.hub().restart();
+      t.after(() => again.stop().catch(() => undefined));
+      const bob = await connectAgent({ socket: again.socket, name: 'bob' });
+      const bodies = ((await bob.ok('inbox', { limit: 50 })).messages as { body: string }[]).map(plainBody);
+      await bob.close();
+      await again.stop();
+      assert.deepEqual(bodies.sort(), h.acknowledged.sort(), 'every acknowledged send, once');
+    });
+  }
 });
