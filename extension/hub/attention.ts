@@ -39,6 +39,8 @@ export interface AttentionDeps {
   page(identity: string, ids: Set<string>): HotMessage[];
   /** The oldest `limit` handoffs not yet seen in `session` nor claimed for it, and how many there are (MailIndex). */
   unsurfaced(identity: string, session: string, claimed: ReadonlySet<string>, limit: number): { items: HotMessage[]; count: number };
+  /** Every open handoff the identity has not ACKed, oldest first. */
+  unacked(identity: string): HotMessage[];
   commit(events: BusEvent[]): Promise<void>;
   sessions: SessionRegistry;
   node: string;
@@ -56,9 +58,16 @@ export class Attention {
   readonly hooked: ExpiringMap<string, HookSession, string>;
   /** Session → the ids handed out to it and not settled: two racing hooks never surface one twice. */
   private readonly claims = new Map<string, Set<string>>();
+  /**
+   * A CLI's own session (`claude:<id>`) → the agent MCP session its hooks surface into (itself when
+   * none is known). A hook that runs before its agent's bridge is live (the CLI connects MCP
+   * servers while its first turn runs; a hub restarted under it) still surfaces into that session.
+   */
+  readonly agentSessions: ExpiringMap<string, { key: string }>;
 
   constructor(private readonly deps: AttentionDeps) {
     this.hooked = new ExpiringMap(STALE_MS, deps.now, { held: (hs) => !!hs.waiter, groupOf: (hs) => hs.identity });
+    this.agentSessions = new ExpiringMap(STALE_MS, deps.now);
   }
 
   /**
@@ -67,29 +76,52 @@ export class Attention {
    * Otherwise a hook keeps a session of its own (a CLI whose bridge is not connected, or whose
    * ancestry the hook cannot read).
    */
-  private sessionKey(h: HookHello): string {
+  private async sessionKey(h: HookHello, cliSession: string): Promise<string> {
     const under = this.deps.sessions.all().filter((s) => s.agentPid && h.ancestors.includes(s.agentPid));
     const own = under.find((s) => s.identity === h.identity);
-    if (own) return own.key;
+    if (own) {
+      await this.join(h.identity, cliSession, own.key);
+      return own.key;
+    }
     // Under another identity's agent, asking for one whose session runs elsewhere: not its to surface.
     if (under.length > 0 && this.deps.sessions.count(h.identity) > 0) {
       const whose = [...new Set(under.map((s) => s.identity))].join(', ');
       throw new BusError('not_your_channel', `This hook runs under the agent session of ${whose}, not ${h.identity}: it surfaces only that session's handoffs. Nothing was surfaced.`);
     }
-    return `${h.cli}:${h.session}`;
+    // Its agent's session is not live (yet, or while its bridge reconnects): the one it ran under before, as the journal tells after a restart.
+    return this.agentSessions.use(cliSession, () => {
+      for (const hot of this.deps.unacked(h.identity)) {
+        const s = hot.deliveries[h.identity]?.surfacings?.find((x) => x.cliSession === cliSession);
+        if (s) return { key: s.session };
+      }
+      return { key: cliSession };
+    }).key;
   }
 
-  hook(h: HookHello, onClose: (cancel: () => void) => void): Promise<Claim> {
-    let key: string;
-    try {
-      key = this.sessionKey(h);
-    } catch (e) {
-      return Promise.reject(e as Error);
-    }
+  /**
+   * The CLI session's hooks surface into the agent's MCP session from now on; what they surfaced
+   * before, under the CLI's own key, is recorded for that session too, so it is not handed again.
+   */
+  private async join(identity: string, cliSession: string, key: string): Promise<void> {
+    const known = this.agentSessions.use(cliSession, () => ({ key: cliSession }));
+    if (known.key === key) return;
+    known.key = key;
+    const at = this.deps.now();
+    const events = this.deps.unacked(identity).flatMap((hot) => {
+      const seen = hot.deliveries[identity]?.surfacings ?? [];
+      const before = seen.find((s) => s.session === cliSession);
+      return before && !seen.some((s) => s.session === key) ? [surfacedEvent(hot, identity, { session: key, node: this.deps.node, at, path: before.path, via: before.via, cliSession })] : [];
+    });
+    if (events.length > 0) await this.deps.commit(events);
+  }
+
+  async hook(h: HookHello, onClose: (cancel: () => void) => void): Promise<Claim> {
+    const cliSession = `${h.cli}:${h.session}`;
+    const key = await this.sessionKey(h, cliSession);
     const hs = this.hooked.use(key, () => ({ key, identity: h.identity, cli: h.cli, busy: false }));
     if (h.phase === 'wait') return this.wait(hs, h, onClose);
     if (h.phase === 'prompt' || h.phase === 'tool') hs.busy = true;
-    const claim = this.claim(h.identity, key, 'hook', `${h.cli} ${h.event}`);
+    const claim = this.claim(h.identity, key, 'hook', `${h.cli} ${h.event}`, undefined, key === cliSession ? undefined : cliSession);
     // A turn ends unless the stop hook hands the model something new; the idle waiter may then answer.
     if (h.phase === 'stop' || h.phase === 'start') hs.busy = h.phase === 'stop' && claim.answer.items.length > 0;
     if (!hs.busy) this.wake(hs);
@@ -102,13 +134,13 @@ export class Attention {
   }
 
   /** What has not surfaced in `session` (and is not claimed), as an answer and its pending record. */
-  private claim(identity: string, session: string, path: SurfacePath, via: string, only?: Set<string>): Claim {
+  private claim(identity: string, session: string, path: SurfacePath, via: string, only?: Set<string>, cliSession?: string): Claim {
     const claimed = this.claims.get(session) ?? new Set<string>();
     const open = only ? unsurfacedFor(this.deps.page(identity, only), identity, session, (id) => claimed.has(id)) : undefined;
     const { items: take, count } = open ? { items: open, count: open.length } : this.deps.unsurfaced(identity, session, claimed, PER_ANSWER);
     if (take.length === 0) return nothing(session);
     const at = this.deps.now();
-    const events = take.map((hot) => surfacedEvent(hot, identity, { session, node: this.deps.node, at, path, via }));
+    const events = take.map((hot) => surfacedEvent(hot, identity, { session, node: this.deps.node, at, path, via, ...(cliSession ? { cliSession } : {}) }));
     const ids = take.map((hot) => hot.message.id);
     this.claims.set(session, claimed);
     for (const id of ids) claimed.add(id);

@@ -70,6 +70,7 @@ export class Hub {
     const attention = (this.attention = new Attention({
       page: (identity, ids) => journal.mail.openAmong(journal.state, identity, ids),
       unsurfaced: (identity, session, claimed, limit) => journal.mail.unsurfaced(journal.state, identity, session, claimed, limit),
+      unacked: (identity) => journal.mail.unackedFor(journal.state, identity),
       commit, sessions, node, log, now,
     }));
     const pushes = (this.pushes = new Pushes({

@@ -108,6 +108,8 @@ export interface Surfacing {
   /** The CLI and hook event (e.g. `claude PostToolUse`) or the tool that showed it. */
   via: string;
   replayed: boolean;
+  /** A hook's record under its agent's MCP session: the CLI's own session (`claude:<id>`) it ran in. */
+  cliSession?: string;
 }
 
 export interface Delivery {

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
+import type { PushPayload, Session } from '../../extension/hub/sessions';
 import type { HookHello } from '../../extension/protocol/hook';
 import { tempDir } from '../helpers/hubProcess';
 
@@ -32,6 +33,42 @@ describe('G8: hook answers are claims, surfaced only once confirmed', () => {
       await next.settle(true);
       assert.deepEqual(ids(await hub.attention.hook(hello('S'), () => undefined)), [], 'once confirmed, never again in S');
       assert.deepEqual(hub.state.hot[sent.message_id].deliveries.bob.surfacings?.map((s) => s.session), ['claude:T', 'claude:S']);
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it("hooks that ran before the agent's MCP session was live, and after a restart before it reconnects, never hand what the session saw again", async () => {
+    const storeDir = tempDir('claims-join-store');
+    const agentPid = 4242;
+    const under = (session: string): HookHello => ({ ...hello(session), ancestors: [4300, agentPid] });
+    const mcp: Session = { key: 'b-bridge', identity: 'bob', roles: [], client: 'claude-code', connectedAt: 0, lastSeen: 0, pushed: new Set(), agentPid, isOpen: () => true, deliver: (_p: PushPayload) => true, close: () => undefined };
+    let hub = new Hub({ workspace: tempDir('claims-join-ws'), storeDir, node: 'n', tickMs: 0 });
+    await hub.start();
+    try {
+      await hub.remember('bob');
+      const alice = { identity: 'alice', session: 'a-1', node: 'n' };
+      const first = await hub.send(alice, { to: ['bob'], body: 'first, before the bridge' });
+      const early = await hub.attention.hook(under('S'), () => undefined); // the CLI's first tool call: its bridge still connecting
+      assert.deepEqual(ids(early), [first.message_id]);
+      await early.settle(true);
+
+      await hub.attach(mcp);
+      const second = await hub.send(alice, { to: ['bob'], body: 'second, with the bridge live' });
+      const later = await hub.attention.hook(under('S'), () => undefined);
+      assert.deepEqual(ids(later), [second.message_id], 'the first is not handed again once the hook finds its MCP session');
+      await later.settle(true);
+      const sessions = (id: string) => hub.state.hot[id].deliveries.bob.surfacings?.map((s) => s.session);
+      assert.deepEqual(sessions(first.message_id), ['claude:S', 'b-bridge'], 'what the CLI session saw is recorded for its MCP session');
+
+      await hub.close();
+      hub = new Hub({ workspace: tempDir('claims-join-ws2'), storeDir, node: 'n', tickMs: 0 });
+      await hub.start();
+      const third = await hub.send(alice, { to: ['bob'], body: 'third, the bridge not back yet' });
+      const gap = await hub.attention.hook(under('S'), () => undefined);
+      assert.deepEqual(ids(gap), [third.message_id], 'a restarted hub knows from the journal which session the CLI session is');
+      await gap.settle(true);
+      assert.deepEqual(sessions(third.message_id), ['b-bridge']);
     } finally {
       await hub.close();
     }

@@ -45,8 +45,10 @@ describe('expiring per-session state', () => {
       await hub.remember('bob');
       for (let i = 0; i < 2000; i++) await hub.attention.hook(hello(`S${i}`), () => undefined);
       assert.equal(hub.attention.hooked.size, 2000);
+      assert.equal(hub.attention.agentSessions.size, 2000, 'each CLI session remembered, to its own key');
       assert.equal(hub.attention.seenWhen('bob'), 'next_tool_call');
       void hub.attention.hook(hello('W', 'wait'), (c) => (cancel = c));
+      await new Promise((r) => setImmediate(r)); // the waiter is registered once its session is known
       assert.equal(hub.attention.seenWhen('bob'), 'now', 'an idle waiter answers at once');
 
       clock.t += STALE_MS + 1;
@@ -59,6 +61,7 @@ describe('expiring per-session state', () => {
       clock.t += 1;
       assert.equal(hub.attention.seenWhen('bob'), 'when_it_calls_inbox');
       assert.deepEqual([hub.attention.hooked.size, hub.attention.hooked.groupCount], [0, 0], 'empty');
+      assert.equal(hub.attention.agentSessions.size, 0, 'which agent session each CLI session is: empty too');
       await hub.attention.hook(hello('late'), () => undefined);
       assert.equal(hub.attention.hooked.size, 1, 'the one heard from now');
     } finally {

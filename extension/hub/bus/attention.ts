@@ -16,7 +16,7 @@ export function unsurfacedFor(mail: HotMessage[], identity: string, session: str
 }
 
 /** A replay when the identity's model saw it before (another session, or before a restart). */
-export function surfacedEvent(hot: HotMessage, identity: string, stamp: { session: string; node: string; at: number; path: SurfacePath; via: string }): Extract<BusEvent, { type: 'surfaced' }> {
+export function surfacedEvent(hot: HotMessage, identity: string, stamp: { session: string; node: string; at: number; path: SurfacePath; via: string; cliSession?: string }): Extract<BusEvent, { type: 'surfaced' }> {
   const replayed = (hot.deliveries[identity].surfacings?.length ?? 0) > 0;
   return { type: 'surfaced', id: hot.message.id, recipient: identity, surfacing: { ...stamp, replayed } };
 }
