@@ -78,6 +78,29 @@ describe('G4: the disk says no', () => {
     assert.deepEqual({ lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable }, { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 }, t.failures.join('\n'));
   });
 
+  it('batches in flight when an fdatasync fails: every one written before the failure is refused too, though its own fdatasync "succeeds"', async () => {
+    const acked = noneAcked();
+    const { cuts, onMutation } = recorder(acked);
+    const fs = new CrashFs({ onMutation, syncDelayMs: 4 });
+    const hub = hubOn(fs, { t: START });
+    await hub.start();
+    await hub.remember('bob');
+    const sends: Promise<void>[] = [];
+    for (let i = 0; i < 24; i++) {
+      if (i === 8) fs.faults.push({ call: 'datasync', path: /journal\.ndjson$/, code: 'EIO' });
+      const body = `staggered ${i} ${PAD}`;
+      acked.attempted.add(body);
+      sends.push(hub.send(senders[i % 3], { to: ['bob'], body }).then((r) => void acked.sends.push({ id: r.message_id, body }), () => void acked.refused.push(body)));
+      await new Promise((r) => setTimeout(r, 1)); // a batch per millisecond: several in flight at once
+    }
+    await Promise.all(sends);
+    await hub.close();
+    assert.ok(acked.refused.length >= 2, `the failed batch and the ones written before its failure were refused (${acked.refused.length})`);
+    const t = await check(acked, cuts);
+    console.log(`# batches in flight, one fdatasync EIO: ${acked.refused.length} refused, ${acked.sends.length} acknowledged; ${t.states} crash states: lost ${t.lost}`);
+    assert.deepEqual({ lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable }, { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 }, t.failures.join('\n'));
+  });
+
   it('the disk is full while a checkpoint is written: sends go on, the checkpoint is tried again, nothing lost', async () => {
     const r = await underFault({ call: 'write', path: /state\.json\.\d+\.tmp$/, code: 'ENOSPC', times: 3 });
     assert.deepEqual(r.errors, [], 'the journal had room: every send acknowledged');

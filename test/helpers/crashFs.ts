@@ -166,6 +166,8 @@ export interface Fault {
 
 export interface CrashFsOptions {
   onMutation?: (state: DiskState) => void;
+  /** How long each fsync/fdatasync takes, so that batches overlap as on a real disk (default 0). */
+  syncDelayMs?: number;
   /** Calls that do nothing, as if the code that makes them were deleted (the mutation table). */
   skip?: (call: 'sync' | 'datasync' | 'syncDir', path: string, pendingNames: string[]) => boolean;
 }
@@ -261,6 +263,7 @@ export class CrashFs implements StoreFs {
     };
     const sync = async (call: 'sync' | 'datasync') => {
       check();
+      if (this.options.syncDelayMs) await new Promise((r) => setTimeout(r, this.options.syncDelayMs));
       if (this.options.skip?.(call, path, [])) return void this.calls.push(`${call} ${path} (skipped)`);
       // What was pending reaches the disk — not what a read sees, which a failed sync left behind.
       const flush = () => {
