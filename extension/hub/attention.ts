@@ -39,8 +39,10 @@ export interface AttentionDeps {
   page(identity: string, ids: Set<string>): HotMessage[];
   /** The oldest `limit` handoffs not yet seen in `session` nor claimed for it, and how many there are (MailIndex). */
   unsurfaced(identity: string, session: string, claimed: ReadonlySet<string>, limit: number): { items: HotMessage[]; count: number };
-  /** Every open handoff the identity has not ACKed, oldest first. */
-  unacked(identity: string): HotMessage[];
+  /** The agent session a CLI session's hooks surfaced into, as the journal recorded (MailIndex). */
+  agentSessionOf(identity: string, cliSession: string): string | undefined;
+  /** Ids of the identity's waiting handoffs already seen in a session (MailIndex). */
+  seenIn(identity: string, session: string): string[];
   commit(events: BusEvent[]): Promise<void>;
   sessions: SessionRegistry;
   node: string;
@@ -89,13 +91,7 @@ export class Attention {
       throw new BusError('not_your_channel', `This hook runs under the agent session of ${whose}, not ${h.identity}: it surfaces only that session's handoffs. Nothing was surfaced.`);
     }
     // Its agent's session is not live (yet, or while its bridge reconnects): the one it ran under before, as the journal tells after a restart.
-    return this.agentSessions.use(cliSession, () => {
-      for (const hot of this.deps.unacked(h.identity)) {
-        const s = hot.deliveries[h.identity]?.surfacings?.find((x) => x.cliSession === cliSession);
-        if (s) return { key: s.session };
-      }
-      return { key: cliSession };
-    }).key;
+    return this.agentSessions.use(cliSession, () => ({ key: this.deps.agentSessionOf(h.identity, cliSession) ?? cliSession })).key;
   }
 
   /**
@@ -106,8 +102,10 @@ export class Attention {
     const known = this.agentSessions.use(cliSession, () => ({ key: cliSession }));
     if (known.key === key) return;
     known.key = key;
+    const earlier = this.deps.seenIn(identity, cliSession);
+    if (earlier.length === 0) return;
     const at = this.deps.now();
-    const events = this.deps.unacked(identity).flatMap((hot) => {
+    const events = this.deps.page(identity, new Set(earlier)).flatMap((hot) => {
       const seen = hot.deliveries[identity]?.surfacings ?? [];
       const before = seen.find((s) => s.session === cliSession);
       return before && !seen.some((s) => s.session === key) ? [surfacedEvent(hot, identity, { session: key, node: this.deps.node, at, path: before.path, via: before.via, cliSession })] : [];

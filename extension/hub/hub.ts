@@ -70,11 +70,12 @@ export class Hub {
     const attention = (this.attention = new Attention({
       page: (identity, ids) => journal.mail.openAmong(journal.state, identity, ids),
       unsurfaced: (identity, session, claimed, limit) => journal.mail.unsurfaced(journal.state, identity, session, claimed, limit),
-      unacked: (identity) => journal.mail.unackedFor(journal.state, identity),
+      agentSessionOf: (identity, cliSession) => journal.mail.agentSessionOf(identity, cliSession),
+      seenIn: (identity, session) => journal.mail.seenInSession(identity, session),
       commit, sessions, node, log, now,
     }));
     const pushes = (this.pushes = new Pushes({
-      node, sessions, now, commit, log, unackedOf: (identity) => journal.mail.unackedFor(journal.state, identity),
+      node, sessions, now, commit, log, unackedOf: (identity) => journal.mail.unackedFor(journal.state, identity), hotOf: (id) => journal.state.hot[id],
       isOpen: (id) => !!journal.state.hot[id], replayLimit: options.replayLimit ?? 50, arrived: (ids) => attention.arrived(ids),
     }));
     this.roster = new Roster({ journal, sessions, people, pushes, now, log });
@@ -173,14 +174,8 @@ export class Hub {
    * them); each new message then reaches its local recipients exactly like a local send.
    */
   async applyRemote(events: BusEvent[]): Promise<void> {
-    const offers: BusEvent[] = [];
-    for (const e of events) {
-      if (e.type !== 'sent') continue;
-      e.message.seq = this.journal.nextSeq();
-      offers.push(...this.pushes.offers(e.message));
-    }
-    await this.journal.commit([...events, ...offers]);
-    for (const e of events) if (e.type === 'sent' && this.state.hot[e.message.id]) this.pushes.arrive(this.state.hot[e.message.id]);
+    // A message from another node takes its place in this hub's order (seq) on arrival.
+    await this.pushes.admit(events.map((e) => (e.type === 'sent' ? { ...e, message: { ...e.message, seq: this.journal.nextSeq() } } : e)));
   }
 
   // ---- reading ----
@@ -221,10 +216,12 @@ export class Hub {
 
   /** Pushes again, flagged as a chase, to every live session of each unacked recipient. */
   async chase(id: string, by: string): Promise<{ pushed: number }> {
+    this.journal.writable();
     const events = decideChase(this.state.hot[id], id, this.now());
-    let pushed = 0;
-    for (const e of events) if (e.type === 'chased') pushed += this.pushes.toIdentity(e.recipient, this.state.hot[id], 'chase');
+    // Recorded, then pushed, as the timer's chases: a chase the store refused went nowhere.
     if (events.length) await this.journal.commit(events);
+    let pushed = 0;
+    for (const e of events) if (e.type === 'chased' && this.state.hot[id]) pushed += this.pushes.toIdentity(e.recipient, this.state.hot[id], 'chase');
     this.log(`${by} chased ${id}: pushed to ${pushed} sessions`);
     return { pushed };
   }

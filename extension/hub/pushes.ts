@@ -14,6 +14,8 @@ export interface PushesDeps {
   /** The identity's open mail still waiting for its ACK, oldest first. */
   unackedOf: (identity: string) => HotMessage[];
   isOpen: (id: string) => boolean;
+  /** The open message by id, as the store holds it once committed. */
+  hotOf: (id: string) => HotMessage | undefined;
   log: (line: string) => void;
   /** Unacked messages replayed on attach; past this a truncation notice says how many more. */
   replayLimit: number;
@@ -54,15 +56,32 @@ export class Pushes {
     return n;
   }
 
+  /**
+   * The one way new messages enter the bus — sent here, escalated by the timer, or taken from
+   * another node: the `sent` events in `events` are committed with the intent to push each to its
+   * recipients' live sessions (so after a crash nothing that may have been pushed is pushed again
+   * as new), with whatever rides along in the same record; once durable, `beforeArrive` runs and
+   * each new message is pushed. Sessions reached, by message id and recipient.
+   */
+  async admit(events: BusEvent[], o: { committing?: (p: Promise<void>) => void; beforeArrive?: (admitted: HotMessage[]) => void } = {}): Promise<Map<string, Map<string, number>>> {
+    const sent = events.flatMap((e) => (e.type === 'sent' ? [e.message] : []));
+    const committing = this.deps.commit([...events, ...sent.flatMap((m) => this.offers(m))]);
+    o.committing?.(committing);
+    await committing;
+    const admitted = sent.flatMap((m) => this.deps.hotOf(m.id) ?? []);
+    o.beforeArrive?.(admitted);
+    return new Map(admitted.map((hot) => [hot.message.id, this.arrive(hot)]));
+  }
+
   /** The push intent for a new message: one `offered` per recipient with a live session, to commit with the message itself. */
-  offers(m: Message): BusEvent[] {
+  private offers(m: Message): BusEvent[] {
     const at = this.deps.now();
     const live = (r: string) => this.deps.sessions.forIdentity(r).some((s) => s.isOpen());
     return m.recipients.filter(live).map((recipient) => ({ type: 'offered', id: m.id, recipient, at }));
   }
 
-  /** A new message (sent here, from another node, or an escalation) to every live session of each local recipient; sessions reached by recipient. */
-  arrive(hot: HotMessage): Map<string, number> {
+  /** A new message to every live session of each local recipient; sessions reached by recipient. */
+  private arrive(hot: HotMessage): Map<string, number> {
     const reached = new Map<string, number>();
     for (const r of hot.message.recipients) reached.set(r, this.toIdentity(r, hot, 'live'));
     this.deps.arrived(hot.message.recipients);

@@ -58,24 +58,28 @@ export class Sending {
     }
     const m = decision.message;
     const forget = this.memory.remember(m, decision.fingerprint); // before the await: a racing twin sees it
+    let seen: RecipientOutcome['seen_when'][] = []; // set once it is durable
+    let reached: Map<string, number> | undefined;
     try {
-      const committing = journal.commit([{ type: 'sent', message: m }, ...this.d.pushes.offers(m)]);
-      this.memory.committing(m.id, committing);
-      await committing;
+      reached = (await this.d.pushes.admit([{ type: 'sent', message: m }], {
+        committing: (p) => this.memory.committing(m.id, p),
+        beforeArrive: ([hot]) => {
+          this.memory.settled(m.id);
+          this.memory.stored(m, hot.message, decision.fingerprint);
+          this.memory.prune(now);
+          this.d.pushes.prune();
+          // When each will see it, as things stand before the arrival wakes an idle waiter.
+          seen = m.recipients.map((identity) => this.seenWhen(identity));
+        },
+      })).get(m.id);
     } catch (e) {
-      forget();
+      if (seen.length === 0) { // the store refused it: nothing was sent
+        this.memory.settled(m.id);
+        forget();
+      }
       throw e;
-    } finally {
-      this.memory.settled(m.id);
     }
-    const hot = journal.state.hot[m.id];
-    this.memory.stored(m, hot.message, decision.fingerprint);
-    this.memory.prune(now);
-    this.d.pushes.prune();
-    // When each will see it, as things stand before the arrival wakes an idle waiter.
-    const seen = m.recipients.map((identity) => this.seenWhen(identity));
-    const reached = this.d.pushes.arrive(hot);
-    const recipients = m.recipients.map((identity, i) => newRecipientOutcome(identity, reached.get(identity) ?? 0, seen[i]));
+    const recipients = m.recipients.map((identity, i) => newRecipientOutcome(identity, reached?.get(identity) ?? 0, seen[i]));
     return sendResult(m, recipients, m.recipients.some(isRemote) ? await this.relayOutcome(m.id, this.d.relayWaitMs) : undefined);
   }
 

@@ -29,7 +29,7 @@ export class DueTimer {
     if (events.length > 0) {
       this.running = true;
       try {
-        await journal.commit([...events, ...events.flatMap((e) => (e.type === 'sent' ? pushes.offers(e.message) : []))]);
+        await pushes.admit(events); // escalations are new messages; chases and failures ride along
       } catch (e) {
         this.d.log(`timer events not recorded: ${(e as Error).message}`);
         return;
@@ -41,7 +41,6 @@ export class DueTimer {
         if (e.type === 'chased' && hot[e.id]) pushes.toIdentity(e.recipient, hot[e.id], 'chase');
         if (e.type === 'failed') this.d.log(`dead-lettered ${e.id} for ${e.recipient}: ${e.reason}`);
         if (e.type === 'escalated') this.d.log(`escalated ${e.id} (${e.recipient} silent past its chase) to ${e.to} as ${e.messageId}`);
-        if (e.type === 'sent' && hot[e.message.id]) pushes.arrive(hot[e.message.id]);
       }
     }
     // Rows whose overdue flag changed with no event.

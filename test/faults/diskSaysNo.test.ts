@@ -101,6 +101,26 @@ describe('G4: the disk says no', () => {
     assert.deepEqual({ lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable }, { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 }, t.failures.join('\n'));
   });
 
+  it('a chase the store cannot record pushes nothing and says why', async () => {
+    const fs = new CrashFs();
+    const hub = hubOn(fs, { t: START });
+    await hub.start();
+    let delivered = 0;
+    try {
+      await hub.remember('bob');
+      const sent = await hub.send(senders[0], { to: ['bob'], body: 'chase me' });
+      await hub.attach(session('bob', 'bob-1', () => delivered++));
+      const before = delivered;
+      fs.faults.push({ call: 'write', path: /journal\.ndjson$/, code: 'EIO', times: 2 });
+      await assert.rejects(hub.chase(sent.message_id, 'carol'), (e: BusError) => e.code === 'store_unavailable' && /EIO/.test(e.message));
+      assert.equal(delivered - before, 0, 'no chase went out that the journal does not hold');
+      const { pushed } = await hub.chase(sent.message_id, 'carol');
+      assert.equal(pushed, 1, 'once the disk answers, the chase goes out');
+    } finally {
+      await hub.close();
+    }
+  });
+
   it('the disk is full while a checkpoint is written: sends go on, the checkpoint is tried again, nothing lost', async () => {
     const r = await underFault({ call: 'write', path: /state\.json\.\d+\.tmp$/, code: 'ENOSPC', times: 3 });
     assert.deepEqual(r.errors, [], 'the journal had room: every send acknowledged');

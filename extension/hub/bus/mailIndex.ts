@@ -5,7 +5,7 @@
 // A measured failure: the footer scanned every unread message on every tool result, and one
 // sender's send_handoff went from 0.73 to 3.41 ms with 10 000 unread.
 import { awaitingAck, isUnread } from './ledger';
-import type { BusEvent, BusState, HotMessage, Message } from './model';
+import type { BusEvent, BusState, HotMessage, Message, Surfacing } from './model';
 import { isTerminal } from './reduce';
 import { bySeq, SeqList } from './seqList';
 
@@ -46,6 +46,8 @@ export class MailIndex {
   private readonly unread = new Map<string, SeqList>();
   /** identity → session → of its waiting handoffs, those already in that session's model context. */
   private readonly seen = new Map<string, Map<string, SeqList>>();
+  /** `${identity}\n${cliSession}` → the agent session that CLI session's hooks surface into, as the surfacings recorded. */
+  private readonly agentSessions = new Map<string, string>();
   /** `${identity}\n${session}` → every waiting handoff up to this seq is seen there: a hook's walk starts after it. */
   private readonly floors = new Map<string, number>();
   /** The lists `follow` keeps by membership, built once: it runs for every recipient of every event. */
@@ -83,9 +85,24 @@ export class MailIndex {
       if (isUnreadBy(hot, r)) this.list(this.unread, r).add(id, seq);
       else this.unread.get(r)?.delete(id, seq);
       if (isWaitingFor(hot, r) && !was) {
-        for (const s of hot.deliveries[r].surfacings ?? []) this.list(this.seenBy(r), s.session).add(id, seq);
+        for (const s of hot.deliveries[r].surfacings ?? []) this.markSeen(r, s, id, seq);
       } else if (!isWaitingFor(hot, r) && was) this.unwait(r, id, seq);
     }
+  }
+
+  private markSeen(identity: string, s: Pick<Surfacing, 'session' | 'cliSession'>, id: string, seq: number): void {
+    this.list(this.seenBy(identity), s.session).add(id, seq);
+    if (s.cliSession) this.agentSessions.set(`${identity}\n${s.cliSession}`, s.session);
+  }
+
+  /** The agent MCP session a CLI session's hooks surfaced the identity's waiting handoffs into, if any. */
+  agentSessionOf(identity: string, cliSession: string): string | undefined {
+    return this.agentSessions.get(`${identity}\n${cliSession}`);
+  }
+
+  /** Ids of the identity's waiting handoffs already in `session`'s model context. */
+  seenInSession(identity: string, session: string): string[] {
+    return [...(this.seen.get(identity)?.get(session)?.entries() ?? [])].map(([id]) => id);
   }
 
   /** The waiting list that holds the handoff for the identity, if one does. */
@@ -105,6 +122,7 @@ export class MailIndex {
       list.delete(id, seq);
       if (list.size > 0) continue;
       sessions!.delete(session);
+      for (const [k, to] of this.agentSessions) if (to === session && k.startsWith(`${identity}\n`)) this.agentSessions.delete(k);
       this.floors.delete(`${identity}\n${session}`); // nothing seen left below it: walking from the start costs the same
     }
   }
@@ -121,7 +139,7 @@ export class MailIndex {
       else if (e.type === 'resolved') this.follow(state, e.id);
       else if (e.type === 'surfaced') {
         const seq = state.hot[e.id]?.message.seq;
-        if (seq !== undefined && this.isWaiting(e.recipient, e.id, seq)) this.list(this.seenBy(e.recipient), e.surfacing.session).add(e.id, seq);
+        if (seq !== undefined && this.isWaiting(e.recipient, e.id, seq)) this.markSeen(e.recipient, e.surfacing, e.id, seq);
       }
     }
   }
