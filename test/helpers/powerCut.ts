@@ -1,6 +1,7 @@
 // What the power-cut tests share: a hub on a CrashFs, what it acknowledged at each cut, and the
 // check of every distinct crash image a cut can leave.
 import { bodyOf } from '../../extension/hub/bus/body';
+import { messageTxnId } from '../../extension/hub/bus/relay';
 import type { Message } from '../../extension/hub/bus/model';
 import { Hub } from '../../extension/hub/hub';
 import type { PushPayload, Session } from '../../extension/hub/sessions';
@@ -22,6 +23,10 @@ export interface Acked {
   attempted: Set<string>;
   /** Bodies of sends the hub refused (it said nothing was sent): from then on, never to appear. */
   refused: string[];
+  /** Sends to a recipient on another node: in the outbox, or relayed, from then on. */
+  remote: string[];
+  /** Messages the homeserver took (outbox progress committed): relayed from then on. */
+  relayed: string[];
 }
 
 export interface Cut {
@@ -30,6 +35,8 @@ export interface Cut {
   receipts: number;
   escalations: number;
   refused: number;
+  remote: number;
+  relayed: number;
 }
 
 export function hubOn(fs: CrashFs, clock: { t: number }, minCheckpointBytes = 12 * 1024, log?: (line: string) => void): Hub {
@@ -67,10 +74,10 @@ export interface Tally {
 /** Notes, before each change to the disk, the state a cut would leave and what was acknowledged by then. */
 export function recorder(acked: Acked): { cuts: Cut[]; onMutation: (state: DiskState) => void } {
   const cuts: Cut[] = [];
-  return { cuts, onMutation: (state) => cuts.push({ state, sends: acked.sends.length, receipts: acked.receipts.length, escalations: acked.escalations.length, refused: acked.refused.length }) };
+  return { cuts, onMutation: (state) => cuts.push({ state, sends: acked.sends.length, receipts: acked.receipts.length, escalations: acked.escalations.length, refused: acked.refused.length, remote: acked.remote.length, relayed: acked.relayed.length }) };
 }
 
-export const noneAcked = (): Acked => ({ sends: [], receipts: [], escalations: [], attempted: new Set(), refused: [] });
+export const noneAcked = (): Acked => ({ sends: [], receipts: [], escalations: [], attempted: new Set(), refused: [], remote: [], relayed: [] });
 
 /** Opens a hub on each distinct image the cuts can leave, and counts what is wrong. */
 export async function check(acked: Acked, cuts: Cut[]): Promise<Tally> {
@@ -82,7 +89,7 @@ export async function check(acked: Acked, cuts: Cut[]): Promise<Tally> {
       const survival = pick(cut.state);
       if (!survival) continue;
       const image = imageOf(cut.state, survival);
-      const key = `${imageKey(image)} ${cut.sends} ${cut.receipts} ${cut.escalations} ${cut.refused}`;
+      const key = `${imageKey(image)} ${cut.sends} ${cut.receipts} ${cut.escalations} ${cut.refused} ${cut.remote} ${cut.relayed}`;
       if (seen.has(key)) continue;
       seen.add(key);
       tally.states++;
@@ -109,6 +116,12 @@ export async function check(acked: Acked, cuts: Cut[]): Promise<Tally> {
           if (!has) tally.lost++, fail(`${where}: acknowledged ${r.kind} of ${r.id} lost`);
         }
         for (const id of acked.escalations.slice(0, cut.escalations)) if (!present.has(id)) tally.lost++, fail(`${where}: escalation ${id} lost`);
+        const relayed = new Set(acked.relayed.slice(0, cut.relayed));
+        for (const id of acked.remote.slice(0, cut.remote)) {
+          const view = await hub.lookup(id);
+          const queued = !!hub.state.relay?.outbox[messageTxnId(id)];
+          if (relayed.has(id) ? !view?.relayed : !view?.relayed && !queued) tally.lost++, fail(`${where}: ${id} neither relayed nor in the outbox (relay acknowledged: ${relayed.has(id)})`);
+        }
         for (const [body, n] of byBody) if (n > 1) tally.duplicated++, fail(`${where}: ${body.slice(0, 24)} ×${n}`);
         const perSilent = new Map<string, number>();
         for (const m of messages) {
