@@ -1,4 +1,4 @@
-// Pushes: writing a handoff to live sessions — once per message per connection (G3), replays on
+// Pushes: writing a handoff to live sessions — once per message per connection (G2), replays on
 // attach, chases — and journaling each push. The bus decides what is owed; this writes it.
 import { withBody } from './bus/body';
 import type { BusEvent, HotMessage, Message, PushKind } from './bus/model';

@@ -1,4 +1,4 @@
-// What the hub remembers of recent sends so one instruction is stored once (G4): sends in flight
+// What the hub remembers of recent sends so one instruction is stored once (G6): sends in flight
 // by idempotency key (a racing retry waits for the first), and body fingerprints for the
 // probable-duplicate window. In memory; rebuilt from the open messages at start.
 import type { BusState, StoredMessage } from './bus/model';

@@ -83,7 +83,7 @@ export type BusEvent =
   /**
    * About to be pushed to the recipient's live sessions: journaled with the message (or before a
    * replay's first push), so a crash before the push record lands cannot make the next push look
-   * like the first (G3: the next one is flagged replayed).
+   * like the first (G2: the next one is flagged replayed).
    */
   | { type: 'offered'; id: string; recipient: string; at: number }
   | { type: 'receipt'; id: string; recipient: string; receipt: Receipt }

@@ -1,4 +1,4 @@
-// The MCP contract (DESIGN.md): tool names, zod input schemas, and how results read. Each tool
+// The MCP contract (docs/design.md): tool names, zod input schemas, and how results read. Each tool
 // translates to one hub call; results carry structuredContent and, for clients that surface no
 // notifications, a one-line footer of the caller's unacked handoffs.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';

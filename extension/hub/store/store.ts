@@ -18,10 +18,9 @@ import { nodeFs, type StoreFs } from './storeFs';
 
 const FORMAT = 1;
 /**
- * The journal a checkpoint waits for (or the hot document's size, if larger). A checkpoint pauses
- * the journal while it writes the whole hot set, so with a small hot set every 512 KiB it cost
- * the 16-sender bench a sixth of its throughput (27–29k/s, now 32–34k/s); 4 MiB of journal
- * replays in 40 ms at start.
+ * The journal a checkpoint waits for (or the hot document's size, if larger): a checkpoint pauses
+ * the journal while it writes the hot set, so it must be rare, and the journal replayed at start
+ * short.
  */
 const MIN_CHECKPOINT_JOURNAL_BYTES = 4 * 1024 * 1024;
 /** Zeros written ahead of the journal's lines (AppendLog): a few grows between two checkpoints. */
@@ -114,7 +113,7 @@ export class Store {
     this.state = db.data.state;
     this.n = db.data.journalN;
     this.written = this.n;
-    // Paced by the document already on disk, so a restart with a large hot set does not checkpoint it again after 512 KiB.
+    // Paced by the document already on disk, so a restart with a large hot set does not checkpoint it again at once.
     this.lastCheckpointBytes = adapter.bytesOnDisk;
     adapter.unchanged = (id) => !this.changed.has(id);
   }
