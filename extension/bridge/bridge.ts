@@ -101,7 +101,7 @@ export class Bridge {
   private readonly toolLists = new Set<Id>();
   private input = new LineBuffer(MAX_LINE_BYTES);
 
-  constructor(private readonly o: BridgeOptions) {}
+  constructor(private readonly options: BridgeOptions) {}
 
   /**
    * Looks for a hub at once, before the client's handshake: its hello records the agent's name,
@@ -115,7 +115,7 @@ export class Bridge {
   fromClient(chunk: Buffer): void {
     const lines = this.input.lines(chunk);
     if (this.input.overLimit) {
-      this.o.log(`a line from the client was over ${MAX_LINE_BYTES} bytes; dropped`);
+      this.options.log(`a line from the client was over ${MAX_LINE_BYTES} bytes; dropped`);
       this.input = new LineBuffer(MAX_LINE_BYTES);
     }
     for (const line of lines) if (line.trim()) this.clientMessage(line);
@@ -200,13 +200,13 @@ export class Bridge {
   }
 
   private wait(w: Waiting): void {
-    w.deadline ??= Date.now() + this.o.gapMs;
-    const waitedMs = this.o.gapMs - (w.deadline - Date.now());
+    w.deadline ??= Date.now() + this.options.gapMs;
+    const waitedMs = this.options.gapMs - (w.deadline - Date.now());
     w.timer = setTimeout(() => {
       const i = this.waiting.indexOf(w);
       if (i < 0) return;
       this.waiting.splice(i, 1);
-      this.fail(w, this.o.noHub(this.everConnected, Math.max(waitedMs, this.o.gapMs)));
+      this.fail(w, this.options.noHub(this.everConnected, Math.max(waitedMs, this.options.gapMs)));
     }, Math.max(0, w.deadline - Date.now()));
     this.waiting.push(w);
   }
@@ -248,14 +248,14 @@ export class Bridge {
     if (this.connecting || this.hub || this.closed || this.replaced) return;
     this.connecting = true;
     try {
-      const c = await this.o.connect(this.everConnected, this.registered);
+      const c = await this.options.connect(this.everConnected, this.registered);
       if (this.closed) return void c.socket.destroy();
       this.attach(c);
     } catch (e) {
       this.releaseInit();
-      if (!this.saidWaiting) this.o.log(`no hub for the workspace yet (${(e as Error).message}); waiting for one`);
+      if (!this.saidWaiting) this.options.log(`no hub for the workspace yet (${(e as Error).message}); waiting for one`);
       this.saidWaiting = true;
-      setTimeout(() => void this.find(), this.o.retryMs).unref();
+      setTimeout(() => void this.find(), this.options.retryMs).unref();
     } finally {
       this.connecting = false;
     }
@@ -278,7 +278,7 @@ export class Bridge {
     c.socket.on('close', () => this.lost(hub));
     if (c.rest.length) onData(c.rest);
     c.socket.resume();
-    this.o.log(`connected to the hub at ${c.path}`);
+    this.options.log(`connected to the hub at ${c.path}`);
     this.saidWaiting = false;
     if (this.initParams) this.handshake(hub);
   }
@@ -292,7 +292,7 @@ export class Bridge {
     this.ask(hub, 'initialize', params, (answer) => {
       clearTimeout(timer);
       if (answer.error) {
-        this.o.log(`the hub refused the MCP handshake: ${JSON.stringify(answer.error).slice(0, 300)}`);
+        this.options.log(`the hub refused the MCP handshake: ${JSON.stringify(answer.error).slice(0, 300)}`);
         return void hub.socket.destroy();
       }
       hub.initialized = true;
@@ -360,11 +360,11 @@ export class Bridge {
     const waiting = this.waiting.splice(0);
     for (const w of waiting) clearTimeout(w.timer);
     if (this.replaced) {
-      this.o.log(this.replaced);
+      this.options.log(this.replaced);
       for (const w of [...unanswered, ...waiting]) this.fail(w, this.replaced);
       return;
     }
-    this.o.log('the hub went away; waiting for the next one');
+    this.options.log('the hub went away; waiting for the next one');
     // Unanswered calls go first, in the order they were sent, then what waited already. A call
     // already sent again once is not sent a third time: it may be what brings hubs down.
     for (const w of unanswered) {
@@ -372,7 +372,7 @@ export class Bridge {
       else this.wait({ ...w, resent: true });
     }
     for (const w of waiting) this.wait(w);
-    setTimeout(() => void this.find(), this.o.retryMs).unref();
+    setTimeout(() => void this.find(), this.options.retryMs).unref();
   }
 
   private toHub(m: Message): void {
@@ -380,6 +380,6 @@ export class Bridge {
   }
 
   private toClient(m: Message): void {
-    this.o.write(`${JSON.stringify(m)}\n`);
+    this.options.write(`${JSON.stringify(m)}\n`);
   }
 }

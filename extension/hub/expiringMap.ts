@@ -19,7 +19,7 @@ export class ExpiringMap<K, V, G = never> {
   private readonly entries = new Map<K, Entry<V>>();
   private readonly groups = new Map<G, Set<V>>();
 
-  constructor(private readonly ttlMs: number, private readonly now: () => number, private readonly o: ExpiringMapOptions<V, G> = {}) {}
+  constructor(private readonly ttlMs: number, private readonly now: () => number, private readonly options: ExpiringMapOptions<V, G> = {}) {}
 
   /** The entry for `key`, made by `create` if there is none; used now. */
   use(key: K, create: () => V): V {
@@ -27,7 +27,7 @@ export class ExpiringMap<K, V, G = never> {
     const entry = this.entries.get(key);
     const value = entry ? entry.value : create();
     if (entry) this.entries.delete(key);
-    else if (this.o.groupOf) this.join(this.o.groupOf(value), value);
+    else if (this.options.groupOf) this.join(this.options.groupOf(value), value);
     this.entries.set(key, { value, usedAt: this.now() });
     return value;
   }
@@ -65,11 +65,11 @@ export class ExpiringMap<K, V, G = never> {
     for (const [key, entry] of this.entries) {
       if (now - entry.usedAt <= this.ttlMs) return; // the rest were used later
       this.entries.delete(key);
-      if (this.o.held?.(entry.value)) {
+      if (this.options.held?.(entry.value)) {
         entry.usedAt = now;
         this.entries.set(key, entry); // met again at the end of this walk, as used now: it stops there
-      } else if (this.o.groupOf) {
-        this.leave(this.o.groupOf(entry.value), entry.value);
+      } else if (this.options.groupOf) {
+        this.leave(this.options.groupOf(entry.value), entry.value);
       }
     }
   }

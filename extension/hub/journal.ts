@@ -50,23 +50,23 @@ export class Journal {
   ledger = new LedgerIndex();
   private readonly listeners = new Set<(ids: readonly string[]) => void>();
 
-  constructor(private readonly o: JournalOptions) {}
+  constructor(private readonly options: JournalOptions) {}
 
   async open(): Promise<void> {
     try {
-      this.store = await Store.open(this.o.dir, this.o.node, {
-        idempotencyWindowMs: this.o.idempotencyWindowMs, maxSyncs: this.o.maxSyncs, minCheckpointBytes: this.o.minCheckpointBytes, fs: this.o.fs, now: this.o.now,
-        onError: (what, e) => this.o.log(`store ${what} failed: ${(e as Error).message}`),
+      this.store = await Store.open(this.options.dir, this.options.node, {
+        idempotencyWindowMs: this.options.idempotencyWindowMs, maxSyncs: this.options.maxSyncs, minCheckpointBytes: this.options.minCheckpointBytes, fs: this.options.fs, now: this.options.now,
+        onError: (what, e) => this.options.log(`store ${what} failed: ${(e as Error).message}`),
         onArchived: (archived) => this.archived(archived),
       });
       this.seq = this.store.state.seq;
       this.mail = MailIndex.of(this.store.state);
       this.due = DueIndex.of(this.store.state);
       this.ledger = LedgerIndex.of(this.store.state);
-      this.o.log(`store ${this.o.dir}: ${Object.keys(this.store.state.hot).length} open, ${this.store.archivedCount} archived`);
+      this.options.log(`store ${this.options.dir}: ${Object.keys(this.store.state.hot).length} open, ${this.store.archivedCount} archived`);
     } catch (e) {
-      this.error = storeFailure(this.o.dir, e).message;
-      this.o.log(this.error);
+      this.error = storeFailure(this.options.dir, e).message;
+      this.options.log(this.error);
     }
   }
 
@@ -76,7 +76,7 @@ export class Journal {
   }
 
   get state(): BusState {
-    return this.store?.state ?? emptyState(this.o.node);
+    return this.store?.state ?? emptyState(this.options.node);
   }
 
   get isOpen(): boolean {
@@ -84,7 +84,7 @@ export class Journal {
   }
 
   get status(): Snapshot['store'] {
-    return { ok: !!this.store, dir: this.o.dir, error: this.error, archived: this.store?.archivedCount ?? 0 };
+    return { ok: !!this.store, dir: this.options.dir, error: this.error, archived: this.store?.archivedCount ?? 0 };
   }
 
   /** Throws the store's failure, so nothing is decided that cannot be recorded. */

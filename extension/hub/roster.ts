@@ -21,18 +21,18 @@ export class Roster {
   /** Names being recorded right now: a case twin racing one must see it before its commit lands. */
   private readonly naming = new Set<string>();
 
-  constructor(private readonly d: RosterDeps) {}
+  constructor(private readonly deps: RosterDeps) {}
 
   /** Makes a name known (addressable) without a live session: the person at the editor. */
   async remember(identity: string, roles?: string[]): Promise<void> {
     const twin = this.caseTwin(identity);
     if (twin) throw new BusError('invalid_identity', caseTwinMessage(identity, twin));
-    const known = this.d.journal.state.identities[identity];
+    const known = this.deps.journal.state.identities[identity];
     const sameRoles = !roles || (known && known.roles.join() === roles.join());
-    if (known && sameRoles && this.d.now() - known.lastSeen < 60_000) return;
+    if (known && sameRoles && this.deps.now() - known.lastSeen < 60_000) return;
     this.naming.add(identity);
     try {
-      await this.d.journal.commit([{ type: 'identity', name: identity, at: this.d.now(), roles: roles ?? known?.roles ?? [] }]);
+      await this.deps.journal.commit([{ type: 'identity', name: identity, at: this.deps.now(), roles: roles ?? known?.roles ?? [] }]);
     } finally {
       this.naming.delete(identity);
     }
@@ -40,7 +40,7 @@ export class Roster {
 
   /** A known identity `name` would be mistaken for (same letters, other case). */
   caseTwin(name: string): string | undefined {
-    const identities = this.d.journal.state.identities;
+    const identities = this.deps.journal.state.identities;
     if (identities[name] || this.naming.has(name)) return undefined;
     return caseTwin([...Object.keys(identities), ...this.naming], name);
   }
@@ -53,40 +53,40 @@ export class Roster {
   async attach(session: Session): Promise<void> {
     const twin = this.caseTwin(session.identity);
     if (twin) throw new BusError('invalid_identity', caseTwinMessage(session.identity, twin));
-    const known = this.d.journal.state.identities[session.identity];
+    const known = this.deps.journal.state.identities[session.identity];
     if (!known || (session.roles.length > 0 && known.roles.join() !== session.roles.join())) {
       try {
         await this.remember(session.identity, session.roles);
       } catch (e) {
-        this.d.log(`could not record identity ${session.identity}: ${(e as Error).message}`);
+        this.deps.log(`could not record identity ${session.identity}: ${(e as Error).message}`);
       }
     }
     if (!session.isOpen()) return; // closed while we were writing: never list a dead peer
-    this.d.sessions.add(session);
-    this.d.log(`session ${session.key} attached as ${session.identity} (${session.client})`);
-    this.d.journal.changed();
-    await this.d.pushes.replay(session);
+    this.deps.sessions.add(session);
+    this.deps.log(`session ${session.key} attached as ${session.identity} (${session.client})`);
+    this.deps.journal.changed();
+    await this.deps.pushes.replay(session);
   }
 
   detach(session: Session): void {
-    if (!this.d.sessions.remove(session)) return;
-    this.d.log(`session ${session.key} (${session.identity}) detached`);
+    if (!this.deps.sessions.remove(session)) return;
+    this.deps.log(`session ${session.key} (${session.identity}) detached`);
     // "Last seen" is when its last session left, not when it first connected.
-    this.d.journal.commit([{ type: 'identity', name: session.identity, at: this.d.now(), roles: session.roles }])
-      .catch((e) => this.d.log(`could not record when ${session.identity} left: ${(e as Error).message}`));
-    this.d.journal.changed();
+    this.deps.journal.commit([{ type: 'identity', name: session.identity, at: this.deps.now(), roles: session.roles }])
+      .catch((e) => this.deps.log(`could not record when ${session.identity} left: ${(e as Error).message}`));
+    this.deps.journal.changed();
   }
 
   /** An editor window says who sits at it and whether it has focus; the name becomes addressable. */
   async reportWindow(window: string, report: WindowReport & { roles?: string[] }): Promise<void> {
     await this.remember(report.identity, report.roles);
-    this.d.people.report(window, report, this.d.now());
-    this.d.journal.due.wake(); // escalations that had nobody to go to
-    this.d.journal.changed();
+    this.deps.people.report(window, report, this.deps.now());
+    this.deps.journal.due.wake(); // escalations that had nobody to go to
+    this.deps.journal.changed();
   }
 
   /** The window's control connection closed: its person is no longer at this hub through it. */
   dropWindow(window: string): void {
-    if (this.d.people.drop(window)) this.d.journal.changed();
+    if (this.deps.people.drop(window)) this.deps.journal.changed();
   }
 }

@@ -30,13 +30,13 @@ export interface SendingDeps {
 export class Sending {
   private readonly memory: SendMemory;
 
-  constructor(private readonly d: SendingDeps) {
-    this.memory = new SendMemory(d.limits.duplicateWindowMs);
+  constructor(private readonly deps: SendingDeps) {
+    this.memory = new SendMemory(deps.limits.duplicateWindowMs);
   }
 
   /** After the store opened: the open messages still inside the duplicate window. */
   seed(): void {
-    this.memory.seed(this.d.journal.state, this.d.now());
+    this.memory.seed(this.deps.journal.state, this.deps.now());
   }
 
   send(caller: Caller, req: SendDraft): Promise<SendResult> {
@@ -44,12 +44,12 @@ export class Sending {
   }
 
   private async sendOnce(caller: Caller, req: SendDraft): Promise<SendResult> {
-    const { journal } = this.d;
+    const { journal } = this.deps;
     journal.writable();
-    const now = this.d.now();
+    const now = this.deps.now();
     const decision = decideSend(journal.state, req, {
       caller, now, newId: () => journal.newId(now), nextSeq: () => journal.nextSeq(),
-      liveIdentities: () => this.d.sessions.identities(), recent: this.memory.recent, limits: this.d.limits,
+      liveIdentities: () => this.deps.sessions.identities(), recent: this.memory.recent, limits: this.deps.limits,
     });
     if (decision.kind === 'duplicate') {
       // A twin racing the first send waits for it to land; if the store refused the first, this is the send.
@@ -61,13 +61,13 @@ export class Sending {
     let seen: RecipientOutcome['seen_when'][] = []; // set once it is durable
     let reached: Map<string, number> | undefined;
     try {
-      reached = (await this.d.pushes.admit([{ type: 'sent', message: m }], {
+      reached = (await this.deps.pushes.admit([{ type: 'sent', message: m }], {
         committing: (p) => this.memory.committing(m.id, p),
         beforeArrive: ([hot]) => {
           this.memory.settled(m.id);
           this.memory.stored(m, hot.message, decision.fingerprint);
           this.memory.prune(now);
-          this.d.pushes.prune();
+          this.deps.pushes.prune();
           // When each will see it, as things stand before the arrival wakes an idle waiter.
           seen = m.recipients.map((identity) => this.seenWhen(identity));
         },
@@ -80,17 +80,17 @@ export class Sending {
       throw e;
     }
     const recipients = m.recipients.map((identity, i) => newRecipientOutcome(identity, reached?.get(identity) ?? 0, seen[i]));
-    return sendResult(m, recipients, m.recipients.some(isRemote) ? await this.relayOutcome(m.id, this.d.relayWaitMs) : undefined);
+    return sendResult(m, recipients, m.recipients.some(isRemote) ? await this.relayOutcome(m.id, this.deps.relayWaitMs) : undefined);
   }
 
   private seenWhen(identity: string): RecipientOutcome['seen_when'] {
-    return isRemote(identity) ? 'on_another_node' : this.d.attention.seenWhen(identity);
+    return isRemote(identity) ? 'on_another_node' : this.deps.attention.seenWhen(identity);
   }
 
   private async relayOutcome(id: string, waitMs: number): Promise<RelayOutcome> {
-    const relayed = this.d.journal.state.hot[id]?.relayed;
+    const relayed = this.deps.journal.state.hot[id]?.relayed;
     if (relayed) return { state: 'on_homeserver', event_id: relayed.eventId, at: relayed.at };
-    const link = this.d.link();
+    const link = this.deps.link();
     if (!link) {
       return { state: 'in_outbox', note: 'Matrix is not connected on this hub: the handoff waits in the outbox (persisted with its txnId) and is sent when Matrix connects.' };
     }
@@ -99,7 +99,7 @@ export class Sending {
 
   /** The first send's answer as it stands now, for a duplicate. */
   private async describe(id: string): Promise<SendResult> {
-    const view = await lookup(this.d.journal, id);
+    const view = await lookup(this.deps.journal, id);
     if (!view) throw new BusError('unknown_message', `Message ${id} is no longer on this hub.`);
     const recipients = view.deliveries.map((d) => ({ identity: d.recipient, state: d.state, sessions: sessionsReached(d), seen_when: this.seenWhen(d.recipient) }));
     return sendResult(view.message, recipients, recipients.some((r) => isRemote(r.identity)) ? await this.relayOutcome(id, 0) : undefined);

@@ -17,21 +17,21 @@ export interface TimerDeps {
 export class DueTimer {
   private running = false;
 
-  constructor(private readonly d: TimerDeps) {}
+  constructor(private readonly deps: TimerDeps) {}
 
   async run(): Promise<void> {
-    const { journal, pushes } = this.d;
+    const { journal, pushes } = this.deps;
     if (!journal.isOpen || this.running) return;
-    const now = this.d.now();
+    const now = this.deps.now();
     const { events, passed } = journal.due.take(journal.state, now, {
-      person: () => this.d.people.escalationTarget(), newId: () => journal.newId(now), nextSeq: () => journal.nextSeq(), node: this.d.node,
+      person: () => this.deps.people.escalationTarget(), newId: () => journal.newId(now), nextSeq: () => journal.nextSeq(), node: this.deps.node,
     });
     if (events.length > 0) {
       this.running = true;
       try {
         await pushes.admit(events); // escalations are new messages; chases and failures ride along
       } catch (e) {
-        this.d.log(`timer events not recorded: ${(e as Error).message}`);
+        this.deps.log(`timer events not recorded: ${(e as Error).message}`);
         return;
       } finally {
         this.running = false;
@@ -39,8 +39,8 @@ export class DueTimer {
       const hot = journal.state.hot;
       for (const e of events) {
         if (e.type === 'chased' && hot[e.id]) pushes.toIdentity(e.recipient, hot[e.id], 'chase');
-        if (e.type === 'failed') this.d.log(`dead-lettered ${e.id} for ${e.recipient}: ${e.reason}`);
-        if (e.type === 'escalated') this.d.log(`escalated ${e.id} (${e.recipient} silent past its chase) to ${e.to} as ${e.messageId}`);
+        if (e.type === 'failed') this.deps.log(`dead-lettered ${e.id} for ${e.recipient}: ${e.reason}`);
+        if (e.type === 'escalated') this.deps.log(`escalated ${e.id} (${e.recipient} silent past its chase) to ${e.to} as ${e.messageId}`);
       }
     }
     // Rows whose overdue flag changed with no event.
