@@ -26,7 +26,7 @@ const lazyHubClient = {
 const entries = [
   { in: 'extension/client/extension.ts', out: 'extension', plugins: [lazyHubClient] },
   { in: 'extension/client/hubClient.ts', out: 'hubClient' },
-  { in: 'extension/hub/main.ts', out: 'hub' },
+  { in: 'extension/hub/start/main.ts', out: 'hub' },
   // matrix-js-sdk lives in its own bundle, required by the hub only when Matrix is configured.
   { in: 'extension/hub/matrix/index.ts', out: 'matrix' },
   { in: 'extension/bridge/main.ts', out: 'bridge', banner: `#!/usr/bin/env node\n${NODE_CHECK}` },

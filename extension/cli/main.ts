@@ -13,7 +13,7 @@ import { call, InboxRequest, SendRequest, SnapshotRequest } from '../protocol/co
 import type { InboxItem, SendResult, Snapshot } from '../protocol/views';
 import { age } from '../shared/format';
 import { recipientsText } from '../shared/sendText';
-import { parseHubArgs, runHub } from '../hub/run';
+import { parseHubArgs, runHub } from '../hub/start/run';
 
 const USAGE = `usage: handoff <command> [options]
 

@@ -23,7 +23,7 @@ export type HubState =
   | { kind: 'running'; pid?: number; shared?: boolean }
   | { kind: 'down'; reason: string; restarting: boolean };
 
-/** The hub's exit code when another hub already serves this folder (see hub/run.ts). */
+/** The hub's exit code when another hub already serves this folder (see hub/start/run.ts). */
 const EXIT_ALREADY_RUNNING = 3;
 const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 3 * 60_000;

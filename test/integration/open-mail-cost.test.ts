@@ -8,7 +8,7 @@ import { after, describe, it } from 'node:test';
 import { join } from 'node:path';
 import type { Server } from 'node:net';
 import { Hub } from '../../extension/hub/hub';
-import { listen } from '../../extension/hub/listen';
+import { listen } from '../../extension/hub/serve/listen';
 import type { HotMessage } from '../../extension/hub/bus/model';
 import type { HookHello } from '../../extension/protocol/hook';
 import { connectAgent, type Agent } from '../helpers/agent';

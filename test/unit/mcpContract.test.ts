@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { catalogAnswer, initializeResult } from '../../extension/bridge/standIn';
 import { Hub } from '../../extension/hub/hub';
-import { listen } from '../../extension/hub/listen';
+import { listen } from '../../extension/hub/serve/listen';
 import { CATALOG_METHODS, PROTOCOL_VERSIONS } from '../../extension/protocol/mcp';
 import { rawAgent, type RawAgent } from '../helpers/rawAgent';
 import { ROOT, tempDir } from '../helpers/hubProcess';

@@ -6,7 +6,7 @@ import type { Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
-import { listen } from '../../extension/hub/listen';
+import { listen } from '../../extension/hub/serve/listen';
 import { connectAgent } from '../helpers/agent';
 import { rawAgent, type RawAgent } from '../helpers/rawAgent';
 import { tempDir } from '../helpers/hubProcess';

@@ -4,20 +4,20 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { resolveAttachment } from '../attachments';
-import type { Caller } from '../bus/decide';
-import { BusError } from '../bus/errors';
-import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN } from '../bus/identity';
-import type { Delivery, Message } from '../bus/model';
-import { RESEND_META } from '../../protocol/mcp';
-import { CHANNEL_WORDS, type Channel } from '../../protocol/model';
-import { PRESENCE_WINDOW_MS } from '../../protocol/views';
-import type { Hub } from '../hub';
-import { recipientsText } from '../../shared/sendText';
-import { deliveryState } from '../bus/ledger';
-import { isRemote } from '../bus/relay';
-import { sessionLabel } from '../sessions';
-import { fencedBody, renderMessage, unackedFooter } from '../render';
+import { resolveAttachment } from './attachments';
+import type { Caller } from '../../bus/decide';
+import { BusError } from '../../bus/errors';
+import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN } from '../../bus/identity';
+import type { Delivery, Message } from '../../bus/model';
+import { RESEND_META } from '../../../protocol/mcp';
+import { CHANNEL_WORDS, type Channel } from '../../../protocol/model';
+import { PRESENCE_WINDOW_MS } from '../../../protocol/views';
+import type { Hub } from '../../hub';
+import { recipientsText } from '../../../shared/sendText';
+import { deliveryState } from '../../bus/ledger';
+import { isRemote } from '../../bus/relay';
+import { sessionLabel } from '../../sessions';
+import { fencedBody, renderMessage, unackedFooter } from '../../render';
 
 export interface ToolContext {
   hub: Hub;

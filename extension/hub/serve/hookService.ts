@@ -3,10 +3,10 @@
 // the hook writes `ack` once it has handed them to its CLI, and only then are they journaled as
 // surfaced. A hook that never confirms (cut off by its budget, killed) surfaces nothing.
 import type { Socket } from 'node:net';
-import { HOOK_ACK, type HookHello } from '../protocol/hook';
-import { hookHello } from '../protocol/helloSchema';
-import type { Claim } from './attention';
-import type { Hub } from './hub';
+import { HOOK_ACK, type HookHello } from '../../protocol/hook';
+import { hookHello } from '../../protocol/helloSchema';
+import type { Claim } from '../attention';
+import type { Hub } from '../hub';
 
 
 /** How long the hub waits for the hook's `ack` before it frees the claim. */

@@ -3,13 +3,13 @@
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { removeHubPointer, writeHubPointer } from '../shared/discovery';
-import { defaultStoreDir, hubSocketPath } from '../shared/paths';
-import { serveControl } from './control';
-import { Hub } from './hub';
-import { HubAlreadyRunning, listen } from './listen';
-import { loadMatrixConfig, MatrixConfigError } from './matrix/config';
-import { startMatrix } from './matrix/load';
+import { removeHubPointer, writeHubPointer } from '../../shared/discovery';
+import { defaultStoreDir, hubSocketPath } from '../../shared/paths';
+import { serveControl } from '../serve/control';
+import { Hub } from '../hub';
+import { HubAlreadyRunning, listen } from '../serve/listen';
+import { loadMatrixConfig, MatrixConfigError } from '../matrix/config';
+import { startMatrix } from '../matrix/load';
 import { keepYoungGenerationSmall, shedLoadingMemory } from './shedMemory';
 
 export interface HubArgs {

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { CHANGING_TOOLS } from '../../protocol/mcp';
+import { CHANGING_TOOLS } from '../../../protocol/mcp';
 
 const MAX_ENTRIES = 256;
 /** A larger answer is not kept: the calls that change the bus answer in a few hundred bytes. */

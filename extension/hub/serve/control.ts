@@ -6,13 +6,13 @@ import { ResponseError } from 'vscode-jsonrpc';
 import {
   BUS_ERROR, ChangedNotification, ChaseRequest, InboxRequest, MatrixConnectRequest, MatrixDisconnectRequest, MessageRequest,
   PresenceRequest, ReceiptRequest, ResolveRequest, SendRequest, SnapshotRequest, type Params, type ValidatedRequest,
-} from '../protocol/control';
-import { checkParams, type ValidatedMethod } from '../protocol/controlSchemas';
-import { BusError } from './bus/errors';
-import type { Channel } from './bus/model';
-import type { Hub } from './hub';
-import { matrixConfig, MatrixConfigError } from './matrix/config';
-import { startMatrix } from './matrix/load';
+} from '../../protocol/control';
+import { checkParams, type ValidatedMethod } from '../../protocol/controlSchemas';
+import { BusError } from '../bus/errors';
+import type { Channel } from '../bus/model';
+import type { Hub } from '../hub';
+import { matrixConfig, MatrixConfigError } from '../matrix/config';
+import { startMatrix } from '../matrix/load';
 
 /** What both a vscode-languageserver Connection and a vscode-jsonrpc MessageConnection offer. */
 interface Connection {

@@ -2,18 +2,18 @@
 // hello line (protocol/hello.ts) that says whether it is an agent (MCP) or a control client.
 import { existsSync, unlinkSync, chmodSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { greet, NotAHub } from '../shared/greet';
+import { greet, NotAHub } from '../../shared/greet';
 import { dirname } from 'node:path';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
-import { ensurePrivateDir } from '../shared/paths';
-import { HELLO_VERSION, MAX_HELLO_BYTES, type Hello, type HelloReply } from '../protocol/hello';
-import { readHello } from '../protocol/helloSchema';
-import { LineBuffer } from '../shared/lines';
+import { ensurePrivateDir } from '../../shared/paths';
+import { HELLO_VERSION, MAX_HELLO_BYTES, type Hello, type HelloReply } from '../../protocol/hello';
+import { readHello } from '../../protocol/helloSchema';
+import { LineBuffer } from '../../shared/lines';
 import { serveControl } from './control';
-import type { Hub } from './hub';
+import type { Hub } from '../hub';
 import { serveHook } from './hookService';
 import { serveAgent } from './mcp/agentConnection';
-import { takeOwnership } from './ownership';
+import { takeOwnership } from '../start/ownership';
 
 export class HubAlreadyRunning extends Error {
   constructor(running: HelloReply | { stalledPid: number }, path: string) {

@@ -5,8 +5,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { BusError } from './bus/errors';
-import type { Attachment } from './bus/model';
+import { BusError } from '../../bus/errors';
+import type { Attachment } from '../../bus/model';
 
 /** Large enough for any source file or log; an attachment is hashed, never copied. */
 export const MAX_ATTACHMENT_BYTES = 256 * 1024 * 1024;

@@ -4,7 +4,7 @@
 // accept queue) answers nothing and looks dead, and a second hub that took its socket over lost
 // every acknowledged send the first one still had to write.
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { procStat } from '../shared/proc';
+import { procStat } from '../../shared/proc';
 
 interface Owner {
   pid: number;
