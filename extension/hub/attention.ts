@@ -5,7 +5,7 @@
 // and the next hook of the session gets the same handoffs again.
 import type { HookAnswer, HookHello, HookItem } from '../protocol/hook';
 import type { SeenWhen } from '../protocol/views';
-import { surfacedEvent, unsurfacedFor } from './bus/attention';
+import { surfacedEvent, unsurfacedFor } from './bus/surfacing';
 import { withBody } from './bus/body';
 import { BusError } from './bus/errors';
 import type { BusEvent, HotMessage, SurfacePath } from './bus/model';

@@ -57,7 +57,7 @@ export class Hub {
   private readonly timer: DueTimer;
   private interval?: NodeJS.Timeout;
   private readonly log: (line: string) => void;
-  private attached?: RemoteLink;
+  private remoteLink?: RemoteLink;
 
   constructor(readonly options: HubOptions) {
     this.node = options.node ?? `${hostname()}:${basename(options.workspace)}`;
@@ -79,7 +79,7 @@ export class Hub {
       isOpen: (id) => !!journal.state.hot[id], replayLimit: options.replayLimit ?? 50, arrived: (ids) => attention.arrived(ids),
     }));
     this.roster = new Roster({ journal, sessions, people, pushes, now, log });
-    this.sending = new Sending({ journal, sessions, pushes, attention, limits: this.limits, now, link: () => this.attached, relayWaitMs: options.relayWaitMs ?? 3000 });
+    this.sending = new Sending({ journal, sessions, pushes, attention, limits: this.limits, now, link: () => this.remoteLink, relayWaitMs: options.relayWaitMs ?? 3000 });
     this.timer = new DueTimer({ journal, pushes, people, node, now, log });
   }
 
@@ -101,7 +101,7 @@ export class Hub {
 
   async close(): Promise<void> {
     clearInterval(this.interval);
-    await this.attached?.close().catch((e) => this.log(`closing the link to other nodes: ${(e as Error).message}`));
+    await this.remoteLink?.close().catch((e) => this.log(`closing the link to other nodes: ${(e as Error).message}`));
     for (const s of this.sessions.all()) s.close('the hub is stopping');
     await this.journal.close();
   }
@@ -150,7 +150,7 @@ export class Hub {
 
   /** Attaches (or, with undefined, detaches) the transport to other nodes. */
   setLink(link: RemoteLink | undefined): void {
-    this.attached = link;
+    this.remoteLink = link;
     this.journal.changed();
   }
 
@@ -160,7 +160,7 @@ export class Hub {
   }
 
   get link(): RemoteLink | undefined {
-    return this.attached;
+    return this.remoteLink;
   }
 
   /** Whether a message id is known here, open or archived: ingest is idempotent by it. */
@@ -244,7 +244,7 @@ export class Hub {
   private snapshotInput(): SnapshotInput {
     const now = this.now();
     return {
-      node: this.node, workspace: this.options.workspace, now, state: this.state, ledger: this.journal.ledger, sessions: this.sessions, link: this.attached, store: this.journal.status,
+      node: this.node, workspace: this.options.workspace, now, state: this.state, ledger: this.journal.ledger, sessions: this.sessions, link: this.remoteLink, store: this.journal.status,
       people: peopleViews(this.people, this.journal.mail, this.state, now), person: (identity) => this.people.presence(identity, now),
     };
   }

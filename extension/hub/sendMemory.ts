@@ -19,12 +19,12 @@ export class SendMemory {
   /** Fingerprints of the open messages still inside the window (after a restart). */
   seed(state: BusState, now: number): void {
     for (const h of Object.values(state.hot)) {
-      if (now - h.message.sentAt < this.windowMs) this.remember(h.message);
+      if (now - h.message.sentAt < this.windowMs) this.track(h.message);
     }
   }
 
   /** Set before the send is committed, so a racing twin already sees it; returns how to forget it. */
-  remember(m: StoredMessage, fingerprint?: Fingerprint): () => void {
+  track(m: StoredMessage, fingerprint?: Fingerprint): () => void {
     return this.recent.add(m, fingerprint);
   }
 

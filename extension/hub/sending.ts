@@ -57,7 +57,7 @@ export class Sending {
       return asDuplicate(await this.describe(decision.id), decision.why);
     }
     const m = decision.message;
-    const forget = this.memory.remember(m, decision.fingerprint); // before the await: a racing twin sees it
+    const forget = this.memory.track(m, decision.fingerprint); // before the await: a racing twin sees it
     let seen: RecipientOutcome['seen_when'][] = []; // set once it is durable
     let reached: Map<string, number> | undefined;
     try {

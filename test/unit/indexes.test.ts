@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { DueIndex } from '../../extension/hub/bus/dueIndex';
-import { unsurfacedFor } from '../../extension/hub/bus/attention';
+import { unsurfacedFor } from '../../extension/hub/bus/surfacing';
 import { awaitingAck, coverage, dueEvents, isAwaitingAck, isPending, isUnread, overdue } from '../../extension/hub/bus/ledger';
 import { LedgerIndex } from '../../extension/hub/bus/ledgerIndex';
 import { MailIndex } from '../../extension/hub/bus/mailIndex';

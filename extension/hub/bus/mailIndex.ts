@@ -22,7 +22,7 @@ const isUnackedBy: Member = (hot, identity): hot is HotMessage => isOpenFor(hot,
 
 const isUnreadBy: Member = (hot, identity): hot is HotMessage => isOpenFor(hot, identity) && isUnread(hot.deliveries[identity]);
 
-/** Not ACKed, asked or not: a hook hands it to each of the identity's sessions once (bus/attention.ts). */
+/** Not ACKed, asked or not: a hook hands it to each of the identity's sessions once (bus/surfacing.ts). */
 const isWaitingFor: Member = (hot, identity): hot is HotMessage => isOpenFor(hot, identity) && awaitingAck(hot.deliveries[identity]);
 
 /** Waiting without an ACK asked: with the unacked, the waiting ones. */
