@@ -105,7 +105,7 @@ export class Store {
     readonly dir: string,
     private readonly db: Low<Checkpoint>,
     private readonly adapter: CheckpointFile,
-    private readonly journal: AppendLog<JournalRecord>,
+    private readonly journalFile: AppendLog<JournalRecord>,
     private readonly archive: AppendLog<ArchivedMessage>,
     private readonly archiveIndex: Map<string, { offset: number; length: number }>,
     private readonly options: StoreOptions,
@@ -189,12 +189,12 @@ export class Store {
       const first = this.written + 1;
       this.written += batch.length;
       const epoch = this.epoch;
-      const start = this.journal.bytes;
+      const start = this.journalFile.bytes;
       this.inflight++;
       const durable = (async () => {
         try {
-          await this.journal.write(batch.map((c, i) => ({ n: first + i, e: c.events })));
-          await this.journal.sync();
+          await this.journalFile.write(batch.map((c, i) => ({ n: first + i, e: c.events })));
+          await this.journalFile.sync();
         } catch (e) {
           this.paused = true; // write nothing more until settle has cut the failed batch off
           throw e;
@@ -225,7 +225,7 @@ export class Store {
     this.n = first + batch.length - 1;
     for (const c of batch) for (const e of c.events) apply(this.state, e, this.changed);
     for (const c of batch) c.resolve();
-    if (this.journal.bytes > Math.max(this.options.minCheckpointBytes ?? MIN_CHECKPOINT_JOURNAL_BYTES, this.lastCheckpointBytes)) this.paused = true;
+    if (this.journalFile.bytes > Math.max(this.options.minCheckpointBytes ?? MIN_CHECKPOINT_JOURNAL_BYTES, this.lastCheckpointBytes)) this.paused = true;
     // The checkpoint runs once the batches in flight have settled (it empties the journal).
     if (this.paused && this.written === this.n) {
       await this.checkpoint().catch((e) => this.options.onError?.('checkpoint', e));
@@ -247,7 +247,7 @@ export class Store {
     while (this.inflight > 0) await new Promise((r) => setImmediate(r));
     this.written = first - 1;
     try {
-      await this.journal.cutTo(start);
+      await this.journalFile.cutTo(start);
     } catch (e) {
       this.untrusted = e as Error;
       await this.recover().catch((why) => this.options.onError?.('recovery after a failed cut of the journal', why));
@@ -287,7 +287,7 @@ export class Store {
     await this.db.write();
     this.changed.clear(); // the document holds every open message as it is now
     this.lastCheckpointBytes = this.adapter.bytesOnDisk;
-    await this.journal.truncate();
+    await this.journalFile.truncate();
   }
 
   /** The open messages the queued commits change. */
@@ -317,7 +317,7 @@ export class Store {
     for (this.pump(); this.queue.length > 0 || this.written > this.n || this.paused; this.pump()) await this.settled;
     this.closed = true;
     await this.checkpoint().catch((e) => this.options.onError?.('checkpoint on close', e));
-    await this.journal.close();
+    await this.journalFile.close();
     await this.archive.close();
     this.adapter.close(); // the bodies left in the checkpoint cannot be read from here on
   }
