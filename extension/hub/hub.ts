@@ -220,8 +220,7 @@ export class Hub {
     const events = decideChase(this.state.hot[id], id, this.now());
     // Recorded, then pushed, as the timer's chases: a chase the store refused went nowhere.
     if (events.length) await this.journal.commit(events);
-    let pushed = 0;
-    for (const e of events) if (e.type === 'chased' && this.state.hot[id]) pushed += this.pushes.toIdentity(e.recipient, this.state.hot[id], 'chase');
+    const pushed = this.pushes.chased(events);
     this.log(`${by} chased ${id}: pushed to ${pushed} sessions`);
     return { pushed };
   }

@@ -49,6 +49,17 @@ export class Pushes {
     return true;
   }
 
+  /** The chases among committed events, to every live session of each chased recipient; how many were written to. */
+  chased(events: BusEvent[]): number {
+    let n = 0;
+    for (const e of events) {
+      if (e.type !== 'chased') continue;
+      const hot = this.deps.hotOf(e.id);
+      if (hot) n += this.toIdentity(e.recipient, hot, 'chase');
+    }
+    return n;
+  }
+
   /** To every live session of the identity; how many were written to. */
   toIdentity(identity: string, hot: HotMessage, kind: PushKind): number {
     let n = 0;

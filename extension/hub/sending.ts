@@ -58,12 +58,14 @@ export class Sending {
     }
     const m = decision.message;
     const forget = this.memory.track(m, decision.fingerprint); // before the await: a racing twin sees it
-    let seen: RecipientOutcome['seen_when'][] = []; // set once it is durable
+    let durable = false;
+    let seen: RecipientOutcome['seen_when'][] = [];
     let reached: Map<string, number> | undefined;
     try {
       reached = (await this.deps.pushes.admit([{ type: 'sent', message: m }], {
         committing: (p) => this.memory.committing(m.id, p),
         beforeArrive: ([hot]) => {
+          durable = true;
           this.memory.settled(m.id);
           this.memory.stored(m, hot.message, decision.fingerprint);
           this.memory.prune(now);
@@ -73,7 +75,7 @@ export class Sending {
         },
       })).get(m.id);
     } catch (e) {
-      if (seen.length === 0) { // the store refused it: nothing was sent
+      if (!durable) { // the store refused it: nothing was sent
         this.memory.settled(m.id);
         forget();
       }

@@ -36,9 +36,8 @@ export class DueTimer {
       } finally {
         this.running = false;
       }
-      const hot = journal.state.hot;
+      pushes.chased(events);
       for (const e of events) {
-        if (e.type === 'chased' && hot[e.id]) pushes.toIdentity(e.recipient, hot[e.id], 'chase');
         if (e.type === 'failed') this.deps.log(`dead-lettered ${e.id} for ${e.recipient}: ${e.reason}`);
         if (e.type === 'escalated') this.deps.log(`escalated ${e.id} (${e.recipient} silent past its chase) to ${e.to} as ${e.messageId}`);
       }
