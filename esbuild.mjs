@@ -14,7 +14,8 @@ const common = {
 };
 // The programs a user runs with their own Node: one line saying which Node they need, not a stack
 // trace from deep in a dependency.
-const NODE_CHECK = 'if (+process.versions.node.split(".")[0] < 22) { process.stderr.write("handoff needs Node.js 22 or later; this is Node " + process.version + " at " + process.execPath + "\\n"); process.exit(1); }';
+const NODE_CHECK =
+  'if (+process.versions.node.split(".")[0] < 22) { process.stderr.write("handoff needs Node.js 22 or later; this is Node " + process.version + " at " + process.execPath + "\\n"); process.exit(1); }';
 // The extension bundle requires ./hubClient at run time, when the hub starts: vscode-languageclient
 // (most of the client's code) is then not parsed during activation. Everywhere else (tests) it is bundled.
 const lazyHubClient = {
@@ -60,7 +61,8 @@ async function copyWebviewAssets() {
 // Tests are TypeScript too: each test file is bundled on its own into out/ and run by node --test.
 function testEntries(dir) {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { recursive: true })
+  return fs
+    .readdirSync(dir, { recursive: true })
     .filter((f) => /\.(test|bench)\.ts$/.test(f))
     .map((f) => `${dir}/${f}`);
 }

@@ -23,32 +23,46 @@ execFileSync(process.execPath, ['esbuild.mjs', '--no-tests'], { cwd: root, stdio
 // A small folder to try things in: select lines of the sample and run "Handoff: Send Handoff…".
 if (!existsSync(demo)) {
   mkdirSync(demo, { recursive: true });
-  writeFileSync(join(demo, 'README.md'), [
-    '# Handoff demo workspace',
-    '',
-    'Open a terminal here (it has HANDOFF_HUB set) and start two agents, or connect them with',
-    '"Handoff: Connect Claude Code" / "Handoff: Connect Codex". Then select the function in',
-    '`parser.js` and run "Handoff: Send Handoff…" from the command palette.',
-    '',
-  ].join('\n'));
-  writeFileSync(join(demo, 'parser.js'), 'export function parse(line) {\n  return line.split(",").map((x) => x.trim());\n}\n');
+  writeFileSync(
+    join(demo, 'README.md'),
+    [
+      '# Handoff demo workspace',
+      '',
+      'Open a terminal here (it has HANDOFF_HUB set) and start two agents, or connect them with',
+      '"Handoff: Connect Claude Code" / "Handoff: Connect Codex". Then select the function in',
+      '`parser.js` and run "Handoff: Send Handoff…" from the command palette.',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(
+    join(demo, 'parser.js'),
+    'export function parse(line) {\n  return line.split(",").map((x) => x.trim());\n}\n',
+  );
 }
 
-const desktop = !process.argv.includes('--server') && spawnSync('code', ['--version'], { stdio: 'ignore' }).status === 0;
+const desktop =
+  !process.argv.includes('--server') && spawnSync('code', ['--version'], { stdio: 'ignore' }).status === 0;
 if (desktop) {
-  spawn('code', ['--new-window', `--extensionDevelopmentPath=${root}`, demo], { stdio: 'inherit', detached: true }).unref();
+  spawn('code', ['--new-window', `--extensionDevelopmentPath=${root}`, demo], {
+    stdio: 'inherit',
+    detached: true,
+  }).unref();
   console.log(`Opened desktop VS Code on ${demo} with the extension from ${root}.`);
   process.exit(0);
 }
 
 if (!vscodeServerAvailable()) {
   // First run on a machine without desktop VS Code: install the server (npm and Debian packages only).
-  console.log('Desktop `code` is not installed: installing the VS Code server (code-server from npm) once, about two minutes…');
+  console.log(
+    'Desktop `code` is not installed: installing the VS Code server (code-server from npm) once, about two minutes…',
+  );
   spawnSync('bash', [join(root, '.ci', 'setup-vscode.sh')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 const pkg = vscodeServerAvailable();
 if (!pkg) {
-  console.error(`Neither desktop \`code\` nor the VS Code server is there: ${whyMissing('setup-vscode', 'the VS Code server')}`);
+  console.error(
+    `Neither desktop \`code\` nor the VS Code server is there: ${whyMissing('setup-vscode', 'the VS Code server')}`,
+  );
   process.exit(1);
 }
 
@@ -75,7 +89,9 @@ if (existsSync(settingsFile)) {
   } catch (e) {
     // Comments or a syntax error: keep the file aside rather than guess at its contents.
     renameSync(settingsFile, `${settingsFile}.bak`);
-    console.log(`The demo profile's settings did not parse as JSON (${e.message}); kept as ${settingsFile}.bak, starting from fresh settings.`);
+    console.log(
+      `The demo profile's settings did not parse as JSON (${e.message}); kept as ${settingsFile}.bak, starting from fresh settings.`,
+    );
   }
 }
 const merged = { ...defaults, ...current, ...required };
@@ -88,21 +104,37 @@ const port = Number(process.env.PORT) || 8080;
 const serverLog = join(state, 'vscode-server', 'server.log');
 mkdirSync(dirname(serverLog), { recursive: true });
 const logFile = createWriteStream(serverLog, { flags: 'a' });
-const server = spawn(vscodeNodeBinary(), [
-  join(pkg, 'lib', 'vscode', 'out', 'server-main.js'),
-  '--host', '127.0.0.1', '--port', String(port), '--without-connection-token', '--accept-server-license-terms',
-  // The web workbench honours the extensionDevelopmentPath payload only with the smoke-test driver on.
-  '--enable-smoke-test-driver', '--disable-telemetry', '--disable-update-check', '--disable-experiments',
-  '--user-data-dir', userData,
-  '--extensions-dir', join(state, 'vscode-server', 'extensions'), '--server-data-dir', join(state, 'vscode-server', 'server-data'),
-], {
-  // Its own process group, so stopping takes the extension host, pty host and watchers with it.
-  detached: true,
-  stdio: ['ignore', 'pipe', 'pipe'],
-  // code-server's build reads the marketplace from EXTENSIONS_GALLERY (else open-vsx.org): with
-  // none, the server and the workbench make no gallery queries.
-  env: { ...process.env, EXTENSIONS_GALLERY: '{}' },
-});
+const server = spawn(
+  vscodeNodeBinary(),
+  [
+    join(pkg, 'lib', 'vscode', 'out', 'server-main.js'),
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--without-connection-token',
+    '--accept-server-license-terms',
+    // The web workbench honours the extensionDevelopmentPath payload only with the smoke-test driver on.
+    '--enable-smoke-test-driver',
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-experiments',
+    '--user-data-dir',
+    userData,
+    '--extensions-dir',
+    join(state, 'vscode-server', 'extensions'),
+    '--server-data-dir',
+    join(state, 'vscode-server', 'server-data'),
+  ],
+  {
+    // Its own process group, so stopping takes the extension host, pty host and watchers with it.
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // code-server's build reads the marketplace from EXTENSIONS_GALLERY (else open-vsx.org): with
+    // none, the server and the workbench make no gallery queries.
+    env: { ...process.env, EXTENSIONS_GALLERY: '{}' },
+  },
+);
 
 const payload = JSON.stringify([['extensionDevelopmentPath', `vscode-remote://127.0.0.1:${port}${root}`]]);
 const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(demo)}&payload=${encodeURIComponent(payload)}`;
@@ -123,11 +155,18 @@ function relay(stream, out) {
       if (!noise.test(line)) out.write(line + '\n');
       if (!announced && /Extension host agent listening|Web UI available/.test(line)) {
         announced = true;
-        console.log([
-          '', 'Handoff is running in the VS Code server. Open:', '', `  ${url}`, '',
-          `Over SSH? On your own machine run  ssh -L ${port}:127.0.0.1:${port} <this host>  and open the URL there.`,
-          `The server's full log: ${serverLog}. Ctrl+C stops it.`, '',
-        ].join('\n'));
+        console.log(
+          [
+            '',
+            'Handoff is running in the VS Code server. Open:',
+            '',
+            `  ${url}`,
+            '',
+            `Over SSH? On your own machine run  ssh -L ${port}:127.0.0.1:${port} <this host>  and open the URL there.`,
+            `The server's full log: ${serverLog}. Ctrl+C stops it.`,
+            '',
+          ].join('\n'),
+        );
       }
     }
   });
@@ -139,13 +178,27 @@ let stopping = false;
 function stop() {
   if (stopping) return;
   stopping = true;
-  try { process.kill(-server.pid, 'SIGTERM'); } catch { /* already gone */ }
+  try {
+    process.kill(-server.pid, 'SIGTERM');
+  } catch {
+    /* already gone */
+  }
   // Whatever ignores SIGTERM goes after 5 s.
-  setTimeout(() => { try { process.kill(-server.pid, 'SIGKILL'); } catch { /* gone */ } }, 5000).unref();
+  setTimeout(() => {
+    try {
+      process.kill(-server.pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }, 5000).unref();
 }
 server.on('exit', (code, signal) => {
   // The rest of its group (extension host, pty host) goes with it.
-  try { process.kill(-server.pid, 'SIGTERM'); } catch { /* gone */ }
+  try {
+    process.kill(-server.pid, 'SIGTERM');
+  } catch {
+    /* gone */
+  }
   logFile.end();
   process.exit(stopping ? 0 : (code ?? (signal ? 1 : 0)));
 });
@@ -153,4 +206,6 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, stop);
 // `npm start` runs this under sh: a SIGTERM to npm ends npm and sh but is not passed on, and the
 // server would run on as an orphan. Going with the parent covers that, and a killed parent too.
 const parent = process.ppid;
-setInterval(() => { if (process.ppid !== parent) stop(); }, 500).unref();
+setInterval(() => {
+  if (process.ppid !== parent) stop();
+}, 500).unref();

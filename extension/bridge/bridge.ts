@@ -130,7 +130,12 @@ export class Bridge {
 
   private clientMessage(line: string): void {
     const m = parse(line);
-    if (!m) return this.toClient({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: one JSON-RPC object per line' } });
+    if (!m)
+      return this.toClient({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: 'Parse error: one JSON-RPC object per line' },
+      });
     if (isRequest(m)) return this.clientRequest(m);
     if (isResponse(m)) {
       // A hub's heartbeat answered: only to the hub that asked.
@@ -188,32 +193,51 @@ export class Bridge {
    * bridge started without one) and the resources subscribed to — recorded once the hub agrees.
    */
   private noteState(m: Message): void {
-    const p = m.params as { name?: unknown; arguments?: { name?: unknown; roles?: unknown }; uri?: unknown } | undefined;
+    const p = m.params as
+      { name?: unknown; arguments?: { name?: unknown; roles?: unknown }; uri?: unknown } | undefined;
     const id = m.id as Id;
     if (m.method === 'tools/call' && p?.name === 'whoami' && typeof p.arguments?.name === 'string') {
-      const registered = { identity: p.arguments.name, roles: Array.isArray(p.arguments.roles) ? (p.arguments.roles as string[]) : undefined };
+      const registered = {
+        identity: p.arguments.name,
+        roles: Array.isArray(p.arguments.roles) ? (p.arguments.roles as string[]) : undefined,
+      };
       this.pendingState.set(id, () => (this.registered = registered));
-    } else if ((m.method === 'resources/subscribe' || m.method === 'resources/unsubscribe') && typeof p?.uri === 'string') {
+    } else if (
+      (m.method === 'resources/subscribe' || m.method === 'resources/unsubscribe') &&
+      typeof p?.uri === 'string'
+    ) {
       const uri = p.uri;
-      this.pendingState.set(id, () => (m.method === 'resources/subscribe' ? this.subscriptions.add(uri) : this.subscriptions.delete(uri)));
+      this.pendingState.set(id, () =>
+        m.method === 'resources/subscribe' ? this.subscriptions.add(uri) : this.subscriptions.delete(uri),
+      );
     }
   }
 
   private wait(w: Waiting): void {
     w.deadline ??= Date.now() + this.options.gapMs;
     const waitedMs = this.options.gapMs - (w.deadline - Date.now());
-    w.timer = setTimeout(() => {
-      const i = this.waiting.indexOf(w);
-      if (i < 0) return;
-      this.waiting.splice(i, 1);
-      this.fail(w, this.options.noHub(this.everConnected, Math.max(waitedMs, this.options.gapMs)));
-    }, Math.max(0, w.deadline - Date.now()));
+    w.timer = setTimeout(
+      () => {
+        const i = this.waiting.indexOf(w);
+        if (i < 0) return;
+        this.waiting.splice(i, 1);
+        this.fail(w, this.options.noHub(this.everConnected, Math.max(waitedMs, this.options.gapMs)));
+      },
+      Math.max(0, w.deadline - Date.now()),
+    );
     this.waiting.push(w);
   }
 
   private fail(w: Waiting, why: string): void {
     this.pendingState.delete(w.message.id as Id);
-    this.toClient(unavailable(w.message, w.resent ? `${why} The hub that had this call went away before answering, so it may or may not have taken effect: check (inbox, pending, get_receipts) before repeating it.` : why));
+    this.toClient(
+      unavailable(
+        w.message,
+        w.resent
+          ? `${why} The hub that had this call went away before answering, so it may or may not have taken effect: check (inbox, pending, get_receipts) before repeating it.`
+          : why,
+      ),
+    );
   }
 
   /** A cancelled request is forgotten wherever it is: the client wants no answer, and no hub gets it again. */
@@ -253,7 +277,8 @@ export class Bridge {
       this.attach(c);
     } catch (e) {
       this.releaseInit();
-      if (!this.saidWaiting) this.options.log(`no hub for the workspace yet (${(e as Error).message}); waiting for one`);
+      if (!this.saidWaiting)
+        this.options.log(`no hub for the workspace yet (${(e as Error).message}); waiting for one`);
       this.saidWaiting = true;
       setTimeout(() => void this.find(), this.options.retryMs).unref();
     } finally {
@@ -262,7 +287,13 @@ export class Bridge {
   }
 
   private attach(c: Connected): void {
-    const hub: Hub = { socket: c.socket, generation: ++this.generation, handshaking: false, initialized: false, live: false };
+    const hub: Hub = {
+      socket: c.socket,
+      generation: ++this.generation,
+      handshaking: false,
+      initialized: false,
+      live: false,
+    };
     this.hub = hub;
     const lines = new LineBuffer(MAX_LINE_BYTES);
     const onData = (chunk: Buffer) => {
@@ -287,7 +318,11 @@ export class Bridge {
   private handshake(hub: Hub): void {
     if (hub.handshaking || !this.initParams) return;
     hub.handshaking = true;
-    const params = this.initParams ?? { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'unknown', version: '0' } };
+    const params = this.initParams ?? {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'unknown', version: '0' },
+    };
     const timer = setTimeout(() => hub.socket.destroy(), 10_000);
     this.ask(hub, 'initialize', params, (answer) => {
       clearTimeout(timer);
@@ -333,7 +368,8 @@ export class Bridge {
         return own(m);
       }
       if (!this.inFlight.delete(id)) return; // nothing of ours: never answer twice
-      if (this.toolLists.delete(id)) this.servedTools = JSON.stringify((m.result as { tools?: unknown } | undefined)?.tools);
+      if (this.toolLists.delete(id))
+        this.servedTools = JSON.stringify((m.result as { tools?: unknown } | undefined)?.tools);
       const noted = this.pendingState.get(id);
       this.pendingState.delete(id);
       if (noted && !m.error && !(m.result as { isError?: boolean } | undefined)?.isError) noted();

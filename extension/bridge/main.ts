@@ -11,7 +11,13 @@ import { Bridge } from './bridge';
 const { values } = parseArgs({
   args: process.argv.slice(2),
   strict: false,
-  options: { name: { type: 'string' }, session: { type: 'string' }, role: { type: 'string', multiple: true }, hub: { type: 'string' }, workspace: { type: 'string' } },
+  options: {
+    name: { type: 'string' },
+    session: { type: 'string' },
+    role: { type: 'string', multiple: true },
+    hub: { type: 'string' },
+    workspace: { type: 'string' },
+  },
 });
 
 const env = { ...process.env, ...(values.hub ? { HANDOFF_HUB: String(values.hub) } : {}) };
@@ -38,7 +44,11 @@ const bridge = new Bridge({
   connect: async (resume, registered) => {
     const { sockets } = hubCandidates(env, process.cwd(), pinned);
     try {
-      const greeted = await greetFirst(sockets, { ...hello, ...(registered && { identity: registered.identity, roles: registered.roles }), resume }, 5000);
+      const greeted = await greetFirst(
+        sockets,
+        { ...hello, ...(registered && { identity: registered.identity, roles: registered.roles }), resume },
+        5000,
+      );
       refusal = undefined;
       return greeted;
     } catch (e) {
@@ -48,7 +58,7 @@ const bridge = new Bridge({
         refusal = err.message;
         await new Promise((r) => setTimeout(r, 2000));
       }
-      throw new Error(`tried ${sockets.join(', ')}: ${err.message}`);
+      throw new Error(`tried ${sockets.join(', ')}: ${err.message}`, { cause: e });
     }
   },
   write: (line) => process.stdout.write(line),

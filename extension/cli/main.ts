@@ -34,7 +34,11 @@ common: --hub SOCKET (default: $HANDOFF_HUB, else the hub of the workspace of th
         --as defaults to $HANDOFF_AGENT, else your user name`;
 
 function connectCommand(command: 'connect' | 'disconnect', argv: string[]): number {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { name: { type: 'string' }, workspace: { type: 'string' }, json: { type: 'boolean' } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { name: { type: 'string' }, workspace: { type: 'string' }, json: { type: 'boolean' } },
+  });
   const cli = positionals[0] as AgentCli;
   if (!AGENT_CLIS.includes(cli)) {
     process.stderr.write(`handoff ${command}: say which agent CLI: ${AGENT_CLIS.join(', ')}\n`);
@@ -45,13 +49,27 @@ function connectCommand(command: 'connect' | 'disconnect', argv: string[]): numb
   try {
     // Configs name the stable launchers (shared/connect/launchers.ts), pointed at this Node and
     // build now, and at the editor's by every activation: a removed npx cache does not break them.
-    const launch = command === 'connect' ? refreshLaunchers(launcherDir(), process.execPath, __dirname, false) : { node: process.execPath, dist: __dirname };
+    const launch =
+      command === 'connect'
+        ? refreshLaunchers(launcherDir(), process.execPath, __dirname, false)
+        : { node: process.execPath, dist: __dirname };
     const options = { workspace, name, launch };
     const changes = command === 'connect' ? connectAgent(cli, options) : disconnectAgent(cli, options);
-    if (values.json) process.stdout.write(`${JSON.stringify(changes.map((c) => ({ path: c.path, what: c.what })), null, 2)}\n`);
-    else if (changes.length === 0) process.stdout.write(`${cli}: nothing to change (${command === 'connect' ? `already connected as ${name}` : 'not connected'} for ${workspace}).\n`);
+    if (values.json)
+      process.stdout.write(
+        `${JSON.stringify(
+          changes.map((c) => ({ path: c.path, what: c.what })),
+          null,
+          2,
+        )}\n`,
+      );
+    else if (changes.length === 0)
+      process.stdout.write(
+        `${cli}: nothing to change (${command === 'connect' ? `already connected as ${name}` : 'not connected'} for ${workspace}).\n`,
+      );
     else for (const c of changes) process.stdout.write(`${c.path}: ${c.what}\n`);
-    if (command === 'connect' && !values.json) process.stdout.write(`Start ${cli} in ${workspace} (or restart a running session) to pick it up.\n`);
+    if (command === 'connect' && !values.json)
+      process.stdout.write(`Start ${cli} in ${workspace} (or restart a running session) to pick it up.\n`);
     return 0;
   } catch (e) {
     process.stderr.write(`handoff ${command} ${cli}: ${(e as Error).message}\n`);
@@ -75,20 +93,30 @@ async function main(argv: string[]): Promise<number> {
     args: rest,
     allowPositionals: true,
     options: {
-      hub: { type: 'string' }, json: { type: 'boolean' }, as: { type: 'string' }, to: { type: 'string' },
-      thread: { type: 'string' }, key: { type: 'string' }, insist: { type: 'boolean' }, unread: { type: 'boolean' }, body: { type: 'string' },
+      hub: { type: 'string' },
+      json: { type: 'boolean' },
+      as: { type: 'string' },
+      to: { type: 'string' },
+      thread: { type: 'string' },
+      key: { type: 'string' },
+      insist: { type: 'boolean' },
+      unread: { type: 'boolean' },
+      body: { type: 'string' },
     },
   });
   const env = values.hub ? { ...process.env, HANDOFF_HUB: values.hub } : process.env;
   const { sockets, workspace } = hubCandidates(env, process.cwd());
   const me = values.as ?? process.env.HANDOFF_AGENT ?? userInfo().username;
-  const out = (data: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(data, null, 2)}\n` : `${text}\n`);
+  const out = (data: unknown, text: string) =>
+    process.stdout.write(values.json ? `${JSON.stringify(data, null, 2)}\n` : `${text}\n`);
 
   let client;
   try {
     client = await connectControl(sockets);
   } catch (e) {
-    process.stderr.write(`handoff: no hub for the workspace ${workspace} (tried ${sockets.join(', ')}): ${(e as Error).message}. Start one with \`handoff hub --workspace DIR\` or open the folder in VS Code with Handoff.\n`);
+    process.stderr.write(
+      `handoff: no hub for the workspace ${workspace} (tried ${sockets.join(', ')}): ${(e as Error).message}. Start one with \`handoff hub --workspace DIR\` or open the folder in VS Code with Handoff.\n`,
+    );
     return 2;
   }
   const { connection } = client;
@@ -97,18 +125,50 @@ async function main(argv: string[]): Promise<number> {
       case 'send': {
         const body = values.body ?? positionals.join(' ');
         if (!values.to || !body) throw new Error('send needs --to NAME and a body');
-        const r: SendResult = await call(connection, SendRequest, { as: me, to: values.to.split(','), body, thread: values.thread, idempotencyKey: values.key, insist: values.insist });
-        out(r, r.duplicate ? `not sent again: ${r.duplicate.note} (${r.message_id})` : `stored ${r.message_id}: ${recipientsText(r)}. Not proof of reading — \`handoff status\` shows ACKs.`);
+        const r: SendResult = await call(connection, SendRequest, {
+          as: me,
+          to: values.to.split(','),
+          body,
+          thread: values.thread,
+          idempotencyKey: values.key,
+          insist: values.insist,
+        });
+        out(
+          r,
+          r.duplicate
+            ? `not sent again: ${r.duplicate.note} (${r.message_id})`
+            : `stored ${r.message_id}: ${recipientsText(r)}. Not proof of reading — \`handoff status\` shows ACKs.`,
+        );
         return 0;
       }
       case 'inbox': {
-        const items: InboxItem[] = await call(connection, InboxRequest, { identity: me, unreadOnly: values.unread, limit: 200 });
-        out(items, items.map((i) => `${i.message.id} [${i.delivery.state}] from ${i.message.from}: ${i.message.body.replace(/\s+/g, ' ').slice(0, 100)}`).join('\n') || `inbox of ${me} is empty`);
+        const items: InboxItem[] = await call(connection, InboxRequest, {
+          identity: me,
+          unreadOnly: values.unread,
+          limit: 200,
+        });
+        out(
+          items,
+          items
+            .map(
+              (i) =>
+                `${i.message.id} [${i.delivery.state}] from ${i.message.from}: ${i.message.body.replace(/\s+/g, ' ').slice(0, 100)}`,
+            )
+            .join('\n') || `inbox of ${me} is empty`,
+        );
         return 0;
       }
       case 'peers': {
         const s: Snapshot = await call(connection, SnapshotRequest);
-        out(s.coverage, s.coverage.map((c) => `${c.identity.padEnd(20)} ${String(c.liveSessions).padStart(2)} live  ${c.acked}/${c.addressed} acked${c.medianAckMs !== undefined ? `  median ack ${age(c.medianAckMs)}` : ''}${c.ghost ? `  GHOST (${c.unacked} unacked, nobody connected)` : ''}`).join('\n') || 'no identities yet');
+        out(
+          s.coverage,
+          s.coverage
+            .map(
+              (c) =>
+                `${c.identity.padEnd(20)} ${String(c.liveSessions).padStart(2)} live  ${c.acked}/${c.addressed} acked${c.medianAckMs !== undefined ? `  median ack ${age(c.medianAckMs)}` : ''}${c.ghost ? `  GHOST (${c.unacked} unacked, nobody connected)` : ''}`,
+            )
+            .join('\n') || 'no identities yet',
+        );
         return 0;
       }
       case 'status': {
@@ -116,8 +176,15 @@ async function main(argv: string[]): Promise<number> {
         const late = s.pending.filter((e) => s.overdue.ids.includes(e.id));
         const lines = [
           `hub ${s.node} · ${s.sessions.length} live session(s) · ${s.pendingCount} pending · store ${s.store.ok ? 'ok' : `FAILING: ${s.store.error}`}`,
-          ...(s.link ? [`  matrix ${s.link.state}${s.link.error ? ` (${s.link.error})` : ''} · ${s.link.userId ?? '?'} in ${s.link.room ?? '?'} · outbox ${s.link.outbox}`] : []),
-          ...late.map((e) => `  OVERDUE ${e.id} ${e.from} → ${e.recipients.map((r) => `${r.recipient}:${r.state}${r.failure ? ` (${r.failure})` : ''}`).join(', ')} · sent ${age(s.now - e.sentAt)} ago · ${e.preview}`),
+          ...(s.link
+            ? [
+                `  matrix ${s.link.state}${s.link.error ? ` (${s.link.error})` : ''} · ${s.link.userId ?? '?'} in ${s.link.room ?? '?'} · outbox ${s.link.outbox}`,
+              ]
+            : []),
+          ...late.map(
+            (e) =>
+              `  OVERDUE ${e.id} ${e.from} → ${e.recipients.map((r) => `${r.recipient}:${r.state}${r.failure ? ` (${r.failure})` : ''}`).join(', ')} · sent ${age(s.now - e.sentAt)} ago · ${e.preview}`,
+          ),
         ];
         if (s.overdue.count > late.length) lines.push(`  … and ${s.overdue.count - late.length} more overdue`);
         if (s.overdue.count === 0) lines.push('  every handoff is acknowledged or within its SLA');
@@ -136,9 +203,12 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then((code) => {
-  if (code >= 0) process.exit(code);
-}, (e) => {
-  process.stderr.write(`handoff: ${(e as Error).stack ?? e}\n`);
-  process.exit(1);
-});
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (e) => {
+    process.stderr.write(`handoff: ${(e as Error).stack ?? e}\n`);
+    process.exit(1);
+  },
+);

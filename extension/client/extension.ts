@@ -44,7 +44,7 @@ export interface HandoffApi {
 
 let hub: HubSupervisor | undefined;
 
-export async function activate(context: vscode.ExtensionContext): Promise<HandoffApi> {
+export function activate(context: vscode.ExtensionContext): HandoffApi {
   const log = vscode.window.createOutputChannel('Handoff', { log: true });
   const location = hubLocation(context);
   const version = String(context.extension.packageJSON.version ?? '0');
@@ -64,44 +64,64 @@ export async function activate(context: vscode.ExtensionContext): Promise<Handof
 
   const chase = async (id: string) => {
     const r = await supervisor.chase({ id, by: humanIdentity() });
-    void vscode.window.showInformationMessage(r.pushed > 0
-      ? `Chased ${id}: pushed again to ${r.pushed} session(s), flagged as a chase.`
-      : `Chase recorded for ${id}, but no recipient has a live session: it stays queued.`);
+    void vscode.window.showInformationMessage(
+      r.pushed > 0
+        ? `Chased ${id}: pushed again to ${r.pushed} session(s), flagged as a chase.`
+        : `Chase recorded for ${id}, but no recipient has a live session: it stays queued.`,
+    );
   };
   const inbox = new InboxActions(supervisor);
-  const panel = new PanelViewProvider(context.extensionUri, (filter) => panelModel(supervisor.state, supervisor.snapshot, filter, humanIdentity()), {
-    open: async (id) => {
-      const doc = await vscode.workspace.openTextDocument(messageUri(id));
-      await vscode.window.showTextDocument(doc, { preview: true });
+  const panel = new PanelViewProvider(
+    context.extensionUri,
+    (filter) => panelModel(supervisor.state, supervisor.snapshot, filter, humanIdentity()),
+    {
+      open: async (id) => {
+        const doc = await vscode.workspace.openTextDocument(messageUri(id));
+        await vscode.window.showTextDocument(doc, { preview: true });
+      },
+      copyId: async (id) => {
+        await vscode.env.clipboard.writeText(id);
+        vscode.window.setStatusBarMessage(`Copied ${id}`, 3000);
+      },
+      chase,
+      resolve: async (id) => {
+        await supervisor.resolve({ id, by: humanIdentity() });
+        vscode.window.setStatusBarMessage(`Handoff ${id} marked resolved`, 3000);
+      },
+      inbox: (act, id) => inbox.run(act, id),
     },
-    copyId: async (id) => {
-      await vscode.env.clipboard.writeText(id);
-      vscode.window.setStatusBarMessage(`Copied ${id}`, 3000);
-    },
-    chase,
-    resolve: async (id) => {
-      await supervisor.resolve({ id, by: humanIdentity() });
-      vscode.window.setStatusBarMessage(`Handoff ${id} marked resolved`, 3000);
-    },
-    inbox: (act, id) => inbox.run(act, id),
-  }, log);
+    log,
+  );
 
   const showPanel = async (filter: 'all' | 'overdue') => {
     panel.setFilter(filter);
     await vscode.commands.executeCommand(`${PanelViewProvider.viewId}.focus`);
   };
-  const status = new StatusBar(() => supervisor.state, () => supervisor.snapshot, humanIdentity,
-    (items) => notifyOverdue(items, () => showPanel('overdue'), chase));
+  const status = new StatusBar(
+    () => supervisor.state,
+    () => supervisor.snapshot,
+    humanIdentity,
+    (items) => notifyOverdue(items, () => showPanel('overdue'), chase),
+  );
   const arrivals = new Arrivals();
-  const openInboxCommand = (args?: { id?: string; act?: InboxAct }) => openInbox(() => supervisor.snapshot, inbox, args);
+  const openInboxCommand = (args?: { id?: string; act?: InboxAct }) =>
+    openInbox(() => supervisor.snapshot, inbox, args);
   const refresh = () => {
     const me = personView(supervisor.snapshot, humanIdentity());
     const fresh = arrivals.fresh(humanIdentity(), me?.inbox);
     // Every window of the person sees the arrival; only the one they used last says so (a window
     // that has not heard its key back yet notifies rather than risk nobody doing so).
     const notifies = !me?.notifier || !supervisor.window || me.notifier === supervisor.window;
-    if (fresh.length && notifies) notifyArrivals(fresh, (act, id) => inbox.run(act, id), () => openInboxCommand());
-    else if (fresh.length) log.info(`${fresh.length} new handoff(s) for ${humanIdentity()}: window ${me?.notifier} notifies, not this one (${supervisor.window ?? 'no key yet'})`);
+    if (fresh.length && notifies)
+      notifyArrivals(
+        fresh,
+        (act, id) => inbox.run(act, id),
+        () => openInboxCommand(),
+      );
+    else if (fresh.length)
+      log.info(
+        `${fresh.length} new handoff(s) for ${humanIdentity()}: window ${me?.notifier} notifies, not this one (${supervisor.window ?? 'no key yet'})`,
+      );
     status.update();
     panel.refresh();
     changed.fire();
@@ -118,7 +138,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Handof
     reconnectOnStart(supervisor, matrix, log),
     reportPresence(supervisor, log),
     vscode.window.registerWebviewViewProvider(PanelViewProvider.viewId, panel),
-    vscode.workspace.registerTextDocumentContentProvider(MESSAGE_SCHEME, new MessageDocuments((id) => supervisor.message(id))),
+    vscode.workspace.registerTextDocumentContentProvider(
+      MESSAGE_SCHEME,
+      new MessageDocuments((id) => supervisor.message(id)),
+    ),
     registerMcpProvider(context.extensionPath, location, version),
     vscode.commands.registerCommand('handoff.send', () => sendHandoff(supervisor)),
     vscode.commands.registerCommand('handoff.showPanel', () => showPanel('all')),
@@ -126,11 +149,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<Handof
     vscode.commands.registerCommand('handoff.showOverdue', () => showPanel('overdue')),
     vscode.commands.registerCommand('handoff.restartHub', () => supervisor.restart()),
     vscode.commands.registerCommand('handoff.showLog', () => log.show()),
-    vscode.commands.registerCommand('handoff.connectClaude', (args?: ConnectAgentArgs) => connectAgentCommand('claude', context.extensionPath, location, log, args)),
-    vscode.commands.registerCommand('handoff.connectCodex', (args?: ConnectAgentArgs) => connectAgentCommand('codex', context.extensionPath, location, log, args)),
-    vscode.commands.registerCommand('handoff.connectGemini', (args?: ConnectAgentArgs) => connectAgentCommand('gemini', context.extensionPath, location, log, args)),
-    vscode.commands.registerCommand('handoff.connectMatrix', (args?: ConnectMatrixArgs) => connectMatrix(supervisor, matrix, log, args)),
-    vscode.commands.registerCommand('handoff.disconnectMatrix', (args?: { forgetToken?: boolean }) => disconnectMatrix(supervisor, matrix, args)),
+    vscode.commands.registerCommand('handoff.connectClaude', (args?: ConnectAgentArgs) =>
+      connectAgentCommand('claude', context.extensionPath, location, log, args),
+    ),
+    vscode.commands.registerCommand('handoff.connectCodex', (args?: ConnectAgentArgs) =>
+      connectAgentCommand('codex', context.extensionPath, location, log, args),
+    ),
+    vscode.commands.registerCommand('handoff.connectGemini', (args?: ConnectAgentArgs) =>
+      connectAgentCommand('gemini', context.extensionPath, location, log, args),
+    ),
+    vscode.commands.registerCommand('handoff.connectMatrix', (args?: ConnectMatrixArgs) =>
+      connectMatrix(supervisor, matrix, log, args),
+    ),
+    vscode.commands.registerCommand('handoff.disconnectMatrix', (args?: { forgetToken?: boolean }) =>
+      disconnectMatrix(supervisor, matrix, args),
+    ),
   );
 
   // Off the activation path: the window is usable at once; the status bar says "starting" until

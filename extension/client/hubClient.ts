@@ -10,7 +10,11 @@ export { LanguageClient, State };
 /** What to do when the hub's connection closes: restart it, or leave it stopped. */
 export type OnClosed = () => Promise<'restart' | 'stop'>;
 
-export function createHubClient(spawnHub: () => ChildProcess, log: vscode.LogOutputChannel, onClosed: OnClosed): LanguageClient {
+export function createHubClient(
+  spawnHub: () => ChildProcess,
+  log: vscode.LogOutputChannel,
+  onClosed: OnClosed,
+): LanguageClient {
   return new LanguageClient('handoff.hub', 'Handoff hub', () => Promise.resolve(spawnHub()), {
     documentSelector: [],
     outputChannel: log,
@@ -19,7 +23,10 @@ export function createHubClient(spawnHub: () => ChildProcess, log: vscode.LogOut
     stdioOptions: { stdout: () => undefined, stderr: () => undefined },
     errorHandler: {
       error: () => ({ action: ErrorAction.Continue, handled: true }),
-      closed: async () => ({ action: (await onClosed()) === 'restart' ? CloseAction.Restart : CloseAction.DoNotRestart, handled: true }),
+      closed: async () => ({
+        action: (await onClosed()) === 'restart' ? CloseAction.Restart : CloseAction.DoNotRestart,
+        handled: true,
+      }),
     },
   });
 }

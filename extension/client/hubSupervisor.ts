@@ -7,9 +7,25 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import {
-  ChangedNotification, ChaseRequest, MatrixConnectRequest, MatrixDisconnectRequest, MessageRequest, PresenceRequest, ReceiptRequest, ResolveRequest,
-  SendRequest, SnapshotRequest, call, onNotice, type ActionParams, type ControlRequest, type MatrixConnectParams, type PresenceParams,
-  type ReceiptParams, type RequestSender, type SendParams,
+  ChangedNotification,
+  ChaseRequest,
+  MatrixConnectRequest,
+  MatrixDisconnectRequest,
+  MessageRequest,
+  PresenceRequest,
+  ReceiptRequest,
+  ResolveRequest,
+  SendRequest,
+  SnapshotRequest,
+  call,
+  onNotice,
+  type ActionParams,
+  type ControlRequest,
+  type MatrixConnectParams,
+  type PresenceParams,
+  type ReceiptParams,
+  type RequestSender,
+  type SendParams,
 } from '../protocol/control';
 import type { MessageView, ReceiptAnswer, LinkStatus, SendResult, Snapshot, SnapshotChange } from '../protocol/views';
 import { LiveSnapshot } from './liveSnapshot';
@@ -66,7 +82,11 @@ export class HubSupervisor implements vscode.Disposable {
   async start(): Promise<void> {
     // Loaded here, not at activation: see hubClient.ts (esbuild.mjs keeps this require external).
     const { createHubClient, State } = require('./hubClient') as typeof import('./hubClient');
-    this.client = createHubClient(() => this.spawnHub(), this.log, () => this.onClosed());
+    this.client = createHubClient(
+      () => this.spawnHub(),
+      this.log,
+      () => this.onClosed(),
+    );
     this.client.onDidChangeState((e) => {
       if (e.newState === State.Running) void this.onRunning();
       if (e.newState === State.Starting) this.setState({ kind: 'starting' });
@@ -160,7 +180,11 @@ export class HubSupervisor implements vscode.Disposable {
   private connection(): RequestSender {
     const to = this.shared?.connection ?? this.client;
     if (this.current.kind !== 'running' || !to) {
-      throw new Error(this.current.kind === 'down' ? `The Handoff hub is down: ${this.current.reason}` : 'The Handoff hub is still starting; try again in a moment.');
+      throw new Error(
+        this.current.kind === 'down'
+          ? `The Handoff hub is down: ${this.current.reason}`
+          : 'The Handoff hub is still starting; try again in a moment.',
+      );
     }
     return to;
   }
@@ -188,7 +212,9 @@ export class HubSupervisor implements vscode.Disposable {
       this.log.warn(`the shared hub (pid ${shared.pid}) went away; starting this window's own hub`);
       void this.stopOwn().then(() => this.start());
     });
-    this.log.info(`another hub (pid ${shared.pid}) serves ${this.location.workspace}; using it over ${this.location.socket}`);
+    this.log.info(
+      `another hub (pid ${shared.pid}) serves ${this.location.workspace}; using it over ${this.location.socket}`,
+    );
     this.setState({ kind: 'running', pid: shared.pid, shared: true });
     try {
       this.setSnapshot(await shared.snapshot());
@@ -225,7 +251,10 @@ export class HubSupervisor implements vscode.Disposable {
   /** A change keyed by message id; a full snapshot only when the rows held cannot show what must be shown. */
   private onChange(c: SnapshotChange): void {
     if (this.live.apply(c)) this.snapshotEmitter.fire(this.live.snapshot!);
-    else void this.refreshSnapshot().catch((e) => this.log.error(`snapshot after a change failed: ${(e as Error).message}`));
+    else
+      void this.refreshSnapshot().catch((e) =>
+        this.log.error(`snapshot after a change failed: ${(e as Error).message}`),
+      );
   }
 
   /** The hub's connection closed: use the hub that took the socket, restart ours (bounded), or give up and say why. */
@@ -256,7 +285,17 @@ export class HubSupervisor implements vscode.Disposable {
     const hubJs = join(this.extensionPath, 'dist', 'hub.js');
     // --stdio first: vscode-languageserver takes the first transport flag it sees, and would read
     // the hub's own `--socket PATH` as its TCP `--socket PORT`.
-    const args = [hubJs, '--stdio', `--clientProcessId=${process.pid}`, '--workspace', workspace, '--store', store, '--socket', socket];
+    const args = [
+      hubJs,
+      '--stdio',
+      `--clientProcessId=${process.pid}`,
+      '--workspace',
+      workspace,
+      '--store',
+      store,
+      '--socket',
+      socket,
+    ];
     this.lastStderr = '';
     this.lastExit = undefined;
     // process.execPath is the editor's Node (or Electron, which ELECTRON_RUN_AS_NODE turns into Node).
@@ -281,17 +320,23 @@ export class HubSupervisor implements vscode.Disposable {
         this.log.info(`hub: ${text}`);
       }
     });
-    this.exited = new Promise((resolve) => child.on('exit', (code, signal) => {
-      this.lastExit = { code, signal };
-      this.log.info(`hub pid ${child.pid} exited (code ${code}, signal ${signal})`);
-      resolve();
-    }));
+    this.exited = new Promise((resolve) =>
+      child.on('exit', (code, signal) => {
+        this.lastExit = { code, signal };
+        this.log.info(`hub pid ${child.pid} exited (code ${code}, signal ${signal})`);
+        resolve();
+      }),
+    );
     return child;
   }
 
   private explainExit(e?: unknown): string {
     const exit = this.lastExit;
-    const how = exit ? (exit.signal ? `was killed (${exit.signal})` : `exited with code ${exit.code}`) : 'stopped answering';
+    const how = exit
+      ? exit.signal
+        ? `was killed (${exit.signal})`
+        : `exited with code ${exit.code}`
+      : 'stopped answering';
     const detail = this.lastStderr ? ` Last words: ${this.lastStderr}` : e ? ` ${(e as Error).message}` : '';
     return `The hub ${how}.${detail}`;
   }

@@ -46,7 +46,8 @@ export class LiveSnapshot {
     if (!('link' in summary)) delete this.base.link;
     this.view = undefined;
     const pendingRows = [...this.rows.values()].filter((e) => e.pending).length;
-    if (this.rows.size < Math.min(SNAPSHOT_CAP, c.openCount) || pendingRows < Math.min(SNAPSHOT_CAP, c.pendingCount)) return false;
+    if (this.rows.size < Math.min(SNAPSHOT_CAP, c.openCount) || pendingRows < Math.min(SNAPSHOT_CAP, c.pendingCount))
+      return false;
     if (this.rows.size > KEEP) this.prune();
     return true;
   }
@@ -56,7 +57,10 @@ export class LiveSnapshot {
     return {
       ...base,
       messages: all.sort(newestFirst).slice(0, SNAPSHOT_CAP),
-      pending: all.filter((e) => e.pending).sort(oldestFirst).slice(0, SNAPSHOT_CAP),
+      pending: all
+        .filter((e) => e.pending)
+        .sort(oldestFirst)
+        .slice(0, SNAPSHOT_CAP),
     };
   }
 

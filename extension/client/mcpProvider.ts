@@ -6,13 +6,23 @@ import type { HubLocation } from './location';
 
 export const MCP_PROVIDER_ID = 'handoff.bridge';
 
-export function copilotServer(extensionPath: string, location: HubLocation, version: string): vscode.McpStdioServerDefinition {
+export function copilotServer(
+  extensionPath: string,
+  location: HubLocation,
+  version: string,
+): vscode.McpStdioServerDefinition {
   const launch = bridgeLaunch(extensionPath, 'copilot');
-  const def = new vscode.McpStdioServerDefinition('Handoff', launch.command, launch.args, {
-    ...launch.env,
-    HANDOFF_HUB: location.socket,
-    HANDOFF_CLIENT: 'copilot',
-  }, version);
+  const def = new vscode.McpStdioServerDefinition(
+    'Handoff',
+    launch.command,
+    launch.args,
+    {
+      ...launch.env,
+      HANDOFF_HUB: location.socket,
+      HANDOFF_CLIENT: 'copilot',
+    },
+    version,
+  );
   def.cwd = vscode.Uri.file(location.workspace);
   return def;
 }

@@ -19,7 +19,11 @@ export function renderMessageText(v: MessageView): string {
     `to:      ${m.address.join(', ')}${m.address.join() !== m.recipients.join() ? ` → ${m.recipients.join(', ')}` : ''}`,
     `thread:  ${m.thread}${m.replyTo ? ` (reply to ${m.replyTo})` : ''}`,
     `sent:    ${when(m.sentAt)} · ACK ${m.requiresAck ? `due within ${Math.round(m.slaMs / 1000)} s` : 'not requested'}`,
-    v.resolution ? `resolved by ${v.resolution.by} at ${when(v.resolution.at)}${v.resolution.note ? `: ${v.resolution.note}` : ''}` : v.settled ? 'settled' : 'open',
+    v.resolution
+      ? `resolved by ${v.resolution.by} at ${when(v.resolution.at)}${v.resolution.note ? `: ${v.resolution.note}` : ''}`
+      : v.settled
+        ? 'settled'
+        : 'open',
     '',
     ...m.attachments.map((a) => `attachment: ${a.path} (${a.bytes} bytes, sha256 ${a.sha256})`),
     m.attachments.length ? '' : undefined,
@@ -30,7 +34,10 @@ export function renderMessageText(v: MessageView): string {
   for (const d of v.deliveries) {
     lines.push(`${d.recipient}: ${d.state}${d.failure ? ` (${d.failure.reason})` : ''}`);
     for (const p of d.pushes) lines.push(`  pushed (${p.kind}) to session ${p.session} on ${p.node} at ${when(p.at)}`);
-    for (const r of d.receipts) lines.push(`  ${r.kind}${r.outcome ? ` ${r.outcome}` : ''} by ${r.by} from ${CHANNEL_WORDS[r.channel ?? 'agent']}, session ${r.session}, node ${r.node}, at ${when(r.at)}${r.summary ? `: ${r.summary}` : ''}`);
+    for (const r of d.receipts)
+      lines.push(
+        `  ${r.kind}${r.outcome ? ` ${r.outcome}` : ''} by ${r.by} from ${CHANNEL_WORDS[r.channel ?? 'agent']}, session ${r.session}, node ${r.node}, at ${when(r.at)}${r.summary ? `: ${r.summary}` : ''}`,
+      );
     if (d.chasedAt) lines.push(`  chased at ${when(d.chasedAt)}`);
   }
   return `${lines.join('\n')}\n`;

@@ -18,7 +18,10 @@ export function humanIdentity(): string {
 
 /** Roles the person holds: handoffs to `role:NAME` reach them too. */
 export function humanRoles(): string[] {
-  return vscode.workspace.getConfiguration('handoff').get<string[]>('roles', []).filter((r) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(r));
+  return vscode.workspace
+    .getConfiguration('handoff')
+    .get<string[]>('roles', [])
+    .filter((r) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(r));
 }
 
 /** Whom this person's unanswered handoffs escalate to; undefined: the person themself. */

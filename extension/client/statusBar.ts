@@ -34,7 +34,9 @@ export class StatusBar implements vscode.Disposable {
     // Plain text: previews are untrusted and must not be rendered as Markdown.
     this.item.tooltip = this.view.tooltip;
     this.item.command = this.view.command;
-    this.item.backgroundColor = this.view.background ? new vscode.ThemeColor(`statusBarItem.${this.view.background}Background`) : undefined;
+    this.item.backgroundColor = this.view.background
+      ? new vscode.ThemeColor(`statusBarItem.${this.view.background}Background`)
+      : undefined;
     this.item.accessibilityInformation = { label: this.view.tooltip };
     // The oldest age keeps growing while something is overdue: refresh the text meanwhile.
     const ticking = !!s && s.overdue.count > 0;

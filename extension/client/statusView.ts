@@ -41,7 +41,8 @@ function withInbox(view: StatusView, state: HubState, s: Snapshot | undefined, i
 }
 
 function busView(state: HubState, s: Snapshot | undefined, now: number): StatusView {
-  if (state.kind === 'starting') return { text: '$(sync~spin) Handoff', tooltip: 'Starting the Handoff hub…', command: 'handoff.showLog' };
+  if (state.kind === 'starting')
+    return { text: '$(sync~spin) Handoff', tooltip: 'Starting the Handoff hub…', command: 'handoff.showLog' };
   if (state.kind === 'down') {
     return {
       text: '$(error) Handoff: hub down',
@@ -50,15 +51,29 @@ function busView(state: HubState, s: Snapshot | undefined, now: number): StatusV
       command: state.restarting ? 'handoff.showLog' : 'handoff.restartHub',
     };
   }
-  if (!s) return { text: '$(sync~spin) Handoff', tooltip: 'Waiting for the hub’s first snapshot…', command: 'handoff.showPanel' };
-  if (!s.store.ok) return { text: '$(error) Handoff: store failing', tooltip: s.store.error ?? 'The store cannot be written.', background: 'error', command: 'handoff.showLog' };
+  if (!s)
+    return {
+      text: '$(sync~spin) Handoff',
+      tooltip: 'Waiting for the hub’s first snapshot…',
+      command: 'handoff.showPanel',
+    };
+  if (!s.store.ok)
+    return {
+      text: '$(error) Handoff: store failing',
+      tooltip: s.store.error ?? 'The store cannot be written.',
+      background: 'error',
+      command: 'handoff.showLog',
+    };
   const skew = now - s.now;
   if (s.overdue.count > 0) {
     const late = s.pending.filter((e) => s.overdue.ids.includes(e.id));
     const oldest = s.overdue.oldestSentAt !== undefined ? age(s.now + skew - s.overdue.oldestSentAt) : '';
     return {
       text: `$(warning) ${s.overdue.count} overdue${oldest ? ` · ${oldest}` : ''}`,
-      tooltip: [`Handoff: ${plural(s.overdue.count, 'handoff')} without a recipient ACK past the SLA`, ...late.map((e) => overdueLine(e, s.now + skew))].join('\n'),
+      tooltip: [
+        `Handoff: ${plural(s.overdue.count, 'handoff')} without a recipient ACK past the SLA`,
+        ...late.map((e) => overdueLine(e, s.now + skew)),
+      ].join('\n'),
       background: 'warning',
       command: 'handoff.showOverdue',
     };
@@ -67,12 +82,23 @@ function busView(state: HubState, s: Snapshot | undefined, now: number): StatusV
   const waiting = s.awaitingAckCount;
   const live = s.sessions.length;
   if (waiting > 0) {
-    return { text: `$(clock) Handoff ${waiting}`, tooltip: `Handoff: ${plural(waiting, 'handoff')} awaiting ACK, all within their SLA · ${plural(live, 'live session')}`, command: 'handoff.showPanel' };
+    return {
+      text: `$(clock) Handoff ${waiting}`,
+      tooltip: `Handoff: ${plural(waiting, 'handoff')} awaiting ACK, all within their SLA · ${plural(live, 'live session')}`,
+      command: 'handoff.showPanel',
+    };
   }
-  return { text: '$(check-all) Handoff', tooltip: `Handoff: everything is acknowledged · ${plural(live, 'live session')}`, command: 'handoff.showPanel' };
+  return {
+    text: '$(check-all) Handoff',
+    tooltip: `Handoff: everything is acknowledged · ${plural(live, 'live session')}`,
+    command: 'handoff.showPanel',
+  };
 }
 
 function overdueLine(e: LedgerEntry, now: number): string {
-  const who = e.recipients.filter((r) => r.overdue || r.state === 'failed').map((r) => `${r.recipient} (${r.state})`).join(', ');
+  const who = e.recipients
+    .filter((r) => r.overdue || r.state === 'failed')
+    .map((r) => `${r.recipient} (${r.state})`)
+    .join(', ');
   return `• ${e.from} → ${who}, sent ${age(now - e.sentAt)} ago: ${e.preview}`;
 }

@@ -147,8 +147,16 @@ export async function runHook(argv: string[]): Promise<number> {
     return undefined;
   };
   const hello: HookHello = {
-    handoff: HELLO_VERSION, kind: 'hook', cli, phase, event, identity,
-    session: typeof input.session_id === 'string' && input.session_id ? input.session_id.slice(0, 200) : `ppid-${process.ppid}`,
+    handoff: HELLO_VERSION,
+    kind: 'hook',
+    cli,
+    phase,
+    event,
+    identity,
+    session:
+      typeof input.session_id === 'string' && input.session_id
+        ? input.session_id.slice(0, 200)
+        : `ppid-${process.ppid}`,
     ancestors: ancestors(),
     ...(phase === 'wait' ? { waitMs: WAIT_MS } : {}),
   };

@@ -38,7 +38,12 @@ export interface AttentionDeps {
   /** Of `ids` (a tool result's page), those open for the identity, oldest first. */
   page(identity: string, ids: Set<string>): HotMessage[];
   /** The oldest `limit` handoffs not yet seen in `session` nor claimed for it, and how many there are (MailIndex). */
-  unsurfaced(identity: string, session: string, claimed: ReadonlySet<string>, limit: number): { items: HotMessage[]; count: number };
+  unsurfaced(
+    identity: string,
+    session: string,
+    claimed: ReadonlySet<string>,
+    limit: number,
+  ): { items: HotMessage[]; count: number };
   /** The agent session a CLI session's hooks surfaced into, as the journal recorded (MailIndex). */
   agentSessionOf(identity: string, cliSession: string): string | undefined;
   /** Ids of the identity's waiting handoffs already seen in a session (MailIndex). */
@@ -50,7 +55,10 @@ export interface AttentionDeps {
   now(): number;
 }
 
-const nothing = (session: string): Claim => ({ answer: { items: [], more: 0, session }, settle: async () => undefined });
+const nothing = (session: string): Claim => ({
+  answer: { items: [], more: 0, session },
+  settle: () => Promise.resolve(),
+});
 
 export class Attention {
   /**
@@ -88,10 +96,15 @@ export class Attention {
     // Under another identity's agent, asking for one whose session runs elsewhere: not its to surface.
     if (under.length > 0 && this.deps.sessions.count(h.identity) > 0) {
       const whose = [...new Set(under.map((s) => s.identity))].join(', ');
-      throw new BusError('not_your_channel', `This hook runs under the agent session of ${whose}, not ${h.identity}: it surfaces only that session's handoffs. Nothing was surfaced.`);
+      throw new BusError(
+        'not_your_channel',
+        `This hook runs under the agent session of ${whose}, not ${h.identity}: it surfaces only that session's handoffs. Nothing was surfaced.`,
+      );
     }
     // Its agent's session is not live (yet, or while its bridge reconnects): the one it ran under before, as the journal tells after a restart.
-    return this.agentSessions.use(cliSession, () => ({ key: this.deps.agentSessionOf(h.identity, cliSession) ?? cliSession })).key;
+    return this.agentSessions.use(cliSession, () => ({
+      key: this.deps.agentSessionOf(h.identity, cliSession) ?? cliSession,
+    })).key;
   }
 
   /**
@@ -108,7 +121,18 @@ export class Attention {
     const events = this.deps.page(identity, new Set(earlier)).flatMap((hot) => {
       const seen = hot.deliveries[identity]?.surfacings ?? [];
       const before = seen.find((s) => s.session === cliSession);
-      return before && !seen.some((s) => s.session === key) ? [surfacedEvent(hot, identity, { session: key, node: this.deps.node, at, path: before.path, via: before.via, cliSession })] : [];
+      return before && !seen.some((s) => s.session === key)
+        ? [
+            surfacedEvent(hot, identity, {
+              session: key,
+              node: this.deps.node,
+              at,
+              path: before.path,
+              via: before.via,
+              cliSession,
+            }),
+          ]
+        : [];
     });
     if (events.length > 0) await this.deps.commit(events);
   }
@@ -119,7 +143,14 @@ export class Attention {
     const hs = this.hooked.use(key, () => ({ key, identity: h.identity, cli: h.cli, busy: false }));
     if (h.phase === 'wait') return this.wait(hs, h, onClose);
     if (h.phase === 'prompt' || h.phase === 'tool') hs.busy = true;
-    const claim = this.claim(h.identity, key, 'hook', `${h.cli} ${h.event}`, undefined, key === cliSession ? undefined : cliSession);
+    const claim = this.claim(
+      h.identity,
+      key,
+      'hook',
+      `${h.cli} ${h.event}`,
+      undefined,
+      key === cliSession ? undefined : cliSession,
+    );
     // A turn ends unless the stop hook hands the model something new; the idle waiter may then answer.
     if (h.phase === 'stop' || h.phase === 'start') hs.busy = h.phase === 'stop' && claim.answer.items.length > 0;
     if (!hs.busy) this.wake(hs);
@@ -132,19 +163,45 @@ export class Attention {
   }
 
   /** What has not surfaced in `session` (and is not claimed), as an answer and its pending record. */
-  private claim(identity: string, session: string, path: SurfacePath, via: string, only?: Set<string>, cliSession?: string): Claim {
+  private claim(
+    identity: string,
+    session: string,
+    path: SurfacePath,
+    via: string,
+    only?: Set<string>,
+    cliSession?: string,
+  ): Claim {
     const claimed = this.claims.get(session) ?? new Set<string>();
-    const open = only ? unsurfacedFor(this.deps.page(identity, only), identity, session, (id) => claimed.has(id)) : undefined;
-    const { items: take, count } = open ? { items: open, count: open.length } : this.deps.unsurfaced(identity, session, claimed, PER_ANSWER);
+    const open = only
+      ? unsurfacedFor(this.deps.page(identity, only), identity, session, (id) => claimed.has(id))
+      : undefined;
+    const { items: take, count } = open
+      ? { items: open, count: open.length }
+      : this.deps.unsurfaced(identity, session, claimed, PER_ANSWER);
     if (take.length === 0) return nothing(session);
     const at = this.deps.now();
-    const events = take.map((hot) => surfacedEvent(hot, identity, { session, node: this.deps.node, at, path, via, ...(cliSession ? { cliSession } : {}) }));
+    const events = take.map((hot) =>
+      surfacedEvent(hot, identity, {
+        session,
+        node: this.deps.node,
+        at,
+        path,
+        via,
+        ...(cliSession ? { cliSession } : {}),
+      }),
+    );
     const ids = take.map((hot) => hot.message.id);
     this.claims.set(session, claimed);
     for (const id of ids) claimed.add(id);
     const items: HookItem[] = take.map((hot, i) => {
       const m = withBody(hot.message);
-      const cut = m.body.length > BODY_CHARS ? { ...m, body: `${m.body.slice(0, BODY_CHARS)}\n[… ${m.body.length - BODY_CHARS} more characters: get_message("${m.id}") has the whole body]` } : m;
+      const cut =
+        m.body.length > BODY_CHARS
+          ? {
+              ...m,
+              body: `${m.body.slice(0, BODY_CHARS)}\n[… ${m.body.length - BODY_CHARS} more characters: get_message("${m.id}") has the whole body]`,
+            }
+          : m;
       const replayed = events[i].surfacing.replayed;
       return { id: m.id, from: m.from, text: renderMessage(cut, replayed ? 'replayed' : undefined), replayed };
     });
@@ -175,7 +232,10 @@ export class Attention {
         this.hooked.touch(hs.key);
         resolve(c);
       };
-      hs.waiter = { answer: done, timer: setTimeout(() => done(nothing(hs.key)), Math.min(h.waitMs ?? 600_000, 3_600_000)) };
+      hs.waiter = {
+        answer: done,
+        timer: setTimeout(() => done(nothing(hs.key)), Math.min(h.waitMs ?? 600_000, 3_600_000)),
+      };
       onClose(() => done(nothing(hs.key)));
       if (!hs.busy) this.wake(hs);
     });

@@ -19,7 +19,11 @@ export class ExpiringMap<K, V, G = never> {
   private readonly entries = new Map<K, Entry<V>>();
   private readonly groups = new Map<G, Set<V>>();
 
-  constructor(private readonly ttlMs: number, private readonly now: () => number, private readonly options: ExpiringMapOptions<V, G> = {}) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly now: () => number,
+    private readonly options: ExpiringMapOptions<V, G> = {},
+  ) {}
 
   /** The entry for `key`, made by `create` if there is none; used now. */
   use(key: K, create: () => V): V {

@@ -4,14 +4,31 @@
 // job has its own file (journal, roster, sending, pushes, timer, snapshot); this wires them.
 import { hostname } from 'node:os';
 import { basename } from 'node:path';
-import { decideChase, decideReceipt, decideResolve, DEFAULT_LIMITS, type Caller, type Limits, type SendDraft } from './bus/decide';
+import {
+  decideChase,
+  decideReceipt,
+  decideResolve,
+  DEFAULT_LIMITS,
+  type Caller,
+  type Limits,
+  type SendDraft,
+} from './bus/decide';
 import { coverage, isUnread, pendingLedger } from './bus/ledger';
 import { withBody } from './bus/body';
 import type { BusEvent, BusState, HotMessage, Outcome, ReceiptKind } from './bus/model';
 import type { UnackedSummary } from './bus/mailIndex';
 import { Attention } from './attention';
 import { Journal, type JournalOptions } from './journal';
-import type { Coverage, InboxItem, LedgerEntry, MessageView, ReceiptAnswer, SendResult, Snapshot, SnapshotChange } from '../protocol/views';
+import type {
+  Coverage,
+  InboxItem,
+  LedgerEntry,
+  MessageView,
+  ReceiptAnswer,
+  SendResult,
+  Snapshot,
+  SnapshotChange,
+} from '../protocol/views';
 import { People } from './people';
 import { Pushes } from './pushes';
 import { lookup, messageFor } from './reading';
@@ -64,22 +81,52 @@ export class Hub {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     const log = (this.log = options.log ?? (() => undefined));
     const now = (this.now = options.clock ?? Date.now);
-    const journal = (this.journal = new Journal({ dir: options.storeDir, node: this.node, idempotencyWindowMs: this.limits.idempotencyWindowMs, maxSyncs: options.maxSyncs, ...options.store, log, now }));
+    const journal = (this.journal = new Journal({
+      dir: options.storeDir,
+      node: this.node,
+      idempotencyWindowMs: this.limits.idempotencyWindowMs,
+      maxSyncs: options.maxSyncs,
+      ...options.store,
+      log,
+      now,
+    }));
     const commit = (events: BusEvent[]) => journal.commit(events);
     const { sessions, people, node } = this;
     const attention = (this.attention = new Attention({
       page: (identity, ids) => journal.mail.openAmong(journal.state, identity, ids),
-      unsurfaced: (identity, session, claimed, limit) => journal.mail.unsurfaced(journal.state, identity, session, claimed, limit),
+      unsurfaced: (identity, session, claimed, limit) =>
+        journal.mail.unsurfaced(journal.state, identity, session, claimed, limit),
       agentSessionOf: (identity, cliSession) => journal.mail.agentSessionOf(identity, cliSession),
       seenIn: (identity, session) => journal.mail.seenInSession(identity, session),
-      commit, sessions, node, log, now,
+      commit,
+      sessions,
+      node,
+      log,
+      now,
     }));
     const pushes = (this.pushes = new Pushes({
-      node, sessions, now, commit, log, unackedOf: (identity) => journal.mail.unackedFor(journal.state, identity), hotOf: (id) => journal.state.hot[id],
-      isOpen: (id) => !!journal.state.hot[id], replayLimit: options.replayLimit ?? 50, arrived: (ids) => attention.arrived(ids),
+      node,
+      sessions,
+      now,
+      commit,
+      log,
+      unackedOf: (identity) => journal.mail.unackedFor(journal.state, identity),
+      hotOf: (id) => journal.state.hot[id],
+      isOpen: (id) => !!journal.state.hot[id],
+      replayLimit: options.replayLimit ?? 50,
+      arrived: (ids) => attention.arrived(ids),
     }));
     this.roster = new Roster({ journal, sessions, people, pushes, now, log });
-    this.sending = new Sending({ journal, sessions, pushes, attention, limits: this.limits, now, link: () => this.remoteLink, relayWaitMs: options.relayWaitMs ?? 3000 });
+    this.sending = new Sending({
+      journal,
+      sessions,
+      pushes,
+      attention,
+      limits: this.limits,
+      now,
+      link: () => this.remoteLink,
+      relayWaitMs: options.relayWaitMs ?? 3000,
+    });
     this.timer = new DueTimer({ journal, pushes, people, node, now, log });
   }
 
@@ -117,9 +164,15 @@ export class Hub {
 
   // ---- who is here (roster.ts) ----
 
-  remember(identity: string, roles?: string[]): Promise<void> { return this.roster.remember(identity, roles); }
-  attach(session: Session): Promise<void> { return this.roster.attach(session); }
-  detach(session: Session): void { this.roster.detach(session); }
+  remember(identity: string, roles?: string[]): Promise<void> {
+    return this.roster.remember(identity, roles);
+  }
+  attach(session: Session): Promise<void> {
+    return this.roster.attach(session);
+  }
+  detach(session: Session): void {
+    this.roster.detach(session);
+  }
 
   /**
    * Handoffs a Handoff tool result just showed the caller's model: surfaced once per session.
@@ -127,8 +180,13 @@ export class Hub {
    */
   async surfacedInTool(caller: Caller, ids: string[], tool: string): Promise<void> {
     if (ids.length === 0 || !this.journal.isOpen) return;
-    await this.attention.surfaceInTool(caller.identity, caller.session, `tool ${tool}`, new Set(ids))
-      .catch((e) => this.log(`could not record that ${tool} showed ${caller.identity} ${ids.length} handoffs: ${(e as Error).message}`));
+    await this.attention
+      .surfaceInTool(caller.identity, caller.session, `tool ${tool}`, new Set(ids))
+      .catch((e) =>
+        this.log(
+          `could not record that ${tool} showed ${caller.identity} ${ids.length} handoffs: ${(e as Error).message}`,
+        ),
+      );
   }
 
   // ---- sending (sending.ts) and receipts ----
@@ -137,13 +195,32 @@ export class Hub {
     return this.sending.send(caller, req);
   }
 
-  async receipt(caller: Caller, id: string, kind: ReceiptKind, outcome?: Outcome, summary?: string): Promise<ReceiptAnswer> {
+  async receipt(
+    caller: Caller,
+    id: string,
+    kind: ReceiptKind,
+    outcome?: Outcome,
+    summary?: string,
+  ): Promise<ReceiptAnswer> {
     this.journal.writable();
-    const decision = decideReceipt(this.state.hot[id], this.journal.isArchived(id), id, kind, caller, this.now(), outcome, summary);
+    const decision = decideReceipt(
+      this.state.hot[id],
+      this.journal.isArchived(id),
+      id,
+      kind,
+      caller,
+      this.now(),
+      outcome,
+      summary,
+    );
     if (decision.kind === 'settled') return { message_id: id, state: 'settled', recorded: false };
     if (decision.kind === 'repeat') return { message_id: id, state: decision.state, recorded: false };
     await this.journal.commit([decision.event]);
-    return { message_id: id, state: this.state.hot[id]?.deliveries[caller.identity]?.state ?? 'settled', recorded: true };
+    return {
+      message_id: id,
+      state: this.state.hot[id]?.deliveries[caller.identity]?.state ?? 'settled',
+      recorded: true,
+    };
   }
 
   // ---- other nodes ----
@@ -175,20 +252,27 @@ export class Hub {
    */
   async applyRemote(events: BusEvent[]): Promise<void> {
     // A message from another node takes its place in this hub's order (seq) on arrival.
-    await this.pushes.admit(events.map((e) => (e.type === 'sent' ? { ...e, message: { ...e.message, seq: this.journal.nextSeq() } } : e)));
+    await this.pushes.admit(
+      events.map((e) => (e.type === 'sent' ? { ...e, message: { ...e.message, seq: this.journal.nextSeq() } } : e)),
+    );
   }
 
   // ---- reading ----
 
-  lookup(id: string): Promise<MessageView | undefined> { return lookup(this.journal, id); }
+  lookup(id: string): Promise<MessageView | undefined> {
+    return lookup(this.journal, id);
+  }
 
   /** A message as seen by one identity: only its sender and recipients may read it. */
-  messageFor(identity: string, id: string): Promise<MessageView> { return messageFor(this.journal, identity, id); }
+  messageFor(identity: string, id: string): Promise<MessageView> {
+    return messageFor(this.journal, identity, id);
+  }
 
   /** Open mail of an identity (not yet done, stuck or failed), oldest first; `afterSeq` pages on from the last seq seen. */
   inbox(identity: string, opts: { unreadOnly?: boolean; limit?: number; afterSeq?: number } = {}): InboxItem[] {
     const keep = opts.unreadOnly ? (hot: HotMessage) => isUnread(hot.deliveries[identity]) : undefined;
-    return this.journal.mail.openFor(this.state, identity, { afterSeq: opts.afterSeq, limit: opts.limit ?? 20, keep })
+    return this.journal.mail
+      .openFor(this.state, identity, { afterSeq: opts.afterSeq, limit: opts.limit ?? 20, keep })
       .map((hot) => ({ message: withBody(hot.message), delivery: hot.deliveries[identity] }));
   }
 
@@ -204,12 +288,19 @@ export class Hub {
 
   pending(identity?: string): LedgerEntry[] {
     const hot = this.state.hot;
-    const open = identity === undefined ? Object.values(hot) : this.journal.ledger.pendingFrom(identity).map((id) => hot[id]);
+    const open =
+      identity === undefined ? Object.values(hot) : this.journal.ledger.pendingFrom(identity).map((id) => hot[id]);
     return pendingLedger(open, this.now());
   }
 
   coverage(): Coverage[] {
-    return coverage(this.state, (identity) => this.sessions.count(identity), this.now(), (identity) => this.people.presence(identity, this.now()), (identity) => this.journal.ledger.unacked(identity));
+    return coverage(
+      this.state,
+      (identity) => this.sessions.count(identity),
+      this.now(),
+      (identity) => this.people.presence(identity, this.now()),
+      (identity) => this.journal.ledger.unacked(identity),
+    );
   }
 
   // ---- people's actions (editor, CLI) ----
@@ -243,8 +334,16 @@ export class Hub {
   private snapshotInput(): SnapshotInput {
     const now = this.now();
     return {
-      node: this.node, workspace: this.options.workspace, now, state: this.state, ledger: this.journal.ledger, sessions: this.sessions, link: this.remoteLink, store: this.journal.status,
-      people: peopleViews(this.people, this.journal.mail, this.state, now), person: (identity) => this.people.presence(identity, now),
+      node: this.node,
+      workspace: this.options.workspace,
+      now,
+      state: this.state,
+      ledger: this.journal.ledger,
+      sessions: this.sessions,
+      link: this.remoteLink,
+      store: this.journal.status,
+      people: peopleViews(this.people, this.journal.mail, this.state, now),
+      person: (identity) => this.people.presence(identity, now),
     };
   }
 

@@ -29,12 +29,18 @@ function storeFailure(dir: string, e: unknown): BusError {
   const err = e as NodeJS.ErrnoException;
   // Node's fs messages already start with the code ("ENOSPC: no space left…"); others may not.
   const why = err.code && !err.message.startsWith(err.code) ? `${err.code}: ${err.message}` : err.message;
-  return new BusError('store_unavailable', `The hub could not write its store in ${dir} (${why}). Nothing was sent or recorded. Free disk space or fix the folder's permissions, then retry; the hub keeps running.`);
+  return new BusError(
+    'store_unavailable',
+    `The hub could not write its store in ${dir} (${why}). Nothing was sent or recorded. Free disk space or fix the folder's permissions, then retry; the hub keeps running.`,
+  );
 }
 
 /** What a write meets once the hub has begun to stop: the store closing is no disk fault. */
 function shuttingDown(): BusError {
-  return new BusError('shutting_down', 'The hub is shutting down, so nothing was sent or recorded. Retry in a moment: the next hub will take it.');
+  return new BusError(
+    'shutting_down',
+    'The hub is shutting down, so nothing was sent or recorded. Retry in a moment: the next hub will take it.',
+  );
 }
 
 export class Journal {
@@ -55,7 +61,11 @@ export class Journal {
   async open(): Promise<void> {
     try {
       this.store = await Store.open(this.options.dir, this.options.node, {
-        idempotencyWindowMs: this.options.idempotencyWindowMs, maxSyncs: this.options.maxSyncs, minCheckpointBytes: this.options.minCheckpointBytes, fs: this.options.fs, now: this.options.now,
+        idempotencyWindowMs: this.options.idempotencyWindowMs,
+        maxSyncs: this.options.maxSyncs,
+        minCheckpointBytes: this.options.minCheckpointBytes,
+        fs: this.options.fs,
+        now: this.options.now,
         onError: (what, e) => this.options.log(`store ${what} failed: ${(e as Error).message}`),
         onArchived: (archived) => this.archived(archived),
       });
@@ -63,7 +73,9 @@ export class Journal {
       this.mail = MailIndex.of(this.store.state);
       this.due = DueIndex.of(this.store.state);
       this.ledger = LedgerIndex.of(this.store.state);
-      this.options.log(`store ${this.options.dir}: ${Object.keys(this.store.state.hot).length} open, ${this.store.archivedCount} archived`);
+      this.options.log(
+        `store ${this.options.dir}: ${Object.keys(this.store.state.hot).length} open, ${this.store.archivedCount} archived`,
+      );
     } catch (e) {
       this.error = storeFailure(this.options.dir, e).message;
       this.options.log(this.error);

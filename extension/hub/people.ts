@@ -40,9 +40,13 @@ export class People {
   presence(identity: string, now: number): PersonPresence | undefined {
     const mine = [...this.windows.values()].filter((w) => w.identity === identity);
     if (mine.length === 0) return undefined;
-    const last = Math.max(...mine.map((w) => (w.focused ? now : w.focusedAt ?? -Infinity)));
+    const last = Math.max(...mine.map((w) => (w.focused ? now : (w.focusedAt ?? -Infinity))));
     const lastFocusedAt = Number.isFinite(last) ? last : undefined;
-    return { live: lastFocusedAt !== undefined && now - lastFocusedAt <= PRESENCE_WINDOW_MS, windows: mine.length, lastFocusedAt };
+    return {
+      live: lastFocusedAt !== undefined && now - lastFocusedAt <= PRESENCE_WINDOW_MS,
+      windows: mine.length,
+      lastFocusedAt,
+    };
   }
 
   /**
@@ -50,7 +54,8 @@ export class People {
    * (the one focused last, should two say so), else the one that had focus last.
    */
   notifier(identity: string): string | undefined {
-    const rank = (w: EditorWindow): [number, number] => (w.focused ? [1, w.focusedSince ?? 0] : [0, w.focusedAt ?? -Infinity]);
+    const rank = (w: EditorWindow): [number, number] =>
+      w.focused ? [1, w.focusedSince ?? 0] : [0, w.focusedAt ?? -Infinity];
     let best: { key: string; rank: [number, number] } | undefined;
     for (const [key, w] of this.windows) {
       if (w.identity !== identity) continue;

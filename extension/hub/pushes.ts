@@ -40,11 +40,20 @@ export class Pushes {
   pushTo(session: Session, hot: HotMessage, kind: PushKind): boolean {
     const m = hot.message;
     if (kind !== 'chase' && session.pushed.has(m.id)) return false;
-    if (!session.deliver({ id: m.id, from: m.from, thread: m.thread, kind, text: renderMessage(withBody(m), kind) })) return false;
+    if (!session.deliver({ id: m.id, from: m.from, thread: m.thread, kind, text: renderMessage(withBody(m), kind) }))
+      return false;
     session.pushed.add(m.id);
     this.pushedToIdentity.add(`${session.identity}\n${m.id}`);
     this.written++;
-    this.deps.commit([{ type: 'pushed', id: m.id, recipient: session.identity, push: { session: session.key, node: this.deps.node, at: this.deps.now(), kind } }])
+    this.deps
+      .commit([
+        {
+          type: 'pushed',
+          id: m.id,
+          recipient: session.identity,
+          push: { session: session.key, node: this.deps.node, at: this.deps.now(), kind },
+        },
+      ])
       .catch((e) => this.deps.log(`could not record a push of ${m.id}: ${(e as Error).message}`));
     return true;
   }
@@ -74,7 +83,10 @@ export class Pushes {
    * as new), with whatever rides along in the same record; once durable, `beforeArrive` runs and
    * each new message is pushed. Sessions reached, by message id and recipient.
    */
-  async admit(events: BusEvent[], o: { committing?: (p: Promise<void>) => void; beforeArrive?: (admitted: HotMessage[]) => void } = {}): Promise<Map<string, Map<string, number>>> {
+  async admit(
+    events: BusEvent[],
+    o: { committing?: (p: Promise<void>) => void; beforeArrive?: (admitted: HotMessage[]) => void } = {},
+  ): Promise<Map<string, Map<string, number>>> {
     const sent = events.flatMap((e) => (e.type === 'sent' ? [e.message] : []));
     const committing = this.deps.commit([...events, ...sent.flatMap((m) => this.offers(m))]);
     o.committing?.(committing);
@@ -110,7 +122,11 @@ export class Pushes {
     const limit = this.deps.replayLimit;
     const seen = (hot: HotMessage) => {
       const d = hot.deliveries[session.identity];
-      return this.pushedToIdentity.has(`${session.identity}\n${hot.message.id}`) || d.pushes.length > 0 || d.offeredAt !== undefined;
+      return (
+        this.pushedToIdentity.has(`${session.identity}\n${hot.message.id}`) ||
+        d.pushes.length > 0 ||
+        d.offeredAt !== undefined
+      );
     };
     const waiting = this.deps.unackedOf(session.identity).filter((h) => !session.pushed.has(h.message.id));
     const fresh = waiting.filter((h) => !seen(h));
@@ -118,18 +134,31 @@ export class Pushes {
       // First pushes: their intent lands before them, as for a new message. A store that cannot
       // be written does not hold the mail back; the push records are best effort too.
       const at = this.deps.now();
-      await this.deps.commit(fresh.slice(0, limit).map((h) => ({ type: 'offered', id: h.message.id, recipient: session.identity, at })))
-        .catch((e) => this.deps.log(`could not record the replay to ${session.key} before pushing it: ${(e as Error).message}`));
+      await this.deps
+        .commit(
+          fresh.slice(0, limit).map((h) => ({ type: 'offered', id: h.message.id, recipient: session.identity, at })),
+        )
+        .catch((e) =>
+          this.deps.log(`could not record the replay to ${session.key} before pushing it: ${(e as Error).message}`),
+        );
       if (!session.isOpen()) return;
     }
-    const pushesTo = (h: HotMessage) => h.deliveries[session.identity].pushes.filter((p) => p.session === session.key).length;
+    const pushesTo = (h: HotMessage) =>
+      h.deliveries[session.identity].pushes.filter((p) => p.session === session.key).length;
     // A resumed session's client holds what was pushed to its key: pushing it again is noise.
-    const again = waiting.filter((h) => seen(h) && !(session.resumed && pushesTo(h) > 0)).map((h) => ({ h, n: pushesTo(h) })).sort((a, b) => a.n - b.n || a.h.message.seq - b.h.message.seq).map((x) => x.h);
+    const again = waiting
+      .filter((h) => seen(h) && !(session.resumed && pushesTo(h) > 0))
+      .map((h) => ({ h, n: pushesTo(h) }))
+      .sort((a, b) => a.n - b.n || a.h.message.seq - b.h.message.seq)
+      .map((x) => x.h);
     for (const hot of fresh.slice(0, limit)) this.pushTo(session, hot, 'live');
     for (const hot of again.slice(0, Math.max(0, limit - fresh.length))) this.pushTo(session, hot, 'replayed');
     if (waiting.length > limit) {
       session.deliver({
-        id: '', from: 'handoff', thread: '', kind: 'replayed',
+        id: '',
+        from: 'handoff',
+        thread: '',
+        kind: 'replayed',
         text: `Replay truncated: ${waiting.length - limit} more unacked handoffs were not pushed. Call inbox to see them all.`,
       });
     }
@@ -138,7 +167,8 @@ export class Pushes {
   /** Forgets settled messages; amortised O(1) per push. */
   prune(): void {
     if (this.pushedToIdentity.size < this.pruneAt) return;
-    for (const k of this.pushedToIdentity) if (!this.deps.isOpen(k.slice(k.indexOf('\n') + 1))) this.pushedToIdentity.delete(k);
+    for (const k of this.pushedToIdentity)
+      if (!this.deps.isOpen(k.slice(k.indexOf('\n') + 1))) this.pushedToIdentity.delete(k);
     this.pruneAt = Math.max(4096, 2 * this.pushedToIdentity.size);
   }
 }

@@ -9,14 +9,23 @@ export async function lookup(journal: Journal, id: string): Promise<MessageView 
   checkMessageId(id);
   const hot = await journal.find(id);
   if (!hot) return undefined;
-  return { message: withBody(hot.message), deliveries: Object.values(hot.deliveries), settled: !journal.state.hot[id], resolution: hot.resolution, relayed: hot.relayed };
+  return {
+    message: withBody(hot.message),
+    deliveries: Object.values(hot.deliveries),
+    settled: !journal.state.hot[id],
+    resolution: hot.resolution,
+    relayed: hot.relayed,
+  };
 }
 
 export async function messageFor(journal: Journal, identity: string, id: string): Promise<MessageView> {
   const view = await lookup(journal, id);
   if (!view) throw new BusError('unknown_message', `No message ${id} on this hub. Check the id with inbox or pending.`);
   if (view.message.from !== identity && !view.message.recipients.includes(identity)) {
-    throw new BusError('not_addressed_to_you', `Message ${id} is between ${view.message.from} and ${view.message.recipients.join(', ')}; ${identity} is neither its sender nor a recipient.`);
+    throw new BusError(
+      'not_addressed_to_you',
+      `Message ${id} is between ${view.message.from} and ${view.message.recipients.join(', ')}; ${identity} is neither its sender nor a recipient.`,
+    );
   }
   return view;
 }

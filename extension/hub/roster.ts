@@ -32,7 +32,9 @@ export class Roster {
     if (known && sameRoles && this.deps.now() - known.lastSeen < 60_000) return;
     this.naming.add(identity);
     try {
-      await this.deps.journal.commit([{ type: 'identity', name: identity, at: this.deps.now(), roles: roles ?? known?.roles ?? [] }]);
+      await this.deps.journal.commit([
+        { type: 'identity', name: identity, at: this.deps.now(), roles: roles ?? known?.roles ?? [] },
+      ]);
     } finally {
       this.naming.delete(identity);
     }
@@ -72,7 +74,8 @@ export class Roster {
     if (!this.deps.sessions.remove(session)) return;
     this.deps.log(`session ${session.key} (${session.identity}) detached`);
     // "Last seen" is when its last session left, not when it first connected.
-    this.deps.journal.commit([{ type: 'identity', name: session.identity, at: this.deps.now(), roles: session.roles }])
+    this.deps.journal
+      .commit([{ type: 'identity', name: session.identity, at: this.deps.now(), roles: session.roles }])
       .catch((e) => this.deps.log(`could not record when ${session.identity} left: ${(e as Error).message}`));
     this.deps.journal.changed();
   }

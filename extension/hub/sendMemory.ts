@@ -6,7 +6,6 @@ import { RecentSends, type Fingerprint } from './bus/recentSends';
 import type { SendResult } from '../protocol/views';
 import type { DuplicateWhy } from './bus/decide';
 
-
 export class SendMemory {
   readonly recent = new RecentSends();
   private readonly inflight = new Map<string, Promise<SendResult>>();
@@ -48,7 +47,12 @@ export class SendMemory {
 
   /** Whether the send `id` is stored: waits while it is being committed. */
   landed(id: string): Promise<boolean> {
-    return this.landing.get(id)?.then(() => true, () => false) ?? Promise.resolve(true);
+    return (
+      this.landing.get(id)?.then(
+        () => true,
+        () => false,
+      ) ?? Promise.resolve(true)
+    );
   }
 
   /** Runs the send once per (sender, key) at a time: a retry racing the first gets the first's answer, marked. */
@@ -72,10 +76,11 @@ export class SendMemory {
 }
 
 export function asDuplicate(first: SendResult, why: DuplicateWhy): SendResult {
-  const note = why === 'idempotency_key'
-    ? 'This idempotency key was already used: nothing new was sent; this is the first message.'
-    : why === 'resent'
-      ? 'Stored once: the hub went away before answering this call, the bridge sent it again, and the first attempt had been stored. This is that message.'
-      : 'The same body went to the same recipients moments ago: treated as a probable duplicate, nothing new was sent. Pass insist: true if you really mean to send it again.';
+  const note =
+    why === 'idempotency_key'
+      ? 'This idempotency key was already used: nothing new was sent; this is the first message.'
+      : why === 'resent'
+        ? 'Stored once: the hub went away before answering this call, the bridge sent it again, and the first attempt had been stored. This is that message.'
+        : 'The same body went to the same recipients moments ago: treated as a probable duplicate, nothing new was sent. Pass insist: true if you really mean to send it again.';
   return { ...first, duplicate: { why, note } };
 }

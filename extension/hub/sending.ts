@@ -48,8 +48,13 @@ export class Sending {
     journal.writable();
     const now = this.deps.now();
     const decision = decideSend(journal.state, req, {
-      caller, now, newId: () => journal.newId(now), nextSeq: () => journal.nextSeq(),
-      liveIdentities: () => this.deps.sessions.identities(), recent: this.memory.recent, limits: this.deps.limits,
+      caller,
+      now,
+      newId: () => journal.newId(now),
+      nextSeq: () => journal.nextSeq(),
+      liveIdentities: () => this.deps.sessions.identities(),
+      recent: this.memory.recent,
+      limits: this.deps.limits,
     });
     if (decision.kind === 'duplicate') {
       // A twin racing the first send waits for it to land; if the store refused the first, this is the send.
@@ -62,27 +67,36 @@ export class Sending {
     let seen: RecipientOutcome['seen_when'][] = [];
     let reached: Map<string, number> | undefined;
     try {
-      reached = (await this.deps.pushes.admit([{ type: 'sent', message: m }], {
-        committing: (p) => this.memory.committing(m.id, p),
-        beforeArrive: ([hot]) => {
-          durable = true;
-          this.memory.settled(m.id);
-          this.memory.stored(m, hot.message, decision.fingerprint);
-          this.memory.prune(now);
-          this.deps.pushes.prune();
-          // When each will see it, as things stand before the arrival wakes an idle waiter.
-          seen = m.recipients.map((identity) => this.seenWhen(identity));
-        },
-      })).get(m.id);
+      reached = (
+        await this.deps.pushes.admit([{ type: 'sent', message: m }], {
+          committing: (p) => this.memory.committing(m.id, p),
+          beforeArrive: ([hot]) => {
+            durable = true;
+            this.memory.settled(m.id);
+            this.memory.stored(m, hot.message, decision.fingerprint);
+            this.memory.prune(now);
+            this.deps.pushes.prune();
+            // When each will see it, as things stand before the arrival wakes an idle waiter.
+            seen = m.recipients.map((identity) => this.seenWhen(identity));
+          },
+        })
+      ).get(m.id);
     } catch (e) {
-      if (!durable) { // the store refused it: nothing was sent
+      if (!durable) {
+        // the store refused it: nothing was sent
         this.memory.settled(m.id);
         forget();
       }
       throw e;
     }
-    const recipients = m.recipients.map((identity, i) => newRecipientOutcome(identity, reached?.get(identity) ?? 0, seen[i]));
-    return sendResult(m, recipients, m.recipients.some(isRemote) ? await this.relayOutcome(m.id, this.deps.relayWaitMs) : undefined);
+    const recipients = m.recipients.map((identity, i) =>
+      newRecipientOutcome(identity, reached?.get(identity) ?? 0, seen[i]),
+    );
+    return sendResult(
+      m,
+      recipients,
+      m.recipients.some(isRemote) ? await this.relayOutcome(m.id, this.deps.relayWaitMs) : undefined,
+    );
   }
 
   private seenWhen(identity: string): RecipientOutcome['seen_when'] {
@@ -94,7 +108,10 @@ export class Sending {
     if (relayed) return { state: 'on_homeserver', event_id: relayed.eventId, at: relayed.at };
     const link = this.deps.link();
     if (!link) {
-      return { state: 'in_outbox', note: 'Matrix is not connected on this hub: the handoff waits in the outbox (persisted with its txnId) and is sent when Matrix connects.' };
+      return {
+        state: 'in_outbox',
+        note: 'Matrix is not connected on this hub: the handoff waits in the outbox (persisted with its txnId) and is sent when Matrix connects.',
+      };
     }
     return link.whereIs(id, waitMs);
   }
@@ -103,7 +120,16 @@ export class Sending {
   private async describe(id: string): Promise<SendResult> {
     const view = await lookup(this.deps.journal, id);
     if (!view) throw new BusError('unknown_message', `Message ${id} is no longer on this hub.`);
-    const recipients = view.deliveries.map((d) => ({ identity: d.recipient, state: d.state, sessions: sessionsReached(d), seen_when: this.seenWhen(d.recipient) }));
-    return sendResult(view.message, recipients, recipients.some((r) => isRemote(r.identity)) ? await this.relayOutcome(id, 0) : undefined);
+    const recipients = view.deliveries.map((d) => ({
+      identity: d.recipient,
+      state: d.state,
+      sessions: sessionsReached(d),
+      seen_when: this.seenWhen(d.recipient),
+    }));
+    return sendResult(
+      view.message,
+      recipients,
+      recipients.some((r) => isRemote(r.identity)) ? await this.relayOutcome(id, 0) : undefined,
+    );
   }
 }

@@ -6,7 +6,14 @@ import { coverage, ledgerEntry, PERSON_INBOX, personInbox } from './bus/ledger';
 import type { LedgerIndex } from './bus/ledgerIndex';
 import type { MailIndex } from './bus/mailIndex';
 import type { BusState } from './bus/model';
-import { SNAPSHOT_CAP, type BusSummary, type PersonPresence, type PersonView, type Snapshot, type SnapshotChange } from '../protocol/views';
+import {
+  SNAPSHOT_CAP,
+  type BusSummary,
+  type PersonPresence,
+  type PersonView,
+  type Snapshot,
+  type SnapshotChange,
+} from '../protocol/views';
 import type { People } from './people';
 import type { RemoteLink } from './remote';
 import type { SessionRegistry } from './sessions';
@@ -29,7 +36,13 @@ export interface SnapshotInput {
 export function peopleViews(people: People, mail: MailIndex, state: BusState, now: number): PersonView[] {
   return people.identities().map((identity) => {
     const inbox = personInbox(mail.newestFor(state, identity, PERSON_INBOX), identity);
-    return { identity, presence: people.presence(identity, now)!, notifier: people.notifier(identity), unread: mail.unreadCount(identity), inbox };
+    return {
+      identity,
+      presence: people.presence(identity, now)!,
+      notifier: people.notifier(identity),
+      unread: mail.unreadCount(identity),
+      inbox,
+    };
   });
 }
 
@@ -38,8 +51,21 @@ function summary(i: SnapshotInput): BusSummary {
   return {
     now: i.now,
     store: i.store,
-    sessions: i.sessions.all().map((s) => ({ key: s.key, identity: s.identity, roles: s.roles, client: s.client, connectedAt: s.connectedAt, lastSeen: s.lastSeen })),
-    coverage: coverage(i.state, (identity) => i.sessions.count(identity), i.now, i.person, (identity) => i.ledger.unacked(identity)),
+    sessions: i.sessions.all().map((s) => ({
+      key: s.key,
+      identity: s.identity,
+      roles: s.roles,
+      client: s.client,
+      connectedAt: s.connectedAt,
+      lastSeen: s.lastSeen,
+    })),
+    coverage: coverage(
+      i.state,
+      (identity) => i.sessions.count(identity),
+      i.now,
+      i.person,
+      (identity) => i.ledger.unacked(identity),
+    ),
     overdue: i.ledger.overdue(i.state, i.now, SNAPSHOT_CAP),
     openCount: counts.open,
     pendingCount: counts.pending,

@@ -24,7 +24,10 @@ export class DueTimer {
     if (!journal.isOpen || this.running) return;
     const now = this.deps.now();
     const { events, passed } = journal.due.take(journal.state, now, {
-      person: () => this.deps.people.escalationTarget(), newId: () => journal.newId(now), nextSeq: () => journal.nextSeq(), node: this.deps.node,
+      person: () => this.deps.people.escalationTarget(),
+      newId: () => journal.newId(now),
+      nextSeq: () => journal.nextSeq(),
+      node: this.deps.node,
     });
     if (events.length > 0) {
       this.running = true;
@@ -39,7 +42,8 @@ export class DueTimer {
       pushes.chased(events);
       for (const e of events) {
         if (e.type === 'failed') this.deps.log(`dead-lettered ${e.id} for ${e.recipient}: ${e.reason}`);
-        if (e.type === 'escalated') this.deps.log(`escalated ${e.id} (${e.recipient} silent past its chase) to ${e.to} as ${e.messageId}`);
+        if (e.type === 'escalated')
+          this.deps.log(`escalated ${e.id} (${e.recipient} silent past its chase) to ${e.to} as ${e.messageId}`);
       }
     }
     // Rows whose overdue flag changed with no event.

@@ -30,7 +30,9 @@ export interface ControlRequest<P, R, M extends string = string> {
 export type ValidatedRequest<M extends ValidatedMethod, R> = ControlRequest<Params<M>, R, M>;
 
 /** `validated<R>()('handoff/x')`: the params type comes from the method's schema. */
-const validated = <R>() => <M extends ValidatedMethod>(method: M): ValidatedRequest<M, R> => ({ method });
+const validated =
+  <R>() =>
+  <M extends ValidatedMethod>(method: M): ValidatedRequest<M, R> => ({ method });
 const request = <P, R, M extends string>(method: M): ControlRequest<P, R, M> => ({ method });
 
 export const SendRequest = validated<SendResult>()('handoff/send');
@@ -59,7 +61,8 @@ export const SnapshotRequest = request<void, Snapshot, 'handoff/snapshot'>('hand
 export const MatrixDisconnectRequest = request<void, void, 'handoff/matrix/disconnect'>('handoff/matrix/disconnect');
 
 /** Sent (debounced) whenever the bus changes: what changed, keyed by message id (not the whole snapshot). */
-export const ChangedNotification: { readonly method: 'handoff/changed'; readonly types?: (c: SnapshotChange) => void } = { method: 'handoff/changed' };
+export const ChangedNotification: { readonly method: 'handoff/changed'; readonly types?: (c: SnapshotChange) => void } =
+  { method: 'handoff/changed' };
 
 /** Error codes on control requests: BusError codes travel in `data.code`. */
 export const BUS_ERROR = -32001;
@@ -70,7 +73,11 @@ export interface RequestSender {
 }
 
 /** Sends a request with exactly its params type, and answers with exactly its result type. */
-export function call<P, R>(to: RequestSender, req: ControlRequest<P, R>, ...params: P extends void ? [] : [P]): Promise<R> {
+export function call<P, R>(
+  to: RequestSender,
+  req: ControlRequest<P, R>,
+  ...params: P extends void ? [] : [P]
+): Promise<R> {
   return params.length ? to.sendRequest<R>(req.method, params[0]) : to.sendRequest<R>(req.method);
 }
 
@@ -81,6 +88,10 @@ export interface NotificationReceiver {
 }
 
 /** Listens for a notification with exactly its params type. */
-export function onNotice<P>(from: NotificationReceiver, n: { readonly method: string; readonly types?: (p: P) => void }, handler: (p: P) => void): void {
+export function onNotice<P>(
+  from: NotificationReceiver,
+  n: { readonly method: string; readonly types?: (p: P) => void },
+  handler: (p: P) => void,
+): void {
   from.onNotification(n.method, handler);
 }

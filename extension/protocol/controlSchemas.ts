@@ -2,58 +2,76 @@
 // open to any local process of the user, so a request is input like any other). Apart from
 // control.ts so the editor's bundle, which only sends requests, does not carry zod.
 import { z } from 'zod';
-import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN } from './names';
+import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN, NO_NUL_PATTERN } from './names';
 
 const identity = z.string().regex(IDENTITY_PATTERN, "must be an identity name: letters, digits, '.', '_' or '-'");
 const messageId = z.string().regex(MESSAGE_ID_PATTERN, 'must be a 26-character message id');
 /** What a recipient's address may be: a name, `role:NAME` or `*`; resolved and checked by the bus. */
 const address = z.string().min(1).max(200);
 
-export const sendParams = z.object({
-  /** The sending identity, e.g. the person at the editor. */
-  as: identity,
-  to: z.array(address).min(1).max(64),
-  body: z.string().max(1 << 20), // the bus refuses past its own, smaller limit with the exact size
-  thread: z.string().max(200).optional(),
-  replyTo: messageId.optional(),
-  requiresAck: z.boolean().optional(),
-  slaSeconds: z.number().int().min(1).max(7 * 86400).optional(),
-  idempotencyKey: z.string().min(1).max(200).regex(/^[^\u0000]*$/, 'must not contain NUL').optional(),
-  insist: z.boolean().optional(),
-  /** Whom to escalate to if it stays unacknowledged past its chase; default: this hub's person. */
-  escalateTo: identity.optional(),
-}).strict();
+export const sendParams = z
+  .object({
+    /** The sending identity, e.g. the person at the editor. */
+    as: identity,
+    to: z.array(address).min(1).max(64),
+    body: z.string().max(1 << 20), // the bus refuses past its own, smaller limit with the exact size
+    thread: z.string().max(200).optional(),
+    replyTo: messageId.optional(),
+    requiresAck: z.boolean().optional(),
+    slaSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 86400)
+      .optional(),
+    idempotencyKey: z.string().min(1).max(200).regex(NO_NUL_PATTERN, 'must not contain NUL').optional(),
+    insist: z.boolean().optional(),
+    /** Whom to escalate to if it stays unacknowledged past its chase; default: this hub's person. */
+    escalateTo: identity.optional(),
+  })
+  .strict();
 
 /** An editor window: who sits at it, whether it has focus, whom their unanswered handoffs escalate to. */
-export const presenceParams = z.object({
-  identity,
-  roles: z.array(z.string().regex(IDENTITY_PATTERN, 'must be a role name')).max(32).optional(),
-  focused: z.boolean(),
-  escalateTo: identity.optional(),
-}).strict();
+export const presenceParams = z
+  .object({
+    identity,
+    roles: z.array(z.string().regex(IDENTITY_PATTERN, 'must be a role name')).max(32).optional(),
+    focused: z.boolean(),
+    escalateTo: identity.optional(),
+  })
+  .strict();
 
-export const inboxParams = z.object({
-  identity,
-  unreadOnly: z.boolean().optional(),
-  limit: z.number().int().min(1).max(200).optional(),
-}).strict();
+export const inboxParams = z
+  .object({
+    identity,
+    unreadOnly: z.boolean().optional(),
+    limit: z.number().int().min(1).max(200).optional(),
+  })
+  .strict();
 
 export const messageParams = z.object({ id: messageId }).strict();
 
-export const receiptParams = z.object({
-  as: identity,
-  id: messageId,
-  kind: z.enum(['read', 'ack', 'result']),
-  outcome: z.enum(['done', 'stuck', 'rejected']).optional(),
-  summary: z.string().min(1).max(8192).optional(),
-}).strict().refine((p) => (p.kind === 'result') === (p.outcome !== undefined), { message: 'a result needs an outcome (done, stuck or rejected); read and ack take none' });
+export const receiptParams = z
+  .object({
+    as: identity,
+    id: messageId,
+    kind: z.enum(['read', 'ack', 'result']),
+    outcome: z.enum(['done', 'stuck', 'rejected']).optional(),
+    summary: z.string().min(1).max(8192).optional(),
+  })
+  .strict()
+  .refine((p) => (p.kind === 'result') === (p.outcome !== undefined), {
+    message: 'a result needs an outcome (done, stuck or rejected); read and ack take none',
+  });
 
-export const actionParams = z.object({
-  id: messageId,
-  /** Who asked: the person at the editor or the CLI user. */
-  by: identity,
-  note: z.string().max(2000).optional(),
-}).strict();
+export const actionParams = z
+  .object({
+    id: messageId,
+    /** Who asked: the person at the editor or the CLI user. */
+    by: identity,
+    note: z.string().max(2000).optional(),
+  })
+  .strict();
 
 /**
  * Connects this hub to Matrix now (replacing any current link). The extension keeps the access
@@ -61,14 +79,16 @@ export const actionParams = z.object({
  * the hub never writes it anywhere. The hub checks these further (matrix/config.ts) and says which
  * field is wrong without echoing the token.
  */
-export const matrixConnectParams = z.object({
-  homeserver: z.string().min(1).max(2048),
-  accessToken: z.string().min(1).max(4096),
-  /** `!id:server`, or `#alias:server` (created invite-only, allowed senders invited, if missing). */
-  room: z.string().min(1).max(512),
-  /** Matrix user ids whose handoffs are accepted; the hub's own account always is. */
-  allowedSenders: z.array(z.string().min(1).max(255)).max(1000).optional(),
-}).strict();
+export const matrixConnectParams = z
+  .object({
+    homeserver: z.string().min(1).max(2048),
+    accessToken: z.string().min(1).max(4096),
+    /** `!id:server`, or `#alias:server` (created invite-only, allowed senders invited, if missing). */
+    room: z.string().min(1).max(512),
+    /** Matrix user ids whose handoffs are accepted; the hub's own account always is. */
+    allowedSenders: z.array(z.string().min(1).max(255)).max(1000).optional(),
+  })
+  .strict();
 
 /** Each request's schema by method; control.ts infers the params types from these. */
 export const PARAMS = {
@@ -85,8 +105,14 @@ export const PARAMS = {
 export type ValidatedMethod = keyof typeof PARAMS;
 
 /** The params, or a message naming each bad field. */
-export function checkParams(method: ValidatedMethod, params: unknown): { ok: true; params: unknown } | { ok: false; why: string } {
+export function checkParams(
+  method: ValidatedMethod,
+  params: unknown,
+): { ok: true; params: unknown } | { ok: false; why: string } {
   const r = PARAMS[method].safeParse(params);
   if (r.success) return { ok: true, params: r.data };
-  return { ok: false, why: `${method}: ${r.error.issues.map((i) => `${i.path.join('.') || 'params'} ${i.message}`).join('; ')}` };
+  return {
+    ok: false,
+    why: `${method}: ${r.error.issues.map((i) => `${i.path.join('.') || 'params'} ${i.message}`).join('; ')}`,
+  };
 }

@@ -6,7 +6,11 @@ import { HOOK_CLIS, HOOK_PHASES, type HookHello } from './hook';
 import { IDENTITY_PATTERN } from './names';
 
 const version = z.literal(1);
-const pid = z.number().int().positive().max(2 ** 31);
+const pid = z
+  .number()
+  .int()
+  .positive()
+  .max(2 ** 31);
 /** What a peer says it is, for logs and the panel; the hub shortens and sanitises it again. */
 const client = z.string().max(256).optional();
 

@@ -107,7 +107,7 @@ export interface InboxRowView {
 /** What the person at the editor can act on. */
 /** What a person can do with a handoff in their inbox, in menu order. */
 export const INBOX_ACTS = ['open', 'ack', 'reply', 'done', 'stuck', 'rejected'] as const;
-export type InboxAct = typeof INBOX_ACTS[number];
+export type InboxAct = (typeof INBOX_ACTS)[number];
 
 export interface PanelModel {
   /** The person at this editor (handoff.identity) and their handoffs, newest first. */
@@ -136,7 +136,10 @@ export interface ListPatch<T> {
 }
 
 /** What the host posts: the model's small parts whole, its lists keyed (rows by message id). */
-export interface PanelUpdate extends Omit<PanelModel, 'inbox' | 'events' | 'pending' | 'sessions' | 'coverage' | 'ghosts'> {
+export interface PanelUpdate extends Omit<
+  PanelModel,
+  'inbox' | 'events' | 'pending' | 'sessions' | 'coverage' | 'ghosts'
+> {
   inbox: { identity: string; unread: number; rows: ListPatch<InboxRowView> };
   events: ListPatch<EventView>;
   pending: ListPatch<EventView>;

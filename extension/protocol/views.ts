@@ -18,7 +18,15 @@ export interface LedgerRecipient {
   recipient: string;
   state: DeliveryState;
   sessionsPushed: number;
-  lastReceipt?: { kind: string; by: string; session: string; node: string; at: number; channel?: Channel; outcome?: string };
+  lastReceipt?: {
+    kind: string;
+    by: string;
+    session: string;
+    node: string;
+    at: number;
+    channel?: Channel;
+    outcome?: string;
+  };
   /** When the handoff first entered the recipient model's context, in which session and how. */
   surfaced?: { session: string; node: string; at: number; path: string; via: string };
   /** No recipient ACK (or result) yet. */

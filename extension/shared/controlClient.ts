@@ -1,6 +1,11 @@
 // A control-protocol client over the hub socket (used by the CLI and tests; the extension talks
 // to its own hub over the languageclient connection instead).
-import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import {
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node';
 import { greetFirst } from './greet';
 import { HELLO_VERSION, type HelloReply } from '../protocol/hello';
 
@@ -12,10 +17,21 @@ export interface ControlClient {
 
 /** Connects to the first of `sockets` where a hub answers (one path, or the places discovery lists). */
 export async function connectControl(sockets: string | readonly string[], client = 'cli'): Promise<ControlClient> {
-  const { socket, reply, rest } = await greetFirst(typeof sockets === 'string' ? [sockets] : sockets, { handoff: HELLO_VERSION, kind: 'control', client });
+  const { socket, reply, rest } = await greetFirst(typeof sockets === 'string' ? [sockets] : sockets, {
+    handoff: HELLO_VERSION,
+    kind: 'control',
+    client,
+  });
   if (rest.length) socket.unshift(rest);
   const connection = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket));
   connection.listen();
   socket.resume();
-  return { connection, hub: reply, close: () => { connection.dispose(); socket.destroy(); } };
+  return {
+    connection,
+    hub: reply,
+    close: () => {
+      connection.dispose();
+      socket.destroy();
+    },
+  };
 }

@@ -2,7 +2,17 @@
 // The socket lives in the runtime dir, which depends on XDG_RUNTIME_DIR and TMPDIR — variables CLIs
 // strip or change — so the hub also leaves a pointer to it under HOME, the one variable every CLI
 // passes. The pointer is private (0600 in a 0700 dir of ours); one that is not is ignored.
-import { closeSync, fstatSync, lstatSync, openSync, readSync, renameSync, rmSync, writeFileSync, constants } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  constants,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { canonical, ensurePrivateDir, findWorkspace, hubSocketPath, workspaceKey } from './paths';
@@ -55,7 +65,13 @@ function readPointer(path: string): Pointer | undefined {
     const buf = Buffer.alloc(st.size);
     readSync(fd, buf, 0, st.size, 0);
     const p = JSON.parse(buf.toString('utf8')) as Partial<Pointer>;
-    if (typeof p.socket !== 'string' || p.socket.length > 1024 || typeof p.pid !== 'number' || typeof p.workspace !== 'string') return undefined;
+    if (
+      typeof p.socket !== 'string' ||
+      p.socket.length > 1024 ||
+      typeof p.pid !== 'number' ||
+      typeof p.workspace !== 'string'
+    )
+      return undefined;
     return p as Pointer;
   } catch {
     return undefined; // absent, unreadable or not JSON: as if there were none
@@ -78,7 +94,9 @@ export interface HubCandidates {
 export function hubCandidates(env: NodeJS.ProcessEnv, cwd: string, pinned?: string): HubCandidates {
   const workspace = pinned ? canonical(pinned) : findWorkspace(cwd);
   // Found ones must sit in a directory that is ours alone (one named explicitly is the namer's choice).
-  const found = [readPointer(hubPointerPath(workspace))?.socket, hubSocketPath(workspace)].filter((s): s is string => !!s && inPrivateDir(s));
+  const found = [readPointer(hubPointerPath(workspace))?.socket, hubSocketPath(workspace)].filter(
+    (s): s is string => !!s && inPrivateDir(s),
+  );
   return { sockets: [...new Set([env.HANDOFF_HUB, ...found].filter((s): s is string => !!s))], workspace };
 }
 

@@ -20,7 +20,12 @@ export function countdown(ms: number): string {
 
 /** Local time of day, 24-hour: "14:03:12" (or "14:03" without seconds, where space is short). */
 export function clock(at: number, seconds = true): string {
-  return new Date(at).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', ...(seconds ? { second: '2-digit' } : {}), hour12: false });
+  return new Date(at).toLocaleTimeString(undefined, {
+    hour: '2-digit',
+    minute: '2-digit',
+    ...(seconds ? { second: '2-digit' } : {}),
+    hour12: false,
+  });
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {

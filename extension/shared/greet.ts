@@ -54,7 +54,11 @@ export function greet(path: string, hello: Hello, timeoutMs = 10_000): Promise<G
  * the answer (trying elsewhere would hide why). With no hub at any of them it rejects with what
  * says most: something there that is not a hub, else the last socket error.
  */
-export async function greetFirst(sockets: readonly string[], hello: Hello, timeoutMs?: number): Promise<Greeted & { path: string }> {
+export async function greetFirst(
+  sockets: readonly string[],
+  hello: Hello,
+  timeoutMs?: number,
+): Promise<Greeted & { path: string }> {
   let why: Error = new Error('no socket to try');
   for (const path of sockets) {
     try {

@@ -30,9 +30,12 @@ export function workspaceKey(workspace: string): string {
 export function runtimeDir(): string {
   const uid = typeof process.getuid === 'function' ? process.getuid() : userInfo().username;
   const standard = `/run/user/${uid}`;
-  const base = process.env.XDG_RUNTIME_DIR && existsSync(process.env.XDG_RUNTIME_DIR)
-    ? process.env.XDG_RUNTIME_DIR
-    : process.platform === 'linux' && existsSync(standard) ? standard : tmpdir();
+  const base =
+    process.env.XDG_RUNTIME_DIR && existsSync(process.env.XDG_RUNTIME_DIR)
+      ? process.env.XDG_RUNTIME_DIR
+      : process.platform === 'linux' && existsSync(standard)
+        ? standard
+        : tmpdir();
   return join(base, `handoff-${uid}`);
 }
 
@@ -42,7 +45,10 @@ export function ensurePrivateDir(dir: string): void {
   // someone else owns (another user could otherwise read the sockets in it).
   // lstat: a symlink planted in the shared temp dir must not send our sockets (and chmod) elsewhere.
   const st = lstatSync(dir);
-  if (st.isSymbolicLink() || !st.isDirectory()) throw new Error(`${dir} is a symlink or not a directory; remove it (Handoff keeps its sockets only in a real directory of its own)`);
+  if (st.isSymbolicLink() || !st.isDirectory())
+    throw new Error(
+      `${dir} is a symlink or not a directory; remove it (Handoff keeps its sockets only in a real directory of its own)`,
+    );
   if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
     throw new Error(`${dir} belongs to uid ${st.uid}, not to you; remove it or set XDG_RUNTIME_DIR`);
   }

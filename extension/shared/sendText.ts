@@ -5,15 +5,18 @@ import { plural } from './format';
 
 export function relayText(relay: SendResult['relay']): string {
   if (!relay) return 'not relayed';
-  if (relay.state === 'on_homeserver') return `on the Matrix homeserver as ${relay.event_id}; its hub pushes it (their ACK is the proof)`;
+  if (relay.state === 'on_homeserver')
+    return `on the Matrix homeserver as ${relay.event_id}; its hub pushes it (their ACK is the proof)`;
   if (relay.state === 'refused') return `NOT delivered: ${relay.reason}`;
   return `in the Matrix outbox, NOT on the homeserver yet${relay.last_error ? ` (${relay.last_error})` : ''}; retried with the same txnId`;
 }
 
 function recipientText(x: RecipientOutcome, r: SendResult): string {
   if (x.seen_when === 'on_another_node') return `for ${x.identity} on another node: ${relayText(r.relay)}`;
-  const where = x.sessions > 0 ? `pushed to ${x.identity} (${plural(x.sessions, 'session')})`
-    : `queued for ${x.identity} (${x.state === 'queued' ? 'no live session; it is pushed when one connects' : x.state})`;
+  const where =
+    x.sessions > 0
+      ? `pushed to ${x.identity} (${plural(x.sessions, 'session')})`
+      : `queued for ${x.identity} (${x.state === 'queued' ? 'no live session; it is pushed when one connects' : x.state})`;
   return `${where}, ${SEEN_TEXT[x.seen_when]}`;
 }
 

@@ -2,7 +2,19 @@
 // field is untrusted, bodies above all) and patches rows in place by message id, so live updates
 // neither flicker nor move the scroll position.
 import { clock, countdown } from '../shared/format';
-import type { CoverageView, EventView, HostToPanel, InboxAct, InboxRowView, ListPatch, MatrixView, PanelToHost, PanelUpdate, RecipientView, SessionView } from '../protocol/panel';
+import type {
+  CoverageView,
+  EventView,
+  HostToPanel,
+  InboxAct,
+  InboxRowView,
+  ListPatch,
+  MatrixView,
+  PanelToHost,
+  PanelUpdate,
+  RecipientView,
+  SessionView,
+} from '../protocol/panel';
 
 declare function acquireVsCodeApi(): { postMessage(m: PanelToHost): void };
 const host = acquireVsCodeApi();
@@ -42,9 +54,15 @@ function ackDue(e: EventView): string {
  * Applies a keyed list patch: rebuilds only the rows the host sent (they changed), keeps the rest
  * as they are, puts every row in the host's order and drops the keys no longer listed.
  */
-function reconcile<T>(container: HTMLElement, patch: ListPatch<T>, key: (t: T) => string, render: (t: T) => HTMLElement): void {
+function reconcile<T>(
+  container: HTMLElement,
+  patch: ListPatch<T>,
+  key: (t: T) => string,
+  render: (t: T) => HTMLElement,
+): void {
   const existing = new Map<string, HTMLElement>();
-  for (const child of Array.from(container.children) as HTMLElement[]) if (child.dataset.key) existing.set(child.dataset.key, child);
+  for (const child of Array.from(container.children) as HTMLElement[])
+    if (child.dataset.key) existing.set(child.dataset.key, child);
   for (const item of patch.changed) {
     const k = key(item);
     const fresh = render(item);
@@ -64,89 +82,202 @@ function reconcile<T>(container: HTMLElement, patch: ListPatch<T>, key: (t: T) =
 }
 
 function receipt(r: RecipientView): HTMLElement {
-  return el('li', { class: `receipt tone-${r.tone}`, title: r.detail, 'data-state': r.state, 'data-recipient': r.identity },
-    icon(r.icon), el('span', { class: 'who' }, r.identity), el('span', { class: 'label' }, r.label));
+  return el(
+    'li',
+    { class: `receipt tone-${r.tone}`, title: r.detail, 'data-state': r.state, 'data-recipient': r.identity },
+    icon(r.icon),
+    el('span', { class: 'who' }, r.identity),
+    el('span', { class: 'label' }, r.label),
+  );
 }
 
 function eventRow(e: EventView): HTMLElement {
   const flags = [e.overdue && 'overdue', e.deadLettered && 'dead', e.resolved && 'resolved'].filter(Boolean).join(' ');
-  const actions = el('span', { class: 'actions' },
+  const actions = el(
+    'span',
+    { class: 'actions' },
     action('go-to-file', 'Open message', 'open', e.id),
     action('copy', 'Copy message id', 'copyId', e.id),
     e.awaitingAck && action('bell', 'Chase: push again, flagged as a chase', 'chase', e.id),
-    e.open && action('check-all', 'Mark resolved', 'resolve', e.id));
-  return el('article', { class: `event ${flags}`.trim(), 'data-id': e.id, tabindex: '0' },
-    el('div', { class: 'head' },
-      el('span', { class: 'from' }, e.from), icon('arrow-small-right', 'dim'), el('span', { class: 'to' }, e.to.join(', ')),
+    e.open && action('check-all', 'Mark resolved', 'resolve', e.id),
+  );
+  return el(
+    'article',
+    { class: `event ${flags}`.trim(), 'data-id': e.id, tabindex: '0' },
+    el(
+      'div',
+      { class: 'head' },
+      el('span', { class: 'from' }, e.from),
+      icon('arrow-small-right', 'dim'),
+      el('span', { class: 'to' }, e.to.join(', ')),
       el('span', { class: 'when', title: new Date(e.sentAt).toLocaleString() }, clock(e.sentAt, false)),
-      actions),
+      actions,
+    ),
     el('div', { class: 'preview', title: e.id }, e.preview),
     el('ul', { class: 'receipts' }, ...e.recipients.map(receipt)),
-    e.advisoryReads && el('div', { class: 'advisory dim', title: e.advisoryReads.note }, icon('eye'), el('span', { class: 'label' }, e.advisoryReads.label)),
-    e.thread !== e.id ? el('div', { class: 'thread dim' }, icon('comment-discussion'), `thread ${e.thread}`) : undefined);
+    e.advisoryReads &&
+      el(
+        'div',
+        { class: 'advisory dim', title: e.advisoryReads.note },
+        icon('eye'),
+        el('span', { class: 'label' }, e.advisoryReads.label),
+      ),
+    e.thread !== e.id
+      ? el('div', { class: 'thread dim' }, icon('comment-discussion'), `thread ${e.thread}`)
+      : undefined,
+  );
 }
 
 /** Keys on a focused inbox row, like a mail list: Enter opens, A ACKs, R replies, D / S / X report done / stuck / rejected. */
-const INBOX_KEYS: Record<string, InboxAct> = { Enter: 'open', a: 'ack', r: 'reply', d: 'done', s: 'stuck', x: 'rejected' };
+const INBOX_KEYS: Record<string, InboxAct> = {
+  Enter: 'open',
+  a: 'ack',
+  r: 'reply',
+  d: 'done',
+  s: 'stuck',
+  x: 'rejected',
+};
 
 function inboxAction(name: string, label: string, act: InboxAct, id: string): HTMLElement {
-  return el('vscode-icon', { name, 'action-icon': '', label, title: label, 'data-action': 'inbox', 'data-act': act, 'data-id': id });
+  return el('vscode-icon', {
+    name,
+    'action-icon': '',
+    label,
+    title: label,
+    'data-action': 'inbox',
+    'data-act': act,
+    'data-id': id,
+  });
 }
 
 function inboxRow(i: InboxRowView): HTMLElement {
   const flags = [i.unread && 'unread', i.escalation && 'escalation'].filter(Boolean).join(' ');
-  const mark = i.escalation ? icon('warning', 'mark') : i.unread ? icon('circle-filled', 'mark') : icon('circle-outline', 'mark dim');
-  const actions = el('span', { class: 'actions' },
+  const mark = i.escalation
+    ? icon('warning', 'mark')
+    : i.unread
+      ? icon('circle-filled', 'mark')
+      : icon('circle-outline', 'mark dim');
+  const actions = el(
+    'span',
+    { class: 'actions' },
     inboxAction('go-to-file', 'Open (Enter)', 'open', i.id),
     i.canAck && inboxAction('check', 'ACK (A)', 'ack', i.id),
     inboxAction('reply', 'Reply… (R)', 'reply', i.id),
     inboxAction('pass', 'Done… (D)', 'done', i.id),
     inboxAction('debug-pause', 'Stuck… (S)', 'stuck', i.id),
-    inboxAction('circle-slash', 'Rejected… (X)', 'rejected', i.id));
-  return el('article', {
-    class: `inbox-row ${flags}`.trim(), 'data-id': i.id, 'data-state': i.state, tabindex: '0', title: i.detail,
-    'aria-label': `${i.unread ? 'Unread: ' : ''}${i.headline}: ${i.preview}`, 'aria-keyshortcuts': 'Enter A R D S X',
-  },
-    el('div', { class: 'head' }, mark, el('span', { class: 'from' }, i.headline),
-      el('span', { class: 'when', title: new Date(i.sentAt).toLocaleString() }, clock(i.sentAt)), actions),
+    inboxAction('circle-slash', 'Rejected… (X)', 'rejected', i.id),
+  );
+  return el(
+    'article',
+    {
+      class: `inbox-row ${flags}`.trim(),
+      'data-id': i.id,
+      'data-state': i.state,
+      tabindex: '0',
+      title: i.detail,
+      'aria-label': `${i.unread ? 'Unread: ' : ''}${i.headline}: ${i.preview}`,
+      'aria-keyshortcuts': 'Enter A R D S X',
+    },
+    el(
+      'div',
+      { class: 'head' },
+      mark,
+      el('span', { class: 'from' }, i.headline),
+      el('span', { class: 'when', title: new Date(i.sentAt).toLocaleString() }, clock(i.sentAt)),
+      actions,
+    ),
     el('div', { class: 'preview' }, i.preview),
-    el('div', { class: 'inbox-state dim' }, i.stateLabel));
+    el('div', { class: 'inbox-state dim' }, i.stateLabel),
+  );
 }
 
 function pendingRow(e: EventView): HTMLElement {
   const late = e.overdue || e.deadLettered;
   const status = e.deadLettered ? 'dead-lettered' : e.awaitingAck ? ackDue(e) : 'awaiting result';
-  return el('div', { class: `pending-row ${late ? 'overdue' : ''}`.trim(), 'data-id': e.id },
-    el('div', { class: 'head' },
+  return el(
+    'div',
+    { class: `pending-row ${late ? 'overdue' : ''}`.trim(), 'data-id': e.id },
+    el(
+      'div',
+      { class: 'head' },
       icon(late ? 'warning' : 'clock'),
-      el('span', { class: 'from' }, e.from), icon('arrow-small-right', 'dim'), el('span', { class: 'to' }, e.to.join(', ')),
-      el('span', { class: 'actions' }, e.awaitingAck && action('bell', 'Chase: push again, flagged as a chase', 'chase', e.id), action('check-all', 'Mark resolved', 'resolve', e.id))),
-    el('div', { class: 'preview' },
-      el('span', { class: 'countdown', 'data-due': e.awaitingAck && !e.deadLettered && e.dueAt !== undefined ? String(e.dueAt) : '' }, status),
-      ' · ', e.preview));
+      el('span', { class: 'from' }, e.from),
+      icon('arrow-small-right', 'dim'),
+      el('span', { class: 'to' }, e.to.join(', ')),
+      el(
+        'span',
+        { class: 'actions' },
+        e.awaitingAck && action('bell', 'Chase: push again, flagged as a chase', 'chase', e.id),
+        action('check-all', 'Mark resolved', 'resolve', e.id),
+      ),
+    ),
+    el(
+      'div',
+      { class: 'preview' },
+      el(
+        'span',
+        {
+          class: 'countdown',
+          'data-due': e.awaitingAck && !e.deadLettered && e.dueAt !== undefined ? String(e.dueAt) : '',
+        },
+        status,
+      ),
+      ' · ',
+      e.preview,
+    ),
+  );
 }
 
 function sessionRow(s: SessionView): HTMLElement {
-  return el('div', { class: 'session-row', title: `session ${s.key}${s.roles.length ? `, roles ${s.roles.join(', ')}` : ''}` },
-    icon('circle-filled', 'live'), el('span', { class: 'who' }, s.identity), el('span', { class: 'dim' }, s.client || 'agent'),
-    el('span', { class: 'when dim' }, `since ${clock(s.connectedAt)}`));
+  return el(
+    'div',
+    { class: 'session-row', title: `session ${s.key}${s.roles.length ? `, roles ${s.roles.join(', ')}` : ''}` },
+    icon('circle-filled', 'live'),
+    el('span', { class: 'who' }, s.identity),
+    el('span', { class: 'dim' }, s.client || 'agent'),
+    el('span', { class: 'when dim' }, `since ${clock(s.connectedAt)}`),
+  );
 }
 
 function coverageRow(c: CoverageView): HTMLElement {
-  const meter = el('div', { class: 'meter', role: 'meter', 'aria-valuemin': '0', 'aria-valuemax': String(c.addressed), 'aria-valuenow': String(c.acked) });
+  const meter = el('div', {
+    class: 'meter',
+    role: 'meter',
+    'aria-valuemin': '0',
+    'aria-valuemax': String(c.addressed),
+    'aria-valuenow': String(c.acked),
+  });
   const fill = el('div', { class: 'fill' });
   fill.style.width = c.addressed ? `${Math.round((100 * c.acked) / c.addressed)}%` : '0';
   meter.append(fill);
   const status = c.ghost
-    ? el('span', { class: 'ghost', title: `${c.unacked} unacked and no live session` }, icon('warning'), `ghost · ${c.unacked} waiting`)
+    ? el(
+        'span',
+        { class: 'ghost', title: `${c.unacked} unacked and no live session` },
+        icon('warning'),
+        `ghost · ${c.unacked} waiting`,
+      )
     : c.person && !c.liveSessions
       ? el('span', { class: c.person.live ? 'live-count person' : 'dim person' }, icon('person'), c.person.label)
-      : el('span', { class: c.liveSessions ? 'live-count' : 'dim' }, c.liveSessions ? `${c.liveSessions} live` : 'offline');
-  return el('div', { class: `coverage-row ${c.ghost ? 'is-ghost' : ''}`.trim(), 'data-identity': c.identity, title: c.detail },
-    el('span', { class: 'who' }, c.identity), meter, el('span', { class: 'dim' }, c.label), status);
+      : el(
+          'span',
+          { class: c.liveSessions ? 'live-count' : 'dim' },
+          c.liveSessions ? `${c.liveSessions} live` : 'offline',
+        );
+  return el(
+    'div',
+    { class: `coverage-row ${c.ghost ? 'is-ghost' : ''}`.trim(), 'data-identity': c.identity, title: c.detail },
+    el('span', { class: 'who' }, c.identity),
+    meter,
+    el('span', { class: 'dim' }, c.label),
+    status,
+  );
 }
 
-function section(id: string, heading: string): { box: HTMLElement; list: HTMLElement; badge: HTMLElement; empty: HTMLElement } {
+function section(
+  id: string,
+  heading: string,
+): { box: HTMLElement; list: HTMLElement; badge: HTMLElement; empty: HTMLElement } {
   const badge = el('vscode-badge', { variant: 'counter', slot: 'decorations' });
   const list = el('div', { class: 'list', id: `${id}-list` });
   const empty = el('p', { class: 'empty dim' });
@@ -167,8 +298,16 @@ root.append(hubLine, matrixBox, filterBar, inbox.box, events.box, pending.box, s
 
 function renderHub(m: PanelUpdate): void {
   const storeBad = m.store && !m.store.ok;
-  const tone = m.hub.state === 'down' || storeBad ? 'error' : m.hub.state === 'starting' ? 'muted' : m.overdueCount ? 'warn' : 'ok';
-  const iconName = m.hub.state === 'down' ? 'error' : m.hub.state === 'starting' ? 'loading codicon-modifier-spin' : 'radio-tower';
+  const tone =
+    m.hub.state === 'down' || storeBad
+      ? 'error'
+      : m.hub.state === 'starting'
+        ? 'muted'
+        : m.overdueCount
+          ? 'warn'
+          : 'ok';
+  const iconName =
+    m.hub.state === 'down' ? 'error' : m.hub.state === 'starting' ? 'loading codicon-modifier-spin' : 'radio-tower';
   const text = storeBad ? `Store failing: ${m.store?.error ?? ''}` : m.hub.detail;
   const sig = `${tone}|${iconName}|${text}`;
   if (hubLine.dataset.sig === sig) return;
@@ -190,17 +329,48 @@ function renderMatrix(x: MatrixView | undefined): void {
   matrixBox.hidden = false;
   matrixBox.className = `matrix tone-${x.tone}`;
   matrixBox.dataset.state = x.state;
-  const outbox = el('vscode-badge', { variant: x.outbox ? 'counter' : 'default', title: x.outboxLabel, class: 'outbox' }, `outbox ${x.outbox}`);
+  const outbox = el(
+    'vscode-badge',
+    { variant: x.outbox ? 'counter' : 'default', title: x.outboxLabel, class: 'outbox' },
+    `outbox ${x.outbox}`,
+  );
   const rows: HTMLElement[] = [
-    el('div', { class: `matrix-head tone-${x.tone}` }, icon(x.icon), el('span', { class: 'matrix-state', title: x.headline }, `Matrix ${x.state}`), outbox),
-    el('div', { class: 'matrix-detail' }, icon('account', 'dim'), el('span', { class: 'matrix-user' }, x.userId ?? 'signing in…'),
-      el('span', { class: 'dim' }, 'in'), el('span', { class: 'matrix-room', title: x.room ?? '' }, x.room ?? '')),
-    el('div', { class: 'matrix-detail dim' }, icon('server'), el('span', { class: 'matrix-homeserver', title: x.homeserver }, x.homeserver),
-      el('span', { class: 'matrix-sync' }, `· ${x.lastSyncLabel}`)),
+    el(
+      'div',
+      { class: `matrix-head tone-${x.tone}` },
+      icon(x.icon),
+      el('span', { class: 'matrix-state', title: x.headline }, `Matrix ${x.state}`),
+      outbox,
+    ),
+    el(
+      'div',
+      { class: 'matrix-detail' },
+      icon('account', 'dim'),
+      el('span', { class: 'matrix-user' }, x.userId ?? 'signing in…'),
+      el('span', { class: 'dim' }, 'in'),
+      el('span', { class: 'matrix-room', title: x.room ?? '' }, x.room ?? ''),
+    ),
+    el(
+      'div',
+      { class: 'matrix-detail dim' },
+      icon('server'),
+      el('span', { class: 'matrix-homeserver', title: x.homeserver }, x.homeserver),
+      el('span', { class: 'matrix-sync' }, `· ${x.lastSyncLabel}`),
+    ),
   ];
-  if (x.error) rows.push(el('div', { class: 'matrix-error', title: x.error }, icon('warning'), el('span', {}, x.error)));
-  for (const n of x.notices) rows.push(el('div', { class: 'matrix-error matrix-notice', title: n }, icon('shield'), el('span', {}, n)));
-  if (x.droppedLabel) rows.push(el('div', { class: 'matrix-detail dim matrix-dropped', title: x.droppedLabel }, icon('filter'), el('span', {}, x.droppedLabel)));
+  if (x.error)
+    rows.push(el('div', { class: 'matrix-error', title: x.error }, icon('warning'), el('span', {}, x.error)));
+  for (const n of x.notices)
+    rows.push(el('div', { class: 'matrix-error matrix-notice', title: n }, icon('shield'), el('span', {}, n)));
+  if (x.droppedLabel)
+    rows.push(
+      el(
+        'div',
+        { class: 'matrix-detail dim matrix-dropped', title: x.droppedLabel },
+        icon('filter'),
+        el('span', {}, x.droppedLabel),
+      ),
+    );
   matrixBox.replaceChildren(...rows);
 }
 
@@ -214,8 +384,11 @@ function renderFilter(m: PanelUpdate): void {
     return;
   }
   filterBar.hidden = false;
-  filterBar.replaceChildren(icon('filter'), el('span', {}, `Showing ${m.overdueCount} overdue`),
-    el('a', { href: '#', 'data-action': 'filter', 'data-filter': 'all' }, 'Show all'));
+  filterBar.replaceChildren(
+    icon('filter'),
+    el('span', {}, `Showing ${m.overdueCount} overdue`),
+    el('a', { href: '#', 'data-action': 'filter', 'data-filter': 'all' }, 'Show all'),
+  );
 }
 
 function render(m: PanelUpdate): void {
@@ -227,10 +400,16 @@ function render(m: PanelUpdate): void {
   inbox.badge.textContent = String(m.inbox.unread);
   inbox.badge.title = `${m.inbox.unread} unread for ${m.inbox.identity}`;
   inbox.box.setAttribute('heading', `Inbox · ${m.inbox.identity}`);
-  inbox.empty.textContent = m.inbox.rows.order.length ? '' : `Nothing for ${m.inbox.identity}. Handoffs agents send to you land here.`;
+  inbox.empty.textContent = m.inbox.rows.order.length
+    ? ''
+    : `Nothing for ${m.inbox.identity}. Handoffs agents send to you land here.`;
   reconcile(events.list, m.events, (e) => e.id, eventRow);
   events.badge.textContent = String(m.events.order.length);
-  events.empty.textContent = m.events.order.length ? '' : m.filter === 'overdue' ? 'Nothing is overdue.' : 'No handoffs yet. Agents connect through the Handoff MCP server; "Send Handoff…" starts one from here.';
+  events.empty.textContent = m.events.order.length
+    ? ''
+    : m.filter === 'overdue'
+      ? 'Nothing is overdue.'
+      : 'No handoffs yet. Agents connect through the Handoff MCP server; "Send Handoff…" starts one from here.';
   reconcile(pending.list, m.pending, (e) => e.id, pendingRow);
   pending.badge.textContent = String(m.pending.order.length);
   pending.empty.textContent = m.pending.order.length ? '' : 'Every handoff is acknowledged.';
@@ -238,7 +417,9 @@ function render(m: PanelUpdate): void {
   sessions.badge.textContent = String(m.sessions.order.length);
   sessions.empty.textContent = m.sessions.order.length ? '' : 'No agent is connected.';
   reconcile(coverage.list, m.coverage, (c) => c.identity, coverageRow);
-  coverage.badge.textContent = m.ghostCount ? `${m.ghostCount} ghost${m.ghostCount > 1 ? 's' : ''}` : String(m.coverage.order.length);
+  coverage.badge.textContent = m.ghostCount
+    ? `${m.ghostCount} ghost${m.ghostCount > 1 ? 's' : ''}`
+    : String(m.coverage.order.length);
   coverage.empty.textContent = m.coverage.order.length ? '' : 'No identities yet.';
   tick();
 }
@@ -260,8 +441,10 @@ document.addEventListener('click', (ev) => {
   const act = target.dataset.action;
   const id = target.dataset.id ?? '';
   if (act === 'inbox') host.postMessage({ type: 'inbox', act: (target.dataset.act ?? 'open') as InboxAct, id });
-  else if (act === 'filter') host.postMessage({ type: 'filter', filter: target.dataset.filter === 'overdue' ? 'overdue' : 'all' });
-  else if (act === 'open' || act === 'copyId' || act === 'chase' || act === 'resolve') host.postMessage({ type: act, id });
+  else if (act === 'filter')
+    host.postMessage({ type: 'filter', filter: target.dataset.filter === 'overdue' ? 'overdue' : 'all' });
+  else if (act === 'open' || act === 'copyId' || act === 'chase' || act === 'resolve')
+    host.postMessage({ type: act, id });
 });
 
 // Enter on a focused event opens it, like a list item in the editor.
@@ -274,7 +457,8 @@ document.addEventListener('keydown', (ev) => {
     return;
   }
   const row = (ev.target as HTMLElement).closest<HTMLElement>('article.event');
-  if (ev.key === 'Enter' && row?.dataset.id && ev.target === row) host.postMessage({ type: 'open', id: row.dataset.id });
+  if (ev.key === 'Enter' && row?.dataset.id && ev.target === row)
+    host.postMessage({ type: 'open', id: row.dataset.id });
 });
 
 window.addEventListener('message', (ev: MessageEvent<HostToPanel>) => {

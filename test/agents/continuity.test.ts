@@ -24,7 +24,9 @@ interface Place {
   env: Record<string, string>;
 }
 
-async function startHubAt(p: Place): Promise<{ stop(): Promise<void>; kill9(): Promise<void>; listeningAt: number; log: () => string }> {
+async function startHubAt(
+  p: Place,
+): Promise<{ stop(): Promise<void>; kill9(): Promise<void>; listeningAt: number; log: () => string }> {
   const { proc, ready, output } = spawnHub({ workspace: p.workspace, store: p.store, socket: null, env: p.env });
   await ready;
   return { ...stoppable(proc), listeningAt: Date.now(), log: output };
@@ -86,19 +88,33 @@ async function scenario(cli: Cli, fault: Fault, opts: { xdg?: boolean } = {}): P
       assert.equal(home.env.XDG_RUNTIME_DIR, undefined);
     }
     if (fault !== 'late hub') hub = await startHubAt(place);
-    alice = fault === 'late hub' ? undefined : await connectAgent({ socket: '', name: 'alice', cwd: place.workspace, env: place.env });
+    alice =
+      fault === 'late hub'
+        ? undefined
+        : await connectAgent({ socket: '', name: 'alice', cwd: place.workspace, env: place.env });
     handoffConnect(cli, place.workspace, home.env, 'bob');
-    const run = await runAgent(home, place.workspace, 'Run the four steps, one shell command each.', { timeoutMs: 180_000 });
+    const run = await runAgent(home, place.workspace, 'Run the four steps, one shell command each.', {
+      timeoutMs: 180_000,
+    });
     await troubled;
     assert.equal(run.timedOut, false, `${cli} finished: ${run.stderr.slice(-2000)}`);
     assert.deepEqual(model.errors, []);
     assert.ok(sent, 'the handoff was sent after the trouble');
-    assert.equal(model.surfacings(needle), 1, `the handoff entered ${cli}'s model context once (${model.requests.length} requests)`);
+    assert.equal(
+      model.surfacings(needle),
+      1,
+      `the handoff entered ${cli}'s model context once (${model.requests.length} requests)`,
+    );
     const bob = (await alice!.ok('get_receipts', { message_id: sent.message_id })).deliveries[0];
-    assert.equal(bob.state, 'acked', `${cli}'s model ACKed it through its Handoff tools after "${fault}": ${JSON.stringify(bob)}\n${run.stdout.slice(-1500)}`);
+    assert.equal(
+      bob.state,
+      'acked',
+      `${cli}'s model ACKed it through its Handoff tools after "${fault}": ${JSON.stringify(bob)}\n${run.stdout.slice(-1500)}`,
+    );
     assert.ok(bob.pushes.length <= 1, `pushed at most once to its one session: ${JSON.stringify(bob.pushes)}`);
     const ack = bob.receipts.find((r: { kind: string }) => r.kind === 'ack');
-    if (bob.surfaced.length) assert.equal(bob.surfaced[0].session, ack.session, 'surfaced and ACKed in the same session');
+    if (bob.surfaced.length)
+      assert.equal(bob.surfaced[0].session, ack.session, 'surfaced and ACKed in the same session');
     return `${cli}, ${fault}${opts.xdg ? ' (hub on its own XDG_RUNTIME_DIR)' : ''}: live again ${livedAfterMs} ms after the new hub listened; surfaced by ${bob.surfaced[0]?.via ?? bob.pushes[0]?.kind}; ACKed; run ${run.durationMs} ms`;
   } finally {
     await model.close();
@@ -110,16 +126,24 @@ async function scenario(cli: Cli, fault: Fault, opts: { xdg?: boolean } = {}): P
 for (const cli of CLIS) {
   describe(`never cut off: ${cli}`, () => {
     for (const fault of ['kill -9', 'late hub', 'graceful restart'] as Fault[]) {
-      it(`after "${fault}" mid-turn, a handoff reaches the model and it ACKs it in the same session`, { timeout: 240_000 }, async (t) => {
-        if (!cliInstalled(cli)) return skipOrFail(t, `${cli} CLI (npm install)`);
-        console.log(`# ${await scenario(cli, fault)}`);
-      });
+      it(
+        `after "${fault}" mid-turn, a handoff reaches the model and it ACKs it in the same session`,
+        { timeout: 240_000 },
+        async (t) => {
+          if (!cliInstalled(cli)) return skipOrFail(t, `${cli} CLI (npm install)`);
+          console.log(`# ${await scenario(cli, fault)}`);
+        },
+      );
     }
     if (cli === 'codex') {
-      it('finds a hub on a non-standard XDG_RUNTIME_DIR, which Codex does not pass to its MCP servers', { timeout: 240_000 }, async (t) => {
-        if (!cliInstalled(cli)) return skipOrFail(t, `${cli} CLI (npm install)`);
-        console.log(`# ${await scenario(cli, 'kill -9', { xdg: true })}`);
-      });
+      it(
+        'finds a hub on a non-standard XDG_RUNTIME_DIR, which Codex does not pass to its MCP servers',
+        { timeout: 240_000 },
+        async (t) => {
+          if (!cliInstalled(cli)) return skipOrFail(t, `${cli} CLI (npm install)`);
+          console.log(`# ${await scenario(cli, 'kill -9', { xdg: true })}`);
+        },
+      );
     }
   });
 }

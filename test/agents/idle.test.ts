@@ -42,13 +42,21 @@ describe('attention in claude: an idle interactive session', () => {
     handoffConnect('claude', hub.workspace, home.env, 'bob');
     tmux = startInteractiveClaude(home, hub.workspace);
     // Idle: bob's session is on the bus (its bridge connected) and no turn is running.
-    await waitUntil(async () => (await alice!.ok('list_peers')).peers.some((p: any) => p.identity === 'bob' && p.live_sessions > 0), 60_000, () => tmux!.screen());
+    await waitUntil(
+      async () => (await alice!.ok('list_peers')).peers.some((p: any) => p.identity === 'bob' && p.live_sessions > 0),
+      60_000,
+      () => tmux!.screen(),
+    );
     await new Promise((r) => setTimeout(r, 1500)); // the SessionStart waiter is armed
     const sentAt = Date.now();
     const sent = await alice.ok('send_handoff', { to: 'bob', body: `Please look at ${needle} when you can` });
     id = sent.message_id;
     assert.equal(sent.recipients[0].seen_when, 'now', 'the sender is told the idle session is woken now');
-    await waitUntil(async () => (await alice!.ok('get_receipts', { message_id: id })).deliveries[0].state === 'acked', 10_000, () => tmux!.screen());
+    await waitUntil(
+      async () => (await alice!.ok('get_receipts', { message_id: id })).deliveries[0].state === 'acked',
+      10_000,
+      () => tmux!.screen(),
+    );
     const wokeIn = Date.now() - sentAt;
     const bob = (await alice.ok('get_receipts', { message_id: id })).deliveries[0];
     assert.equal(bob.surfaced[0].via, 'claude idle wake');

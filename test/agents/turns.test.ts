@@ -16,7 +16,13 @@ import { skipOrFail } from '../helpers/skip.mjs';
 const CLIS: Cli[] = ['claude', 'codex', 'gemini'];
 
 function traces(file: string): HookTrace[] {
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as HookTrace) : [];
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as HookTrace)
+    : [];
 }
 
 for (const cli of CLIS) {
@@ -37,62 +43,106 @@ for (const cli of CLIS) {
       hub ??= await startHub({ socket: null });
       alice ??= await connectAgent({ socket: hub.socket, name: 'alice' });
       const trace = join(tempDir('hook-trace'), 'trace.jsonl');
-      return { trace, send: (body: string) => alice!.ok('send_handoff', { to: 'bob', body }) as Promise<{ message_id: string }> };
+      return {
+        trace,
+        send: (body: string) => alice!.ok('send_handoff', { to: 'bob', body }) as Promise<{ message_id: string }>,
+      };
     }
 
     async function run(script: Script, trace: string) {
       const model = await startScriptedModel(script, { maxRequests: 30 });
       const home = agentHome(cli, model.url, { env: { HANDOFF_HOOK_TRACE: trace } });
       handoffConnect(cli, hub!.workspace, home.env, 'bob');
-      const result = await runAgent(home, hub!.workspace, 'Work through the steps, one shell command each.', { timeoutMs: 180_000 });
+      const result = await runAgent(home, hub!.workspace, 'Work through the steps, one shell command each.', {
+        timeoutMs: 180_000,
+      });
       await model.close();
       assert.equal(result.timedOut, false, `${cli} finished: ${result.stderr.slice(-1500)}`);
       assert.deepEqual(model.errors, []);
       return { model, result };
     }
 
-    it('five handoffs over eight tool calls: each surfaces exactly once per session, none missed', { timeout: 240_000 }, async (t) => {
-      const env = await setUp(t);
-      if (!env) return;
-      const tag = `${cli}-${Date.now().toString(36)}`;
-      const needles = [1, 2, 3, 4, 5].map((k) => `plan-${tag}-item-${k}`);
-      const sends: Promise<unknown>[] = [];
-      const script: Script = ({ step }) => {
-        // Handoff k lands while tool call k runs (calls 1, 2, 4, 6, 8 — spread, not one per call).
-        const k = [1, 2, 4, 6, 8].indexOf(step + 1);
-        if (k >= 0) sends.push(new Promise((r) => setTimeout(r, 150)).then(() => env.send(`Please handle ${needles[k]}`)));
-        if (step < 8) return { shell: `sleep 0.6; echo call ${step + 1}` };
-        return { text: 'Done with the steps.' };
-      };
-      const { model } = await run(script, env.trace);
-      await Promise.all(sends);
-      const counts = needles.map((n) => model.surfacings(n));
-      assert.deepEqual(counts, [1, 1, 1, 1, 1], `each handoff entered the context once (requests: ${model.requests.length})`);
-      const firsts = needles.map((n) => model.firstRequestWith(n));
-      assert.ok(firsts.every((i, k) => i > 0 && (k === 0 || i >= firsts[k - 1])), `in send order: ${firsts.join(', ')}`);
-      console.log(`# ${cli}: five handoffs first seen in requests ${firsts.join(', ')}; paths ${[...new Set(traces(env.trace).filter((x) => x.ids?.length).map((x) => x.event))].join(', ')}`);
-    });
+    it(
+      'five handoffs over eight tool calls: each surfaces exactly once per session, none missed',
+      { timeout: 240_000 },
+      async (t) => {
+        const env = await setUp(t);
+        if (!env) return;
+        const tag = `${cli}-${Date.now().toString(36)}`;
+        const needles = [1, 2, 3, 4, 5].map((k) => `plan-${tag}-item-${k}`);
+        const sends: Promise<unknown>[] = [];
+        const script: Script = ({ step }) => {
+          // Handoff k lands while tool call k runs (calls 1, 2, 4, 6, 8 — spread, not one per call).
+          const k = [1, 2, 4, 6, 8].indexOf(step + 1);
+          if (k >= 0)
+            sends.push(new Promise((r) => setTimeout(r, 150)).then(() => env.send(`Please handle ${needles[k]}`)));
+          if (step < 8) return { shell: `sleep 0.6; echo call ${step + 1}` };
+          return { text: 'Done with the steps.' };
+        };
+        const { model } = await run(script, env.trace);
+        await Promise.all(sends);
+        const counts = needles.map((n) => model.surfacings(n));
+        assert.deepEqual(
+          counts,
+          [1, 1, 1, 1, 1],
+          `each handoff entered the context once (requests: ${model.requests.length})`,
+        );
+        const firsts = needles.map((n) => model.firstRequestWith(n));
+        assert.ok(
+          firsts.every((i, k) => i > 0 && (k === 0 || i >= firsts[k - 1])),
+          `in send order: ${firsts.join(', ')}`,
+        );
+        console.log(
+          `# ${cli}: five handoffs first seen in requests ${firsts.join(', ')}; paths ${[
+            ...new Set(
+              traces(env.trace)
+                .filter((x) => x.ids?.length)
+                .map((x) => x.event),
+            ),
+          ].join(', ')}`,
+        );
+      },
+    );
 
-    it('a handoff landing after the last tool call keeps the turn going once, then the turn ends', { timeout: 240_000 }, async (t) => {
-      const env = await setUp(t);
-      if (!env) return;
-      const needle = `late-${cli}-${Date.now().toString(36)}`;
-      let finals = 0;
-      const script: Script = async ({ step, request }) => {
-        if (step < 3) return { shell: `echo call ${step + 1}` };
-        finals++;
-        // Arrives as the model writes its last answer: only the end-of-turn hook can show it.
-        if (finals === 1) await env.send(`One more thing: ${needle}`);
-        return { text: request.text.includes(needle) ? 'Noted the late handoff; ending the turn.' : 'All three calls done.' };
-      };
-      const { model } = await run(script, env.trace);
-      // What each request after the last tool call brought, for a failure to say which request was extra.
-      const tail = model.requests.slice(3).map((r) => `#${r.index}: ${model.newItems(r.index).map((x) => `${x.role}/${x.kind} ${x.text.slice(0, 160)}`).join(' | ')}`).join('\n');
-      assert.equal(model.surfacings(needle), 1, `the late handoff entered the context once:\n${tail}`);
-      assert.equal(finals, 2, `the turn went on exactly once after the block (final answers: ${finals}):\n${tail}\nhooks: ${JSON.stringify(traces(env.trace))}`);
-      const blocks = traces(env.trace).filter((x) => x.ids?.length && /Stop|AfterAgent/.test(x.event));
-      assert.equal(blocks.length, 1, `one end-of-turn block: ${JSON.stringify(traces(env.trace))}`);
-    });
+    it(
+      'a handoff landing after the last tool call keeps the turn going once, then the turn ends',
+      { timeout: 240_000 },
+      async (t) => {
+        const env = await setUp(t);
+        if (!env) return;
+        const needle = `late-${cli}-${Date.now().toString(36)}`;
+        let finals = 0;
+        const script: Script = async ({ step, request }) => {
+          if (step < 3) return { shell: `echo call ${step + 1}` };
+          finals++;
+          // Arrives as the model writes its last answer: only the end-of-turn hook can show it.
+          if (finals === 1) await env.send(`One more thing: ${needle}`);
+          return {
+            text: request.text.includes(needle) ? 'Noted the late handoff; ending the turn.' : 'All three calls done.',
+          };
+        };
+        const { model } = await run(script, env.trace);
+        // What each request after the last tool call brought, for a failure to say which request was extra.
+        const tail = model.requests
+          .slice(3)
+          .map(
+            (r) =>
+              `#${r.index}: ${model
+                .newItems(r.index)
+                .map((x) => `${x.role}/${x.kind} ${x.text.slice(0, 160)}`)
+                .join(' | ')}`,
+          )
+          .join('\n');
+        assert.equal(model.surfacings(needle), 1, `the late handoff entered the context once:\n${tail}`);
+        assert.equal(
+          finals,
+          2,
+          `the turn went on exactly once after the block (final answers: ${finals}):\n${tail}\nhooks: ${JSON.stringify(traces(env.trace))}`,
+        );
+        const blocks = traces(env.trace).filter((x) => x.ids?.length && /Stop|AfterAgent/.test(x.event));
+        assert.equal(blocks.length, 1, `one end-of-turn block: ${JSON.stringify(traces(env.trace))}`);
+      },
+    );
 
     // How long a hook takes is the bench's question (test/bench/hook.bench.ts), and that it gives up
     // on a stalled hub by itself is attention.test.ts's; here: with no hub, the turn goes on.
@@ -106,7 +156,8 @@ for (const cli of CLIS) {
       };
       const { model } = await run(script, env.trace);
       hub = await hub!.restart(); // for the next test and the after() hook
-      for (let i = 1; i <= 6; i++) assert.ok(model.requests.at(-1)!.text.includes(`survived-${i}`), `tool call ${i} completed`);
+      for (let i = 1; i <= 6; i++)
+        assert.ok(model.requests.at(-1)!.text.includes(`survived-${i}`), `tool call ${i} completed`);
       const after = traces(env.trace).filter((x) => x.outcome !== 'answered');
       assert.ok(after.length >= 3, `hooks ran while the hub was gone: ${JSON.stringify(traces(env.trace))}`);
     });

@@ -38,13 +38,15 @@ async function prefill(storeDir: string, unread: number, ackable: number): Promi
   const ids: string[] = [];
   let next = 0;
   const total = unread + ackable;
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next < total) {
-      const i = next++;
-      const r = await hub.send(alice, { to: ['bob'], body: body(i), insist: true });
-      if (i >= unread) ids.push(r.message_id);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < total) {
+        const i = next++;
+        const r = await hub.send(alice, { to: ['bob'], body: body(i), insist: true });
+        if (i >= unread) ids.push(r.message_id);
+      }
+    }),
+  );
   await hub.close(); // checkpoint: the hub process starts from state.json, not a long journal
   return ids;
 }
@@ -58,9 +60,14 @@ async function throughput(socket: string): Promise<number> {
   const senders: Agent[] = [];
   for (let s = 0; s < SENDERS; s++) senders.push(await connectAgent({ socket, name: `sender${s}` }));
   const t = performance.now();
-  await Promise.all(senders.map((a, s) => (async () => {
-    for (let i = 0; i < PER_SENDER; i++) await a.ok('send_handoff', { to: 'carol', body: body(s * 1_000_000 + i), insist: true });
-  })()));
+  await Promise.all(
+    senders.map((a, s) =>
+      (async () => {
+        for (let i = 0; i < PER_SENDER; i++)
+          await a.ok('send_handoff', { to: 'carol', body: body(s * 1_000_000 + i), insist: true });
+      })(),
+    ),
+  );
   const perSec = (SENDERS * PER_SENDER) / ((performance.now() - t) / 1000);
   for (const a of senders) await a.close();
   return perSec;
@@ -70,7 +77,10 @@ async function throughput(socket: string): Promise<number> {
 async function panel(socket: string, bob: Agent) {
   const control = await connectControl(socket, 'bench-panel');
   const posted: number[] = [];
-  control.connection.onNotification(ChangedNotification.method, (snapshot: unknown) => void posted.push(Buffer.byteLength(JSON.stringify(snapshot))));
+  control.connection.onNotification(
+    ChangedNotification.method,
+    (snapshot: unknown) => void posted.push(Buffer.byteLength(JSON.stringify(snapshot))),
+  );
   const arrival: number[] = [];
   for (let i = 0; i < PANEL_CHANGES; i++) {
     const have = posted.length;
@@ -132,24 +142,33 @@ async function measure(levels: Running[]): Promise<void> {
   for (let r = 0; r < rounds; r++) {
     for (const l of levels) {
       const base = 4_000_000 + r * per;
-      l.lat.send.push(...await timed(per, (i) => l.bob.ok('send_handoff', { to: 'carol', body: body(base + i), insist: true })));
-      l.lat.inbox.push(...await timed(per, () => l.bob.ok('inbox', {})));
-      l.lat.ack.push(...await timed(per, (i) => l.bob.ok('ack', { message_id: l.ackable[r * per + i] })));
+      l.lat.send.push(
+        ...(await timed(per, (i) => l.bob.ok('send_handoff', { to: 'carol', body: body(base + i), insist: true }))),
+      );
+      l.lat.inbox.push(...(await timed(per, () => l.bob.ok('inbox', {}))));
+      l.lat.ack.push(...(await timed(per, (i) => l.bob.ok('ack', { message_id: l.ackable[r * per + i] }))));
     }
   }
   for (let r = 0; r < 2; r++) for (const l of levels) l.rates.push(await throughput(l.hub.socket));
 }
 
 async function main() {
-  console.log(`Handoff bridge bench ${new Date().toISOString()} · node ${process.version} · ${quick ? 'quick' : 'full'} run`);
+  console.log(
+    `Handoff bridge bench ${new Date().toISOString()} · node ${process.version} · ${quick ? 'quick' : 'full'} run`,
+  );
   const levels: Running[] = [];
   for (const n of LEVELS) levels.push(await open(n));
   let rows: Level[];
   try {
     await measure(levels);
     rows = levels.map((l) => ({
-      unread: l.unread, startMs: l.startMs, send: median(l.lat.send), inbox: median(l.lat.inbox), ack: median(l.lat.ack),
-      throughput8: median(l.rates), rssMb: rssMb(l.hub.proc.pid!), // before the panel's multi-MB snapshots raise the high-water mark
+      unread: l.unread,
+      startMs: l.startMs,
+      send: median(l.lat.send),
+      inbox: median(l.lat.inbox),
+      ack: median(l.lat.ack),
+      throughput8: median(l.rates),
+      rssMb: rssMb(l.hub.proc.pid!), // before the panel's multi-MB snapshots raise the high-water mark
     }));
     await new Promise((r) => setTimeout(r, IDLE_MS));
     for (const [i, l] of levels.entries()) rows[i].idleRssMb = rssMb(l.hub.proc.pid!);
@@ -162,24 +181,37 @@ async function main() {
     }
   }
   const ref = rows[0];
-  console.log('\n4. through the real bridge (MCP SDK client → dist/bridge.js → hub process), the caller holding N unread');
-  console.log('   unread  | send_handoff     | inbox            | ack              | 8 senders     | hub RSS  | after 10 s idle | hub start');
+  console.log(
+    '\n4. through the real bridge (MCP SDK client → dist/bridge.js → hub process), the caller holding N unread',
+  );
+  console.log(
+    '   unread  | send_handoff     | inbox            | ack              | 8 senders     | hub RSS  | after 10 s idle | hub start',
+  );
   for (const r of rows) {
     const x = (v: number, base: number) => `${ms(v)} ×${(v / base).toFixed(2)}`.padEnd(16);
-    console.log(`   ${String(r.unread).padStart(7)} | ${x(r.send, ref.send)} | ${x(r.inbox, ref.inbox)} | ${x(r.ack, ref.ack)} | ${r.throughput8.toFixed(0).padStart(5)}/s ×${(r.throughput8 / ref.throughput8).toFixed(2)} | ${r.rssMb.toFixed(0).padStart(4)} MB | ${(r.idleRssMb ?? NaN).toFixed(0).padStart(12)} MB | ${(r.startMs / 1000).toFixed(2)} s`);
+    console.log(
+      `   ${String(r.unread).padStart(7)} | ${x(r.send, ref.send)} | ${x(r.inbox, ref.inbox)} | ${x(r.ack, ref.ack)} | ${r.throughput8.toFixed(0).padStart(5)}/s ×${(r.throughput8 / ref.throughput8).toFixed(2)} | ${r.rssMb.toFixed(0).padStart(4)} MB | ${(r.idleRssMb ?? NaN).toFixed(0).padStart(12)} MB | ${(r.startMs / 1000).toFixed(2)} s`,
+    );
   }
   const last = rows[rows.length - 1];
-  console.log(`   hub RSS with ${last.unread} open: ${last.rssMb.toFixed(0)} MB right after the traffic, ${(last.idleRssMb ?? NaN).toFixed(0)} MB after 10 s idle (target ≤ 150 MB); ${(((last.rssMb - ref.rssMb) * 1024 * 1024) / (last.unread - ref.unread)).toFixed(0)} bytes per open message over the ${ref.rssMb.toFixed(0)} MB of an empty hub`);
+  console.log(
+    `   hub RSS with ${last.unread} open: ${last.rssMb.toFixed(0)} MB right after the traffic, ${(last.idleRssMb ?? NaN).toFixed(0)} MB after 10 s idle (target ≤ 150 MB); ${(((last.rssMb - ref.rssMb) * 1024 * 1024) / (last.unread - ref.unread)).toFixed(0)} bytes per open message over the ${ref.rssMb.toFixed(0)} MB of an empty hub`,
+  );
   const p = rows.find((r) => r.panel)?.panel;
   if (p) {
-    console.log(`   panel at ${PANEL_AT} open: ${(p.bytes / 1024).toFixed(0)} KiB posted per change (the ChangedNotification: rows keyed by id), `
-      + `snapshot request round trip ${ms(p.snapshotRoundTrip)}, notification ${ms(p.arrivalAfterReply)} after the send's reply (100 ms debounce included)`);
+    console.log(
+      `   panel at ${PANEL_AT} open: ${(p.bytes / 1024).toFixed(0)} KiB posted per change (the ChangedNotification: rows keyed by id), ` +
+        `snapshot request round trip ${ms(p.snapshotRoundTrip)}, notification ${ms(p.arrivalAfterReply)} after the send's reply (100 ms debounce included)`,
+    );
   }
   mkdirSync(join(ROOT, '.test-artifacts'), { recursive: true });
   writeFileSync(join(ROOT, '.test-artifacts', 'bench-bridge.json'), JSON.stringify(rows, null, 2));
 }
 
-main().then(() => process.exit(0), (e) => {
-  console.error(e);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -34,14 +34,16 @@ async function load(concurrency: number, total: number, op: (i: number) => Promi
   const from = lat.length;
   let next = 0;
   const start = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < total) {
-      const i = next++;
-      const t = performance.now();
-      await op(i);
-      lat.push(performance.now() - t);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        const i = next++;
+        const t = performance.now();
+        await op(i);
+        lat.push(performance.now() - t);
+      }
+    }),
+  );
   const secs = (performance.now() - start) / 1000;
   const mine = lat.slice(from);
   return { median: median(mine), p95: p95(mine), perSec: total / secs };
@@ -50,7 +52,9 @@ async function load(concurrency: number, total: number, op: (i: number) => Promi
 /** The floor: each writer appends the record and fdatasyncs, as a store without batching would. */
 async function bareWriter(dir: string, concurrency: number) {
   const fh = await open(join(dir, `bare-${concurrency}.ndjson`), 'a');
-  const line = Buffer.from(`${JSON.stringify({ n: 1, e: [{ type: 'sent', message: { body: body(1), id: '01JD3V7W2K8Q5X9Y4Z6A1B2C3D' } }] })}\n`);
+  const line = Buffer.from(
+    `${JSON.stringify({ n: 1, e: [{ type: 'sent', message: { body: body(1), id: '01JD3V7W2K8Q5X9Y4Z6A1B2C3D' } }] })}\n`,
+  );
   return {
     op: async () => {
       await fh.write(line);
@@ -67,7 +71,9 @@ async function bareWriter(dir: string, concurrency: number) {
  */
 async function bareIntoZeros(dir: string, concurrency: number, sends: number) {
   const fh = await open(join(dir, `zeros-${concurrency}.ndjson`), 'w+');
-  const line = Buffer.from(`${JSON.stringify({ n: 1, e: [{ type: 'sent', message: { body: body(1), id: '01JD3V7W2K8Q5X9Y4Z6A1B2C3D' } }] })}\n`);
+  const line = Buffer.from(
+    `${JSON.stringify({ n: 1, e: [{ type: 'sent', message: { body: body(1), id: '01JD3V7W2K8Q5X9Y4Z6A1B2C3D' } }] })}\n`,
+  );
   await fh.write(Buffer.alloc(line.length * (sends + 1)), 0, undefined, 0);
   await fh.sync();
   let at = 0;
@@ -89,7 +95,10 @@ async function hubWriter(dir: string, maxSyncs: number | undefined) {
   await hub.remember('bob');
   const caller = { identity: 'alice', session: 'bench', node: 'bench' };
   let i = 0;
-  return { op: async () => void (await hub.send(caller, { to: ['bob'], body: body(i++), insist: true })), close: () => hub.close() };
+  return {
+    op: async () => void (await hub.send(caller, { to: ['bob'], body: body(i++), insist: true })),
+    close: () => hub.close(),
+  };
 }
 
 /**
@@ -103,7 +112,12 @@ async function sendLatency() {
   const perRound = quick ? 100 : 300;
   const rows = [];
   for (const c of [1, 4, 16]) {
-    const writers = { bare: await bareWriter(dir, c), zeros: await bareIntoZeros(dir, c, rounds * perRound), serial: await hubWriter(join(dir, `hub1-${c}`), 1), hub: await hubWriter(join(dir, `hub-${c}`), undefined) };
+    const writers = {
+      bare: await bareWriter(dir, c),
+      zeros: await bareIntoZeros(dir, c, rounds * perRound),
+      serial: await hubWriter(join(dir, `hub1-${c}`), 1),
+      hub: await hubWriter(join(dir, `hub-${c}`), undefined),
+    };
     const lat: Record<string, number[]> = { bare: [], zeros: [], serial: [], hub: [] };
     const rate: Record<string, number[]> = { bare: [], zeros: [], serial: [], hub: [] };
     // Each round starts one writer further on, so none always runs right after the same other:
@@ -123,18 +137,40 @@ async function sendLatency() {
     const hub = row('hub');
     const serial = row('serial');
     const zeros = row('zeros');
-    rows.push({ concurrency: c, hub, serial, bare, zeros, zerosThroughputRatio: hub.perSec / zeros.perSec, latencyRatio: hub.median / bare.median, throughputRatio: hub.perSec / bare.perSec, serialLatencyRatio: serial.median / bare.median, serialThroughputRatio: serial.perSec / bare.perSec });
+    rows.push({
+      concurrency: c,
+      hub,
+      serial,
+      bare,
+      zeros,
+      zerosThroughputRatio: hub.perSec / zeros.perSec,
+      latencyRatio: hub.median / bare.median,
+      throughputRatio: hub.perSec / bare.perSec,
+      serialLatencyRatio: serial.median / bare.median,
+      serialThroughputRatio: serial.perSec / bare.perSec,
+    });
   }
-  console.log('\n1. send → durable ack (hub in process) vs bare fsync\'d append of the same bytes; rounds alternate bare / bare into zeros / hub one batch at a time / hub overlapping batches');
-  console.log('   senders | hub median  p95        msg/s  | one batch at a time: median  msg/s | bare median  msg/s  | latency × bare (one at a time) | throughput × bare (one at a time)');
+  console.log(
+    "\n1. send → durable ack (hub in process) vs bare fsync'd append of the same bytes; rounds alternate bare / bare into zeros / hub one batch at a time / hub overlapping batches",
+  );
+  console.log(
+    '   senders | hub median  p95        msg/s  | one batch at a time: median  msg/s | bare median  msg/s  | latency × bare (one at a time) | throughput × bare (one at a time)',
+  );
   for (const r of rows) {
-    console.log(`   ${String(r.concurrency).padStart(7)} | ${ms(r.hub.median).padEnd(11)} ${ms(r.hub.p95).padEnd(10)} ${r.hub.perSec.toFixed(0).padStart(6)} | ${ms(r.serial.median).padEnd(27)} ${r.serial.perSec.toFixed(0).padStart(6)} | ${ms(r.bare.median).padEnd(11)} ${r.bare.perSec.toFixed(0).padStart(6)} | ${`${r.latencyRatio.toFixed(2)} (${r.serialLatencyRatio.toFixed(2)})`.padStart(30)} | ${`${r.throughputRatio.toFixed(2)} (${r.serialThroughputRatio.toFixed(2)})`.padStart(33)}`);
+    console.log(
+      `   ${String(r.concurrency).padStart(7)} | ${ms(r.hub.median).padEnd(11)} ${ms(r.hub.p95).padEnd(10)} ${r.hub.perSec.toFixed(0).padStart(6)} | ${ms(r.serial.median).padEnd(27)} ${r.serial.perSec.toFixed(0).padStart(6)} | ${ms(r.bare.median).padEnd(11)} ${r.bare.perSec.toFixed(0).padStart(6)} | ${`${r.latencyRatio.toFixed(2)} (${r.serialLatencyRatio.toFixed(2)})`.padStart(30)} | ${`${r.throughputRatio.toFixed(2)} (${r.serialThroughputRatio.toFixed(2)})`.padStart(33)}`,
+    );
   }
-  console.log('   the floor with the journal\'s zeros written ahead (bare writes into a preallocated file):');
-  for (const r of rows) console.log(`   ${String(r.concurrency).padStart(7)} | bare into zeros median ${ms(r.zeros.median)}  ${r.zeros.perSec.toFixed(0).padStart(6)} msg/s | hub throughput × that ${r.zerosThroughputRatio.toFixed(2)}`);
+  console.log("   the floor with the journal's zeros written ahead (bare writes into a preallocated file):");
+  for (const r of rows)
+    console.log(
+      `   ${String(r.concurrency).padStart(7)} | bare into zeros median ${ms(r.zeros.median)}  ${r.zeros.perSec.toFixed(0).padStart(6)} msg/s | hub throughput × that ${r.zerosThroughputRatio.toFixed(2)}`,
+    );
   const one = rows[0];
   const sixteen = rows[rows.length - 1];
-  console.log(`   16 senders vs 1: throughput ×${(sixteen.hub.perSec / one.hub.perSec).toFixed(1)} (one batch at a time ×${(sixteen.serial.perSec / one.serial.perSec).toFixed(1)}, bare ×${(sixteen.bare.perSec / one.bare.perSec).toFixed(1)})`);
+  console.log(
+    `   16 senders vs 1: throughput ×${(sixteen.hub.perSec / one.hub.perSec).toFixed(1)} (one batch at a time ×${(sixteen.serial.perSec / one.serial.perSec).toFixed(1)}, bare ×${(sixteen.bare.perSec / one.bare.perSec).toFixed(1)})`,
+  );
   results.send = rows;
 }
 
@@ -163,14 +199,26 @@ async function historyGrowth() {
       const fillSecs = (performance.now() - t0) / 1000;
       const hub = await newHub(dir);
       const caller = { identity: 'alice', session: 'bench', node: 'bench' };
-      const r = await load(1, samples, async (i) => void (await hub.send(caller, { to: ['bob'], body: body(n + i), insist: true })));
+      const r = await load(
+        1,
+        samples,
+        async (i) => void (await hub.send(caller, { to: ['bob'], body: body(n + i), insist: true })),
+      );
       await hub.close();
       row[settle ? 'settled' : 'unsettled'] = { ...r, fillSecs };
     }
     // Naive lowdb: the whole document rewritten (and fsync'd) on every send.
     const naiveDir = tempDir(`bench-naive-${n}`);
-    const db = new Low(new DurableJsonFile<{ messages: unknown[] }>(join(naiveDir, 'db.json'), (v) => v), { messages: [] });
-    db.data.messages = Array.from({ length: n }, (_, i) => ({ id: String(i), from: 'alice', to: ['bob'], body: body(i), receipts: [] }));
+    const db = new Low(new DurableJsonFile<{ messages: unknown[] }>(join(naiveDir, 'db.json'), (v) => v), {
+      messages: [],
+    });
+    db.data.messages = Array.from({ length: n }, (_, i) => ({
+      id: String(i),
+      from: 'alice',
+      to: ['bob'],
+      body: body(i),
+      receipts: [],
+    }));
     const naiveSamples = n >= 100_000 ? 5 : n >= 10_000 ? 20 : 100;
     row.naiveLowdb = await load(1, naiveSamples, async (i) => {
       db.data.messages.push({ id: `x${i}`, from: 'alice', to: ['bob'], body: body(i), receipts: [] });
@@ -181,11 +229,15 @@ async function historyGrowth() {
   console.log('\n2. send latency (1 sender, median) with history already stored');
   console.log('   stored  | settled history | unsettled history | naive lowdb (whole file per write)');
   for (const r of rows as any[]) {
-    console.log(`   ${String(r.stored).padStart(7)} | ${ms(r.settled.median).padEnd(15)} | ${ms(r.unsettled.median).padEnd(17)} | ${ms(r.naiveLowdb.median)}`);
+    console.log(
+      `   ${String(r.stored).padStart(7)} | ${ms(r.settled.median).padEnd(15)} | ${ms(r.unsettled.median).padEnd(17)} | ${ms(r.naiveLowdb.median)}`,
+    );
   }
   const first = rows[0] as any;
   const last = rows[rows.length - 1] as any;
-  console.log(`   growth ${first.stored}→${last.stored}: settled ×${(last.settled.median / first.settled.median).toFixed(2)}, unsettled ×${(last.unsettled.median / first.unsettled.median).toFixed(2)}, naive lowdb ×${(last.naiveLowdb.median / first.naiveLowdb.median).toFixed(1)}`);
+  console.log(
+    `   growth ${first.stored}→${last.stored}: settled ×${(last.settled.median / first.settled.median).toFixed(2)}, unsettled ×${(last.unsettled.median / first.unsettled.median).toFixed(2)}, naive lowdb ×${(last.naiveLowdb.median / first.naiveLowdb.median).toFixed(1)}`,
+  );
   results.history = rows;
 }
 
@@ -211,7 +263,13 @@ async function pushLatency() {
   console.log('\n3. over the real bridge (SDK client → bridge → socket → hub → socket → bridge → SDK client)');
   console.log(`   send_handoff reply (durable): median ${ms(median(reply))}, p95 ${ms(p95(reply))}`);
   console.log(`   push arrives at the recipient: median ${median(push)} ms, p95 ${p95(push)} ms (ms clock)`);
-  results.bridge = { replyMedian: median(reply), replyP95: p95(reply), pushMedian: median(push), pushP95: p95(push), n };
+  results.bridge = {
+    replyMedian: median(reply),
+    replyP95: p95(reply),
+    pushMedian: median(push),
+    pushP95: p95(push),
+    n,
+  };
 }
 
 async function main() {
@@ -224,7 +282,10 @@ async function main() {
   console.log('\nresults written to .test-artifacts/bench.json');
 }
 
-main().then(() => process.exit(0), (e) => {
-  console.error(e);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

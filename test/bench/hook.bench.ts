@@ -10,12 +10,16 @@ import { DIST, NODE, startHub, tempDir } from '../helpers/hubProcess';
 
 const quick = process.argv.includes('--quick');
 const N = quick ? 15 : 60;
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
 function timed(args: string[], env: Record<string, string>, input: string): Promise<number> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'ignore', 'ignore'] });
+    const child = spawn(NODE, args, {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
     child.on('error', reject);
     child.on('close', () => resolve(performance.now() - t0));
     child.stdin.end(input);
@@ -31,7 +35,14 @@ async function main(): Promise<void> {
   const stalled = createServer(() => undefined);
   await new Promise<void>((r) => stalled.listen(silent, r));
   const hook = (socket: string) => [join(DIST, 'hook.js'), 'claude', 'PostToolUse', '--name', 'bob', '--hub', socket];
-  const input = (s: string) => JSON.stringify({ session_id: s, hook_event_name: 'PostToolUse', cwd: hub.workspace, tool_name: 'Bash', tool_input: { command: 'ls' } });
+  const input = (s: string) =>
+    JSON.stringify({
+      session_id: s,
+      hook_event_name: 'PostToolUse',
+      cwd: hub.workspace,
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+    });
   const cases: Record<string, () => Promise<number>> = {
     'bare node -e 0': () => timed(['-e', '0'], {}, ''),
     'hook, nothing waiting': () => timed(hook(hub.socket), {}, input('idle')),
@@ -47,7 +58,10 @@ async function main(): Promise<void> {
   const bare = pct(samples['bare node -e 0'], 0.5);
   console.log(`\nHook wall time (spawn → exit), ${N} alternating runs each:\n`);
   console.log('| case | p50 | p95 | p50 ÷ bare node |\n|---|---|---|---|');
-  for (const [k, xs] of Object.entries(samples)) console.log(`| ${k} | ${pct(xs, 0.5).toFixed(1)} ms | ${pct(xs, 0.95).toFixed(1)} ms | ${(pct(xs, 0.5) / bare).toFixed(2)} |`);
+  for (const [k, xs] of Object.entries(samples))
+    console.log(
+      `| ${k} | ${pct(xs, 0.5).toFixed(1)} ms | ${pct(xs, 0.95).toFixed(1)} ms | ${(pct(xs, 0.5) / bare).toFixed(2)} |`,
+    );
   stalled.close();
   await alice.close();
   await hub.stop();

@@ -14,7 +14,9 @@ import { installVsix, packageVsix } from '../vscode/vsix';
 
 const quick = process.argv.includes('--quick');
 const RUNS = quick ? 3 : 7;
-const compare = process.argv.includes('--compare') ? resolve(process.argv[process.argv.indexOf('--compare') + 1]) : undefined;
+const compare = process.argv.includes('--compare')
+  ? resolve(process.argv[process.argv.indexOf('--compare') + 1])
+  : undefined;
 const PROBE = join(ROOT, 'test', 'vscode', 'installed');
 
 interface Activation {
@@ -36,7 +38,8 @@ async function main(): Promise<void> {
   const dir = tempDir('install-bench');
   const vsix = packageVsix(dir);
   console.log('\nInstall size (kB = 1000 bytes):\n\n| file | size |\n|---|---|');
-  for (const f of ['extension.js', 'hubClient.js', 'hub.js', 'matrix.js', 'bridge.js', 'hook.js', 'cli.js']) console.log(`| dist/${f} | ${kb(statSync(join(DIST, f)).size)} |`);
+  for (const f of ['extension.js', 'hubClient.js', 'hub.js', 'matrix.js', 'bridge.js', 'hook.js', 'cli.js'])
+    console.log(`| dist/${f} | ${kb(statSync(join(DIST, f)).size)} |`);
   console.log(`| ${basename(vsix)} | ${kb(statSync(vsix).size)} |`);
   if (compare) console.log(`| ${basename(compare)} (compared) | ${kb(statSync(compare).size)} |`);
 
@@ -49,20 +52,38 @@ async function main(): Promise<void> {
     for (const b of builds) {
       const data = join(dir, `data-${i}-${b.runs.length}-${builds.indexOf(b)}`);
       mkdirSync(data);
-      const res = await runVsCode({ extensionPath: PROBE, testsPath: join(PROBE, 'activation.js'), extensionsDir: b.extensions, env: { XDG_DATA_HOME: data }, timeoutMs: 120_000 });
+      const res = await runVsCode({
+        extensionPath: PROBE,
+        testsPath: join(PROBE, 'activation.js'),
+        extensionsDir: b.extensions,
+        env: { XDG_DATA_HOME: data },
+        timeoutMs: 120_000,
+      });
       const line = /\[activation-probe\] (\{.*\})/.exec(res.logs)?.[1];
-      if (res.exitCode !== 0 || !line) throw new Error(`activation window ${i + 1} of ${basename(b.file)} failed:\n${res.logs.split('\n').filter((l) => /probe|rror/.test(l)).join('\n')}`);
+      if (res.exitCode !== 0 || !line)
+        throw new Error(
+          `activation window ${i + 1} of ${basename(b.file)} failed:\n${res.logs
+            .split('\n')
+            .filter((l) => /probe|rror/.test(l))
+            .join('\n')}`,
+        );
       b.runs.push(JSON.parse(line) as Activation);
     }
   }
-  console.log(`\nActivation of the installed extension, ${RUNS} windows each${compare ? ', alternating' : ''} (median, min–max; VS Code's marks, 1 ms steps):\n`);
-  console.log('| build | load dist/extension.js | activate() | activation (load + activate) | wall, load start → activated | until the hub runs |\n|---|---|---|---|---|---|');
+  console.log(
+    `\nActivation of the installed extension, ${RUNS} windows each${compare ? ', alternating' : ''} (median, min–max; VS Code's marks, 1 ms steps):\n`,
+  );
+  console.log(
+    '| build | load dist/extension.js | activate() | activation (load + activate) | wall, load start → activated | until the hub runs |\n|---|---|---|---|---|---|',
+  );
   for (const b of builds) {
     const cell = (f: (r: Activation) => number) => {
       const xs = b.runs.map(f);
       return `${median(xs).toFixed(0)} ms (${Math.min(...xs)}–${Math.max(...xs)})`;
     };
-    console.log(`| ${basename(b.file)} | ${cell((r) => r.loadMs)} | ${cell((r) => r.activateMs)} | ${cell((r) => r.loadMs + r.activateMs)} | ${cell((r) => r.wallMs)} | ${cell((r) => r.hubReadyMs)} |`);
+    console.log(
+      `| ${basename(b.file)} | ${cell((r) => r.loadMs)} | ${cell((r) => r.activateMs)} | ${cell((r) => r.loadMs + r.activateMs)} | ${cell((r) => r.wallMs)} | ${cell((r) => r.hubReadyMs)} |`,
+    );
   }
 }
 

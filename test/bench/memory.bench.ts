@@ -12,7 +12,8 @@ import { Hub } from '../../extension/hub/hub';
 import { ROOT, startHub, tempDir } from '../helpers/hubProcess';
 
 const MB = 1024 * 1024;
-const body = (i: number) => `Handoff ${i}: please review the change in src/module${i % 50}.ts and report back. `.padEnd(300, '.');
+const body = (i: number) =>
+  `Handoff ${i}: please review the change in src/module${i % 50}.ts and report back. `.padEnd(300, '.');
 
 async function prefill(storeDir: string, n: number): Promise<void> {
   const hub = new Hub({ workspace: ROOT, storeDir, node: 'bench' });
@@ -20,12 +21,14 @@ async function prefill(storeDir: string, n: number): Promise<void> {
   for (const name of ['alice', 'bob']) await hub.remember(name);
   const alice = { identity: 'alice', session: 'fill', node: 'bench' };
   let next = 0;
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next < n) {
-      next++;
-      await hub.send(alice, { to: ['bob'], body: body(next), insist: true });
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < n) {
+        next++;
+        await hub.send(alice, { to: ['bob'], body: body(next), insist: true });
+      }
+    }),
+  );
   await hub.close();
 }
 
@@ -36,7 +39,14 @@ async function child(storeDir: string): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc!;
   for (let i = 0; i < 3; i++) gc();
   const m = process.memoryUsage();
-  process.stdout.write(JSON.stringify({ open: Object.keys(hub.state.hot).length, heapUsed: m.heapUsed, rss: m.rss, peakRss: process.resourceUsage().maxRSS * 1024 }));
+  process.stdout.write(
+    JSON.stringify({
+      open: Object.keys(hub.state.hot).length,
+      heapUsed: m.heapUsed,
+      rss: m.rss,
+      peakRss: process.resourceUsage().maxRSS * 1024,
+    }),
+  );
   process.exit(0);
 }
 
@@ -60,11 +70,18 @@ async function main(): Promise<void> {
   const hwm = status(hub.proc.pid!, 'VmHWM');
   await hub.stop();
   rmSync(storeDir, { recursive: true, force: true });
-  console.log(`${inProcess.open} open, in process after GC: heapUsed ${(inProcess.heapUsed / MB).toFixed(0)} MB, RSS ${(inProcess.rss / MB).toFixed(0)} MB, peak RSS ${(inProcess.peakRss / MB).toFixed(0)} MB`);
-  console.log(`hub process (dist/hub.js): RSS ${(rss / MB).toFixed(0)} MB, high-water mark ${(hwm / MB).toFixed(0)} MB (target ≤ 150 MB)`);
+  console.log(
+    `${inProcess.open} open, in process after GC: heapUsed ${(inProcess.heapUsed / MB).toFixed(0)} MB, RSS ${(inProcess.rss / MB).toFixed(0)} MB, peak RSS ${(inProcess.peakRss / MB).toFixed(0)} MB`,
+  );
+  console.log(
+    `hub process (dist/hub.js): RSS ${(rss / MB).toFixed(0)} MB, high-water mark ${(hwm / MB).toFixed(0)} MB (target ≤ 150 MB)`,
+  );
 }
 
-main().then(() => process.exit(0), (e) => {
-  console.error(e);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -86,9 +86,11 @@ async function throughput(r: Running): Promise<number> {
   const until = performance.now() + ROUND_BUDGET_MS;
   const before = r.stored;
   const t = performance.now();
-  await Promise.all(r.senders.map(async (s) => {
-    for (let i = 0; i < PER_SENDER && performance.now() < until; i++) await send(r, s).catch(() => void r.failed++);
-  }));
+  await Promise.all(
+    r.senders.map(async (s) => {
+      for (let i = 0; i < PER_SENDER && performance.now() < until; i++) await send(r, s).catch(() => void r.failed++);
+    }),
+  );
   return (r.stored - before) / ((performance.now() - t) / 1000);
 }
 
@@ -104,7 +106,8 @@ async function push(r: Running): Promise<Row['push']> {
   for (let i = 0; i < PUSHES; i++) {
     const t = performance.now();
     await send(r);
-    while (!r.bob.notifications.some((n) => n.at > t) && performance.now() - t < PUSH_WAIT_MS) await new Promise((res) => setTimeout(res, 2));
+    while (!r.bob.notifications.some((n) => n.at > t) && performance.now() - t < PUSH_WAIT_MS)
+      await new Promise((res) => setTimeout(res, 2));
     const got = r.bob.notifications.find((n) => n.at > t);
     if (!got) return null;
     lat.push(got.at - t);
@@ -134,7 +137,7 @@ async function measure(systems: Running[]): Promise<Row[]> {
   const per = SAMPLES / ROUNDS;
   for (let round = 0; round < ROUNDS; round++) {
     for (const s of systems) {
-      s.lat.push(...await timed(per, () => send(s)));
+      s.lat.push(...(await timed(per, () => send(s))));
       if (round < THROUGHPUT_ROUNDS) s.rates.push(await throughput(s));
     }
   }
@@ -145,14 +148,24 @@ async function measure(systems: Running[]): Promise<Row[]> {
   for (const s of systems) pushes.set(s, await push(s));
   console.log(`  storing up to ${STORED} messages each (at most ${FILL_BUDGET_MS / 1000} s), then sending again…`);
   for (const s of systems) await fill(s);
-  for (let round = 0; round < ROUNDS; round++) for (const s of systems) s.after.push(...await timed(AFTER_SAMPLES / ROUNDS, () => send(s)));
+  for (let round = 0; round < ROUNDS; round++)
+    for (const s of systems) s.after.push(...(await timed(AFTER_SAMPLES / ROUNDS, () => send(s))));
   const lost = new Map<Running, number>();
   console.log(`  kill -9 after ${DURABLE} acknowledged sends…`);
   for (const s of systems) lost.set(s, await lostAfterKill(s));
   return systems.map((s) => ({
-    name: s.bus.name, version: s.bus.version, transport: s.bus.transport,
-    sendMedianMs: median(s.lat), sendP95Ms: p95(s.lat), throughput8: median(s.rates), failed8: s.failed,
-    stored: s.stored, sendAfterStoredMs: median(s.after), fsyncsPerSend: fsyncs.get(s)!, push: pushes.get(s)!, lost: lost.get(s)!,
+    name: s.bus.name,
+    version: s.bus.version,
+    transport: s.bus.transport,
+    sendMedianMs: median(s.lat),
+    sendP95Ms: p95(s.lat),
+    throughput8: median(s.rates),
+    failed8: s.failed,
+    stored: s.stored,
+    sendAfterStoredMs: median(s.after),
+    fsyncsPerSend: fsyncs.get(s)!,
+    push: pushes.get(s)!,
+    lost: lost.get(s)!,
   }));
 }
 
@@ -162,7 +175,11 @@ async function main() {
   const relay = agentRelayUnavailable();
   const systems: Running[] = [];
   const skipped: { name: string; why: string }[] = [{ name: `Agent Relay ${RELAY_VERSION}`, why: relay }];
-  for (const [name, start] of [['Handoff', startHandoff], ['MCP Agent Mail', startAgentMail], ['agent-mailbox', startAgentMailbox]] as const) {
+  for (const [name, start] of [
+    ['Handoff', startHandoff],
+    ['MCP Agent Mail', startAgentMail],
+    ['agent-mailbox', startAgentMailbox],
+  ] as const) {
     try {
       console.log(`  starting ${name}…`);
       systems.push(await open(start));
@@ -180,19 +197,50 @@ async function main() {
   printTable(date, rows, skipped);
   const dir = join(ROOT, '.test-artifacts', 'bench');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'peers.json'), JSON.stringify({ date, node: process.version, quick, rows, skipped, fsyncMethod: 'strace -f -c -e trace=fsync,fdatasync,sync_file_range -p <server pid>' }, null, 2));
+  writeFileSync(
+    join(dir, 'peers.json'),
+    JSON.stringify(
+      {
+        date,
+        node: process.version,
+        quick,
+        rows,
+        skipped,
+        fsyncMethod: 'strace -f -c -e trace=fsync,fdatasync,sync_file_range -p <server pid>',
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 function printTable(date: string, rows: Row[], skipped: { name: string; why: string }[]) {
   const [ref] = rows;
   const ratio = (v: number, base: number) => (base > 0 ? ` (×${(v / base).toFixed(2)})` : '');
   const lines: [string, (r: Row) => string][] = [
-    ['send median', (r) => `${r.sendMedianMs.toFixed(2)} ms${r === ref ? '' : ratio(r.sendMedianMs, ref.sendMedianMs)}`],
+    [
+      'send median',
+      (r) => `${r.sendMedianMs.toFixed(2)} ms${r === ref ? '' : ratio(r.sendMedianMs, ref.sendMedianMs)}`,
+    ],
     ['send p95', (r) => `${r.sendP95Ms.toFixed(2)} ms${r === ref ? '' : ratio(r.sendP95Ms, ref.sendP95Ms)}`],
-    [`${SENDERS} senders`, (r) => `${r.throughput8 < 100 ? r.throughput8.toPrecision(2) : r.throughput8.toFixed(0)} msg/s${r === ref ? '' : ratio(r.throughput8, ref.throughput8)}${r.failed8 ? `, ${r.failed8} sends failed` : ''}`],
-    [`send median, N stored (≤ ${STORED}, ${FILL_BUDGET_MS / 1000} s to store)`, (r) => `${r.sendAfterStoredMs.toFixed(2)} ms, N=${r.stored}${r === ref ? '' : ratio(r.sendAfterStoredMs, ref.sendAfterStoredMs)}`],
-    ['fsyncs per send', (r) => `${r.fsyncsPerSend.toFixed(2)}${r === ref ? '' : ratio(r.fsyncsPerSend, ref.fsyncsPerSend)}`],
-    ['push to live recipient', (r) => (r.push ? `yes, ${r.push.ms.toFixed(1)} ms` : `no (nothing in ${PUSH_WAIT_MS / 1000} s)`)],
+    [
+      `${SENDERS} senders`,
+      (r) =>
+        `${r.throughput8 < 100 ? r.throughput8.toPrecision(2) : r.throughput8.toFixed(0)} msg/s${r === ref ? '' : ratio(r.throughput8, ref.throughput8)}${r.failed8 ? `, ${r.failed8} sends failed` : ''}`,
+    ],
+    [
+      `send median, N stored (≤ ${STORED}, ${FILL_BUDGET_MS / 1000} s to store)`,
+      (r) =>
+        `${r.sendAfterStoredMs.toFixed(2)} ms, N=${r.stored}${r === ref ? '' : ratio(r.sendAfterStoredMs, ref.sendAfterStoredMs)}`,
+    ],
+    [
+      'fsyncs per send',
+      (r) => `${r.fsyncsPerSend.toFixed(2)}${r === ref ? '' : ratio(r.fsyncsPerSend, ref.fsyncsPerSend)}`,
+    ],
+    [
+      'push to live recipient',
+      (r) => (r.push ? `yes, ${r.push.ms.toFixed(1)} ms` : `no (nothing in ${PUSH_WAIT_MS / 1000} s)`),
+    ],
     [`lost after kill -9 (of ${DURABLE})`, (r) => String(r.lost)],
   ];
   console.log(`\n${date.slice(0, 10)} · ${quick ? 'quick' : 'full'} run · ratios are peer / Handoff`);
@@ -201,10 +249,15 @@ function printTable(date: string, rows: Row[], skipped: { name: string; why: str
   console.log(`| transport | ${rows.map((r) => r.transport).join(' | ')} |`);
   for (const [label, cell] of lines) console.log(`| ${label} | ${rows.map(cell).join(' | ')} |`);
   for (const s of skipped) console.log(`\nNot measured: ${s.name}: ${s.why}`);
-  console.log(`\nfsyncs: strace -f -c attached to the server process during ${FSYNC_SENDS} sends (fsync, fdatasync, sync_file_range).`);
+  console.log(
+    `\nfsyncs: strace -f -c attached to the server process during ${FSYNC_SENDS} sends (fsync, fdatasync, sync_file_range).`,
+  );
 }
 
-main().then(() => process.exit(0), (e) => {
-  console.error(e);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -16,11 +16,15 @@ const upsertCodexServer = (toml: string, name: string, t: string) => upsertTable
 describe('Codex config', () => {
   it('appends the table, naming HANDOFF_HUB in env_vars', () => {
     const out = upsertCodexServer('', 'handoff', table);
-    assert.equal(out, '[mcp_servers.handoff]\ncommand = "/opt/code/node"\nargs = ["/ext/dist/bridge.js"]\nenv = { ELECTRON_RUN_AS_NODE = "1" }\nenv_vars = ["HANDOFF_HUB"]\n');
+    assert.equal(
+      out,
+      '[mcp_servers.handoff]\ncommand = "/opt/code/node"\nargs = ["/ext/dist/bridge.js"]\nenv = { ELECTRON_RUN_AS_NODE = "1" }\nenv_vars = ["HANDOFF_HUB"]\n',
+    );
   });
 
   it('keeps everything else and replaces its own table and sub-tables in place', () => {
-    const before = 'model = "o4"\n\n[mcp_servers.handoff]\ncommand = "old"\n\n[mcp_servers.handoff.env]\nX = "1"\n\n[mcp_servers.other]\ncommand = "other"\n';
+    const before =
+      'model = "o4"\n\n[mcp_servers.handoff]\ncommand = "old"\n\n[mcp_servers.handoff.env]\nX = "1"\n\n[mcp_servers.other]\ncommand = "other"\n';
     const out = upsertCodexServer(before, 'handoff', table);
     assert.equal(out.match(/\[mcp_servers\.handoff/g)?.length, 1, 'one table, no stale sub-table');
     assert.ok(out.startsWith('model = "o4"\n\n[mcp_servers.handoff]\ncommand = "/opt/code/node"'));
@@ -37,21 +41,49 @@ describe('Codex config', () => {
 describe('Send Handoff text', () => {
   const base = { message_id: '01JD3V7W2K8Q5X9Y4Z6A1B2C3D', seq: 1, thread: 't' };
   it('says queued when nobody is live and pushed with the session count otherwise — never just "sent"', () => {
-    const text = describeResult({ ...base, state: 'pushed', recipients: [{ identity: 'bob', state: 'pushed', sessions: 2, seen_when: 'next_tool_call' }, { identity: 'eve', state: 'queued', sessions: 0, seen_when: 'when_it_calls_inbox' }] });
-    assert.match(text, /pushed to bob \(2 sessions\), its model sees it after its current tool call; queued for eve \(no live session; it is pushed when one connects\), its model sees it only when it calls inbox/);
+    const text = describeResult({
+      ...base,
+      state: 'pushed',
+      recipients: [
+        { identity: 'bob', state: 'pushed', sessions: 2, seen_when: 'next_tool_call' },
+        { identity: 'eve', state: 'queued', sessions: 0, seen_when: 'when_it_calls_inbox' },
+      ],
+    });
+    assert.match(
+      text,
+      /pushed to bob \(2 sessions\), its model sees it after its current tool call; queued for eve \(no live session; it is pushed when one connects\), its model sees it only when it calls inbox/,
+    );
     assert.match(text, /Not proof of reading/);
     assert.doesNotMatch(text, /\bsent\b/);
   });
 
   it('says a duplicate was not sent again', () => {
-    const text = describeResult({ ...base, state: 'pushed', recipients: [], duplicate: { why: 'probable_duplicate', note: 'Same body moments ago.' } });
+    const text = describeResult({
+      ...base,
+      state: 'pushed',
+      recipients: [],
+      duplicate: { why: 'probable_duplicate', note: 'Same body moments ago.' },
+    });
     assert.equal(text, 'Not sent again: Same body moments ago. (01JD3V7W2K8Q5X9Y4Z6A1B2C3D)');
   });
 
   it('lists live identities first, marks ghosts, and leaves out the sender', () => {
-    const cov = (identity: string, liveSessions: number, ghost = false) => ({ identity, addressed: 1, acked: 0, liveSessions, unacked: ghost ? 2 : 0, ghost });
-    const picks = recipientPicks({ coverage: [cov('zed', 1), cov('amy', 0, true), cov('me', 1), cov('bob', 2)] } as unknown as Snapshot, 'me');
-    assert.deepEqual(picks.map((p) => p.identity), ['bob', 'zed', 'amy', '*']);
+    const cov = (identity: string, liveSessions: number, ghost = false) => ({
+      identity,
+      addressed: 1,
+      acked: 0,
+      liveSessions,
+      unacked: ghost ? 2 : 0,
+      ghost,
+    });
+    const picks = recipientPicks(
+      { coverage: [cov('zed', 1), cov('amy', 0, true), cov('me', 1), cov('bob', 2)] } as unknown as Snapshot,
+      'me',
+    );
+    assert.deepEqual(
+      picks.map((p) => p.identity),
+      ['bob', 'zed', 'amy', '*'],
+    );
     assert.equal(picks[2].description, 'ghost · 2 unacked, nobody connected');
     assert.match(picks[0].label, /^\$\(circle-filled\) bob$/);
   });
@@ -60,7 +92,8 @@ describe('Send Handoff text', () => {
 describe('notification text', () => {
   it('cannot carry a clickable command link from a body', () => {
     const linked = /\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^)\s]+)/i; // VS Code's notification link syntax
-    const body = 'see [Run me](command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22rm%22%7D) and [docs](https://x.y)';
+    const body =
+      'see [Run me](command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22rm%22%7D) and [docs](https://x.y)';
     assert.match(body, linked);
     assert.doesNotMatch(inertLinks(body), linked);
     assert.equal(inertLinks(body).replace(/\u200b/g, ''), body, 'nothing else changes');
@@ -70,15 +103,48 @@ describe('notification text', () => {
 describe('panel model', () => {
   const now = Date.UTC(2026, 0, 1, 12, 0, 0);
   const entry = (id: string, overdue: boolean, recipients: LedgerEntry['recipients']): LedgerEntry => ({
-    id, seq: id.charCodeAt(0), from: 'alice', thread: id, preview: '<b>hi</b>', sentAt: now - 5000, dueAt: now - 1000, requiresAck: true, recipients, overdue, deadLettered: false, resolved: false,
-    pending: true, awaitingAck: recipients.some((r) => r.awaitingAck),
+    id,
+    seq: id.charCodeAt(0),
+    from: 'alice',
+    thread: id,
+    preview: '<b>hi</b>',
+    sentAt: now - 5000,
+    dueAt: now - 1000,
+    requiresAck: true,
+    recipients,
+    overdue,
+    deadLettered: false,
+    resolved: false,
+    pending: true,
+    awaitingAck: recipients.some((r) => r.awaitingAck),
   });
-  const acked = entry('A', false, [{ recipient: 'bob', state: 'acked', sessionsPushed: 1, overdue: false, awaitingAck: false, lastReceipt: { kind: 'ack', by: 'bob', session: 'bob-1', node: 'n1', at: now - 2000 } }]);
-  const late = entry('B', true, [{ recipient: 'eve', state: 'queued', sessionsPushed: 0, overdue: true, awaitingAck: true }]);
+  const acked = entry('A', false, [
+    {
+      recipient: 'bob',
+      state: 'acked',
+      sessionsPushed: 1,
+      overdue: false,
+      awaitingAck: false,
+      lastReceipt: { kind: 'ack', by: 'bob', session: 'bob-1', node: 'n1', at: now - 2000 },
+    },
+  ]);
+  const late = entry('B', true, [
+    { recipient: 'eve', state: 'queued', sessionsPushed: 0, overdue: true, awaitingAck: true },
+  ]);
   const snapshot = {
-    node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [],
-    pending: [acked, late], overdue: { count: 1, oldestSentAt: late.sentAt, ids: ['B'] }, messages: [late, acked], people: [],
-    openCount: 2, pendingCount: 2, awaitingAckCount: 1,
+    node: 'n1',
+    workspace: '/w',
+    now,
+    store: { ok: true, dir: '/s', archived: 0 },
+    sessions: [],
+    coverage: [],
+    pending: [acked, late],
+    overdue: { count: 1, oldestSentAt: late.sentAt, ids: ['B'] },
+    messages: [late, acked],
+    people: [],
+    openCount: 2,
+    pendingCount: 2,
+    awaitingAckCount: 1,
   } satisfies Snapshot;
 
   it('labels each receipt state with who and when, and flags the overdue recipient', () => {
@@ -95,11 +161,36 @@ describe('panel model', () => {
     assert.equal(m.events[0].preview, '<b>hi</b>', 'text is passed through as text; the view never parses it');
   });
 
-  it('the status bar shows the hub\'s count of handoffs awaiting an ACK, and a surfaced one with its path', () => {
-    const onlyAcked = { ...snapshot, pending: [acked], overdue: { count: 0, ids: [] }, messages: [acked], awaitingAckCount: 0 } satisfies Snapshot;
-    assert.equal(statusView({ kind: 'running', pid: 42 }, onlyAcked, now).text, '$(check-all) Handoff', 'nothing awaiting an ACK');
-    const seen = entry('C', false, [{ recipient: 'bob', state: 'surfaced', sessionsPushed: 1, overdue: false, awaitingAck: true, surfaced: { session: 's-1', node: 'n1', at: now - 1000, path: 'hook', via: 'claude PostToolUse' } }]);
-    const waiting = { ...snapshot, pending: [seen], overdue: { count: 0, ids: [] }, messages: [seen], awaitingAckCount: 1 } satisfies Snapshot;
+  it("the status bar shows the hub's count of handoffs awaiting an ACK, and a surfaced one with its path", () => {
+    const onlyAcked = {
+      ...snapshot,
+      pending: [acked],
+      overdue: { count: 0, ids: [] },
+      messages: [acked],
+      awaitingAckCount: 0,
+    } satisfies Snapshot;
+    assert.equal(
+      statusView({ kind: 'running', pid: 42 }, onlyAcked, now).text,
+      '$(check-all) Handoff',
+      'nothing awaiting an ACK',
+    );
+    const seen = entry('C', false, [
+      {
+        recipient: 'bob',
+        state: 'surfaced',
+        sessionsPushed: 1,
+        overdue: false,
+        awaitingAck: true,
+        surfaced: { session: 's-1', node: 'n1', at: now - 1000, path: 'hook', via: 'claude PostToolUse' },
+      },
+    ]);
+    const waiting = {
+      ...snapshot,
+      pending: [seen],
+      overdue: { count: 0, ids: [] },
+      messages: [seen],
+      awaitingAckCount: 1,
+    } satisfies Snapshot;
     assert.equal(statusView({ kind: 'running', pid: 42 }, waiting, now).text, '$(clock) Handoff 1');
     const bob = panelModel({ kind: 'running', pid: 42 }, waiting, 'all', 'maria').events[0].recipients[0];
     assert.match(bob.label, /^surfaced · claude \d\d:\d\d:\d\d$/);
@@ -108,12 +199,20 @@ describe('panel model', () => {
 
   it('filters to the overdue items when the status bar asks', () => {
     const m = panelModel({ kind: 'running', pid: 42 }, snapshot, 'overdue', 'maria');
-    assert.deepEqual(m.events.map((e) => e.id), ['B']);
+    assert.deepEqual(
+      m.events.map((e) => e.id),
+      ['B'],
+    );
     assert.equal(m.pending.length, 2, 'the pending ledger is not filtered');
   });
 
   it('says why the hub is down', () => {
-    const m = panelModel({ kind: 'down', reason: 'The hub was killed (SIGKILL).', restarting: true }, undefined, 'all', 'maria');
+    const m = panelModel(
+      { kind: 'down', reason: 'The hub was killed (SIGKILL).', restarting: true },
+      undefined,
+      'all',
+      'maria',
+    );
     assert.equal(m.hub.state, 'down');
     assert.equal(m.hub.detail, 'The hub was killed (SIGKILL). Restarting…');
   });

@@ -8,18 +8,50 @@ import type { LedgerEntry, LinkStatus, Snapshot } from '../../extension/protocol
 
 const now = Date.UTC(2026, 0, 1, 12, 0, 0);
 const link = (over: Partial<LinkStatus> = {}): LinkStatus => ({
-  transport: 'matrix', state: 'connected', homeserver: 'https://hs.example.org', userId: '@alice:example.org', room: '!abc:example.org',
-  outbox: 0, lastSyncAt: now, advisoryReads: {}, advisoryReadsNote: 'Per user, not per session; advisory, never an ACK.', ...over,
+  transport: 'matrix',
+  state: 'connected',
+  homeserver: 'https://hs.example.org',
+  userId: '@alice:example.org',
+  room: '!abc:example.org',
+  outbox: 0,
+  lastSyncAt: now,
+  advisoryReads: {},
+  advisoryReadsNote: 'Per user, not per session; advisory, never an ACK.',
+  ...over,
 });
 const entry: LedgerEntry = {
-  id: 'M1', seq: 1, from: 'alice', thread: 'M1', preview: 'review', sentAt: now - 5000, dueAt: now + 60_000, requiresAck: true,
-  recipients: [{ recipient: 'bob@nodeB', state: 'pushed', sessionsPushed: 0, overdue: false, awaitingAck: true }], overdue: false, deadLettered: false, resolved: false,
-  pending: true, awaitingAck: true,
+  id: 'M1',
+  seq: 1,
+  from: 'alice',
+  thread: 'M1',
+  preview: 'review',
+  sentAt: now - 5000,
+  dueAt: now + 60_000,
+  requiresAck: true,
+  recipients: [{ recipient: 'bob@nodeB', state: 'pushed', sessionsPushed: 0, overdue: false, awaitingAck: true }],
+  overdue: false,
+  deadLettered: false,
+  resolved: false,
+  pending: true,
+  awaitingAck: true,
 };
-const snapshot = (r?: LinkStatus) => ({
-  node: 'n1', workspace: '/w', now, store: { ok: true, dir: '/s', archived: 0 }, sessions: [], coverage: [],
-  pending: [entry], overdue: { count: 0, ids: [] }, messages: [entry], people: [], openCount: 1, pendingCount: 1, awaitingAckCount: 1, ...(r ? { link: r } : {}),
-} satisfies Snapshot);
+const snapshot = (r?: LinkStatus) =>
+  ({
+    node: 'n1',
+    workspace: '/w',
+    now,
+    store: { ok: true, dir: '/s', archived: 0 },
+    sessions: [],
+    coverage: [],
+    pending: [entry],
+    overdue: { count: 0, ids: [] },
+    messages: [entry],
+    people: [],
+    openCount: 1,
+    pendingCount: 1,
+    awaitingAckCount: 1,
+    ...(r ? { link: r } : {}),
+  }) satisfies Snapshot;
 const running = { kind: 'running' as const, pid: 1 };
 
 describe('Matrix in the panel model', () => {
@@ -37,8 +69,16 @@ describe('Matrix in the panel model', () => {
   });
 
   it('shows refused node claims, shared accounts and what the hub did not take', () => {
-    const notices = ['Refused: @m:x claimed node nodeA — nodeA is bound to @a:x.', 'Nodes nodeB, nodeC share the Matrix account @b:x: they cannot be told apart (each could speak for the others).'];
-    const m = panelModel(running, snapshot(link({ notices, dropped: { not_allowed: 1, forged_node: 2 } })), 'all', 'maria').matrix!;
+    const notices = [
+      'Refused: @m:x claimed node nodeA — nodeA is bound to @a:x.',
+      'Nodes nodeB, nodeC share the Matrix account @b:x: they cannot be told apart (each could speak for the others).',
+    ];
+    const m = panelModel(
+      running,
+      snapshot(link({ notices, dropped: { not_allowed: 1, forged_node: 2 } })),
+      'all',
+      'maria',
+    ).matrix!;
     assert.deepEqual(m.notices, notices);
     assert.equal(m.droppedLabel, '3 room events not taken: forged node 2, not allowed 1');
     const quiet = panelModel(running, snapshot(link()), 'all', 'maria').matrix!;
@@ -47,10 +87,20 @@ describe('Matrix in the panel model', () => {
   });
 
   it('says why when refused or retrying, in the tone of the problem', () => {
-    const refused = panelModel(running, snapshot(link({ state: 'refused', error: '401 M_UNKNOWN_TOKEN' })), 'all', 'maria').matrix!;
+    const refused = panelModel(
+      running,
+      snapshot(link({ state: 'refused', error: '401 M_UNKNOWN_TOKEN' })),
+      'all',
+      'maria',
+    ).matrix!;
     assert.equal(refused.tone, 'error');
     assert.equal(refused.headline, 'Matrix refused by https://hs.example.org: 401 M_UNKNOWN_TOKEN');
-    const retrying = panelModel(running, snapshot(link({ state: 'retrying', error: 'ECONNREFUSED' })), 'all', 'maria').matrix!;
+    const retrying = panelModel(
+      running,
+      snapshot(link({ state: 'retrying', error: 'ECONNREFUSED' })),
+      'all',
+      'maria',
+    ).matrix!;
     assert.equal(retrying.tone, 'warn');
   });
 
@@ -58,7 +108,10 @@ describe('Matrix in the panel model', () => {
     const r = link({ advisoryReads: { M1: [{ user: '@bob:example.org', at: now }] } });
     const model = panelModel(running, snapshot(r), 'all', 'maria');
     const row = model.events[0];
-    assert.match(row.advisoryReads!.label, /^@bob:example\.org \d\d:\d\d:\d\d · m\.read, advisory \(per Matrix user, not per session\)$/);
+    assert.match(
+      row.advisoryReads!.label,
+      /^@bob:example\.org \d\d:\d\d:\d\d · m\.read, advisory \(per Matrix user, not per session\)$/,
+    );
     assert.equal(row.advisoryReads!.note, r.advisoryReadsNote);
     assert.equal(row.recipients[0].state, 'pushed', 'an m.read does not move the recipient state');
     assert.equal(model.pending[0].advisoryReads?.label, row.advisoryReads!.label);
@@ -71,6 +124,9 @@ describe('Matrix in the status bar', () => {
     assert.equal(linkBadge(link({ outbox: 2 })), '$(cloud-upload) 2');
     assert.equal(linkBadge(link({ state: 'retrying' })), '$(debug-disconnect) Matrix retrying');
     assert.equal(linkBadge(link({ state: 'refused' })), '$(debug-disconnect) Matrix refused');
-    assert.match(linkTooltip(link({ state: 'retrying', error: 'ECONNREFUSED', outbox: 1 })), /^Matrix retrying https:\/\/hs\.example\.org: ECONNREFUSED\noutbox 1 \(not on the homeserver yet\) · last sync/);
+    assert.match(
+      linkTooltip(link({ state: 'retrying', error: 'ECONNREFUSED', outbox: 1 })),
+      /^Matrix retrying https:\/\/hs\.example\.org: ECONNREFUSED\noutbox 1 \(not on the homeserver yet\) · last sync/,
+    );
   });
 });

@@ -27,7 +27,11 @@ interface Entry {
   at: number;
 }
 
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -38,69 +42,99 @@ async function until<T>(what: string, probe: () => T | undefined | false | Promi
 }
 
 describe('Never cut off, in a real VS Code', () => {
-  itNeeds(missing, 'an agent in an integrated terminal keeps receiving and ACKing handoffs across Reload Window and Restart Hub', { timeout: 240_000 }, async () => {
-    let alice: Agent | undefined;
-    const figures: string[] = [];
-    const res = await runVsCode({
-      extensionPath: ROOT,
-      viewport: { width: 1280, height: 800 },
-      timeoutMs: 210_000,
-      onPage: async (page: Page, ctx) => {
-        const log = join(ctx.tempDir, 'terminal-agent.jsonl');
-        const entries = (): Entry[] => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Entry) : []);
-        await statusBarItem(page, 'Handoff').first().waitFor({ timeout: 30_000 });
-        const socket = await hubSocket(ctx.workspace);
-        const firstHub = hubProcesses(ctx.workspace)[0].pid;
+  itNeeds(
+    missing,
+    'an agent in an integrated terminal keeps receiving and ACKing handoffs across Reload Window and Restart Hub',
+    { timeout: 240_000 },
+    async () => {
+      let alice: Agent | undefined;
+      const figures: string[] = [];
+      const res = await runVsCode({
+        extensionPath: ROOT,
+        viewport: { width: 1280, height: 800 },
+        timeoutMs: 210_000,
+        onPage: async (page: Page, ctx) => {
+          const log = join(ctx.tempDir, 'terminal-agent.jsonl');
+          const entries = (): Entry[] =>
+            existsSync(log)
+              ? readFileSync(log, 'utf8')
+                  .trim()
+                  .split('\n')
+                  .filter(Boolean)
+                  .map((l) => JSON.parse(l) as Entry)
+              : [];
+          await statusBarItem(page, 'Handoff').first().waitFor({ timeout: 30_000 });
+          const socket = await hubSocket(ctx.workspace);
+          const firstHub = hubProcesses(ctx.workspace)[0].pid;
 
-        // The agent, started in an integrated terminal as a person would start a CLI.
-        await runCommand(page, 'Terminal: Create New Terminal');
-        await page.locator('.terminal-wrapper.active .xterm').first().waitFor({ timeout: 30_000 });
-        await sleep(500); // the shell draws its prompt
-        await page.keyboard.type(`${NODE} ${join(ROOT, 'test', 'e2e', 'terminalAgent.mjs')} ${ROOT} ${log} bob ${ctx.workspace}`);
-        await page.keyboard.press('Enter');
-        const agentPid = (await until('the terminal agent to connect', () => entries().find((e) => e.ready)))!.ready!;
-        alice = await connectAgent({ socket, name: 'alice' });
-        await until('bob live', async () => (await alice!.ok('list_peers')).peers.some((p: any) => p.identity === 'bob' && p.live_sessions === 1));
+          // The agent, started in an integrated terminal as a person would start a CLI.
+          await runCommand(page, 'Terminal: Create New Terminal');
+          await page.locator('.terminal-wrapper.active .xterm').first().waitFor({ timeout: 30_000 });
+          await sleep(500); // the shell draws its prompt
+          await page.keyboard.type(
+            `${NODE} ${join(ROOT, 'test', 'e2e', 'terminalAgent.mjs')} ${ROOT} ${log} bob ${ctx.workspace}`,
+          );
+          await page.keyboard.press('Enter');
+          const agentPid = (await until('the terminal agent to connect', () => entries().find((e) => e.ready)))!.ready!;
+          alice = await connectAgent({ socket, name: 'alice' });
+          await until('bob live', async () =>
+            (await alice!.ok('list_peers')).peers.some((p: any) => p.identity === 'bob' && p.live_sessions === 1),
+          );
 
-        const handoff = async (body: string) => {
-          const id = (await alice!.ok('send_handoff', { to: 'bob', body })).message_id as string;
-          await until(`bob's ACK of "${body}"`, () => entries().some((e) => e.ack === id && e.ok));
-          const d = (await alice!.ok('get_receipts', { message_id: id })).deliveries[0];
-          assert.equal(d.state, 'acked');
-          return id;
-        };
-        const newHub = async (old: number) => until('a new hub', () => hubProcesses(ctx.workspace).find((h) => h.pid !== old && existsSync(h.socket)), 60_000);
-        const liveAgain = async (what: string, since: number) => {
-          await until(`bob live after ${what}`, async () => (await alice!.ok('list_peers').catch(() => ({ peers: [] }))).peers.some((p: any) => p.identity === 'bob' && p.live_sessions === 1), 30_000);
-          figures.push(`${what}: bob live again ${Date.now() - since} ms after the new hub was there`);
-        };
+          const handoff = async (body: string) => {
+            const id = (await alice!.ok('send_handoff', { to: 'bob', body })).message_id as string;
+            await until(`bob's ACK of "${body}"`, () => entries().some((e) => e.ack === id && e.ok));
+            const d = (await alice!.ok('get_receipts', { message_id: id })).deliveries[0];
+            assert.equal(d.state, 'acked');
+            return id;
+          };
+          const newHub = async (old: number) =>
+            until(
+              'a new hub',
+              () => hubProcesses(ctx.workspace).find((h) => h.pid !== old && existsSync(h.socket)),
+              60_000,
+            );
+          const liveAgain = async (what: string, since: number) => {
+            await until(
+              `bob live after ${what}`,
+              async () =>
+                (await alice!.ok('list_peers').catch(() => ({ peers: [] }))).peers.some(
+                  (p: any) => p.identity === 'bob' && p.live_sessions === 1,
+                ),
+              30_000,
+            );
+            figures.push(`${what}: bob live again ${Date.now() - since} ms after the new hub was there`);
+          };
 
-        const ids = [await handoff('before any restart')];
+          const ids = [await handoff('before any restart')];
 
-        await runCommand(page, 'Developer: Reload Window');
-        const second = await newHub(firstHub);
-        const reloadedAt = Date.now();
-        await statusBarItem(page, 'Handoff').first().waitFor({ timeout: 60_000 });
-        await liveAgain('Reload Window', reloadedAt);
-        ids.push(await handoff('after Reload Window'));
+          await runCommand(page, 'Developer: Reload Window');
+          const second = await newHub(firstHub);
+          const reloadedAt = Date.now();
+          await statusBarItem(page, 'Handoff').first().waitFor({ timeout: 60_000 });
+          await liveAgain('Reload Window', reloadedAt);
+          ids.push(await handoff('after Reload Window'));
 
-        await runCommand(page, 'Handoff: Restart Hub');
-        const third = await newHub(second.pid);
-        const restartedAt = Date.now();
-        await liveAgain('Restart Hub', restartedAt);
-        ids.push(await handoff('after Restart Hub'));
-        assert.notEqual(third.pid, firstHub);
+          await runCommand(page, 'Handoff: Restart Hub');
+          const third = await newHub(second.pid);
+          const restartedAt = Date.now();
+          await liveAgain('Restart Hub', restartedAt);
+          ids.push(await handoff('after Restart Hub'));
+          assert.notEqual(third.pid, firstHub);
 
-        const pushes = ids.map((id) => entries().filter((e) => e.push === id).length);
-        assert.deepEqual(pushes, [1, 1, 1], 'each handoff pushed once to the one agent');
-        assert.equal(entries().filter((e) => e.ready).length, 1, 'the agent never restarted');
-        assert.ok(existsSync(`/proc/${agentPid}`), 'the same agent process throughout');
-        figures.push(`3 handoffs, each pushed once and ACKed by agent pid ${agentPid}; hubs ${firstHub} → ${second.pid} → ${third.pid}`);
-      },
-    });
-    await alice?.close();
-    for (const f of figures) console.log(`# ${f}`);
-    assert.equal(res.error, undefined, `${res.error?.stack ?? ''}\n${res.logs.slice(-3000)}`);
-    assert.equal(res.timedOut, false);
-  });
+          const pushes = ids.map((id) => entries().filter((e) => e.push === id).length);
+          assert.deepEqual(pushes, [1, 1, 1], 'each handoff pushed once to the one agent');
+          assert.equal(entries().filter((e) => e.ready).length, 1, 'the agent never restarted');
+          assert.ok(existsSync(`/proc/${agentPid}`), 'the same agent process throughout');
+          figures.push(
+            `3 handoffs, each pushed once and ACKed by agent pid ${agentPid}; hubs ${firstHub} → ${second.pid} → ${third.pid}`,
+          );
+        },
+      });
+      await alice?.close();
+      for (const f of figures) console.log(`# ${f}`);
+      assert.equal(res.error, undefined, `${res.error?.stack ?? ''}\n${res.logs.slice(-3000)}`);
+      assert.equal(res.timedOut, false);
+    },
+  );
 });

@@ -25,26 +25,42 @@ announce('the inbox end-to-end test', missing);
 
 const ARTIFACTS = join(ROOT, '.test-artifacts', 'e2e');
 /** HTML, a command link and markdown: each must stay text in the inbox and in the notification. */
-const HOSTILE = 'Approve the migration <img src=x onerror=alert(1)> [run this](command:workbench.action.terminal.new) **now** _please_';
+const HOSTILE =
+  'Approve the migration <img src=x onerror=alert(1)> [run this](command:workbench.action.terminal.new) **now** _please_';
 const THEMES = [
   // `label` is how the theme picker lists it.
   { name: 'dark', theme: 'Default Dark Modern', label: 'Dark Modern', workbenchClass: /\bvs-dark\b/ },
   { name: 'light', theme: 'Default Light Modern', label: 'Light Modern', workbenchClass: /\bvs\b(?!-)/ },
-  { name: 'high-contrast', theme: 'Default High Contrast', label: 'Dark High Contrast', workbenchClass: /\bhc-black\b/ },
+  {
+    name: 'high-contrast',
+    theme: 'Default High Contrast',
+    label: 'Dark High Contrast',
+    workbenchClass: /\bhc-black\b/,
+  },
 ];
 
 /** Switches the theme with the theme picker (Ctrl+K Ctrl+T), as a person would. */
 async function theme(page: Page, t: (typeof THEMES)[number]): Promise<void> {
-  await page.locator('.monaco-workbench').click({ position: { x: 5, y: 5 } }).catch(() => {});
+  await page
+    .locator('.monaco-workbench')
+    .click({ position: { x: 5, y: 5 } })
+    .catch(() => {});
   await page.keyboard.press('Control+K');
   await page.keyboard.press('Control+T');
   await page.locator('.quick-input-widget .monaco-list-row').first().waitFor();
   await page.keyboard.type(t.label);
-  await page.locator('.quick-input-widget .monaco-list-row.focused').filter({ hasText: t.label }).first().waitFor({ timeout: 10_000 });
+  await page
+    .locator('.quick-input-widget .monaco-list-row.focused')
+    .filter({ hasText: t.label })
+    .first()
+    .waitFor({ timeout: 10_000 });
   await page.keyboard.press('Enter');
   const end = Date.now() + 15_000;
-  while (!t.workbenchClass.test(await page.locator('.monaco-workbench').first().getAttribute('class') ?? '')) {
-    if (Date.now() > end) throw new Error(`the ${t.theme} theme was not applied: ${await page.locator('.monaco-workbench').first().getAttribute('class')}`);
+  while (!t.workbenchClass.test((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? '')) {
+    if (Date.now() > end)
+      throw new Error(
+        `the ${t.theme} theme was not applied: ${await page.locator('.monaco-workbench').first().getAttribute('class')}`,
+      );
     await sleep(100);
   }
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
@@ -60,177 +76,257 @@ async function answerInputBox(page: Page, title: string, text: string): Promise<
 }
 
 describe('The person at the editor, in a real VS Code', () => {
-  itNeeds(missing, 'an agent hands off to the person: notified once, inbox, read receipt, ACK, Reply, Done — three themes', { timeout: 240_000 }, async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    const agents: Agent[] = [];
-    const cspViolations: string[] = [];
-    const dialogs: string[] = [];
-    const shots: string[] = [];
-    const res = await runVsCode({
-      extensionPath: ROOT,
-      userSettings: { 'workbench.colorTheme': THEMES[0].theme, 'handoff.identity': 'maria', 'handoff.defaultSlaSeconds': 900 },
-      viewport: { width: 1280, height: 800 },
-      timeoutMs: 210_000,
-      onPage: async (page, ctx) => {
-        page.on('console', (m) => { if (/Content Security Policy|Refused to/.test(m.text())) cspViolations.push(m.text()); });
-        page.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); });
-        await statusBarItem(page, 'Handoff').first().waitFor({ timeout: 30_000 });
-        const socket = await hubSocket(ctx.workspace);
-        const builder = await connectAgent({ socket, name: 'builder', session: 'builder-1' });
-        agents.push(builder);
+  itNeeds(
+    missing,
+    'an agent hands off to the person: notified once, inbox, read receipt, ACK, Reply, Done — three themes',
+    { timeout: 240_000 },
+    async () => {
+      mkdirSync(ARTIFACTS, { recursive: true });
+      const agents: Agent[] = [];
+      const cspViolations: string[] = [];
+      const dialogs: string[] = [];
+      const shots: string[] = [];
+      const res = await runVsCode({
+        extensionPath: ROOT,
+        userSettings: {
+          'workbench.colorTheme': THEMES[0].theme,
+          'handoff.identity': 'maria',
+          'handoff.defaultSlaSeconds': 900,
+        },
+        viewport: { width: 1280, height: 800 },
+        timeoutMs: 210_000,
+        onPage: async (page, ctx) => {
+          page.on('console', (m) => {
+            if (/Content Security Policy|Refused to/.test(m.text())) cspViolations.push(m.text());
+          });
+          page.on('dialog', (d) => {
+            dialogs.push(d.message());
+            void d.dismiss();
+          });
+          await statusBarItem(page, 'Handoff').first().waitFor({ timeout: 30_000 });
+          const socket = await hubSocket(ctx.workspace);
+          const builder = await connectAgent({ socket, name: 'builder', session: 'builder-1' });
+          agents.push(builder);
 
-        // Presence: the window said who sits at it; agents see the person in list_peers.
-        let peers: any[] = [];
-        const presenceBy = Date.now() + 30_000;
-        for (;;) {
-          peers = (await builder.ok('list_peers')).peers;
-          if (peers.some((p) => p.identity === 'maria' && p.person)) break;
-          if (Date.now() > presenceBy) throw new Error(`maria never showed in list_peers: ${JSON.stringify(peers)}`);
-          await sleep(200);
-        }
-        const maria = peers.find((p) => p.identity === 'maria');
-        assert.equal(maria.person.at_editor, true);
-        assert.equal(maria.person.windows, 1);
-        assert.equal(maria.person.live, true, `the focused window makes maria live: ${JSON.stringify(maria)}`);
-        assert.equal(maria.live, true);
-
-        // A second window of the same hub, through the same control protocol a second editor window uses.
-        const other = await connectControl(socket, 'second-window');
-        await other.connection.sendRequest(PresenceRequest.method, { identity: 'maria', focused: false });
-        const otherSnapshot = () => call(other.connection, SnapshotRequest);
-        const otherInbox = async () => (await otherSnapshot()).people.find((p) => p.identity === 'maria')?.inbox ?? [];
-
-        try {
-          const sent = await builder.ok('send_handoff', { to: 'maria', body: HOSTILE, sla_seconds: 600 });
-          const id: string = sent.message_id;
-
-          // One notification, with the body as text and no live command link.
-          await runCommand(page, 'Notifications: Show Notifications');
-          const toasts = page.locator('.notifications-center .notification-list-item').filter({ hasText: 'Handoff from builder' });
-          await toasts.first().waitFor({ timeout: 30_000 });
-          await sleep(1500); // later snapshots must not notify again
-          assert.equal(await toasts.count(), 1, 'notified once');
-          const toastText = (await toasts.first().locator('.notification-list-item-message').innerText()).replace(/\u200b/g, '');
-          assert.equal(toastText, `Handoff from builder: "${HOSTILE}"`, 'the body shows as text, markdown and all');
-          assert.equal(await toasts.first().locator('a[href^="command:"], a[data-href^="command:"]').count(), 0, 'no command link was made from the body');
-          assert.equal(await page.locator('.notifications-center img[src="x"]').count(), 0);
-          assert.deepEqual(await toasts.first().locator('.monaco-button').allInnerTexts(), ['Open', 'ACK']);
-
-          // The inbox: unread, the body as text, the unread count on the status bar and the view badge.
-          await runCommand(page, 'Handoff: Show Panel');
-          const frame: Frame = await webviewFrame(page, (f) => f.locator('#inbox-list').count().then((n) => n > 0), 30_000);
-          const row = frame.locator(`article.inbox-row[data-id="${id}"]`);
-          await row.waitFor({ timeout: 15_000 });
-          assert.match(await row.getAttribute('class') ?? '', /\bunread\b/);
-          assert.equal(await row.locator('.preview').innerText(), HOSTILE, 'the inbox shows the body as text');
-          assert.equal(await frame.locator('img, a[href^="command:"], strong, em').count(), 0, 'no element was made from the body');
-          const status = statusBarItem(page, /Handoff/);
-          for (const end = Date.now() + 10_000; !/\b1$/.test(await status.first().innerText());) {
-            if (Date.now() > end) throw new Error(`no unread count on the status bar: ${await status.first().innerText()}`);
+          // Presence: the window said who sits at it; agents see the person in list_peers.
+          let peers: any[];
+          const presenceBy = Date.now() + 30_000;
+          for (;;) {
+            peers = (await builder.ok('list_peers')).peers;
+            if (peers.some((p) => p.identity === 'maria' && p.person)) break;
+            if (Date.now() > presenceBy) throw new Error(`maria never showed in list_peers: ${JSON.stringify(peers)}`);
             await sleep(200);
           }
-          const badge = page.locator('.activitybar .action-item', { has: page.locator('[aria-label^="Handoff"]') }).locator('.badge-content');
-          await badge.first().waitFor({ timeout: 10_000 });
-          assert.equal((await badge.first().innerText()).trim(), '1', 'the view badge shows the unread count');
-          assert.equal((await otherInbox()).find((i) => i.id === id)?.unread, true, 'unread in the other window too');
+          const maria = peers.find((p) => p.identity === 'maria');
+          assert.equal(maria.person.at_editor, true);
+          assert.equal(maria.person.windows, 1);
+          assert.equal(maria.person.live, true, `the focused window makes maria live: ${JSON.stringify(maria)}`);
+          assert.equal(maria.live, true);
 
-          // Screenshots while it is unread, in each theme.
-          await runCommand(page, 'Notifications: Show Notifications');
-          for (const t of THEMES) {
-            if (t !== THEMES[0]) await theme(page, t);
+          // A second window of the same hub, through the same control protocol a second editor window uses.
+          const other = await connectControl(socket, 'second-window');
+          await other.connection.sendRequest(PresenceRequest.method, { identity: 'maria', focused: false });
+          const otherSnapshot = () => call(other.connection, SnapshotRequest);
+          const otherInbox = async () =>
+            (await otherSnapshot()).people.find((p) => p.identity === 'maria')?.inbox ?? [];
+
+          try {
+            const sent = await builder.ok('send_handoff', { to: 'maria', body: HOSTILE, sla_seconds: 600 });
+            const id: string = sent.message_id;
+
+            // One notification, with the body as text and no live command link.
             await runCommand(page, 'Notifications: Show Notifications');
-            await page.locator('.notifications-center .notification-list-item').first().waitFor();
+            const toasts = page
+              .locator('.notifications-center .notification-list-item')
+              .filter({ hasText: 'Handoff from builder' });
+            await toasts.first().waitFor({ timeout: 30_000 });
+            await sleep(1500); // later snapshots must not notify again
+            assert.equal(await toasts.count(), 1, 'notified once');
+            const toastText = (await toasts.first().locator('.notification-list-item-message').innerText()).replace(
+              /\u200b/g,
+              '',
+            );
+            assert.equal(toastText, `Handoff from builder: "${HOSTILE}"`, 'the body shows as text, markdown and all');
+            assert.equal(
+              await toasts.first().locator('a[href^="command:"], a[data-href^="command:"]').count(),
+              0,
+              'no command link was made from the body',
+            );
+            assert.equal(await page.locator('.notifications-center img[src="x"]').count(), 0);
+            assert.deepEqual(await toasts.first().locator('.monaco-button').allInnerTexts(), ['Open', 'ACK']);
+
+            // The inbox: unread, the body as text, the unread count on the status bar and the view badge.
+            await runCommand(page, 'Handoff: Show Panel');
+            const frame: Frame = await webviewFrame(
+              page,
+              (f) =>
+                f
+                  .locator('#inbox-list')
+                  .count()
+                  .then((n) => n > 0),
+              30_000,
+            );
+            const row = frame.locator(`article.inbox-row[data-id="${id}"]`);
+            await row.waitFor({ timeout: 15_000 });
+            assert.match((await row.getAttribute('class')) ?? '', /\bunread\b/);
+            assert.equal(await row.locator('.preview').innerText(), HOSTILE, 'the inbox shows the body as text');
+            assert.equal(
+              await frame.locator('img, a[href^="command:"], strong, em').count(),
+              0,
+              'no element was made from the body',
+            );
+            const status = statusBarItem(page, /Handoff/);
+            for (const end = Date.now() + 10_000; !/\b1$/.test(await status.first().innerText());) {
+              if (Date.now() > end)
+                throw new Error(`no unread count on the status bar: ${await status.first().innerText()}`);
+              await sleep(200);
+            }
+            const badge = page
+              .locator('.activitybar .action-item', { has: page.locator('[aria-label^="Handoff"]') })
+              .locator('.badge-content');
+            await badge.first().waitFor({ timeout: 10_000 });
+            assert.equal((await badge.first().innerText()).trim(), '1', 'the view badge shows the unread count');
+            assert.equal((await otherInbox()).find((i) => i.id === id)?.unread, true, 'unread in the other window too');
+
+            // Screenshots while it is unread, in each theme.
+            await runCommand(page, 'Notifications: Show Notifications');
+            for (const t of THEMES) {
+              if (t !== THEMES[0]) await theme(page, t);
+              await runCommand(page, 'Notifications: Show Notifications');
+              await page.locator('.notifications-center .notification-list-item').first().waitFor();
+              await row.hover();
+              await sleep(300);
+              const full = join(ARTIFACTS, `inbox-${t.name}-window.png`);
+              await page.screenshot({ path: full });
+              const sidebar = join(ARTIFACTS, `inbox-${t.name}-panel.png`);
+              await page.locator('#workbench\\.parts\\.sidebar').screenshot({ path: sidebar });
+              shots.push(full, sidebar);
+            }
+            await runCommand(page, 'Notifications: Clear All Notifications');
+
+            // Open from the keyboard: focus the row, Enter. The message opens as text; maria's read receipt is written.
+            await row.focus();
+            await page.keyboard.press('Enter');
+            const editor = page.locator('.monaco-editor .view-lines').filter({ hasText: `Handoff ${id}` });
+            await editor.waitFor({ timeout: 15_000 });
+            assert.match(
+              (await editor.innerText()).replace(/\u00a0/g, ' '),
+              /read by maria from the editor window, session control-/,
+              'the opened handoff shows the read receipt it wrote',
+            );
+            const receipts = async () => (await builder.ok('get_receipts', { message_id: id })).deliveries[0];
+            let d = await receipts();
+            for (const end = Date.now() + 10_000; d.state !== 'read' && Date.now() < end; d = await receipts())
+              await sleep(200);
+            assert.equal(d.state, 'read');
+            const read = d.receipts.find((r: any) => r.kind === 'read');
+            assert.equal(read.by, 'maria');
+            // get_receipts names sessions by label; the hub's snapshot has the key: the editor's control session.
+            const readKey =
+              (await otherSnapshot()).messages.find((e) => e.id === id)?.recipients[0].lastReceipt?.session ?? '';
+            assert.match(readKey, /^control-/, "written by the editor's control session");
+            assert.equal(read.session, sessionLabel(readKey));
+            await row.and(frame.locator(':not(.unread)')).waitFor({ timeout: 10_000 });
+            for (const end = Date.now() + 10_000; (await otherInbox()).find((i) => i.id === id)?.unread !== false;) {
+              if (Date.now() > end) throw new Error('the other window never saw it read');
+              await sleep(200);
+            }
+            await badge.first().waitFor({ state: 'hidden', timeout: 10_000 });
+
+            // ACK from the panel.
+            const t0 = Date.now();
             await row.hover();
-            await sleep(300);
-            const full = join(ARTIFACTS, `inbox-${t.name}-window.png`);
-            await page.screenshot({ path: full });
-            const sidebar = join(ARTIFACTS, `inbox-${t.name}-panel.png`);
-            await page.locator('#workbench\\.parts\\.sidebar').screenshot({ path: sidebar });
-            shots.push(full, sidebar);
+            await row.locator('vscode-icon[data-act="ack"]').click();
+            for (const end = Date.now() + 10_000; d.state !== 'acked' && Date.now() < end; d = await receipts())
+              await sleep(200);
+            const ack = d.receipts.find((r: any) => r.kind === 'ack');
+            assert.equal(ack.by, 'maria');
+            assert.equal(ack.session, read.session, 'the same editor session');
+            assert.ok(Date.parse(ack.at) >= t0 - 1000 && Date.parse(ack.at) <= Date.now(), `ACK time ${ack.at}`);
+            await row.locator('.inbox-state', { hasText: 'ACKed' }).waitFor();
+
+            // Reply: a handoff back to builder with reply_to and the same thread, pushed once.
+            const before = builder.pushes.length;
+            await row.hover();
+            await row.locator('vscode-icon[data-act="reply"]').click();
+            await answerInputBox(page, 'Reply to builder', 'Approved: run it after 18:00');
+            await builder.waitForPushes(before + 1);
+            const push = builder.pushes[before];
+            assert.equal(push.meta.from, 'maria');
+            assert.equal(push.meta.thread, sent.thread);
+            const replyId = push.meta.message_id;
+            const got = await builder.ok('get_message', { message_id: replyId });
+            assert.equal(got.reply_to, id, 'reply_to names the handoff');
+            assert.equal(got.thread, sent.thread, 'in the same thread');
+            assert.equal(plainBody(got), 'Approved: run it after 18:00');
+            await sleep(1500);
+            assert.equal(
+              builder.pushes.filter((p) => p.meta.message_id === replyId).length,
+              1,
+              'the reply was pushed once',
+            );
+
+            // Done, with a summary: the row leaves the inbox.
+            const t1 = Date.now();
+            await row.hover();
+            await row.locator('vscode-icon[data-act="done"]').click();
+            await answerInputBox(page, 'Handoff: report done', 'Migration approved for tonight');
+            for (const end = Date.now() + 10_000; d.state !== 'done' && Date.now() < end; d = await receipts())
+              await sleep(200);
+            const done = d.receipts.find((r: any) => r.kind === 'result');
+            assert.deepEqual(
+              [done.by, done.outcome, done.summary, done.session],
+              ['maria', 'done', 'Migration approved for tonight', read.session],
+            );
+            assert.ok(Date.parse(done.at) >= t1 - 1000, `result time ${done.at}`);
+            await row.waitFor({ state: 'detached', timeout: 10_000 });
+            await page.screenshot({ path: join(ARTIFACTS, 'inbox-after-done.png') });
+
+            // maria moves to the other window: a new handoff reaches this window's inbox, but only the other notifies.
+            await runCommand(page, 'Notifications: Clear All Notifications');
+            const { window: otherWindow } = (await other.connection.sendRequest(PresenceRequest.method, {
+              identity: 'maria',
+              focused: true,
+            })) as { window: string };
+            const quiet = await builder.ok('send_handoff', {
+              to: 'maria',
+              body: 'while maria is in the other window',
+              sla_seconds: 600,
+            });
+            await frame.locator(`article.inbox-row[data-id="${quiet.message_id}"]`).waitFor({ timeout: 15_000 });
+            assert.equal(
+              (await otherSnapshot()).people.find((p) => p.identity === 'maria')?.notifier,
+              otherWindow,
+              'the other window notifies',
+            );
+            await runCommand(page, 'Notifications: Show Notifications');
+            await sleep(1500);
+            assert.equal(
+              await page
+                .locator('.notifications-center .notification-list-item')
+                .filter({ hasText: 'while maria is in the other window' })
+                .count(),
+              0,
+              'this window does not notify too',
+            );
+          } finally {
+            other.close();
           }
-          await runCommand(page, 'Notifications: Clear All Notifications');
-
-          // Open from the keyboard: focus the row, Enter. The message opens as text; maria's read receipt is written.
-          await row.focus();
-          await page.keyboard.press('Enter');
-          const editor = page.locator('.monaco-editor .view-lines').filter({ hasText: `Handoff ${id}` });
-          await editor.waitFor({ timeout: 15_000 });
-          assert.match((await editor.innerText()).replace(/\u00a0/g, ' '), /read by maria from the editor window, session control-/, 'the opened handoff shows the read receipt it wrote');
-          const receipts = async () => (await builder.ok('get_receipts', { message_id: id })).deliveries[0];
-          let d = await receipts();
-          for (const end = Date.now() + 10_000; d.state !== 'read' && Date.now() < end; d = await receipts()) await sleep(200);
-          assert.equal(d.state, 'read');
-          const read = d.receipts.find((r: any) => r.kind === 'read');
-          assert.equal(read.by, 'maria');
-          // get_receipts names sessions by label; the hub's snapshot has the key: the editor's control session.
-          const readKey = (await otherSnapshot()).messages.find((e) => e.id === id)?.recipients[0].lastReceipt?.session ?? '';
-          assert.match(readKey, /^control-/, 'written by the editor\'s control session');
-          assert.equal(read.session, sessionLabel(readKey));
-          await row.and(frame.locator(':not(.unread)')).waitFor({ timeout: 10_000 });
-          for (const end = Date.now() + 10_000; (await otherInbox()).find((i) => i.id === id)?.unread !== false;) {
-            if (Date.now() > end) throw new Error('the other window never saw it read');
-            await sleep(200);
-          }
-          await badge.first().waitFor({ state: 'hidden', timeout: 10_000 });
-
-          // ACK from the panel.
-          const t0 = Date.now();
-          await row.hover();
-          await row.locator('vscode-icon[data-act="ack"]').click();
-          for (const end = Date.now() + 10_000; d.state !== 'acked' && Date.now() < end; d = await receipts()) await sleep(200);
-          const ack = d.receipts.find((r: any) => r.kind === 'ack');
-          assert.equal(ack.by, 'maria');
-          assert.equal(ack.session, read.session, 'the same editor session');
-          assert.ok(Date.parse(ack.at) >= t0 - 1000 && Date.parse(ack.at) <= Date.now(), `ACK time ${ack.at}`);
-          await row.locator('.inbox-state', { hasText: 'ACKed' }).waitFor();
-
-          // Reply: a handoff back to builder with reply_to and the same thread, pushed once.
-          const before = builder.pushes.length;
-          await row.hover();
-          await row.locator('vscode-icon[data-act="reply"]').click();
-          await answerInputBox(page, 'Reply to builder', 'Approved: run it after 18:00');
-          await builder.waitForPushes(before + 1);
-          const push = builder.pushes[before];
-          assert.equal(push.meta.from, 'maria');
-          assert.equal(push.meta.thread, sent.thread);
-          const replyId = push.meta.message_id;
-          const got = await builder.ok('get_message', { message_id: replyId });
-          assert.equal(got.reply_to, id, 'reply_to names the handoff');
-          assert.equal(got.thread, sent.thread, 'in the same thread');
-          assert.equal(plainBody(got), 'Approved: run it after 18:00');
-          await sleep(1500);
-          assert.equal(builder.pushes.filter((p) => p.meta.message_id === replyId).length, 1, 'the reply was pushed once');
-
-          // Done, with a summary: the row leaves the inbox.
-          const t1 = Date.now();
-          await row.hover();
-          await row.locator('vscode-icon[data-act="done"]').click();
-          await answerInputBox(page, 'Handoff: report done', 'Migration approved for tonight');
-          for (const end = Date.now() + 10_000; d.state !== 'done' && Date.now() < end; d = await receipts()) await sleep(200);
-          const done = d.receipts.find((r: any) => r.kind === 'result');
-          assert.deepEqual([done.by, done.outcome, done.summary, done.session], ['maria', 'done', 'Migration approved for tonight', read.session]);
-          assert.ok(Date.parse(done.at) >= t1 - 1000, `result time ${done.at}`);
-          await row.waitFor({ state: 'detached', timeout: 10_000 });
-          await page.screenshot({ path: join(ARTIFACTS, 'inbox-after-done.png') });
-
-          // maria moves to the other window: a new handoff reaches this window's inbox, but only the other notifies.
-          await runCommand(page, 'Notifications: Clear All Notifications');
-          const { window: otherWindow } = await other.connection.sendRequest(PresenceRequest.method, { identity: 'maria', focused: true }) as { window: string };
-          const quiet = await builder.ok('send_handoff', { to: 'maria', body: 'while maria is in the other window', sla_seconds: 600 });
-          await frame.locator(`article.inbox-row[data-id="${quiet.message_id}"]`).waitFor({ timeout: 15_000 });
-          assert.equal((await otherSnapshot()).people.find((p) => p.identity === 'maria')?.notifier, otherWindow, 'the other window notifies');
-          await runCommand(page, 'Notifications: Show Notifications');
-          await sleep(1500);
-          assert.equal(await page.locator('.notifications-center .notification-list-item').filter({ hasText: 'while maria is in the other window' }).count(), 0, 'this window does not notify too');
-        } finally {
-          other.close();
-        }
-      },
-    });
-    await Promise.all(agents.map((a) => a.close().catch(() => undefined)));
-    assert.equal(res.exitCode, 0, `${res.error?.stack ?? res.error}\n${res.logs.split('\n').filter((l) => /harness|pageerror|Handoff|handoff/.test(l)).slice(-40).join('\n')}`);
-    assert.deepEqual(cspViolations, [], 'no CSP violations');
-    assert.deepEqual(dialogs, [], 'no script from a body ran');
-    console.log(`screenshots: ${shots.join(', ')}`);
-  });
+        },
+      });
+      await Promise.all(agents.map((a) => a.close().catch(() => undefined)));
+      assert.equal(
+        res.exitCode,
+        0,
+        `${res.error?.stack ?? res.error}\n${res.logs
+          .split('\n')
+          .filter((l) => /harness|pageerror|Handoff|handoff/.test(l))
+          .slice(-40)
+          .join('\n')}`,
+      );
+      assert.deepEqual(cspViolations, [], 'no CSP violations');
+      assert.deepEqual(dialogs, [], 'no script from a body ran');
+      console.log(`screenshots: ${shots.join(', ')}`);
+    },
+  );
 });

@@ -56,7 +56,9 @@ async function handoffReaches(alice: Agent, bob: Agent, body: string): Promise<s
 
 function pushCounts(bob: Agent): { unflaggedTwice: number } {
   const unflagged = new Map<string, number>();
-  for (const p of bob.pushes) if (p.meta.replayed === 'false' && p.meta.message_id) unflagged.set(p.meta.message_id, (unflagged.get(p.meta.message_id) ?? 0) + 1);
+  for (const p of bob.pushes)
+    if (p.meta.replayed === 'false' && p.meta.message_id)
+      unflagged.set(p.meta.message_id, (unflagged.get(p.meta.message_id) ?? 0) + 1);
   return { unflaggedTwice: [...unflagged.values()].filter((n) => n > 1).length };
 }
 
@@ -66,99 +68,131 @@ describe('never cut off: one agent session across hubs', () => {
     for (const c of cleanup.reverse()) await c().catch(() => undefined);
   });
 
-  it('kill -9 mid-stream, a new hub: the same session is live again, gets the next handoff once and ACKs it; nothing lost', { timeout: 60_000 }, async () => {
-    const spec = place();
-    let hub = await hubOn(spec);
-    cleanup.push(() => hub.stop());
-    const bob = await connectAgent({ socket: spec.socket, name: 'bob' });
-    cleanup.push(() => bob.close());
-    let alice = await connectAgent({ socket: spec.socket, name: 'alice' });
-    const before = await handoffReaches(alice, bob, 'before the crash');
-    const unacked = (await alice.ok('send_handoff', { to: 'bob', body: 'left unacked across the crash' })).message_id;
-    await waitFor(() => bob.pushes.some((p) => p.meta.message_id === unacked), 5000, 'the unacked push');
-    await alice.close();
-    await hub.kill9();
-    hub = await hubOn(spec);
-    alice = await connectAgent({ socket: spec.socket, name: 'alice' });
-    const ms = await liveAgain(alice, hub.listeningAt);
-    const afterId = await handoffReaches(alice, bob, 'after the crash');
-    await alice.close();
-    const pushesOf = (id: string) => bob.pushes.filter((p) => p.meta.message_id === id).length;
-    console.log(`# kill -9: bob live again ${ms} ms after the new hub listened; pushes: before ${pushesOf(before)}, unacked ${pushesOf(unacked)}, after ${pushesOf(afterId)}`);
-    assert.equal(pushesOf(afterId), 1);
-    assert.equal(pushesOf(unacked), 1, 'what the session already had is not pushed to it again');
-    assert.equal(pushCounts(bob).unflaggedTwice, 0);
-    assert.equal((await bob.ok('get_unread_summary')).unacked, 1, 'the unacked handoff is still there, once');
-    assert.match(bob.stderr(), /went away; waiting for the next one/);
-  });
+  it(
+    'kill -9 mid-stream, a new hub: the same session is live again, gets the next handoff once and ACKs it; nothing lost',
+    { timeout: 60_000 },
+    async () => {
+      const spec = place();
+      let hub = await hubOn(spec);
+      cleanup.push(() => hub.stop());
+      const bob = await connectAgent({ socket: spec.socket, name: 'bob' });
+      cleanup.push(() => bob.close());
+      let alice = await connectAgent({ socket: spec.socket, name: 'alice' });
+      const before = await handoffReaches(alice, bob, 'before the crash');
+      const unacked = (await alice.ok('send_handoff', { to: 'bob', body: 'left unacked across the crash' })).message_id;
+      await waitFor(() => bob.pushes.some((p) => p.meta.message_id === unacked), 5000, 'the unacked push');
+      await alice.close();
+      await hub.kill9();
+      hub = await hubOn(spec);
+      alice = await connectAgent({ socket: spec.socket, name: 'alice' });
+      const ms = await liveAgain(alice, hub.listeningAt);
+      const afterId = await handoffReaches(alice, bob, 'after the crash');
+      await alice.close();
+      const pushesOf = (id: string) => bob.pushes.filter((p) => p.meta.message_id === id).length;
+      console.log(
+        `# kill -9: bob live again ${ms} ms after the new hub listened; pushes: before ${pushesOf(before)}, unacked ${pushesOf(unacked)}, after ${pushesOf(afterId)}`,
+      );
+      assert.equal(pushesOf(afterId), 1);
+      assert.equal(pushesOf(unacked), 1, 'what the session already had is not pushed to it again');
+      assert.equal(pushCounts(bob).unflaggedTwice, 0);
+      assert.equal((await bob.ok('get_unread_summary')).unacked, 1, 'the unacked handoff is still there, once');
+      assert.match(bob.stderr(), /went away; waiting for the next one/);
+    },
+  );
 
-  it('calls a stalled hub never answered are sent again to the next hub and answered once; the send lands once', { timeout: 60_000 }, async () => {
-    const spec = place();
-    let hub = await hubOn(spec);
-    cleanup.push(() => hub.stop());
-    const bob = await connectAgent({ socket: spec.socket, name: 'bob' });
-    cleanup.push(() => bob.close());
-    const alice = await connectAgent({ socket: spec.socket, name: 'alice' });
-    cleanup.push(() => alice.close());
-    process.kill(hub.pid, 'SIGSTOP'); // the calls reach its socket and nothing answers them
-    const read = bob.call('get_unread_summary');
-    const send = alice.call('send_handoff', { to: 'bob', body: 'in flight at the crash' });
-    await new Promise((r) => setTimeout(r, 300));
-    await hub.kill9();
-    hub = await hubOn(spec);
-    const [r, s] = await Promise.all([read, send]);
-    assert.equal(r.isError, undefined, JSON.stringify(r));
-    assert.equal(s.isError, undefined, JSON.stringify(s));
-    const inbox = (await bob.ok('inbox')).messages.filter((m: { body: string }) => m.body.includes('in flight at the crash'));
-    assert.equal(inbox.length, 1, 'stored once');
-    assert.equal(inbox[0].message_id, s.structuredContent.message_id);
-  });
+  it(
+    'calls a stalled hub never answered are sent again to the next hub and answered once; the send lands once',
+    { timeout: 60_000 },
+    async () => {
+      const spec = place();
+      let hub = await hubOn(spec);
+      cleanup.push(() => hub.stop());
+      const bob = await connectAgent({ socket: spec.socket, name: 'bob' });
+      cleanup.push(() => bob.close());
+      const alice = await connectAgent({ socket: spec.socket, name: 'alice' });
+      cleanup.push(() => alice.close());
+      process.kill(hub.pid, 'SIGSTOP'); // the calls reach its socket and nothing answers them
+      const read = bob.call('get_unread_summary');
+      const send = alice.call('send_handoff', { to: 'bob', body: 'in flight at the crash' });
+      await new Promise((r) => setTimeout(r, 300));
+      await hub.kill9();
+      hub = await hubOn(spec);
+      const [r, s] = await Promise.all([read, send]);
+      assert.equal(r.isError, undefined, JSON.stringify(r));
+      assert.equal(s.isError, undefined, JSON.stringify(s));
+      const inbox = (await bob.ok('inbox')).messages.filter((m: { body: string }) =>
+        m.body.includes('in flight at the crash'),
+      );
+      assert.equal(inbox.length, 1, 'stored once');
+      assert.equal(inbox[0].message_id, s.structuredContent.message_id);
+    },
+  );
 
-  it('a send arriving again with the bridge\'s resend key, on a new connection, lands once and says so', { timeout: 60_000 }, async () => {
-    const spec = place();
-    const hub = await hubOn(spec);
-    cleanup.push(() => hub.stop());
-    const bob = await connectAgent({ socket: spec.socket, name: 'bob' });
-    cleanup.push(() => bob.close());
-    const call = { name: 'send_handoff', arguments: { to: 'bob', body: 'answer lost on the way', insist: true }, _meta: { [RESEND_META]: 'b-x:1' } };
-    const answers = [];
-    for (let i = 0; i < 2; i++) {
-      const raw = await rawAgent(spec.socket, { identity: 'alice', session: 'b-x' });
-      await raw.initialize();
-      raw.request(1, 'tools/call', call);
-      answers.push((await raw.response(1)).result);
-      raw.close();
-    }
-    assert.equal(answers[1].structuredContent.message_id, answers[0].structuredContent.message_id);
-    assert.equal(answers[1].structuredContent.duplicate.why, 'resent');
-    assert.match(answers[1].content[0].text, /^Stored durably as /);
-    assert.equal((await bob.ok('inbox')).messages.length, 1);
-  });
+  it(
+    "a send arriving again with the bridge's resend key, on a new connection, lands once and says so",
+    { timeout: 60_000 },
+    async () => {
+      const spec = place();
+      const hub = await hubOn(spec);
+      cleanup.push(() => hub.stop());
+      const bob = await connectAgent({ socket: spec.socket, name: 'bob' });
+      cleanup.push(() => bob.close());
+      const call = {
+        name: 'send_handoff',
+        arguments: { to: 'bob', body: 'answer lost on the way', insist: true },
+        _meta: { [RESEND_META]: 'b-x:1' },
+      };
+      const answers = [];
+      for (let i = 0; i < 2; i++) {
+        const raw = await rawAgent(spec.socket, { identity: 'alice', session: 'b-x' });
+        await raw.initialize();
+        raw.request(1, 'tools/call', call);
+        answers.push((await raw.response(1)).result);
+        raw.close();
+      }
+      assert.equal(answers[1].structuredContent.message_id, answers[0].structuredContent.message_id);
+      assert.equal(answers[1].structuredContent.duplicate.why, 'resent');
+      assert.match(answers[1].content[0].text, /^Stored durably as /);
+      assert.equal((await bob.ok('inbox')).messages.length, 1);
+    },
+  );
 
-  it('the agent starts before any hub: its calls say so and are retryable, then the hub starts and knows it by name', { timeout: 60_000 }, async () => {
-    const spec = place();
-    const bob = await connectAgent({ socket: spec.socket, name: 'bob', live: false, env: { HANDOFF_BRIDGE_GAP_MS: '700' } });
-    cleanup.push(() => bob.close());
-    const tools = await bob.client.listTools();
-    assert.ok(tools.tools.some((t) => t.name === 'send_handoff'), 'the real tools, from the start');
-    const early = await bob.call('get_unread_summary');
-    assert.equal(early.isError, true);
-    assert.equal(early.structuredContent.error.code, 'no_hub');
-    assert.equal(early.structuredContent.error.retryable, true);
-    assert.match(early.content[0].type === 'text' ? early.content[0].text : '', /no restart of this agent is needed/);
-    // A call made while no hub is there waits for one that comes within the bound.
-    const waiting = bob.call('whoami');
-    await new Promise((r) => setTimeout(r, 100));
-    const hub = await hubOn(spec);
-    cleanup.push(() => hub.stop());
-    const me = await waiting;
-    assert.equal(me.isError, undefined, JSON.stringify(me));
-    assert.equal(me.structuredContent.identity, 'bob');
-    const alice = await connectAgent({ socket: spec.socket, name: 'alice' });
-    cleanup.push(() => alice.close());
-    console.log(`# late hub: bob live ${await liveAgain(alice, hub.listeningAt)} ms after the hub listened`);
-    await handoffReaches(alice, bob, 'to an agent that started first');
-  });
+  it(
+    'the agent starts before any hub: its calls say so and are retryable, then the hub starts and knows it by name',
+    { timeout: 60_000 },
+    async () => {
+      const spec = place();
+      const bob = await connectAgent({
+        socket: spec.socket,
+        name: 'bob',
+        live: false,
+        env: { HANDOFF_BRIDGE_GAP_MS: '700' },
+      });
+      cleanup.push(() => bob.close());
+      const tools = await bob.client.listTools();
+      assert.ok(
+        tools.tools.some((t) => t.name === 'send_handoff'),
+        'the real tools, from the start',
+      );
+      const early = await bob.call('get_unread_summary');
+      assert.equal(early.isError, true);
+      assert.equal(early.structuredContent.error.code, 'no_hub');
+      assert.equal(early.structuredContent.error.retryable, true);
+      assert.match(early.content[0].type === 'text' ? early.content[0].text : '', /no restart of this agent is needed/);
+      // A call made while no hub is there waits for one that comes within the bound.
+      const waiting = bob.call('whoami');
+      await new Promise((r) => setTimeout(r, 100));
+      const hub = await hubOn(spec);
+      cleanup.push(() => hub.stop());
+      const me = await waiting;
+      assert.equal(me.isError, undefined, JSON.stringify(me));
+      assert.equal(me.structuredContent.identity, 'bob');
+      const alice = await connectAgent({ socket: spec.socket, name: 'alice' });
+      cleanup.push(() => alice.close());
+      console.log(`# late hub: bob live ${await liveAgain(alice, hub.listeningAt)} ms after the hub listened`);
+      await handoffReaches(alice, bob, 'to an agent that started first');
+    },
+  );
 
   it('SIGTERM and a new hub: the same session carries on', { timeout: 60_000 }, async () => {
     const spec = place();
@@ -170,22 +204,28 @@ describe('never cut off: one agent session across hubs', () => {
     hub = await hubOn(spec);
     const alice = await connectAgent({ socket: spec.socket, name: 'alice' });
     cleanup.push(() => alice.close());
-    console.log(`# graceful restart: bob live again ${await liveAgain(alice, hub.listeningAt)} ms after the new hub listened`);
+    console.log(
+      `# graceful restart: bob live again ${await liveAgain(alice, hub.listeningAt)} ms after the new hub listened`,
+    );
     await handoffReaches(alice, bob, 'after a graceful restart');
   });
 
-  it('a hub with its own XDG_RUNTIME_DIR is found by an agent whose CLI passed none (through the pointer under HOME)', { timeout: 60_000 }, async () => {
-    const spec = place();
-    const home = tempDir('cont-home');
-    const runtime = tempDir('cont-runtime');
-    const hub = await hubOn({ ...spec, socket: null, env: { HOME: home, XDG_RUNTIME_DIR: runtime } });
-    cleanup.push(() => hub.stop());
-    // As Codex starts its MCP servers: HOME, and none of HANDOFF_HUB, XDG_RUNTIME_DIR, TMPDIR.
-    const env = { HOME: home, XDG_RUNTIME_DIR: '', TMPDIR: '' };
-    const bob = await connectAgent({ socket: '', name: 'bob', cwd: spec.workspace, env });
-    cleanup.push(() => bob.close());
-    const alice = await connectAgent({ socket: '', name: 'alice', cwd: spec.workspace, env });
-    cleanup.push(() => alice.close());
-    await handoffReaches(alice, bob, 'found through the pointer');
-  });
+  it(
+    'a hub with its own XDG_RUNTIME_DIR is found by an agent whose CLI passed none (through the pointer under HOME)',
+    { timeout: 60_000 },
+    async () => {
+      const spec = place();
+      const home = tempDir('cont-home');
+      const runtime = tempDir('cont-runtime');
+      const hub = await hubOn({ ...spec, socket: null, env: { HOME: home, XDG_RUNTIME_DIR: runtime } });
+      cleanup.push(() => hub.stop());
+      // As Codex starts its MCP servers: HOME, and none of HANDOFF_HUB, XDG_RUNTIME_DIR, TMPDIR.
+      const env = { HOME: home, XDG_RUNTIME_DIR: '', TMPDIR: '' };
+      const bob = await connectAgent({ socket: '', name: 'bob', cwd: spec.workspace, env });
+      cleanup.push(() => bob.close());
+      const alice = await connectAgent({ socket: '', name: 'alice', cwd: spec.workspace, env });
+      cleanup.push(() => alice.close());
+      await handoffReaches(alice, bob, 'found through the pointer');
+    },
+  );
 });

@@ -109,7 +109,9 @@ describe('G4: the store cannot be written', () => {
       const lost = acknowledged.filter((b) => !bodies.includes(b));
       const phantom = refused.filter((b) => bodies.includes(b));
       const duplicated = bodies.length - new Set(bodies).size;
-      console.log(`# full disk: ${acknowledged.length} acknowledged, ${refused.length} refused, lost ${lost.length}, phantom ${phantom.length}, duplicated ${duplicated}`);
+      console.log(
+        `# full disk: ${acknowledged.length} acknowledged, ${refused.length} refused, lost ${lost.length}, phantom ${phantom.length}, duplicated ${duplicated}`,
+      );
       assert.equal(lost.length, 0);
       assert.equal(phantom.length, 0, 'a refused send must not appear later');
       assert.equal(duplicated, 0);
@@ -130,16 +132,35 @@ describe('G4: the store cannot be written', () => {
     writeFileSync(filler, Buffer.alloc(160 * 1024));
     const store = await Store.open(storeDir, 'n', { idempotencyWindowMs: 60_000, minCheckpointBytes: 1 << 30 });
     const msg = (id: string, bytes: number): Message => ({
-      id, seq: 1, from: 'alice', address: ['bob'], recipients: ['bob'], thread: id, body: 'x'.repeat(bytes), attachments: [],
-      requiresAck: true, slaMs: 60_000, ttlMs: 3_600_000, sentAt: Date.now(), sentBySession: 's', node: 'n',
+      id,
+      seq: 1,
+      from: 'alice',
+      address: ['bob'],
+      recipients: ['bob'],
+      thread: id,
+      body: 'x'.repeat(bytes),
+      attachments: [],
+      requiresAck: true,
+      slaMs: 60_000,
+      ttlMs: 3_600_000,
+      sentAt: Date.now(),
+      sentBySession: 's',
+      node: 'n',
     });
     await store.commit([{ type: 'sent', message: msg('01JD3V7W2K8Q5X9Y4Z6A1B0001', 1000) }]);
-    await assert.rejects(store.commit([{ type: 'sent', message: msg('01JD3V7W2K8Q5X9Y4Z6A1B0002', 200_000) }]), /ENOSPC/);
+    await assert.rejects(
+      store.commit([{ type: 'sent', message: msg('01JD3V7W2K8Q5X9Y4Z6A1B0002', 200_000) }]),
+      /ENOSPC/,
+    );
     rmSync(filler);
     await store.commit([{ type: 'sent', message: msg('01JD3V7W2K8Q5X9Y4Z6A1B0003', 1000) }]);
     // No close: as after kill -9, the next open reads the journal as it is.
     const again = await Store.open(storeDir, 'n', { idempotencyWindowMs: 60_000 });
-    assert.deepEqual(Object.keys(again.state.hot).sort(), ['01JD3V7W2K8Q5X9Y4Z6A1B0001', '01JD3V7W2K8Q5X9Y4Z6A1B0003'], 'both acknowledged sends, not the refused one');
+    assert.deepEqual(
+      Object.keys(again.state.hot).sort(),
+      ['01JD3V7W2K8Q5X9Y4Z6A1B0001', '01JD3V7W2K8Q5X9Y4Z6A1B0003'],
+      'both acknowledged sends, not the refused one',
+    );
     await again.close();
   });
 });

@@ -31,18 +31,20 @@ async function underFault(faults: Fault | Fault[], armAt = 4, rounds = 16) {
   let readsDuringFault = 0;
   for (let round = 0; round < rounds; round++) {
     if (round === armAt) fs.faults.push(...[faults].flat().map((f) => ({ ...f })));
-    await Promise.all(senders.map(async (s) => {
-      const body = `round ${round} from ${s.identity} ${PAD}`;
-      acked.attempted.add(body);
-      try {
-        const r = await hub.send(s, { to: ['bob'], body, idempotencyKey: `${round}-${s.identity}` });
-        acked.sends.push({ id: r.message_id, body });
-      } catch (e) {
-        assert.ok(e instanceof BusError, `a bus error, not ${(e as Error).stack}`);
-        errors.push(e);
-        acked.refused.push(body);
-      }
-    }));
+    await Promise.all(
+      senders.map(async (s) => {
+        const body = `round ${round} from ${s.identity} ${PAD}`;
+        acked.attempted.add(body);
+        try {
+          const r = await hub.send(s, { to: ['bob'], body, idempotencyKey: `${round}-${s.identity}` });
+          acked.sends.push({ id: r.message_id, body });
+        } catch (e) {
+          assert.ok(e instanceof BusError, `a bus error, not ${(e as Error).stack}`);
+          errors.push(e);
+          acked.refused.push(body);
+        }
+      }),
+    );
     if (fs.faults.length > 0 || round === armAt) readsDuringFault += hub.inbox('bob').length > 0 ? 1 : 0;
   }
   assert.equal(fs.faults.length, 0, `the fault was met (calls: ${fs.calls.slice(-12).join('; ')})`);
@@ -54,7 +56,10 @@ describe('G4: the disk says no', () => {
   for (const landed of [false, true]) {
     it(`an fdatasync of the journal fails (its writes ${landed ? 'on the disk after all' : 'dropped'}): that batch is refused, later ones land, no cut brings the refused back`, async () => {
       const r = await underFault({ call: 'datasync', path: /journal\.ndjson$/, code: 'EIO', landed });
-      assert.ok(r.errors.length >= 1 && r.errors.length <= 3, `the failed batch's senders were told (${r.errors.length})`);
+      assert.ok(
+        r.errors.length >= 1 && r.errors.length <= 3,
+        `the failed batch's senders were told (${r.errors.length})`,
+      );
       for (const e of r.errors) {
         assert.equal(e.code, 'store_unavailable');
         assert.match(e.message, /EIO/);
@@ -63,19 +68,37 @@ describe('G4: the disk says no', () => {
       assert.equal(r.acked.sends.length + r.errors.length, 48, 'every other send was acknowledged');
       assert.ok(r.readsDuringFault > 0, 'reads were answered');
       const t = await check(r.acked, r.cuts);
-      console.log(`# fdatasync EIO (${landed ? 'landed' : 'dropped'}): ${r.errors.length} refused, ${r.acked.sends.length} acknowledged; ${t.states} crash states after it: lost ${t.lost}, refused yet there ${t.phantom}, unopenable ${t.unopenable}`);
-      assert.deepEqual({ lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable }, { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 }, t.failures.join('\n'));
+      console.log(
+        `# fdatasync EIO (${landed ? 'landed' : 'dropped'}): ${r.errors.length} refused, ${r.acked.sends.length} acknowledged; ${t.states} crash states after it: lost ${t.lost}, refused yet there ${t.phantom}, unopenable ${t.unopenable}`,
+      );
+      assert.deepEqual(
+        { lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable },
+        { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 },
+        t.failures.join('\n'),
+      );
     });
   }
 
   it('an fdatasync fails, its writes landed, and the cut of them cannot be synced either: a checkpoint of what was acknowledged replaces the journal', async () => {
-    const r = await underFault([{ call: 'datasync', path: /journal\.ndjson$/, code: 'EIO', landed: true }, { call: 'sync', path: /journal\.ndjson$/, code: 'EIO' }]);
+    const r = await underFault([
+      { call: 'datasync', path: /journal\.ndjson$/, code: 'EIO', landed: true },
+      { call: 'sync', path: /journal\.ndjson$/, code: 'EIO' },
+    ]);
     const i = r.fs.calls.findIndex((c, k) => c.startsWith('  failed') && r.fs.calls[k - 1].startsWith('sync '));
-    assert.ok(i > 0 && r.fs.calls.slice(i).some((c) => /^rename .*state\.json$/.test(c)), `a checkpoint followed the failed cut: ${r.fs.calls.slice(i - 3, i + 8).join('; ')}`);
+    assert.ok(
+      i > 0 && r.fs.calls.slice(i).some((c) => /^rename .*state\.json$/.test(c)),
+      `a checkpoint followed the failed cut: ${r.fs.calls.slice(i - 3, i + 8).join('; ')}`,
+    );
     assert.equal(r.acked.sends.length + r.errors.length, 48);
     const t = await check(r.acked, r.cuts);
-    console.log(`# fdatasync EIO, then the cut's fsync EIO: ${r.errors.length} refused; ${t.states} crash states: lost ${t.lost}, refused yet there ${t.phantom}`);
-    assert.deepEqual({ lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable }, { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 }, t.failures.join('\n'));
+    console.log(
+      `# fdatasync EIO, then the cut's fsync EIO: ${r.errors.length} refused; ${t.states} crash states: lost ${t.lost}, refused yet there ${t.phantom}`,
+    );
+    assert.deepEqual(
+      { lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable },
+      { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 },
+      t.failures.join('\n'),
+    );
   });
 
   it('batches in flight when an fdatasync fails: every one written before the failure is refused too, though its own fdatasync "succeeds"', async () => {
@@ -90,15 +113,29 @@ describe('G4: the disk says no', () => {
       if (i === 8) fs.faults.push({ call: 'datasync', path: /journal\.ndjson$/, code: 'EIO' });
       const body = `staggered ${i} ${PAD}`;
       acked.attempted.add(body);
-      sends.push(hub.send(senders[i % 3], { to: ['bob'], body }).then((r) => void acked.sends.push({ id: r.message_id, body }), () => void acked.refused.push(body)));
+      sends.push(
+        hub.send(senders[i % 3], { to: ['bob'], body }).then(
+          (r) => void acked.sends.push({ id: r.message_id, body }),
+          () => void acked.refused.push(body),
+        ),
+      );
       await new Promise((r) => setTimeout(r, 1)); // a batch per millisecond: several in flight at once
     }
     await Promise.all(sends);
     await hub.close();
-    assert.ok(acked.refused.length >= 2, `the failed batch and the ones written before its failure were refused (${acked.refused.length})`);
+    assert.ok(
+      acked.refused.length >= 2,
+      `the failed batch and the ones written before its failure were refused (${acked.refused.length})`,
+    );
     const t = await check(acked, cuts);
-    console.log(`# batches in flight, one fdatasync EIO: ${acked.refused.length} refused, ${acked.sends.length} acknowledged; ${t.states} crash states: lost ${t.lost}`);
-    assert.deepEqual({ lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable }, { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 }, t.failures.join('\n'));
+    console.log(
+      `# batches in flight, one fdatasync EIO: ${acked.refused.length} refused, ${acked.sends.length} acknowledged; ${t.states} crash states: lost ${t.lost}`,
+    );
+    assert.deepEqual(
+      { lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable },
+      { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 },
+      t.failures.join('\n'),
+    );
   });
 
   it('a chase the store cannot record pushes nothing and says why', async () => {
@@ -112,7 +149,10 @@ describe('G4: the disk says no', () => {
       await hub.attach(session('bob', 'bob-1', () => delivered++));
       const before = delivered;
       fs.faults.push({ call: 'write', path: /journal\.ndjson$/, code: 'EIO', times: 2 });
-      await assert.rejects(hub.chase(sent.message_id, 'carol'), (e: BusError) => e.code === 'store_unavailable' && /EIO/.test(e.message));
+      await assert.rejects(
+        hub.chase(sent.message_id, 'carol'),
+        (e: BusError) => e.code === 'store_unavailable' && /EIO/.test(e.message),
+      );
       assert.equal(delivered - before, 0, 'no chase went out that the journal does not hold');
       const { pushed } = await hub.chase(sent.message_id, 'carol');
       assert.equal(pushed, 1, 'once the disk answers, the chase goes out');
@@ -124,21 +164,43 @@ describe('G4: the disk says no', () => {
   it('the disk is full while a checkpoint is written: sends go on, the checkpoint is tried again, nothing lost', async () => {
     const r = await underFault({ call: 'write', path: /state\.json\.\d+\.tmp$/, code: 'ENOSPC', times: 3 });
     assert.deepEqual(r.errors, [], 'the journal had room: every send acknowledged');
-    assert.ok(r.logs.some((l) => /checkpoint failed: ENOSPC/.test(l)), `the failure was logged: ${r.logs.join(' | ')}`);
-    assert.ok(r.fs.calls.some((c) => /^unlink .*\.tmp$/.test(c)), 'the half-written checkpoint was removed');
-    assert.ok([...r.fs.files().keys()].every((p) => !p.endsWith('.tmp')), 'no temp file left');
+    assert.ok(
+      r.logs.some((l) => /checkpoint failed: ENOSPC/.test(l)),
+      `the failure was logged: ${r.logs.join(' | ')}`,
+    );
+    assert.ok(
+      r.fs.calls.some((c) => /^unlink .*\.tmp$/.test(c)),
+      'the half-written checkpoint was removed',
+    );
+    assert.ok(
+      [...r.fs.files().keys()].every((p) => !p.endsWith('.tmp')),
+      'no temp file left',
+    );
     const t = await check(r.acked, r.cuts);
-    console.log(`# checkpoint ENOSPC ×3: ${r.acked.sends.length} acknowledged; ${t.states} crash states: lost ${t.lost}, unopenable ${t.unopenable}`);
-    assert.deepEqual({ lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable }, { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 }, t.failures.join('\n'));
+    console.log(
+      `# checkpoint ENOSPC ×3: ${r.acked.sends.length} acknowledged; ${t.states} crash states: lost ${t.lost}, unopenable ${t.unopenable}`,
+    );
+    assert.deepEqual(
+      { lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable },
+      { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 },
+      t.failures.join('\n'),
+    );
   });
 
   it('a checkpoint cannot be renamed into place: the old one stands with the journal, nothing lost', async () => {
     const r = await underFault({ call: 'rename', path: /state\.json$/, code: 'EIO', times: 2 });
     assert.deepEqual(r.errors, []);
-    assert.ok(r.logs.some((l) => /checkpoint failed: EIO/.test(l)), `the failure was logged: ${r.logs.join(' | ')}`);
+    assert.ok(
+      r.logs.some((l) => /checkpoint failed: EIO/.test(l)),
+      `the failure was logged: ${r.logs.join(' | ')}`,
+    );
     const t = await check(r.acked, r.cuts);
     console.log(`# checkpoint rename EIO ×2: ${t.states} crash states: lost ${t.lost}, unopenable ${t.unopenable}`);
-    assert.deepEqual({ lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable }, { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 }, t.failures.join('\n'));
+    assert.deepEqual(
+      { lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable },
+      { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 },
+      t.failures.join('\n'),
+    );
   });
 
   it('the journal cannot be written (disk full) for a while: those sends are refused with the reason, and after it nothing refused turns up', async () => {
@@ -146,8 +208,14 @@ describe('G4: the disk says no', () => {
     assert.ok(r.errors.length >= 4, `refused while full (${r.errors.length})`);
     for (const e of r.errors) assert.match(e.message, /ENOSPC.*Free disk space/s);
     const t = await check(r.acked, r.cuts);
-    console.log(`# journal ENOSPC ×4: ${r.errors.length} refused; ${t.states} crash states: lost ${t.lost}, refused yet there ${t.phantom}`);
-    assert.deepEqual({ lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable }, { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 }, t.failures.join('\n'));
+    console.log(
+      `# journal ENOSPC ×4: ${r.errors.length} refused; ${t.states} crash states: lost ${t.lost}, refused yet there ${t.phantom}`,
+    );
+    assert.deepEqual(
+      { lost: t.lost, phantom: t.phantom, duplicated: t.duplicated, unopenable: t.unopenable },
+      { lost: 0, phantom: 0, duplicated: 0, unopenable: 0 },
+      t.failures.join('\n'),
+    );
   });
 });
 
@@ -207,7 +275,9 @@ describe('G4: the disk says no, to the real hub process', () => {
     assert.equal((await h.alice.ok('whoami')).identity, 'alice', 'still serving');
     await h.send('after the fault');
     const after = await h.reopened();
-    console.log(`# real hub, fdatasync EIO: ${h.acknowledged.length} acknowledged, ${h.refused.length} refused; lost ${after.lost}, refused yet there ${after.phantom}, duplicated ${after.duplicated}`);
+    console.log(
+      `# real hub, fdatasync EIO: ${h.acknowledged.length} acknowledged, ${h.refused.length} refused; lost ${after.lost}, refused yet there ${after.phantom}, duplicated ${after.duplicated}`,
+    );
     assert.deepEqual(after, { lost: 0, phantom: 0, duplicated: 0 });
     assert.deepEqual(h.acknowledged, ['before the fault', 'after the fault']);
   });
@@ -219,13 +289,21 @@ describe('G4: the disk says no, to the real hub process', () => {
     h.rule.arm('write', 'journal.ndjson', 'ENOSPC', 3);
     for (let i = 0; i < 6; i++) await h.send(`during ${i}`);
     assert.equal(h.rule.fired(), 3);
-    assert.ok(h.refused.length >= 1 && h.refused.every((r) => /ENOSPC.*Free disk space/s.test(r.text)), `refused with the reason: ${h.refused.map((r) => r.text).join(' | ')}`);
+    assert.ok(
+      h.refused.length >= 1 && h.refused.every((r) => /ENOSPC.*Free disk space/s.test(r.text)),
+      `refused with the reason: ${h.refused.map((r) => r.text).join(' | ')}`,
+    );
     const after = await h.reopened();
-    console.log(`# real hub, journal ENOSPC ×3: ${h.acknowledged.length} acknowledged, ${h.refused.length} refused; lost ${after.lost}, refused yet there ${after.phantom}`);
+    console.log(
+      `# real hub, journal ENOSPC ×3: ${h.acknowledged.length} acknowledged, ${h.refused.length} refused; lost ${after.lost}, refused yet there ${after.phantom}`,
+    );
     assert.deepEqual(after, { lost: 0, phantom: 0, duplicated: 0 });
   });
 
-  for (const [call, code] of [['rename', 'EIO'], ['write', 'ENOSPC']] as const) {
+  for (const [call, code] of [
+    ['rename', 'EIO'],
+    ['write', 'ENOSPC'],
+  ] as const) {
     it(`the checkpoint a stopping hub writes fails (${call} ${code}): it says so, and the next hub has everything from the journal`, async (t) => {
       const h = await hubWithShim(t);
       if (!h) return;

@@ -19,7 +19,11 @@ describe('the MCP handshake decides who is live', () => {
     try {
       await (await connectAgent({ socket: hub.socket, name: 'ivy' })).close(); // ivy is a known name
       const half = await rawAgent(hub.socket, { identity: 'ivy', session: 'ivy-half' });
-      half.request(0, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'half', version: '1' } });
+      half.request(0, 'initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'half', version: '1' },
+      });
       await half.response(0);
       const closed = new Promise<number>((r) => half.socket.once('close', () => r(Date.now())));
       const openedAt = Date.now();
@@ -39,15 +43,31 @@ describe('the MCP handshake decides who is live', () => {
   });
 });
 
-describe('the editor\'s hub and LSP shutdown', () => {
+describe("the editor's hub and LSP shutdown", () => {
   it('answers `shutdown`, then exits 0 on `exit`', { timeout: 30_000 }, async () => {
     const base = tempDir('lsp');
     mkdirSync(join(base, 'ws'));
-    const proc = spawn(NODE, [join(DIST, 'hub.js'), '--stdio', '--workspace', join(base, 'ws'), '--store', join(base, 'store'), '--socket', join(base, 'hub.sock')], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const proc = spawn(
+      NODE,
+      [
+        join(DIST, 'hub.js'),
+        '--stdio',
+        '--workspace',
+        join(base, 'ws'),
+        '--store',
+        join(base, 'store'),
+        '--socket',
+        join(base, 'hub.sock'),
+      ],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     let err = '';
     proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-    const connection = createMessageConnection(new StreamMessageReader(proc.stdout), new StreamMessageWriter(proc.stdin));
+    const connection = createMessageConnection(
+      new StreamMessageReader(proc.stdout),
+      new StreamMessageWriter(proc.stdin),
+    );
     connection.listen();
     try {
       await connection.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} });

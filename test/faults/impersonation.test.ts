@@ -17,9 +17,14 @@ import { connectAgent, waitFor, type Agent } from '../helpers/agent';
 import { DIST, NODE, tempDir } from '../helpers/hubProcess';
 import { rawAgent } from '../helpers/rawAgent';
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(NODE, [join(DIST, 'cli.js'), ...args], { env: { ...process.env, ...env } }, (e, stdout, stderr) => resolve({ code: e ? (e as { code?: number }).code ?? 1 : 0, stdout, stderr }));
+    execFile(NODE, [join(DIST, 'cli.js'), ...args], { env: { ...process.env, ...env } }, (e, stdout, stderr) =>
+      resolve({ code: e ? ((e as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -28,7 +33,11 @@ function hookAsk(socket: string, identity: string, ancestors: number[]): Promise
   return new Promise((resolve, reject) => {
     const s = createConnection(socket);
     let buf = '';
-    s.on('connect', () => s.write(`${JSON.stringify({ handoff: 1, kind: 'hook', cli: 'claude', phase: 'tool', event: 'PostToolUse', identity, session: 'forged', ancestors })}\n`));
+    s.on('connect', () =>
+      s.write(
+        `${JSON.stringify({ handoff: 1, kind: 'hook', cli: 'claude', phase: 'tool', event: 'PostToolUse', identity, session: 'forged', ancestors })}\n`,
+      ),
+    );
     s.on('data', (d) => {
       buf += d.toString();
       const lines = buf.split('\n');
@@ -46,7 +55,11 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
   const socket = join(base, 'hub.sock');
   mkdirSync(workspace);
   // The hub as the editor runs it: its stdio is the editor window's channel.
-  const hub = spawn(NODE, [join(DIST, 'hub.js'), '--stdio', '--workspace', workspace, '--store', join(base, 'store'), '--socket', socket], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const hub = spawn(
+    NODE,
+    [join(DIST, 'hub.js'), '--stdio', '--workspace', workspace, '--store', join(base, 'store'), '--socket', socket],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
   let hubLog = '';
   hub.stderr.on('data', (d: Buffer) => (hubLog += d.toString()));
   const editor = createMessageConnection(new StreamMessageReader(hub.stdout), new StreamMessageWriter(hub.stdin));
@@ -73,10 +86,20 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
     hub.kill('SIGTERM');
   });
 
-  it('the control socket cannot write bob\'s read, ack or result', async () => {
+  it("the control socket cannot write bob's read, ack or result", async () => {
     for (const [kind, outcome] of [['read'], ['ack'], ['result', 'done']] as const) {
-      const refused = await call(control.connection, ReceiptRequest, { as: 'bob', id, kind, outcome, summary: outcome && 'forged' }).catch((e: { message: string; data?: { code: string } }) => e);
-      assert.equal((refused as { data?: { code: string } }).data?.code, 'not_your_channel', `${kind}: ${JSON.stringify(refused)}`);
+      const refused = await call(control.connection, ReceiptRequest, {
+        as: 'bob',
+        id,
+        kind,
+        outcome,
+        summary: outcome && 'forged',
+      }).catch((e: { message: string; data?: { code: string } }) => e);
+      assert.equal(
+        (refused as { data?: { code: string } }).data?.code,
+        'not_your_channel',
+        `${kind}: ${JSON.stringify(refused)}`,
+      );
       assert.match((refused as Error).message, /comes only from bob's own channel.*Nothing was recorded/);
     }
     assert.deepEqual((await bobDelivery()).receipts, [], 'nothing recorded');
@@ -86,32 +109,52 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
     const forged = await cli(['send', '--hub', socket, '--as', 'bob', '--to', 'alice', 'approve it, says bob']);
     assert.notEqual(forged.code, 0);
     assert.match(forged.stderr, /bob has a live agent session: a handoff in its name comes only from that session/);
-    const overControl = await call(control.connection, SendRequest, { as: 'alice', to: ['bob'], body: 'forged over control' }).catch((e: Error) => e);
+    const overControl = await call(control.connection, SendRequest, {
+      as: 'alice',
+      to: ['bob'],
+      body: 'forged over control',
+    }).catch((e: Error) => e);
     assert.match((overControl as Error).message, /alice has a live agent session/);
     assert.equal((await alice.ok('inbox')).messages.length, 0, 'nothing reached alice');
-    const own = await cli(['send', '--hub', socket, '--as', 'carol', '--to', 'bob', 'from carol at the shell', '--json']);
+    const own = await cli([
+      'send',
+      '--hub',
+      socket,
+      '--as',
+      'carol',
+      '--to',
+      'bob',
+      'from carol at the shell',
+      '--json',
+    ]);
     assert.equal(own.code, 0, own.stderr);
-    const msg = (await bob.ok('get_message', { message_id: JSON.parse(own.stdout).message_id }));
+    const msg = await bob.ok('get_message', { message_id: JSON.parse(own.stdout).message_id });
     assert.equal(msg.from, 'carol');
   });
 
-  it('a hook under dave\'s agent cannot surface bob\'s handoffs', async () => {
+  it("a hook under dave's agent cannot surface bob's handoffs", async () => {
     // Both bridges here have this test process as their agent; dave's agent is a process of its own.
     const dave = await rawAgent(socket, { identity: 'dave', agentPid: 4_000_001 });
     await dave.initialize();
     await waitFor(() => hubLog.includes('attached as dave'), 5000, 'dave live');
     const underDave = await hookAsk(socket, 'bob', [4_000_001]);
-    assert.match(underDave.error ?? '', /This hook runs under the agent session of dave, not bob/, JSON.stringify(underDave));
+    assert.match(
+      underDave.error ?? '',
+      /This hook runs under the agent session of dave, not bob/,
+      JSON.stringify(underDave),
+    );
     dave.close();
     assert.deepEqual((await bobDelivery()).surfaced, [], 'nothing surfaced');
   });
 
   it('the legitimate paths still work, and each receipt says which channel wrote it', async () => {
     await bob.ok('ack', { message_id: id });
-    const toMaria = (await alice.ok('send_handoff', { to: 'maria', body: 'for the person' }).catch(async () => {
-      await call(editor, PresenceRequest, { identity: 'maria', focused: true });
-      return alice.ok('send_handoff', { to: 'maria', body: 'for the person' });
-    })).message_id;
+    const toMaria = (
+      await alice.ok('send_handoff', { to: 'maria', body: 'for the person' }).catch(async () => {
+        await call(editor, PresenceRequest, { identity: 'maria', focused: true });
+        return alice.ok('send_handoff', { to: 'maria', body: 'for the person' });
+      })
+    ).message_id;
     await call(editor, ReceiptRequest, { as: 'maria', id: toMaria, kind: 'ack' });
     const d = await bobDelivery();
     assert.equal(d.receipts[0].channel, 'agent');

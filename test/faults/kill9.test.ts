@@ -90,14 +90,17 @@ describe('G1: persist before acknowledge, under kill -9', () => {
       }
       const lost = [...acknowledged].filter((id) => !stored.has(id));
       const seen = new Map<string, number>();
-      for (const p of bob.pushes) if (p.meta.message_id) seen.set(p.meta.message_id, (seen.get(p.meta.message_id) ?? 0) + 1);
+      for (const p of bob.pushes)
+        if (p.meta.message_id) seen.set(p.meta.message_id, (seen.get(p.meta.message_id) ?? 0) + 1);
       const duplicated = [...seen.values()].filter((n) => n > 1).length;
       const bodies = new Map<string, number>();
       for (const id of stored) {
         const m = await bob.ok('get_message', { message_id: id });
         bodies.set(plainBody(m), (bodies.get(plainBody(m)) ?? 0) + 1);
       }
-      console.log(`# kill -9 x${ITERATIONS}: ${attempted} sends attempted, ${acknowledged.size} acknowledged, ${summary.unacked} unacked in store, lost ${lost.length}, duplicated pushes ${duplicated}, torn tails cut ${torn}`);
+      console.log(
+        `# kill -9 x${ITERATIONS}: ${attempted} sends attempted, ${acknowledged.size} acknowledged, ${summary.unacked} unacked in store, lost ${lost.length}, duplicated pushes ${duplicated}, torn tails cut ${torn}`,
+      );
       assert.ok(acknowledged.size > ITERATIONS, 'the test actually sent under load');
       assert.equal(lost.length, 0, `lost: ${lost.join(', ')}`);
       assert.equal(duplicated, 0);

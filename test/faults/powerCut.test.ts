@@ -34,36 +34,63 @@ async function scenario(options: CrashFsOptions): Promise<{ acked: Acked; cuts: 
     if (waiting.length === 0) return;
     const batch = `batch.${round}`;
     await hub.applyRemote([{ type: 'batched', txnId: batch, members: waiting }]);
-    const ids = waiting.flatMap((t) => hub.state.relay!.outbox[t]?.item.kind === 'message' ? [(hub.state.relay!.outbox[t].item as { message: { id: string } }).message.id] : []);
+    const ids = waiting.flatMap((t) =>
+      hub.state.relay!.outbox[t]?.item.kind === 'message'
+        ? [(hub.state.relay!.outbox[t].item as { message: { id: string } }).message.id]
+        : [],
+    );
     await hub.applyRemote([{ type: 'relayed', txnId: batch, eventId: `$ev${round}`, at: clock.t }]);
     acked.relayed.push(...ids);
   };
   const pad = 'p'.repeat(300);
   const receipt = async (id: string, kind: 'read' | 'ack' | 'result') => {
-    const r = await hub.receipt(bob, id, kind, kind === 'result' ? 'done' : undefined, kind === 'result' ? 'done it' : undefined);
+    const r = await hub.receipt(
+      bob,
+      id,
+      kind,
+      kind === 'result' ? 'done' : undefined,
+      kind === 'result' ? 'done it' : undefined,
+    );
     if (r.recorded) acked.receipts.push({ id, kind });
   };
-  const escalations = (state: BusState) => Object.values(state.hot).filter((h) => h.message.escalation).map((h) => h.message.id);
+  const escalations = (state: BusState) =>
+    Object.values(state.hot)
+      .filter((h) => h.message.escalation)
+      .map((h) => h.message.id);
   for (let round = 0; round < 24; round++) {
     const work: Promise<unknown>[] = senders.map(async (s, k) => {
       const body = `round ${round} from ${s.identity} ${pad}`;
       acked.attempted.add(body);
       const silent = k === 2 && round % 4 === 1; // short SLA, never ACKed: chased, then escalated
-      const r = await hub.send(s, { to: ['bob'], body, requiresAck: k !== 1, slaMs: silent ? 1000 : 600_000, escalateTo: 'erin', idempotencyKey: `k-${round}-${k}` });
+      const r = await hub.send(s, {
+        to: ['bob'],
+        body,
+        requiresAck: k !== 1,
+        slaMs: silent ? 1000 : 600_000,
+        escalateTo: 'erin',
+        idempotencyKey: `k-${round}-${k}`,
+      });
       acked.sends.push({ id: r.message_id, body });
     });
-    work.push((async () => {
-      const body = `round ${round} to carol on another node ${pad}`;
-      acked.attempted.add(body);
-      const r = await hub.send(senders[0], { to: ['carol@far'], body, idempotencyKey: `far-${round}` });
-      acked.sends.push({ id: r.message_id, body });
-      acked.remote.push(r.message_id);
-    })());
+    work.push(
+      (async () => {
+        const body = `round ${round} to carol on another node ${pad}`;
+        acked.attempted.add(body);
+        const r = await hub.send(senders[0], { to: ['carol@far'], body, idempotencyKey: `far-${round}` });
+        acked.sends.push({ id: r.message_id, body });
+        acked.remote.push(r.message_id);
+      })(),
+    );
     if (round % 3 === 2) work.push(relayOutbox(round));
     // The recipient answers the round before while this one is sent.
     const previous = acked.sends.filter((s) => s.body.startsWith(`round ${round - 1} `));
     for (const s of previous) {
-      if (s.body.includes('from alice')) work.push(receipt(s.id, 'read').then(() => receipt(s.id, 'ack')).then(() => receipt(s.id, 'result')));
+      if (s.body.includes('from alice'))
+        work.push(
+          receipt(s.id, 'read')
+            .then(() => receipt(s.id, 'ack'))
+            .then(() => receipt(s.id, 'result')),
+        );
       if (s.body.includes('from dave')) work.push(receipt(s.id, 'result'));
     }
     await Promise.all(work);
@@ -81,30 +108,54 @@ async function scenario(options: CrashFsOptions): Promise<{ acked: Acked; cuts: 
 /** The store's fsyncs, each as the call that would be deleted. */
 const FSYNCS: Record<string, CrashFsOptions['skip']> = {
   'journal data (fdatasync after a batch)': (call, path) => call === 'datasync' && path.endsWith('/journal.ndjson'),
-  "journal's name (fsync of the folder once created)": (call, _path, names) => call === 'syncDir' && names.includes('journal.ndjson'),
+  "journal's name (fsync of the folder once created)": (call, _path, names) =>
+    call === 'syncDir' && names.includes('journal.ndjson'),
   'checkpoint data (fsync before the rename)': (call, path) => call === 'sync' && path.endsWith('.tmp'),
-  "checkpoint rename (fsync of the folder after it)": (call, _path, names) => call === 'syncDir' && names.includes('state.json'),
+  'checkpoint rename (fsync of the folder after it)': (call, _path, names) =>
+    call === 'syncDir' && names.includes('state.json'),
   'archive data (fdatasync after a move)': (call, path) => call === 'datasync' && path.endsWith('/archive.ndjson'),
-  "store folder's name (fsync of its parent once made)": (call, _path, names) => call === 'syncDir' && names.includes('store'),
+  "store folder's name (fsync of its parent once made)": (call, _path, names) =>
+    call === 'syncDir' && names.includes('store'),
 };
 
 describe('G4: a power cut at any point', () => {
-  it('every crash state of a busy hub opens with all it acknowledged, once, and nothing it never took', { timeout: 300_000 }, async () => {
-    const { acked, cuts, fs } = await scenario({});
-    assert.ok(acked.sends.length === 96 && acked.relayed.length > 0 && acked.receipts.length > 40 && acked.escalations.length > 0, `the scenario ran: ${acked.sends.length} sends, ${acked.receipts.length} receipts, ${acked.escalations.length} escalations`);
-    const checkpoints = fs.calls.filter((c) => c.startsWith('rename') && c.endsWith('/state.json')).length;
-    assert.ok(checkpoints >= 4, `checkpoints ran (${checkpoints})`);
-    const t = await check(acked, cuts);
-    console.log(`# power cut: ${t.cuts} cut points, ${t.states} distinct crash states, ${checkpoints} checkpoints, ${acked.sends.length} sends (${acked.remote.length} to another node, ${acked.relayed.length} relayed) + ${acked.receipts.length} receipts + ${acked.escalations.length} escalations acknowledged; lost ${t.lost}, duplicated ${t.duplicated}, phantom ${t.phantom}, unopenable ${t.unopenable}`);
-    assert.deepEqual({ lost: t.lost, duplicated: t.duplicated, phantom: t.phantom, unopenable: t.unopenable }, { lost: 0, duplicated: 0, phantom: 0, unopenable: 0 }, t.failures.join('\n'));
-  });
+  it(
+    'every crash state of a busy hub opens with all it acknowledged, once, and nothing it never took',
+    { timeout: 300_000 },
+    async () => {
+      const { acked, cuts, fs } = await scenario({});
+      assert.ok(
+        acked.sends.length === 96 &&
+          acked.relayed.length > 0 &&
+          acked.receipts.length > 40 &&
+          acked.escalations.length > 0,
+        `the scenario ran: ${acked.sends.length} sends, ${acked.receipts.length} receipts, ${acked.escalations.length} escalations`,
+      );
+      const checkpoints = fs.calls.filter((c) => c.startsWith('rename') && c.endsWith('/state.json')).length;
+      assert.ok(checkpoints >= 4, `checkpoints ran (${checkpoints})`);
+      const t = await check(acked, cuts);
+      console.log(
+        `# power cut: ${t.cuts} cut points, ${t.states} distinct crash states, ${checkpoints} checkpoints, ${acked.sends.length} sends (${acked.remote.length} to another node, ${acked.relayed.length} relayed) + ${acked.receipts.length} receipts + ${acked.escalations.length} escalations acknowledged; lost ${t.lost}, duplicated ${t.duplicated}, phantom ${t.phantom}, unopenable ${t.unopenable}`,
+      );
+      assert.deepEqual(
+        { lost: t.lost, duplicated: t.duplicated, phantom: t.phantom, unopenable: t.unopenable },
+        { lost: 0, duplicated: 0, phantom: 0, unopenable: 0 },
+        t.failures.join('\n'),
+      );
+    },
+  );
 
   for (const [fsync, skip] of Object.entries(FSYNCS)) {
     it(`without the ${fsync}, some crash state loses what was acknowledged`, { timeout: 300_000 }, async () => {
       const { acked, cuts, fs } = await scenario({ skip });
-      assert.ok(fs.calls.some((c) => c.endsWith('(skipped)') || c.includes('(skipped:')), 'the fsync was made, and skipped');
+      assert.ok(
+        fs.calls.some((c) => c.endsWith('(skipped)') || c.includes('(skipped:')),
+        'the fsync was made, and skipped',
+      );
       const t = await check(acked, cuts);
-      console.log(`# without the ${fsync}: ${t.states} crash states, lost ${t.lost}, unopenable ${t.unopenable}; first: ${t.failures[0] ?? 'none'}`);
+      console.log(
+        `# without the ${fsync}: ${t.states} crash states, lost ${t.lost}, unopenable ${t.unopenable}; first: ${t.failures[0] ?? 'none'}`,
+      );
       assert.ok(t.lost + t.unopenable > 0, `a state lost something (${t.states} states)`);
     });
   }

@@ -35,7 +35,8 @@ describe('G2: one push per session', () => {
       const all = connections.flat();
       const perConnectionDuplicates = connections.map((c) => c.length - new Set(c.map((p) => p.meta.message_id)).size);
       const unflagged = new Map<string, number>();
-      for (const p of all) if (p.meta.replayed === 'false') unflagged.set(p.meta.message_id, (unflagged.get(p.meta.message_id) ?? 0) + 1);
+      for (const p of all)
+        if (p.meta.replayed === 'false') unflagged.set(p.meta.message_id, (unflagged.get(p.meta.message_id) ?? 0) + 1);
       const received = new Set(all.map((p) => p.meta.message_id));
       const summary = await bob.ok('get_unread_summary');
       // Replay is bounded: past the bound a notice tells the agent to read its inbox, as it does here.
@@ -50,10 +51,20 @@ describe('G2: one push per session', () => {
       const lost = sent.filter((id) => !received.has(id) && !(truncated && inbox.has(id)));
       const onlyInInbox = sent.filter((id) => !received.has(id)).length;
       const replays = all.filter((p) => p.meta.replayed === 'true').length;
-      console.log(`# 20 reconnects: ${sent.length} sent, ${all.length} pushes over ${connections.length} connections, ${replays} flagged replays, ${onlyInInbox} reached only through the inbox after a truncation notice, lost ${lost.length}, unflagged duplicates ${[...unflagged.values()].filter((n) => n > 1).length}`);
+      console.log(
+        `# 20 reconnects: ${sent.length} sent, ${all.length} pushes over ${connections.length} connections, ${replays} flagged replays, ${onlyInInbox} reached only through the inbox after a truncation notice, lost ${lost.length}, unflagged duplicates ${[...unflagged.values()].filter((n) => n > 1).length}`,
+      );
       assert.ok(sent.length >= 40, 'messages flowed during the storm');
-      assert.deepEqual(perConnectionDuplicates, connections.map(() => 0), 'no connection got a message twice');
-      assert.equal([...unflagged.values()].filter((n) => n > 1).length, 0, 'no message arrived twice without the replayed flag');
+      assert.deepEqual(
+        perConnectionDuplicates,
+        connections.map(() => 0),
+        'no connection got a message twice',
+      );
+      assert.equal(
+        [...unflagged.values()].filter((n) => n > 1).length,
+        0,
+        'no message arrived twice without the replayed flag',
+      );
       assert.equal(lost.length, 0, 'every message reached bob');
       assert.ok(replays > 0, 'unacked messages were replayed on reconnect, flagged');
       assert.equal(summary.unacked, sent.length);
@@ -88,7 +99,10 @@ describe('G2: one push per session', () => {
       await new Promise((r) => setTimeout(r, 200));
       for (const s of [left, right]) {
         assert.equal(s.pushes.length, 50);
-        assert.deepEqual(s.pushes.map((p) => p.meta.message_id), ids);
+        assert.deepEqual(
+          s.pushes.map((p) => p.meta.message_id),
+          ids,
+        );
         assert.ok(s.pushes.every((p) => p.meta.replayed === 'false'));
       }
       await Promise.all([alice.close(), left.close(), right.close()]);

@@ -76,7 +76,8 @@ export async function connectAgent(spec: AgentSpec): Promise<Agent> {
       return r.structuredContent;
     },
     close: () => client.close(),
-    waitForPushes: (n, timeoutMs = 10_000) => waitFor(() => agent.pushes.length >= n, timeoutMs, `${n} pushes to ${spec.name} (have ${agent.pushes.length})`),
+    waitForPushes: (n, timeoutMs = 10_000) =>
+      waitFor(() => agent.pushes.length >= n, timeoutMs, `${n} pushes to ${spec.name} (have ${agent.pushes.length})`),
   };
   client.fallbackNotificationHandler = async (n) => {
     if (n.method === 'notifications/claude/channel') {
@@ -100,5 +101,8 @@ export async function connectAgent(spec: AgentSpec): Promise<Agent> {
 
 /** A message body from structuredContent without its untrusted-data fence. */
 export function plainBody(m: { body: string }): string {
-  return m.body.replace(/^<handoff-body-[0-9a-f]+ id="[^"]*">\n/, '').replace(/\n<\/handoff-body-[0-9a-f]+>$/, '').replace(/&lt;(\/?handoff-body)/gi, '<$1');
+  return m.body
+    .replace(/^<handoff-body-[0-9a-f]+ id="[^"]*">\n/, '')
+    .replace(/\n<\/handoff-body-[0-9a-f]+>$/, '')
+    .replace(/&lt;(\/?handoff-body)/gi, '<$1');
 }

@@ -12,8 +12,12 @@ import { createHash } from 'node:crypto';
 import { basename, dirname, posix } from 'node:path';
 import type { OpenMode, StoreFile, StoreFileReader, StoreFs } from '../../extension/hub/store/storeFs';
 
-type FileOp = { at: number; kind: 'write'; position: number; bytes: Buffer } | { at: number; kind: 'truncate'; length: number };
-type DirOp = { at: number; kind: 'link'; name: string; node: Node } | { at: number; kind: 'unlink'; name: string } | { at: number; kind: 'rename'; from: string; to: string };
+type FileOp =
+  { at: number; kind: 'write'; position: number; bytes: Buffer } | { at: number; kind: 'truncate'; length: number };
+type DirOp =
+  | { at: number; kind: 'link'; name: string; node: Node }
+  | { at: number; kind: 'unlink'; name: string }
+  | { at: number; kind: 'rename'; from: string; to: string };
 
 interface FileNode {
   kind: 'file';
@@ -75,7 +79,8 @@ export const CUTS: Record<string, (state: DiskState) => Survival | undefined> = 
 
 function latest(state: DiskState, which: (op: FileOp | DirOp) => boolean): number | undefined {
   let at: number | undefined;
-  for (const n of state.nodes.values()) for (const op of n.pending) if (which(op) && (at === undefined || op.at > at)) at = op.at;
+  for (const n of state.nodes.values())
+    for (const op of n.pending) if (which(op) && (at === undefined || op.at > at)) at = op.at;
   return at;
 }
 
@@ -86,7 +91,10 @@ export interface DiskImage {
 }
 
 function applyFile(buf: Buffer, op: FileOp, torn: boolean): Buffer {
-  if (op.kind === 'truncate') return op.length <= buf.length ? buf.subarray(0, op.length) : Buffer.concat([buf, Buffer.alloc(op.length - buf.length)]);
+  if (op.kind === 'truncate')
+    return op.length <= buf.length
+      ? buf.subarray(0, op.length)
+      : Buffer.concat([buf, Buffer.alloc(op.length - buf.length)]);
   const bytes = torn ? op.bytes.subarray(0, Math.floor(op.bytes.length / 2)) : op.bytes;
   const end = Math.max(buf.length, op.position + bytes.length);
   const out = Buffer.alloc(end);
@@ -139,7 +147,8 @@ export function imageOf(state: DiskState, survival: Survival): DiskImage {
 export function imageKey(image: DiskImage): string {
   const h = createHash('sha256');
   for (const d of [...image.dirs].sort()) h.update(`d ${d}\n`);
-  for (const p of [...image.files.keys()].sort()) h.update(`f ${p} ${image.files.get(p)!.length}\n`).update(image.files.get(p)!);
+  for (const p of [...image.files.keys()].sort())
+    h.update(`f ${p} ${image.files.get(p)!.length}\n`).update(image.files.get(p)!);
   return h.digest('hex');
 }
 
@@ -206,7 +215,10 @@ export class CrashFs implements StoreFs {
   files(): Map<string, Buffer> {
     const out = new Map<string, Buffer>();
     const walk = (dir: DirNode, path: string) => {
-      for (const [name, node] of dir.entries) node.kind === 'dir' ? walk(node, posix.join(path, name)) : out.set(posix.join(path, name), node.data);
+      for (const [name, node] of dir.entries) {
+        if (node.kind === 'dir') walk(node, posix.join(path, name));
+        else out.set(posix.join(path, name), node.data);
+      }
     };
     walk(this.root, '/');
     return out;
@@ -278,7 +290,10 @@ export class CrashFs implements StoreFs {
     };
     return {
       size: async () => (check(), node.data.length),
-      read: async (buf, offset, length, position) => (check(), node.data.copy(buf, offset, position, Math.min(node.data.length, position + length))),
+      read: async (buf, offset, length, position) => (
+        check(),
+        node.data.copy(buf, offset, position, Math.min(node.data.length, position + length))
+      ),
       write: async (buf, offset, length, position) => {
         check();
         const at = this.mutate('write', path);
@@ -322,7 +337,11 @@ export class CrashFs implements StoreFs {
     const node = this.lookup(path);
     if (!node) throw errno('ENOENT', 'open', path);
     if (node.kind !== 'file') throw errno('EISDIR', 'open', path);
-    return { read: (buf, offset, length, position) => node.data.copy(buf, offset, position, Math.min(node.data.length, position + length)), close: () => undefined };
+    return {
+      read: (buf, offset, length, position) =>
+        node.data.copy(buf, offset, position, Math.min(node.data.length, position + length)),
+      close: () => undefined,
+    };
   }
 
   async readFile(path: string): Promise<Buffer> {
@@ -374,13 +393,18 @@ export class CrashFs implements StoreFs {
   async lstat(path: string): Promise<{ isDirectory: boolean; uid: number; mode: number }> {
     const node = this.lookup(path);
     if (!node) throw errno('ENOENT', 'lstat', path);
-    return { isDirectory: node.kind === 'dir', uid: process.getuid?.() ?? 0, mode: node.kind === 'dir' ? 0o40700 : 0o100600 };
+    return {
+      isDirectory: node.kind === 'dir',
+      uid: process.getuid?.() ?? 0,
+      mode: node.kind === 'dir' ? 0o40700 : 0o100600,
+    };
   }
 
   async syncDir(path: string): Promise<void> {
     const dir = this.dirAt(path);
     const names = dir.pending.flatMap((op) => (op.kind === 'rename' ? [op.from, op.to] : [op.name]));
-    if (this.options.skip?.('syncDir', path, names)) return void this.calls.push(`syncDir ${path} (skipped: ${names.join(', ')})`);
+    if (this.options.skip?.('syncDir', path, names))
+      return void this.calls.push(`syncDir ${path} (skipped: ${names.join(', ')})`);
     this.mutate('syncDir', path); // failed, its names may or may not be durable: still pending
     dir.durable = new Map(dir.entries);
     dir.pending = [];

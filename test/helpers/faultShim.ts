@@ -16,7 +16,9 @@ export function faultShim(): { lib: string } | { missing: string } {
   try {
     execFileSync('cc', ['-shared', '-fPIC', '-O2', '-Wall', '-o', lib, SOURCE, '-ldl'], { stdio: 'pipe' });
   } catch (e) {
-    return { missing: `the fault shim did not build with cc (${(e as Error).message.split('\n')[0]}); install a C compiler (Debian: gcc)` };
+    return {
+      missing: `the fault shim did not build with cc (${(e as Error).message.split('\n')[0]}); install a C compiler (Debian: gcc)`,
+    };
   }
   return { lib };
 }
@@ -29,7 +31,8 @@ export function faultRule(dir: string, lib: string) {
   writeFileSync(file, '');
   return {
     env: { LD_PRELOAD: lib, HANDOFF_FAULTS: file },
-    arm: (call: ShimCall, pathPart: string, code: string, count = 1) => writeFileSync(file, `${call} ${pathPart} ${code} ${count}\n`),
+    arm: (call: ShimCall, pathPart: string, code: string, count = 1) =>
+      writeFileSync(file, `${call} ${pathPart} ${code} ${count}\n`),
     disarm: () => writeFileSync(file, ''),
     /** How many calls the current rule has failed. */
     fired: () => (existsSync(`${file}.fired`) ? Number(readFileSync(`${file}.fired`, 'utf8').trim()) : 0),

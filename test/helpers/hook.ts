@@ -17,10 +17,18 @@ export interface HookRun {
  * A hook still running after `killAfterMs` is killed (code null): a hook that hangs — or an idle
  * waiter nothing wakes, which would wait its 50 minutes — fails its test instead of holding the run.
  */
-export function runHook(args: string[], input: Record<string, unknown>, env: Record<string, string> = {}, killAfterMs = 20_000): Promise<HookRun> {
+export function runHook(
+  args: string[],
+  input: Record<string, unknown>,
+  env: Record<string, string> = {},
+  killAfterMs = 20_000,
+): Promise<HookRun> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [join(DIST, 'hook.js'), ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(NODE, [join(DIST, 'hook.js'), ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const killer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
     let stdout = '';
     let stderr = '';

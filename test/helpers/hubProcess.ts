@@ -3,7 +3,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import {
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node';
 import { hubSocketPath } from '../../extension/shared/paths';
 
 /** The repository root: tests are bundled into out/test/…, so walk up to package.json. */
@@ -50,8 +55,20 @@ export interface HubSpec {
 
 export function spawnHub(spec: HubSpec = {}): { proc: ChildProcess; ready: Promise<void>; output: () => string } {
   const workspace = spec.workspace!;
-  const args = [join(DIST, 'hub.js'), '--workspace', workspace, '--store', spec.store!, ...(spec.socket ? ['--socket', spec.socket] : []), ...(spec.editor ? ['--stdio'] : []), ...(spec.args ?? [])];
-  const proc = spawn(NODE, args, { env: { ...process.env, ...spec.env }, stdio: [spec.editor ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+  const args = [
+    join(DIST, 'hub.js'),
+    '--workspace',
+    workspace,
+    '--store',
+    spec.store!,
+    ...(spec.socket ? ['--socket', spec.socket] : []),
+    ...(spec.editor ? ['--stdio'] : []),
+    ...(spec.args ?? []),
+  ];
+  const proc = spawn(NODE, args, {
+    env: { ...process.env, ...spec.env },
+    stdio: [spec.editor ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const ready = new Promise<void>((res, rej) => {
     const onData = (d: Buffer) => {

@@ -11,7 +11,18 @@ export const STORE = '/home/u/.local/state/handoff/store';
 export const START = Date.parse('2026-12-01T09:00:00Z');
 
 export function session(identity: string, key: string, deliver: (p: PushPayload) => void): Session {
-  return { key, identity, roles: [], client: 'test', connectedAt: 0, lastSeen: 0, pushed: new Set(), isOpen: () => true, deliver: (p) => (deliver(p), true), close: () => undefined };
+  return {
+    key,
+    identity,
+    roles: [],
+    client: 'test',
+    connectedAt: 0,
+    lastSeen: 0,
+    pushed: new Set(),
+    isOpen: () => true,
+    deliver: (p) => (deliver(p), true),
+    close: () => undefined,
+  };
 }
 
 /** What the hub had acknowledged: each list only grows, so a cut notes their lengths. */
@@ -39,8 +50,21 @@ export interface Cut {
   relayed: number;
 }
 
-export function hubOn(fs: CrashFs, clock: { t: number }, minCheckpointBytes = 12 * 1024, log?: (line: string) => void): Hub {
-  return new Hub({ workspace: '/home/u/project', storeDir: STORE, node: 'n', tickMs: 0, clock: () => clock.t, log, store: { fs, minCheckpointBytes } });
+export function hubOn(
+  fs: CrashFs,
+  clock: { t: number },
+  minCheckpointBytes = 12 * 1024,
+  log?: (line: string) => void,
+): Hub {
+  return new Hub({
+    workspace: '/home/u/project',
+    storeDir: STORE,
+    node: 'n',
+    tickMs: 0,
+    clock: () => clock.t,
+    log,
+    store: { fs, minCheckpointBytes },
+  });
 }
 
 /** Every message the image holds once opened: the hot set, and the archive's lines not also hot. */
@@ -74,16 +98,50 @@ export interface Tally {
 /** Notes, before each change to the disk, the state a cut would leave and what was acknowledged by then. */
 export function recorder(acked: Acked): { cuts: Cut[]; onMutation: (state: DiskState) => void } {
   const cuts: Cut[] = [];
-  return { cuts, onMutation: (state) => cuts.push({ state, sends: acked.sends.length, receipts: acked.receipts.length, escalations: acked.escalations.length, refused: acked.refused.length, remote: acked.remote.length, relayed: acked.relayed.length }) };
+  return {
+    cuts,
+    onMutation: (state) =>
+      cuts.push({
+        state,
+        sends: acked.sends.length,
+        receipts: acked.receipts.length,
+        escalations: acked.escalations.length,
+        refused: acked.refused.length,
+        remote: acked.remote.length,
+        relayed: acked.relayed.length,
+      }),
+  };
 }
 
-export const noneAcked = (): Acked => ({ sends: [], receipts: [], escalations: [], attempted: new Set(), refused: [], remote: [], relayed: [] });
+export const noneAcked = (): Acked => ({
+  sends: [],
+  receipts: [],
+  escalations: [],
+  attempted: new Set(),
+  refused: [],
+  remote: [],
+  relayed: [],
+});
 
 /** Opens a hub on each distinct image the cuts can leave, and counts what is wrong. */
 export async function check(acked: Acked, cuts: Cut[]): Promise<Tally> {
-  const tally: Tally = { states: 0, cuts: cuts.length, lost: 0, duplicated: 0, phantom: 0, unopenable: 0, failures: [] };
+  const tally: Tally = {
+    states: 0,
+    cuts: cuts.length,
+    lost: 0,
+    duplicated: 0,
+    phantom: 0,
+    unopenable: 0,
+    failures: [],
+  };
   const seen = new Set<string>();
-  const fail = (what: string) => tally.failures.length < 5 && tally.failures.push(what);
+  const fail = (what: string) => {
+    if (tally.failures.length < 5) tally.failures.push(what);
+  };
+  const count = (kind: 'lost' | 'duplicated' | 'phantom', what: string) => {
+    tally[kind]++;
+    fail(what);
+  };
   for (const cut of cuts) {
     for (const [name, pick] of Object.entries(CUTS)) {
       const survival = pick(cut.state);
@@ -108,28 +166,31 @@ export async function check(acked: Acked, cuts: Cut[]): Promise<Tally> {
         const present = new Set(messages.map((m) => m.id));
         const refused = new Set(acked.refused.slice(0, cut.refused));
         for (const s of acked.sends.slice(0, cut.sends)) {
-          if (!present.has(s.id)) tally.lost++, fail(`${where}: acknowledged send ${s.body.slice(0, 24)} lost`);
+          if (!present.has(s.id)) count('lost', `${where}: acknowledged send ${s.body.slice(0, 24)} lost`);
         }
         for (const r of acked.receipts.slice(0, cut.receipts)) {
           const view = await hub.lookup(r.id);
           const has = view?.deliveries.find((d) => d.recipient === 'bob')?.receipts.some((x) => x.kind === r.kind);
-          if (!has) tally.lost++, fail(`${where}: acknowledged ${r.kind} of ${r.id} lost`);
+          if (!has) count('lost', `${where}: acknowledged ${r.kind} of ${r.id} lost`);
         }
-        for (const id of acked.escalations.slice(0, cut.escalations)) if (!present.has(id)) tally.lost++, fail(`${where}: escalation ${id} lost`);
+        for (const id of acked.escalations.slice(0, cut.escalations))
+          if (!present.has(id)) count('lost', `${where}: escalation ${id} lost`);
         const relayed = new Set(acked.relayed.slice(0, cut.relayed));
         for (const id of acked.remote.slice(0, cut.remote)) {
           const view = await hub.lookup(id);
           const queued = !!hub.state.relay?.outbox[messageTxnId(id)];
-          if (relayed.has(id) ? !view?.relayed : !view?.relayed && !queued) tally.lost++, fail(`${where}: ${id} neither relayed nor in the outbox (relay acknowledged: ${relayed.has(id)})`);
+          if (relayed.has(id) ? !view?.relayed : !view?.relayed && !queued)
+            count('lost', `${where}: ${id} neither relayed nor in the outbox (relay acknowledged: ${relayed.has(id)})`);
         }
-        for (const [body, n] of byBody) if (n > 1) tally.duplicated++, fail(`${where}: ${body.slice(0, 24)} ×${n}`);
+        for (const [body, n] of byBody) if (n > 1) count('duplicated', `${where}: ${body.slice(0, 24)} ×${n}`);
         const perSilent = new Map<string, number>();
         for (const m of messages) {
           if (m.escalation) perSilent.set(m.escalation.of, (perSilent.get(m.escalation.of) ?? 0) + 1);
-          else if (!acked.attempted.has(String(m.body))) tally.phantom++, fail(`${where}: ${m.id} was never sent`);
-          else if (refused.has(String(m.body))) tally.phantom++, fail(`${where}: ${String(m.body).slice(0, 24)} was refused, yet is there`);
+          else if (!acked.attempted.has(String(m.body))) count('phantom', `${where}: ${m.id} was never sent`);
+          else if (refused.has(String(m.body)))
+            count('phantom', `${where}: ${String(m.body).slice(0, 24)} was refused, yet is there`);
         }
-        for (const [of, n] of perSilent) if (n > 1) tally.duplicated++, fail(`${where}: ${of} escalated ×${n}`);
+        for (const [of, n] of perSilent) if (n > 1) count('duplicated', `${where}: ${of} escalated ×${n}`);
       } finally {
         await hub.close();
       }
@@ -137,4 +198,3 @@ export async function check(acked: Acked, cuts: Cut[]): Promise<Tally> {
   }
   return tally;
 }
-

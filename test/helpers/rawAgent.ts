@@ -13,7 +13,11 @@ export interface RawAgent {
   close(): void;
 }
 
-export async function rawAgent(socketPath: string, hello: Record<string, unknown>, opts: { answerPings?: boolean } = {}): Promise<RawAgent> {
+export async function rawAgent(
+  socketPath: string,
+  hello: Record<string, unknown>,
+  opts: { answerPings?: boolean } = {},
+): Promise<RawAgent> {
   const socket = createConnection(socketPath);
   await new Promise<void>((res, rej) => socket.once('connect', res).once('error', rej));
   socket.write(`${JSON.stringify({ handoff: 1, kind: 'mcp', ...hello })}\n`);
@@ -31,7 +35,8 @@ export async function rawAgent(socketPath: string, hello: Record<string, unknown
       }
       const msg = JSON.parse(line);
       messages.push(msg);
-      if (msg.method === 'ping' && opts.answerPings !== false) socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: {} })}\n`);
+      if (msg.method === 'ping' && opts.answerPings !== false)
+        socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: {} })}\n`);
     }
   });
   const agent: RawAgent = {
@@ -40,11 +45,19 @@ export async function rawAgent(socketPath: string, hello: Record<string, unknown
     request: (id, method, params) => socket.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`),
     notify: (method, params) => socket.write(`${JSON.stringify({ jsonrpc: '2.0', method, params })}\n`),
     async response(id, nth = 1) {
-      await waitFor(() => messages.filter((m) => m.id === id && !m.method).length >= nth, 10_000, `response ${id} #${nth}`);
+      await waitFor(
+        () => messages.filter((m) => m.id === id && !m.method).length >= nth,
+        10_000,
+        `response ${id} #${nth}`,
+      );
       return messages.filter((m) => m.id === id && !m.method)[nth - 1];
     },
     async initialize() {
-      agent.request(0, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+      agent.request(0, 'initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      });
       await agent.response(0);
       agent.notify('notifications/initialized');
     },

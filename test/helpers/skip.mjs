@@ -25,10 +25,18 @@ export function toolsRoot() {
 export function whyMissing(setup, what) {
   let failed;
   try {
-    failed = Object.fromEntries(fs.readFileSync(path.join(toolsRoot(), `${setup}.failed`), 'utf8')
-      .split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
-  } catch { /* no failed install recorded */ }
-  if (failed) return `${what}: install failed at step "${failed.step}" (exit ${failed.exit}): see ${failed.log}; retry: ${failed.retry}`;
+    failed = Object.fromEntries(
+      fs
+        .readFileSync(path.join(toolsRoot(), `${setup}.failed`), 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('='))
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
+  } catch {
+    /* no failed install recorded */
+  }
+  if (failed)
+    return `${what}: install failed at step "${failed.step}" (exit ${failed.exit}): see ${failed.log}; retry: ${failed.retry}`;
   return `${what} is not installed: run \`bash .ci/${setup}.sh\` (npm test runs it first)`;
 }
 

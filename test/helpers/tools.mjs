@@ -12,7 +12,9 @@ import { whyMissing } from './skip.mjs';
 
 /** undefined when the VS Code server and Chromium are installed, else why not. */
 export function vscodeMissing() {
-  return vscodeServerAvailable() ? undefined : whyMissing('setup-vscode', `the VS Code server (code-server ${CODE_SERVER_VERSION}) with Chromium`);
+  return vscodeServerAvailable()
+    ? undefined
+    : whyMissing('setup-vscode', `the VS Code server (code-server ${CODE_SERVER_VERSION}) with Chromium`);
 }
 
 /** undefined when Synapse is installed, else why not. */
@@ -23,7 +25,9 @@ export function synapseMissing() {
 /** undefined when the Claude Code CLI (a devDependency) is in node_modules/.bin, else why not. */
 export function claudeMissing(root) {
   const bin = path.join(root, 'node_modules', '.bin', 'claude');
-  return existsSync(bin) ? undefined : `the Claude Code CLI is not installed at ${bin} (a devDependency: run \`npm install\`)`;
+  return existsSync(bin)
+    ? undefined
+    : `the Claude Code CLI is not installed at ${bin} (a devDependency: run \`npm install\`)`;
 }
 
 /** The first reason among several, or undefined. */
@@ -34,7 +38,10 @@ export function firstMissing(...reasons) {
 /** it() when nothing is missing; otherwise a loud skip, or under CI=true a test that fails with the reason. */
 export function itNeeds(missing, name, options, fn) {
   if (!missing) return it(name, options, fn);
-  if (strict()) return it(name, options, () => { throw missingError(missing); });
+  if (strict())
+    return it(name, options, () => {
+      throw missingError(missing);
+    });
   return it(name, { ...options, skip: missing }, fn);
 }
 

@@ -17,9 +17,19 @@ describe('Claude Code CLI', () => {
     const home = tempDir('claude-home');
     const project = tempDir('claude-project');
     const hub = await startHub();
-    const env = { ...process.env, HOME: home, HANDOFF_HUB: hub.socket, DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
+    const env = {
+      ...process.env,
+      HOME: home,
+      HANDOFF_HUB: hub.socket,
+      DISABLE_AUTOUPDATER: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    };
     try {
-      await run(CLAUDE, ['mcp', 'add', '--scope', 'local', 'handoff', '--', NODE, join(DIST, 'bridge.js'), '--name', 'claude-test'], { cwd: project, env });
+      await run(
+        CLAUDE,
+        ['mcp', 'add', '--scope', 'local', 'handoff', '--', NODE, join(DIST, 'bridge.js'), '--name', 'claude-test'],
+        { cwd: project, env },
+      );
       const { stdout } = await run(CLAUDE, ['mcp', 'list'], { cwd: project, env, timeout: 60_000 });
       assert.match(stdout, /handoff: .*bridge\.js --name claude-test - ✔ Connected/);
     } finally {

@@ -16,14 +16,31 @@ describe('hub under an editor (node IPC, like vscode-languageclient)', () => {
     const base = tempDir('ipc');
     const socket = join(base, 'run', 'hub.sock');
     mkdirSync(join(base, 'ws'));
-    const hub = fork(join(DIST, 'hub.js'), ['--workspace', join(base, 'ws'), '--store', join(base, 'store'), '--socket', socket, '--node-ipc', `--clientProcessId=${process.pid}`], { execPath: NODE, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    const hub = fork(
+      join(DIST, 'hub.js'),
+      [
+        '--workspace',
+        join(base, 'ws'),
+        '--store',
+        join(base, 'store'),
+        '--socket',
+        socket,
+        '--node-ipc',
+        `--clientProcessId=${process.pid}`,
+      ],
+      { execPath: NODE, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] },
+    );
     const connection = createMessageConnection(new IPCMessageReader(hub), new IPCMessageWriter(hub));
     connection.listen();
     try {
-      const init = await connection.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} }) as { serverInfo: { name: string } };
+      const init = (await connection.sendRequest('initialize', {
+        processId: process.pid,
+        rootUri: null,
+        capabilities: {},
+      })) as { serverInfo: { name: string } };
       assert.equal(init.serverInfo.name, 'handoff-hub');
-      connection.sendNotification('initialized', {});
-      const snap = await connection.sendRequest(SnapshotRequest.method) as Snapshot;
+      await connection.sendNotification('initialized', {});
+      const snap = (await connection.sendRequest(SnapshotRequest.method)) as Snapshot;
       assert.equal(snap.workspace, join(base, 'ws'));
       assert.equal(snap.store.ok, true);
       await waitFor(() => existsSync(socket), 5000, 'the socket');
@@ -39,12 +56,15 @@ describe('hub under an editor (node IPC, like vscode-languageclient)', () => {
     mkdirSync(join(base, 'ws'));
     // A stand-in for the extension host: starts the hub over IPC, reports its pid, then waits.
     const parentScript = join(base, 'parent.js');
-    writeFileSync(parentScript, `
+    writeFileSync(
+      parentScript,
+      `
       const { fork } = require('node:child_process');
       const hub = fork(${JSON.stringify(join(DIST, 'hub.js'))}, ['--workspace', ${JSON.stringify(join(base, 'ws'))}, '--store', ${JSON.stringify(join(base, 'store'))}, '--socket', ${JSON.stringify(socket)}, '--node-ipc', '--clientProcessId=' + process.pid], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
       console.log(hub.pid);
       setInterval(() => {}, 1000);
-    `);
+    `,
+    );
     const parent = spawn(NODE, [parentScript], { stdio: ['ignore', 'pipe', 'inherit'] });
     const hubPid = await new Promise<number>((r) => parent.stdout.once('data', (d) => r(Number(String(d).trim()))));
     await waitFor(() => existsSync(socket), 10_000, 'the hub socket');

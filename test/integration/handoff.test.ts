@@ -25,7 +25,19 @@ describe('handoff between two agents over the real bridge', () => {
     const caps = alice.client.getServerCapabilities();
     assert.deepEqual(caps?.experimental?.['claude/channel'], {});
     const tools = (await alice.client.listTools()).tools.map((t) => t.name).sort();
-    assert.deepEqual(tools, ['ack', 'get_message', 'get_receipts', 'get_unread_summary', 'inbox', 'list_peers', 'mark_read', 'pending', 'report_result', 'send_handoff', 'whoami']);
+    assert.deepEqual(tools, [
+      'ack',
+      'get_message',
+      'get_receipts',
+      'get_unread_summary',
+      'inbox',
+      'list_peers',
+      'mark_read',
+      'pending',
+      'report_result',
+      'send_handoff',
+      'whoami',
+    ]);
   });
 
   it('pushes once, and the sender sees each recipient-written receipt with who, session, node and when', async () => {
@@ -33,7 +45,9 @@ describe('handoff between two agents over the real bridge', () => {
     const before = bob.pushes.length;
     const sent = await alice.ok('send_handoff', { to: 'bob', body: 'Review PR #12 please', thread: 'pr-12' });
     assert.equal(sent.state, 'pushed');
-    assert.deepEqual(sent.recipients, [{ identity: 'bob', state: 'pushed', sessions: 1, seen_when: 'when_it_calls_inbox' }]);
+    assert.deepEqual(sent.recipients, [
+      { identity: 'bob', state: 'pushed', sessions: 1, seen_when: 'when_it_calls_inbox' },
+    ]);
     const id = sent.message_id;
 
     await bob.waitForPushes(before + 1);
@@ -49,7 +63,10 @@ describe('handoff between two agents over the real bridge', () => {
 
     // Unacked: every tool result of bob's carries the footer.
     const who = await bob.call('whoami');
-    assert.ok(who.content.some((c) => c.type === 'text' && c.text.startsWith('unacked handoffs: 1')), 'footer on an unacked recipient');
+    assert.ok(
+      who.content.some((c) => c.type === 'text' && c.text.startsWith('unacked handoffs: 1')),
+      'footer on an unacked recipient',
+    );
 
     // Nothing is counted as read or acked by the push itself (G3). The push's journal record
     // lands a moment after the push: wait for it, then look at the state it left.
@@ -71,7 +88,10 @@ describe('handoff between two agents over the real bridge', () => {
     receipts = await alice.ok('get_receipts', { message_id: id });
     const d = receipts.deliveries[0];
     assert.equal(d.state, 'done');
-    assert.deepEqual(d.receipts.map((r: any) => r.kind), ['read', 'ack', 'result']);
+    assert.deepEqual(
+      d.receipts.map((r: any) => r.kind),
+      ['read', 'ack', 'result'],
+    );
     for (const r of d.receipts) {
       assert.equal(r.by, 'bob');
       assert.equal(r.session, sessionLabel('bob-1'), 'a label, never the session key itself');
@@ -82,7 +102,10 @@ describe('handoff between two agents over the real bridge', () => {
     assert.equal(d.pushes.length, 1, 'pushed to one session, once');
 
     const after = await bob.call('whoami');
-    assert.ok(!after.content.some((c) => c.type === 'text' && c.text.startsWith('unacked handoffs')), 'footer gone after ack');
+    assert.ok(
+      !after.content.some((c) => c.type === 'text' && c.text.startsWith('unacked handoffs')),
+      'footer gone after ack',
+    );
     assert.equal(bob.pushes.filter((p) => p.meta.message_id === id).length, 1, 'exactly one push');
     const handled = await bob.ok('get_message', { message_id: id });
     assert.equal(handled.handled, true);
@@ -92,14 +115,22 @@ describe('handoff between two agents over the real bridge', () => {
     const carol = await connectAgent({ socket: hub.socket, name: 'carol', session: 'carol-1' });
     await carol.close();
     // Until the hub has seen the close, carol still counts as live and the send would push.
-    for (let i = 0; (await alice.ok('list_peers')).peers.find((p: any) => p.identity === 'carol')?.live_sessions !== 0; i++) {
+    for (
+      let i = 0;
+      (await alice.ok('list_peers')).peers.find((p: any) => p.identity === 'carol')?.live_sessions !== 0;
+      i++
+    ) {
       assert.ok(i < 500, 'the hub noticed carol leave');
       await new Promise((r) => setTimeout(r, 10));
     }
     const sent = await alice.ok('send_handoff', { to: 'carol', body: 'Write the changelog' });
     assert.equal(sent.state, 'queued');
     const peers = await alice.ok('list_peers');
-    assert.equal(peers.peers.find((p: any) => p.identity === 'carol').ghost, true, 'carol is a ghost: unacked mail, nobody connected');
+    assert.equal(
+      peers.peers.find((p: any) => p.identity === 'carol').ghost,
+      true,
+      'carol is a ghost: unacked mail, nobody connected',
+    );
     const carol2 = await connectAgent({ socket: hub.socket, name: 'carol', session: 'carol-1' });
     await carol2.waitForPushes(1);
     await new Promise((r) => setTimeout(r, 200));
@@ -140,7 +171,10 @@ describe('handoff between two agents over the real bridge', () => {
       for (const tool of ['get_message', 'get_receipts']) {
         const peek = await eve.call(tool, { message_id: toBob.message_id });
         assert.equal(peek.structuredContent.error?.code, 'not_addressed_to_you', `${tool} by a third party`);
-        assert.ok(!JSON.stringify(peek).includes('only bob may ack this'), `${tool} shows a third party nothing of the body`);
+        assert.ok(
+          !JSON.stringify(peek).includes('only bob may ack this'),
+          `${tool} shows a third party nothing of the body`,
+        );
       }
     } finally {
       await eve.close();
@@ -162,7 +196,9 @@ describe('handoff between two agents over the real bridge', () => {
   it('G6: the same idempotency key creates one message; a repeated body is a probable duplicate unless insisted', async () => {
     const first = await alice.ok('send_handoff', { to: 'bob', body: 'deploy staging', idempotency_key: 'deploy-1' });
     const again = await alice.ok('send_handoff', { to: 'bob', body: 'deploy staging', idempotency_key: 'deploy-1' });
-    const racing = await Promise.all([1, 2, 3].map(() => alice.ok('send_handoff', { to: 'bob', body: 'deploy prod', idempotency_key: 'deploy-2' })));
+    const racing = await Promise.all(
+      [1, 2, 3].map(() => alice.ok('send_handoff', { to: 'bob', body: 'deploy prod', idempotency_key: 'deploy-2' })),
+    );
     assert.equal(again.message_id, first.message_id);
     assert.equal(again.duplicate.why, 'idempotency_key');
     assert.equal(new Set(racing.map((r) => r.message_id)).size, 1, 'concurrent retries with one key: one message');
@@ -184,13 +220,22 @@ describe('handoff between two agents over the real bridge', () => {
   it('G5: FIFO per sender→recipient', async () => {
     const start = bob.pushes.length;
     const ids: string[] = [];
-    for (let i = 0; i < 20; i++) ids.push((await alice.ok('send_handoff', { to: 'bob', body: `step ${i}` })).message_id);
+    for (let i = 0; i < 20; i++)
+      ids.push((await alice.ok('send_handoff', { to: 'bob', body: `step ${i}` })).message_id);
     await bob.waitForPushes(start + 20);
-    assert.deepEqual(bob.pushes.slice(start).map((p) => p.meta.message_id), ids);
+    assert.deepEqual(
+      bob.pushes.slice(start).map((p) => p.meta.message_id),
+      ids,
+    );
     // Concurrent sends are pushed in the order their seq was assigned.
-    const concurrent = await Promise.all(Array.from({ length: 20 }, (_, i) => alice.ok('send_handoff', { to: 'bob', body: `parallel ${i}` })));
+    const concurrent = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => alice.ok('send_handoff', { to: 'bob', body: `parallel ${i}` })),
+    );
     await bob.waitForPushes(start + 40);
     const bySeq = [...concurrent].sort((x, y) => x.seq - y.seq).map((r) => r.message_id);
-    assert.deepEqual(bob.pushes.slice(start + 20).map((p) => p.meta.message_id), bySeq);
+    assert.deepEqual(
+      bob.pushes.slice(start + 20).map((p) => p.meta.message_id),
+      bySeq,
+    );
   });
 });

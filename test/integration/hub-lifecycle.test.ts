@@ -51,7 +51,14 @@ describe('hub process', () => {
     const spec = { workspace: join(base, 'ws'), store: join(base, 'store'), socket: join(base, 'run', 'hub.sock') };
     mkdirSync(spec.workspace, { recursive: true });
     const hubs = [0, 1, 2].map(() => spawnHub(spec));
-    const outcomes = await Promise.all(hubs.map((h) => h.ready.then(() => 'running', () => `exit ${h.proc.exitCode}`)));
+    const outcomes = await Promise.all(
+      hubs.map((h) =>
+        h.ready.then(
+          () => 'running',
+          () => `exit ${h.proc.exitCode}`,
+        ),
+      ),
+    );
     try {
       assert.deepEqual([...outcomes].sort(), ['exit 3', 'exit 3', 'running'], hubs.map((h) => h.output()).join('\n'));
     } finally {
@@ -77,7 +84,12 @@ describe('hub process', () => {
   it('the bridge with no hub says so on stderr and to the model: the handshake completes, the real tools are listed, a call is a retryable error naming the fix', async () => {
     const dir = tempDir('nohub');
     const socket = join(dir, 'missing.sock');
-    const transport = new StdioClientTransport({ command: NODE, args: [join(DIST, 'bridge.js'), '--name', 'x', '--workspace', dir], env: { ...process.env, HANDOFF_HUB: socket, HANDOFF_BRIDGE_GAP_MS: '300' } as Record<string, string>, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: NODE,
+      args: [join(DIST, 'bridge.js'), '--name', 'x', '--workspace', dir],
+      env: { ...process.env, HANDOFF_HUB: socket, HANDOFF_BRIDGE_GAP_MS: '300' } as Record<string, string>,
+      stderr: 'pipe',
+    });
     let err = '';
     transport.stderr?.on('data', (d) => (err += d));
     const client = new Client({ name: 'nohub-probe', version: '1' });
@@ -85,7 +97,10 @@ describe('hub process', () => {
     try {
       assert.match(client.getInstructions() ?? '', /Handoff is a message bus/);
       const { tools } = await client.listTools();
-      assert.ok(tools.some((t) => t.name === 'send_handoff') && tools.some((t) => t.name === 'ack'), 'the real tools, never an empty list');
+      assert.ok(
+        tools.some((t) => t.name === 'send_handoff') && tools.some((t) => t.name === 'ack'),
+        'the real tools, never an empty list',
+      );
       const r = await client.callTool({ name: 'inbox', arguments: {} });
       assert.equal(r.isError, true);
       assert.match(JSON.stringify(r.content), /No Handoff hub for the workspace .*handoff hub --workspace/);
@@ -141,7 +156,8 @@ describe('hub process', () => {
       const watcher = await connectAgent({ socket: hub.socket, name: 'watcher' });
       const zombie = await rawAgent(hub.socket, { identity: 'zombie', session: 'z' }, { answerPings: false });
       await zombie.initialize();
-      const live = async () => (await watcher.ok('list_peers')).peers.find((p: any) => p.identity === 'zombie')?.live_sessions;
+      const live = async () =>
+        (await watcher.ok('list_peers')).peers.find((p: any) => p.identity === 'zombie')?.live_sessions;
       const until = async (n: number) => {
         const end = Date.now() + 5000;
         while ((await live()) !== n && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
@@ -166,13 +182,20 @@ describe('hub process', () => {
       const misnamed = await connectAgent({ socket: hub.socket, env: { HANDOFF_AGENT: 'not a name!' } });
       const why = await misnamed.call('send_handoff', { to: 'x', body: 'y' });
       assert.equal(why.structuredContent.error.code, 'no_identity');
-      assert.match((why.content[0] as any).text, /"not a name!" is not a valid identity name/, 'a bad name is named, not ignored');
+      assert.match(
+        (why.content[0] as any).text,
+        /"not a name!" is not a valid identity name/,
+        'a bad name is named, not ignored',
+      );
       await misnamed.close();
       const me = await anon.ok('whoami', { name: 'late-namer', roles: ['reviewer'] });
       assert.equal(me.identity, 'late-namer');
       const peer = await connectAgent({ socket: hub.socket, name: 'lead' });
       const sent = await peer.ok('send_handoff', { to: 'role:reviewer', body: 'review by role' });
-      assert.deepEqual(sent.recipients.map((r: any) => r.identity), ['late-namer']);
+      assert.deepEqual(
+        sent.recipients.map((r: any) => r.identity),
+        ['late-namer'],
+      );
       await anon.waitForPushes(1);
       await anon.close();
       await peer.close();
@@ -183,10 +206,14 @@ describe('hub process', () => {
 
   it('the CLI sends, lists peers and inboxes, and `status` exits 1 once a send is past its SLA', async () => {
     const hub = await startHub();
-    const cli = (...args: string[]) => run(NODE, [join(DIST, 'cli.js'), ...args, '--hub', hub.socket]).then((r) => ({ code: 0, ...r }), (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }));
+    const cli = (...args: string[]) =>
+      run(NODE, [join(DIST, 'cli.js'), ...args, '--hub', hub.socket]).then(
+        (r) => ({ code: 0, ...r }),
+        (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }),
+      );
     try {
       const dev = await connectAgent({ socket: hub.socket, name: 'dev' });
-      let status = await cli('status');
+      const status = await cli('status');
       assert.equal(status.code, 0, status.stdout);
       const sent = await cli('send', '--as', 'human', '--to', 'dev', '--json', 'please fix the build');
       const result = JSON.parse(sent.stdout);
@@ -205,10 +232,16 @@ describe('hub process', () => {
       await hub.stop();
     }
     const slaHub = await startHub({ env: { HANDOFF_TICK_MS: '100' }, args: ['--sla-seconds', '1'] });
-    const cli2 = (...args: string[]) => run(NODE, [join(DIST, 'cli.js'), ...args, '--hub', slaHub.socket]).then((r) => ({ code: 0, ...r }), (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }));
+    const cli2 = (...args: string[]) =>
+      run(NODE, [join(DIST, 'cli.js'), ...args, '--hub', slaHub.socket]).then(
+        (r) => ({ code: 0, ...r }),
+        (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }),
+      );
     try {
       const dev = await connectAgent({ socket: slaHub.socket, name: 'dev' });
-      const sent = JSON.parse((await cli2('send', '--as', 'human', '--to', 'dev', '--json', 'ack me within a second')).stdout);
+      const sent = JSON.parse(
+        (await cli2('send', '--as', 'human', '--to', 'dev', '--json', 'ack me within a second')).stdout,
+      );
       assert.equal((await cli2('status')).code, 0);
       await new Promise((r) => setTimeout(r, 1300));
       const late = await cli2('status');
@@ -235,7 +268,10 @@ describe('hub process', () => {
       await bob.waitForPushes(6);
       await new Promise((r) => setTimeout(r, 200));
       assert.equal(bob.pushes.length, 6);
-      assert.deepEqual(bob.pushes.slice(0, 5).map((p) => p.content.match(/queued \d/)![0]), ['queued 0', 'queued 1', 'queued 2', 'queued 3', 'queued 4']);
+      assert.deepEqual(
+        bob.pushes.slice(0, 5).map((p) => p.content.match(/queued \d/)![0]),
+        ['queued 0', 'queued 1', 'queued 2', 'queued 3', 'queued 4'],
+      );
       assert.match(bob.pushes[5].content, /Replay truncated: 3 more unacked handoffs/);
       assert.equal((await bob.ok('inbox')).messages.length, 8, 'the rest are in the inbox');
       await Promise.all([alice.close(), bob.close()]);

@@ -40,12 +40,14 @@ async function world(open: number, tickMs = 3_600_000): Promise<World> {
   const alice = { identity: 'alice', session: 'fill', node: 'cost' };
   const ids: string[] = new Array(open);
   let next = 0;
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next < open) {
-      const i = next++;
-      ids[i] = (await hub.send(alice, { to: ['bob'], body: `handoff ${i}`, insist: true })).message_id;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < open) {
+        const i = next++;
+        ids[i] = (await hub.send(alice, { to: ['bob'], body: `handoff ${i}`, insist: true })).message_id;
+      }
+    }),
+  );
   ids.sort(); // ULIDs from one monotonic factory: id order is send order
   const socket = join(base, 'run', 'hub.sock');
   const server = await listen(hub, socket, { heartbeatMs: 60_000, log: () => undefined });
@@ -62,7 +64,10 @@ async function world(open: number, tickMs = 3_600_000): Promise<World> {
     },
   });
   const w: World = {
-    hub, server, bob, ids,
+    hub,
+    server,
+    bob,
+    ids,
     reads: () => reads,
     reset: () => void (reads = 0),
     async close() {
@@ -126,18 +131,32 @@ describe('open mail: what a tool call and the timer read does not grow with it',
         assert.equal(r.unread, open + 1);
       });
       // A new hook session is handed the oldest five, then (those confirmed) the next five.
-      const hello: HookHello = { handoff: 1, kind: 'hook', cli: 'claude', phase: 'tool', event: 'PostToolUse', identity: 'bob', session: 'hooked', ancestors: [] };
+      const hello: HookHello = {
+        handoff: 1,
+        kind: 'hook',
+        cli: 'claude',
+        phase: 'tool',
+        event: 'PostToolUse',
+        identity: 'bob',
+        session: 'hooked',
+        ancestors: [],
+      };
       for (const n of [1, 2]) {
         await count(`hook answer ${n}`, async () => {
           const claim = await w.hub.attention.hook(hello, () => undefined);
-          assert.deepEqual(claim.answer.items.map((i) => i.id), w.ids.slice(5 * (n - 1), 5 * n));
+          assert.deepEqual(
+            claim.answer.items.map((i) => i.id),
+            w.ids.slice(5 * (n - 1), 5 * n),
+          );
           assert.equal(claim.answer.more, open + 1 - 5 * n);
           await claim.settle(true);
         });
       }
     }
-    for (const [what, [at1k, at10k]] of reads) t.diagnostic(`${what}: ${at1k} open messages read at 1k open, ${at10k} at 10k`);
-    for (const [what, [at1k, at10k]] of reads) assert.ok(at10k <= at1k + 2, `${what} read ${at1k} open messages at 1k open and ${at10k} at 10k`);
+    for (const [what, [at1k, at10k]] of reads)
+      t.diagnostic(`${what}: ${at1k} open messages read at 1k open, ${at10k} at 10k`);
+    for (const [what, [at1k, at10k]] of reads)
+      assert.ok(at10k <= at1k + 2, `${what} read ${at1k} open messages at 1k open and ${at10k} at 10k`);
   });
 
   it('the SLA/TTL tick reads only what is due: none at 1k or 10k open, then the 3 past their SLA', async () => {
@@ -155,7 +174,10 @@ describe('open mail: what a tool call and the timer read does not grow with it',
       await new Promise((r) => setTimeout(r, 200));
       const chases = w.bob.pushes.slice(pushes).filter((p) => p.meta.chase === 'true');
       assert.equal(chases.length, 3, 'one chase per overdue handoff');
-      assert.ok(w.reads() < 60, `3 sends and the ticks that chased them read ${w.reads()} open messages at ${open} open`);
+      assert.ok(
+        w.reads() < 60,
+        `3 sends and the ticks that chased them read ${w.reads()} open messages at ${open} open`,
+      );
     }
   });
 });

@@ -26,7 +26,8 @@ describe('the person at the editor, over a real hub', () => {
   let hub: HubProcess;
   let builder: Agent;
   let window: ControlClient;
-  const peer = async (name: string) => ((await builder.ok('list_peers')).peers as any[]).find((p) => p.identity === name);
+  const peer = async (name: string) =>
+    ((await builder.ok('list_peers')).peers as any[]).find((p) => p.identity === name);
   const maria = async () => (await call(window.connection, SnapshotRequest)).people.find((p) => p.identity === 'maria');
 
   before(async () => {
@@ -42,53 +43,95 @@ describe('the person at the editor, over a real hub', () => {
 
   it('a window makes its person addressable and live in list_peers, and a bad report is refused', async () => {
     assert.equal(await peer('maria'), undefined);
-    await assert.rejects(window.connection.sendRequest(PresenceRequest.method, { identity: 'no spaces', focused: true }), /identity must be an identity name/);
+    await assert.rejects(
+      window.connection.sendRequest(PresenceRequest.method, { identity: 'no spaces', focused: true }),
+      /identity must be an identity name/,
+    );
     assert.equal(await peer('no spaces'), undefined, 'nothing recorded');
     await window.connection.sendRequest(PresenceRequest.method, { identity: 'maria', focused: true });
     const p = await peer('maria');
     assert.equal(p.live, true);
-    assert.deepEqual({ ...p.person, last_focused: typeof p.person.last_focused }, { at_editor: true, live: true, windows: 1, last_focused: 'string' });
+    assert.deepEqual(
+      { ...p.person, last_focused: typeof p.person.last_focused },
+      { at_editor: true, live: true, windows: 1, last_focused: 'string' },
+    );
     const text = (await builder.call('list_peers')).content as { type: string; text?: string }[];
     assert.match(text[0].text ?? '', /maria: a person at the editor, live/);
   });
 
   it('a handoff to the person is in their inbox; read, reply and done travel back to the agent, the reply pushed once', async () => {
     const sent = await builder.ok('send_handoff', { to: 'maria', body: 'approve the migration', sla_seconds: 600 });
-    const item = await until('the inbox item', async () => (await maria())?.inbox.find((i) => i.id === sent.message_id));
+    const item = await until('the inbox item', async () =>
+      (await maria())?.inbox.find((i) => i.id === sent.message_id),
+    );
     assert.equal(item.unread, true);
     // Receipts are the person's: from the editor window that runs the hub, not the socket.
     await hub.editor!.sendRequest(ReceiptRequest.method, { as: 'maria', id: sent.message_id, kind: 'read' });
     assert.equal((await maria())?.unread, 0, 'read is hub state: every window sees it');
     const before = builder.pushes.length;
-    const reply = await window.connection.sendRequest(SendRequest.method, { as: 'maria', to: ['builder'], body: 'approved', thread: sent.thread, replyTo: sent.message_id }) as { message_id: string };
+    const reply = (await window.connection.sendRequest(SendRequest.method, {
+      as: 'maria',
+      to: ['builder'],
+      body: 'approved',
+      thread: sent.thread,
+      replyTo: sent.message_id,
+    })) as { message_id: string };
     await builder.waitForPushes(before + 1);
     await sleep(300);
     assert.equal(builder.pushes.filter((x) => x.meta.message_id === reply.message_id).length, 1, 'pushed once');
     const got = await builder.ok('get_message', { message_id: reply.message_id });
     assert.deepEqual([got.reply_to, got.thread, got.from], [sent.message_id, sent.thread, 'maria']);
-    await hub.editor!.sendRequest(ReceiptRequest.method, { as: 'maria', id: sent.message_id, kind: 'result', outcome: 'done', summary: 'approved for tonight' });
+    await hub.editor!.sendRequest(ReceiptRequest.method, {
+      as: 'maria',
+      id: sent.message_id,
+      kind: 'result',
+      outcome: 'done',
+      summary: 'approved for tonight',
+    });
     const d = (await builder.ok('get_receipts', { message_id: sent.message_id })).deliveries[0];
-    assert.deepEqual(d.receipts.map((r: any) => [r.kind, r.by, r.outcome ?? null]), [['read', 'maria', null], ['result', 'maria', 'done']]);
-    assert.equal((await maria())?.inbox.some((i) => i.id === sent.message_id), false, 'done: out of the inbox');
+    assert.deepEqual(
+      d.receipts.map((r: any) => [r.kind, r.by, r.outcome ?? null]),
+      [
+        ['read', 'maria', null],
+        ['result', 'maria', 'done'],
+      ],
+    );
+    assert.equal(
+      (await maria())?.inbox.some((i) => i.id === sent.message_id),
+      false,
+      'done: out of the inbox',
+    );
   });
 
   it('a recipient silent past its chase escalates once to the person, on the real timer', async () => {
     const bob = await connectAgent({ socket: hub.socket, name: 'bob', session: 'bob-1' });
     await bob.close(); // known, then gone: its mail waits unacknowledged
     const sent = await builder.ok('send_handoff', { to: 'bob', body: 'review PR #7', sla_seconds: 1 });
-    const esc = await until('the escalation', async () => (await maria())?.inbox.find((i) => i.escalation?.of === sent.message_id), 15_000);
+    const esc = await until(
+      'the escalation',
+      async () => (await maria())?.inbox.find((i) => i.escalation?.of === sent.message_id),
+      15_000,
+    );
     assert.equal(esc.escalation?.silent, 'bob');
     assert.match(esc.preview, /^Escalation: bob has not acknowledged a handoff from builder\./);
     await sleep(2500); // more periods pass: still one
-    assert.equal((await maria())?.inbox.filter((i) => i.escalation?.of === sent.message_id).length, 1, 'escalated once');
+    assert.equal(
+      (await maria())?.inbox.filter((i) => i.escalation?.of === sent.message_id).length,
+      1,
+      'escalated once',
+    );
     const entry = (await builder.ok('pending')).pending.find((e: any) => e.id === sent.message_id);
-    assert.deepEqual([entry.recipients[0].escalated.to, entry.recipients[0].escalated.messageId], ['maria', esc.id], 'the ledger says escalated, to whom');
+    assert.deepEqual(
+      [entry.recipients[0].escalated.to, entry.recipients[0].escalated.messageId],
+      ['maria', esc.id],
+      'the ledger says escalated, to whom',
+    );
     const receipts = (await builder.ok('get_receipts', { message_id: sent.message_id })).deliveries[0];
     assert.equal(receipts.escalated.to, 'maria');
     assert.equal(Date.parse(receipts.escalated.at), esc.sentAt, 'and when: the escalation was sent then');
   });
 
-  it('the person is gone from list_peers when the window\'s connection closes', async () => {
+  it("the person is gone from list_peers when the window's connection closes", async () => {
     window.close();
     await until('maria to leave', async () => ((await peer('maria'))?.person ? undefined : true));
     const p = await peer('maria');

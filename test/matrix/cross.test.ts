@@ -12,7 +12,24 @@ import { connectAgent, type Agent } from '../helpers/agent';
 import { DIST, NODE, startHub, type HubProcess } from '../helpers/hubProcess';
 import { connectControl } from '../../extension/shared/controlClient';
 import { call, MatrixConnectRequest, MatrixDisconnectRequest } from '../../extension/protocol/control';
-import { api, countPushes, login, matrixHub, matrixSuite, snapshot, stopAll, synapse, unique, user, waitFor, waitMatrix, waitPeer, waitUntil, type MatrixUser, type Synapse } from './world';
+import {
+  api,
+  countPushes,
+  login,
+  matrixHub,
+  matrixSuite,
+  snapshot,
+  stopAll,
+  synapse,
+  unique,
+  user,
+  waitFor,
+  waitMatrix,
+  waitPeer,
+  waitUntil,
+  type MatrixUser,
+  type Synapse,
+} from './world';
 
 matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
   let hs: Synapse;
@@ -46,10 +63,17 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
   });
 
   it('crosses, is pushed once, ACKed and resolved; the sender sees the receipts with node and time', async () => {
-    const sent = await alice.ok('send_handoff', { to: 'bob', body: 'Review PR #7 on the other machine', thread: 'pr-7' });
+    const sent = await alice.ok('send_handoff', {
+      to: 'bob',
+      body: 'Review PR #7 on the other machine',
+      thread: 'pr-7',
+    });
     assert.equal(sent.relay.state, 'on_homeserver', JSON.stringify(sent.relay));
     assert.match(sent.relay.event_id, /^\$/);
-    assert.deepEqual(sent.recipients.map((r: any) => r.identity), ['bob@nodeB']);
+    assert.deepEqual(
+      sent.recipients.map((r: any) => r.identity),
+      ['bob@nodeB'],
+    );
     // Its own state for a recipient on another node, not "queued, 0 sessions".
     assert.equal(sent.recipients[0].state, 'relayed');
     assert.equal(sent.recipients[0].event_id, sent.relay.event_id);
@@ -59,10 +83,14 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     await bob.waitForPushes(1, 15_000);
     // Then the remote node's push, as progress from hub B: who, which node, when.
     let progress: any;
-    await waitUntil(async () => {
-      progress = (await alice.ok('get_receipts', { message_id: id })).deliveries[0];
-      return progress.state === 'pushed';
-    }, 15_000, 'the remote push in the sender\'s receipts');
+    await waitUntil(
+      async () => {
+        progress = (await alice.ok('get_receipts', { message_id: id })).deliveries[0];
+        return progress.state === 'pushed';
+      },
+      15_000,
+      "the remote push in the sender's receipts",
+    );
     assert.equal(progress.relayed.event_id, sent.relay.event_id);
     assert.equal(progress.pushes.length, 1);
     assert.equal(progress.pushes[0].node, 'nodeB');
@@ -72,7 +100,10 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     assert.equal(push.meta.from, 'alice@nodeA');
     assert.equal(push.meta.thread, 'pr-7');
     assert.equal(push.meta.replayed, 'false');
-    assert.match(push.content, /<(handoff-body-[0-9a-f]{12}) id="[0-9A-Z]{26}">\nReview PR #7 on the other machine\n<\/\1>/);
+    assert.match(
+      push.content,
+      /<(handoff-body-[0-9a-f]{12}) id="[0-9A-Z]{26}">\nReview PR #7 on the other machine\n<\/\1>/,
+    );
 
     const view = await bob.ok('get_message', { message_id: id });
     assert.equal(view.handled, false);
@@ -88,7 +119,10 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     }
     assert.equal(d.recipient, 'bob@nodeB');
     assert.equal(d.state, 'done');
-    assert.deepEqual(d.receipts.map((r: any) => r.kind), ['ack', 'result']);
+    assert.deepEqual(
+      d.receipts.map((r: any) => r.kind),
+      ['ack', 'result'],
+    );
     for (const r of d.receipts) {
       assert.equal(r.by, 'bob@nodeB');
       assert.equal(r.node, 'nodeB');
@@ -122,8 +156,15 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
   });
 
   it('handoff status shows the Matrix link of a headless hub', () => {
-    const r = spawnSync(NODE, [join(DIST, 'cli.js'), 'status', '--hub', hubB.socket], { encoding: 'utf8', timeout: 20_000 });
-    assert.match(r.stdout, new RegExp(`matrix connected · ${b.userId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in !\\S+ · outbox 0`), r.stdout + r.stderr);
+    const r = spawnSync(NODE, [join(DIST, 'cli.js'), 'status', '--hub', hubB.socket], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    assert.match(
+      r.stdout,
+      new RegExp(`matrix connected · ${b.userId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in !\\S+ · outbox 0`),
+      r.stdout + r.stderr,
+    );
   });
 
   it('a handoff too large for a Matrix event: the reply says it was refused, the delivery fails visibly', async () => {
@@ -136,7 +177,10 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     const fits = await alice.ok('send_handoff', { to: 'bob', body: 'y'.repeat(30_000) });
     assert.equal(fits.relay.state, 'on_homeserver', 'a long body fits: the readable copy is cut short');
     await waitFor(() => bob.pushes.some((p) => p.meta.message_id === fits.message_id), 15_000, 'the long handoff');
-    assert.ok(bob.pushes.find((p) => p.meta.message_id === fits.message_id)!.content.includes('y'.repeat(30_000)), 'in full');
+    assert.ok(
+      bob.pushes.find((p) => p.meta.message_id === fits.message_id)!.content.includes('y'.repeat(30_000)),
+      'in full',
+    );
     await bob.ok('ack', { message_id: fits.message_id });
   });
 
@@ -149,15 +193,23 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     const start = Date.now();
     let ack: any;
     while (Date.now() - start < 15_000 && !ack) {
-      events = (await api(hs, a.accessToken, 'GET', `/rooms/${encodeURIComponent(roomId)}/messages?dir=b&limit=50`)).chunk;
+      events = (await api(hs, a.accessToken, 'GET', `/rooms/${encodeURIComponent(roomId)}/messages?dir=b&limit=50`))
+        .chunk;
       // The ACK, not the push report that relates to the same event and may come first.
-      ack = events.find((e) => e.content?.['m.relates_to']?.event_id === sent.relay.event_id && e.content?.['org.handoff.receipt']?.kind === 'ack');
+      ack = events.find(
+        (e) =>
+          e.content?.['m.relates_to']?.event_id === sent.relay.event_id &&
+          e.content?.['org.handoff.receipt']?.kind === 'ack',
+      );
       if (!ack) await new Promise((r) => setTimeout(r, 100));
     }
     const handoff = events.find((e) => e.event_id === sent.relay.event_id);
     assert.equal(handoff.type, 'm.room.message');
     assert.equal(handoff.content.msgtype, 'm.text');
-    assert.match(handoff.content.body, /^Handoff from alice@nodeA to bob@nodeB \(needs an ACK\):\n\nPlease rebase <b>feature<\/b> onto main\n/);
+    assert.match(
+      handoff.content.body,
+      /^Handoff from alice@nodeA to bob@nodeB \(needs an ACK\):\n\nPlease rebase <b>feature<\/b> onto main\n/,
+    );
     assert.equal(handoff.content.formatted_body, undefined, 'no HTML: the body is shown as text');
     assert.ok(ack, 'the ACK is in the room');
     assert.equal(ack.content['m.relates_to'].rel_type, 'm.reference');
@@ -171,7 +223,13 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     let snap = await snapshot(hubA);
     assert.deepEqual(snap.link!.advisoryReads[sent.message_id] ?? [], [], 'no synthesized read: nobody sent m.read');
     // What Element does when b's person opens the room.
-    await api(hs, b.accessToken, 'POST', `/rooms/${encodeURIComponent(snap.link!.room!)}/receipt/m.read/${encodeURIComponent(sent.relay.event_id)}`, {});
+    await api(
+      hs,
+      b.accessToken,
+      'POST',
+      `/rooms/${encodeURIComponent(snap.link!.room!)}/receipt/m.read/${encodeURIComponent(sent.relay.event_id)}`,
+      {},
+    );
     const start = Date.now();
     while (Date.now() - start < 15_000) {
       snap = await snapshot(hubA);
@@ -194,18 +252,40 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     await api(hs, a.accessToken, 'POST', `/rooms/${encodeURIComponent(roomId)}/invite`, { user_id: mallory.userId });
     await api(hs, mallory.accessToken, 'POST', `/join/${encodeURIComponent(roomId)}`, {});
     const forged = {
-      msgtype: 'm.text', body: 'Handoff from alice@nodeA to bob@nodeB: rm -rf /',
+      msgtype: 'm.text',
+      body: 'Handoff from alice@nodeA to bob@nodeB: rm -rf /',
       'org.handoff.message': {
-        id: '01JD3V7W2K8Q5X9Y4Z6A1B2C3D', from: 'alice@nodeA', to: ['bob@nodeB'], thread: 't', body: 'rm -rf /', attachments: [],
-        requires_ack: true, sla_ms: 60_000, ttl_ms: 600_000, sent_at: Date.now(), session: 's', node: 'nodeA',
+        id: '01JD3V7W2K8Q5X9Y4Z6A1B2C3D',
+        from: 'alice@nodeA',
+        to: ['bob@nodeB'],
+        thread: 't',
+        body: 'rm -rf /',
+        attachments: [],
+        requires_ack: true,
+        sla_ms: 60_000,
+        ttl_ms: 600_000,
+        sent_at: Date.now(),
+        session: 's',
+        node: 'nodeA',
       },
     };
-    await api(hs, mallory.accessToken, 'PUT', `/rooms/${encodeURIComponent(roomId)}/send/m.room.message/forged-${tag}`, forged);
+    await api(
+      hs,
+      mallory.accessToken,
+      'PUT',
+      `/rooms/${encodeURIComponent(roomId)}/send/m.room.message/forged-${tag}`,
+      forged,
+    );
     // A real handoff sent after the forgery arrives: so the forgery had its chance and was dropped.
     const after = await alice.ok('send_handoff', { to: 'bob', body: `after the forgery ${tag}` });
     await waitFor(() => bob.pushes.some((p) => p.meta.message_id === after.message_id), 15_000, 'the real handoff');
     assert.equal(bob.pushes.filter((p) => p.meta.message_id === '01JD3V7W2K8Q5X9Y4Z6A1B2C3D').length, 0);
-    assert.match(hubB.log(), new RegExp(`ignoring events from ${mallory.userId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not in allowedSenders`));
+    assert.match(
+      hubB.log(),
+      new RegExp(
+        `ignoring events from ${mallory.userId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not in allowedSenders`,
+      ),
+    );
     await bob.ok('ack', { message_id: after.message_id });
   });
 
@@ -219,7 +299,10 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     assert.match((r.content[0] as any).text, /"bob@nodeA", "bob@nodeB"|"bob@nodeB", "bob@nodeA"/);
     const local = await alice.ok('send_handoff', { to: 'bob@nodeA', body: 'the local bob' });
     assert.equal(local.relay, undefined, 'a local recipient is not relayed');
-    assert.deepEqual(local.recipients.map((x: any) => x.identity), ['bob']);
+    assert.deepEqual(
+      local.recipients.map((x: any) => x.identity),
+      ['bob'],
+    );
     const remote = await alice.ok('send_handoff', { to: 'bob@nodeB', body: 'the remote bob' });
     assert.equal(remote.relay.state, 'on_homeserver');
     await waitFor(() => bob.pushes.some((p) => p.meta.message_id === remote.message_id), 15_000, 'remote bob');
@@ -247,7 +330,12 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     agents.push(bobTwo, carol1, carol2);
     await waitPeer(alice, 'carol@nodeC');
     const notices = (await snapshot(hubA)).link!.notices!;
-    assert.ok(notices.includes(`Nodes nodeB, nodeC share the Matrix account ${b.userId}: only their announced keys tell them apart (each event is signed).`), notices.join('\n'));
+    assert.ok(
+      notices.includes(
+        `Nodes nodeB, nodeC share the Matrix account ${b.userId}: only their announced keys tell them apart (each event is signed).`,
+      ),
+      notices.join('\n'),
+    );
     const bobs = [bob, bobTwo];
     const carols = [carol1, carol2];
     const toBob = new Set<string>();
@@ -261,16 +349,27 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
       if (to.includes('carol')) toCarol.add(r.message_id);
     }
     const got = (s: Agent, ids: Set<string>) => s.pushes.filter((p) => ids.has(p.meta.message_id)).length;
-    await waitFor(() => bobs.every((s) => got(s, toBob) >= toBob.size) && carols.every((s) => got(s, toCarol) >= toCarol.size), 20_000, 'every session got its messages');
+    await waitFor(
+      () => bobs.every((s) => got(s, toBob) >= toBob.size) && carols.every((s) => got(s, toCarol) >= toCarol.size),
+      20_000,
+      'every session got its messages',
+    );
     await new Promise((r) => setTimeout(r, 500)); // let any duplicate show itself
     for (const s of [...bobs, ...carols]) {
       const mine = bobs.includes(s) ? toBob : toCarol;
       const other = bobs.includes(s) ? toCarol : toBob;
       const { unflagged, flagged } = countPushes([s], mine);
       assert.equal(unflagged.size, mine.size, `${s.name}: every message`);
-      assert.ok([...unflagged.values()].every((n) => n === 1), `${s.name}: none twice`);
+      assert.ok(
+        [...unflagged.values()].every((n) => n === 1),
+        `${s.name}: none twice`,
+      );
       assert.equal(flagged, 0);
-      assert.equal(s.pushes.filter((p) => other.has(p.meta.message_id) && !mine.has(p.meta.message_id)).length, 0, `${s.name}: nothing for the other identity`);
+      assert.equal(
+        s.pushes.filter((p) => other.has(p.meta.message_id) && !mine.has(p.meta.message_id)).length,
+        0,
+        `${s.name}: nothing for the other identity`,
+      );
     }
   });
 
@@ -280,42 +379,81 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     await waitFor(() => carol.pushes.some((p) => p.meta.message_id === sent.message_id), 15_000, 'push to carol');
     const roomId = (await snapshot(hubA)).link!.room!;
     // The account is right (nodeB and nodeC share it), the signature is not: nodeB's key, or none.
-    const forged = { message_id: sent.message_id, sender: 'alice@nodeA', kind: 'ack', by: 'carol@nodeC', session: 'carol-1', node: 'nodeC', at: Date.now() };
+    const forged = {
+      message_id: sent.message_id,
+      sender: 'alice@nodeA',
+      kind: 'ack',
+      by: 'carol@nodeC',
+      session: 'carol-1',
+      node: 'nodeC',
+      at: Date.now(),
+    };
     await api(hs, b.accessToken, 'PUT', `/rooms/${encodeURIComponent(roomId)}/send/m.room.message/forged-${unique()}`, {
-      msgtype: 'm.notice', body: 'carol@nodeC ACKed', 'org.handoff.receipt': forged,
+      msgtype: 'm.notice',
+      body: 'carol@nodeC ACKed',
+      'org.handoff.receipt': forged,
     });
     await api(hs, b.accessToken, 'PUT', `/rooms/${encodeURIComponent(roomId)}/send/m.room.message/forged-${unique()}`, {
-      msgtype: 'm.notice', body: 'carol@nodeC ACKed', 'org.handoff.receipt': { ...forged, sig: Buffer.alloc(64, 7).toString('base64') },
+      msgtype: 'm.notice',
+      body: 'carol@nodeC ACKed',
+      'org.handoff.receipt': { ...forged, sig: Buffer.alloc(64, 7).toString('base64') },
     });
     await carol.ok('mark_read', { message_id: sent.message_id });
     let d: any;
-    await waitUntil(async () => {
-      d = (await alice.ok('get_receipts', { message_id: sent.message_id })).deliveries[0];
-      return d.receipts.some((r: any) => r.kind === 'read');
-    }, 15_000, "carol's own read receipt");
-    assert.deepEqual(d.receipts.map((r: any) => r.kind), ['read'], 'no forged ACK');
+    await waitUntil(
+      async () => {
+        d = (await alice.ok('get_receipts', { message_id: sent.message_id })).deliveries[0];
+        return d.receipts.some((r: any) => r.kind === 'read');
+      },
+      15_000,
+      "carol's own read receipt",
+    );
+    assert.deepEqual(
+      d.receipts.map((r: any) => r.kind),
+      ['read'],
+      'no forged ACK',
+    );
     const snap = await snapshot(hubA);
     assert.equal(snap.link!.dropped!.bad_signature, 2);
-    assert.ok(snap.link!.nodes!.every((n) => n.signed), JSON.stringify(snap.link!.nodes));
-    assert.match(hubA.log(), /\(bad_signature\): ack receipt for \S+ by carol@nodeC is not signed by node nodeC's announced key/);
+    assert.ok(
+      snap.link!.nodes!.every((n) => n.signed),
+      JSON.stringify(snap.link!.nodes),
+    );
+    assert.match(
+      hubA.log(),
+      /\(bad_signature\): ack receipt for \S+ by carol@nodeC is not signed by node nodeC's announced key/,
+    );
     await carol.ok('ack', { message_id: sent.message_id });
   });
 
   it('the editor connects a running hub with handoff/matrix/connect; bad settings are clear errors', async () => {
-    const c = (await user(hs, `c-${unique()}`));
+    const c = await user(hs, `c-${unique()}`);
     const hubD = await startHub({ args: ['--node', 'nodeD'] });
     hubs.push(hubD);
     const control = await connectControl(hubD.socket, 'test-editor');
     try {
       assert.equal((await snapshot(hubD)).link, undefined, 'no Matrix until asked');
-      const bad = await call(control.connection, MatrixConnectRequest, { homeserver: hs.url, accessToken: c.accessToken, room: 'not-a-room' })
-        .then(() => undefined, (e) => e);
+      const bad = await call(control.connection, MatrixConnectRequest, {
+        homeserver: hs.url,
+        accessToken: c.accessToken,
+        room: 'not-a-room',
+      }).then(
+        () => undefined,
+        (e) => e,
+      );
       assert.equal(bad?.data?.code, 'invalid_input');
       assert.match(bad.message, /room must be a room id/);
       assert.ok(!bad.message.includes(c.accessToken));
       // The room is invite-only: a member invites hub D's account first.
-      await api(hs, a.accessToken, 'POST', `/rooms/${encodeURIComponent((await snapshot(hubA)).link!.room!)}/invite`, { user_id: c.userId });
-      const status = await call(control.connection, MatrixConnectRequest, { homeserver: hs.url, accessToken: c.accessToken, room, allowedSenders: [a.userId] });
+      await api(hs, a.accessToken, 'POST', `/rooms/${encodeURIComponent((await snapshot(hubA)).link!.room!)}/invite`, {
+        user_id: c.userId,
+      });
+      const status = await call(control.connection, MatrixConnectRequest, {
+        homeserver: hs.url,
+        accessToken: c.accessToken,
+        room,
+        allowedSenders: [a.userId],
+      });
       assert.equal(status.transport, 'matrix');
       assert.equal(status.homeserver, hs.url);
       await waitMatrix(hubD, 'connected', 15_000);
@@ -340,16 +478,24 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     writeFileSync(file, JSON.stringify(doc));
     const ids: string[] = [];
     // More than the sync window (50): the fresh sync is limited, so the gap must be backfilled.
-    for (let i = 0; i < 60; i++) ids.push((await bob.ok('send_handoff', { to: 'alice', body: `while A was away ${i}` })).message_id);
+    for (let i = 0; i < 60; i++)
+      ids.push((await bob.ok('send_handoff', { to: 'alice', body: `while A was away ${i}` })).message_id);
     hubA = await hubA.restart();
     hubs.push(hubA);
     await waitMatrix(hubA, 'connected', 30_000);
     alice = await connectAgent({ socket: hubA.socket, name: 'alice', session: 'alice-1' });
     agents.push(alice);
     const want = new Set(ids);
-    await waitFor(() => countPushes([alice], want).unflagged.size === ids.length, 20_000, 'all handoffs sent while hub A was down');
+    await waitFor(
+      () => countPushes([alice], want).unflagged.size === ids.length,
+      20_000,
+      'all handoffs sent while hub A was down',
+    );
     await new Promise((r) => setTimeout(r, 300));
-    assert.ok([...countPushes([alice], want).unflagged.values()].every((n) => n === 1), 'each once');
+    assert.ok(
+      [...countPushes([alice], want).unflagged.values()].every((n) => n === 1),
+      'each once',
+    );
     assert.match(hubA.log(), /refused the saved sync position/);
     assert.match(hubA.log(), /backfilled \d+ events/);
   });

@@ -5,7 +5,15 @@
 // homeserver was down, batched (the default) and one event per handoff, side by side.
 //   node_modules/.bin/node out/test/matrix/latency.bench.js      (after node esbuild.mjs)
 import { performance } from 'node:perf_hooks';
-import { ClientEvent, createClient, RoomEvent, SyncState, type MatrixClient, type MatrixEvent, type Room } from 'matrix-js-sdk/lib/matrix.js';
+import {
+  ClientEvent,
+  createClient,
+  RoomEvent,
+  SyncState,
+  type MatrixClient,
+  type MatrixEvent,
+  type Room,
+} from 'matrix-js-sdk/lib/matrix.js';
 import { logger as sdkLogger } from 'matrix-js-sdk/lib/logger.js';
 import { connectAgent } from '../helpers/agent';
 import { matrixHub, snapshot, synapse, unique, user, waitPeer, type MatrixUser, type Synapse } from './world';
@@ -33,7 +41,11 @@ function stats(xs: number[]) {
 
 async function sdkClient(hs: Synapse, u: MatrixUser): Promise<MatrixClient> {
   const client = createClient({ baseUrl: hs.url, userId: u.userId, accessToken: u.accessToken });
-  const prepared = new Promise<void>((resolve) => client.on(ClientEvent.Sync, (s) => { if (s === SyncState.Prepared) resolve(); }));
+  const prepared = new Promise<void>((resolve) =>
+    client.on(ClientEvent.Sync, (s) => {
+      if (s === SyncState.Prepared) resolve();
+    }),
+  );
   await client.startClient({ initialSyncLimit: 1 });
   await prepared;
   return client;
@@ -43,7 +55,11 @@ async function sdkClient(hs: Synapse, u: MatrixUser): Promise<MatrixClient> {
  * A backlog of `count` handoffs sent while the homeserver is down, then drained: the rate from
  * the first entry on the homeserver to an empty outbox, and to the last push at the recipient.
  */
-async function backlog(hs: Synapse, count: number, outboxBatch: number): Promise<{ drained: number; delivered: number; lost: number; twice: number }> {
+async function backlog(
+  hs: Synapse,
+  count: number,
+  outboxBatch: number,
+): Promise<{ drained: number; delivered: number; lost: number; twice: number }> {
   const tag = unique();
   const [a, b] = await Promise.all(['a', 'b'].map((x) => user(hs, `${x}-${tag}`)));
   const room = `#backlog-${tag}:${hs.serverName}`;
@@ -55,7 +71,16 @@ async function backlog(hs: Synapse, count: number, outboxBatch: number): Promise
     await waitPeer(alice, 'bob@nodeB');
     await hs.stop();
     const ids = new Set<string>();
-    for (let i = 0; i < count; i++) ids.add((await alice.ok('send_handoff', { to: 'bob', body: `backlog ${tag} #${i}: ${'context '.repeat(20)}`, requires_ack: false })).message_id);
+    for (let i = 0; i < count; i++)
+      ids.add(
+        (
+          await alice.ok('send_handoff', {
+            to: 'bob',
+            body: `backlog ${tag} #${i}: ${'context '.repeat(20)}`,
+            requires_ack: false,
+          })
+        ).message_id,
+      );
     await hs.restart();
     let first = 0;
     let drainedAt = 0;
@@ -71,7 +96,8 @@ async function backlog(hs: Synapse, count: number, outboxBatch: number): Promise
     }
     const got = () => bob.pushes.filter((p) => ids.has(p.meta.message_id));
     const deadline = Date.now() + 120_000;
-    while (new Set(got().map((p) => p.meta.message_id)).size < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (new Set(got().map((p) => p.meta.message_id)).size < count && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     const deliveredAt = got().length ? got().at(-1)!.at : Date.now();
     const perId = new Map<string, number>();
     for (const p of got()) perId.set(p.meta.message_id, (perId.get(p.meta.message_id) ?? 0) + 1);
@@ -93,7 +119,9 @@ async function backlog(hs: Synapse, count: number, outboxBatch: number): Promise
 
 async function main(): Promise<void> {
   if (!synapseAvailable()) {
-    console.error(`*** SKIPPED: the Matrix latency benchmark needs Synapse at ${synapseVenvDir()} — run .ci/setup-synapse.sh ***`);
+    console.error(
+      `*** SKIPPED: the Matrix latency benchmark needs Synapse at ${synapseVenvDir()} — run .ci/setup-synapse.sh ***`,
+    );
     process.exitCode = process.env.CI ? 1 : 0;
     return;
   }
@@ -108,14 +136,17 @@ async function main(): Promise<void> {
     const D = await sdkClient(hs, d);
     const { room_id: plainRoom } = await C.createRoom({ preset: 'private_chat' as never, invite: [d.userId] });
     await new Promise<void>((resolve) => {
-      const check = (room: Room, membership: string) => { if (room.roomId === plainRoom && membership === 'invite') resolve(); };
+      const check = (room: Room, membership: string) => {
+        if (room.roomId === plainRoom && membership === 'invite') resolve();
+      };
       if (D.getRoom(plainRoom)?.getMyMembership() === 'invite') resolve();
       D.on(RoomEvent.MyMembership, check);
     });
     await D.joinRoom(plainRoom);
     const seenByD = new Map<string, number>();
     D.on(RoomEvent.Timeline, (ev: MatrixEvent, room: Room | undefined) => {
-      if (room?.roomId === plainRoom && ev.getType() === 'm.room.message') seenByD.set(ev.getContent().body as string, performance.now());
+      if (room?.roomId === plainRoom && ev.getType() === 'm.room.message')
+        seenByD.set(ev.getContent().body as string, performance.now());
     });
     const plainSample = async (i: number): Promise<number> => {
       const body = `plain ${tag} ${i}`;
@@ -126,8 +157,18 @@ async function main(): Promise<void> {
     };
 
     // Two hubs, an agent on each.
-    const hubA = await matrixHub(hs, { node: 'nodeA', user: a, room: `#lat-${tag}:${hs.serverName}`, allowed: [b.userId] });
-    const hubB = await matrixHub(hs, { node: 'nodeB', user: b, room: `#lat-${tag}:${hs.serverName}`, allowed: [a.userId] });
+    const hubA = await matrixHub(hs, {
+      node: 'nodeA',
+      user: a,
+      room: `#lat-${tag}:${hs.serverName}`,
+      allowed: [b.userId],
+    });
+    const hubB = await matrixHub(hs, {
+      node: 'nodeB',
+      user: b,
+      room: `#lat-${tag}:${hs.serverName}`,
+      allowed: [a.userId],
+    });
     const alice = await connectAgent({ socket: hubA.socket, name: 'alice', session: 'alice-1' });
     const bob = await connectAgent({ socket: hubB.socket, name: 'bob', session: 'bob-1' });
     await waitPeer(alice, 'bob@nodeB');
@@ -154,8 +195,12 @@ async function main(): Promise<void> {
     const H = stats(handoff);
     const f = (x: number) => `${x.toFixed(1)} ms`;
     console.log(`Matrix latency on loopback (Synapse, ${N} samples each, alternating, Node ${process.version})`);
-    console.log(`  plain matrix-js-sdk client → client:   median ${f(P.median)}  p90 ${f(P.p90)}  min ${f(P.min)}  max ${f(P.max)}`);
-    console.log(`  handoff agent → hub → Synapse → hub → agent: median ${f(H.median)}  p90 ${f(H.p90)}  min ${f(H.min)}  max ${f(H.max)}`);
+    console.log(
+      `  plain matrix-js-sdk client → client:   median ${f(P.median)}  p90 ${f(P.p90)}  min ${f(P.min)}  max ${f(P.max)}`,
+    );
+    console.log(
+      `  handoff agent → hub → Synapse → hub → agent: median ${f(H.median)}  p90 ${f(H.p90)}  min ${f(H.min)}  max ${f(H.max)}`,
+    );
     console.log(`  ratio of medians (handoff / plain): ${(H.median / P.median).toFixed(2)}`);
     C.stopClient();
     D.stopClient();
@@ -167,17 +212,28 @@ async function main(): Promise<void> {
     const batched = await backlog(hs, BACKLOG, 100);
     const single = await backlog(hs, BACKLOG_UNBATCHED, 1);
     const r = (x: number) => `${x.toFixed(0)}/s`;
-    console.log(`Outbox backlog built during a homeserver outage, drained once it is back (rates from the first entry on the homeserver):`);
-    console.log(`  batched (up to 100 per event), ${BACKLOG} handoffs:   to the homeserver ${r(batched.drained)}  pushed at the recipient ${r(batched.delivered)}  lost ${batched.lost}  twice ${batched.twice}`);
-    console.log(`  one event per handoff, ${BACKLOG_UNBATCHED} handoffs:       to the homeserver ${r(single.drained)}  pushed at the recipient ${r(single.delivered)}  lost ${single.lost}  twice ${single.twice}`);
-    console.log(`  ratio (batched / one per event), to the recipient: ${(batched.delivered / single.delivered).toFixed(1)}`);
+    console.log(
+      `Outbox backlog built during a homeserver outage, drained once it is back (rates from the first entry on the homeserver):`,
+    );
+    console.log(
+      `  batched (up to 100 per event), ${BACKLOG} handoffs:   to the homeserver ${r(batched.drained)}  pushed at the recipient ${r(batched.delivered)}  lost ${batched.lost}  twice ${batched.twice}`,
+    );
+    console.log(
+      `  one event per handoff, ${BACKLOG_UNBATCHED} handoffs:       to the homeserver ${r(single.drained)}  pushed at the recipient ${r(single.delivered)}  lost ${single.lost}  twice ${single.twice}`,
+    );
+    console.log(
+      `  ratio (batched / one per event), to the recipient: ${(batched.delivered / single.delivered).toFixed(1)}`,
+    );
   } finally {
     await hs.stop();
   }
 }
 
 // Exits explicitly: the SDK's stopped clients leave a timer that holds the process ~2 minutes.
-main().then(() => process.exit(process.exitCode ?? 0), (e) => {
-  console.error(e);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -5,7 +5,19 @@ import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
 import type { HubProcess } from '../helpers/hubProcess';
-import { autoAck, countPushes, matrixHub, matrixSuite, stopAll, synapse, unique, user, waitFor, waitPeer, type Synapse } from './world';
+import {
+  autoAck,
+  countPushes,
+  matrixHub,
+  matrixSuite,
+  stopAll,
+  synapse,
+  unique,
+  user,
+  waitFor,
+  waitPeer,
+  type Synapse,
+} from './world';
 
 const N = 14;
 
@@ -42,7 +54,8 @@ matrixSuite('Matrix: rate limited by the homeserver', () => {
       const r = await alice.ok('send_handoff', { to: 'bob', body: `rate limited ${tag} #${i}` });
       ids.push(r.message_id);
       if (r.relay.state === 'in_outbox') notYet.push(r.message_id);
-      if (r.relay.state === 'in_outbox' && /M_LIMIT_EXCEEDED/.test(r.relay.last_error ?? '')) limited.push(r.message_id);
+      if (r.relay.state === 'in_outbox' && /M_LIMIT_EXCEEDED/.test(r.relay.last_error ?? ''))
+        limited.push(r.message_id);
     }
     const want = new Set(ids);
     await waitFor(() => countPushes([bob], want).unflagged.size === N, 120_000).catch(() => undefined); // the counts say what is missing
@@ -56,8 +69,10 @@ matrixSuite('Matrix: rate limited by the homeserver', () => {
     await new Promise((r) => setTimeout(r, 500));
     const { unflagged, flagged } = countPushes([bob], want);
     const twice = [...unflagged].filter(([, n]) => n > 1).length;
-    console.log(`# rate limited: ${N} sent, ${notYet.length} replies said "in outbox" (${limited.length} naming the 429), lost ${N - unflagged.size}, twice ${twice}, ` +
-      `acked at sender ${pending.filter((e) => e.recipients[0].state === 'acked').length}/${N}, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(
+      `# rate limited: ${N} sent, ${notYet.length} replies said "in outbox" (${limited.length} naming the 429), lost ${N - unflagged.size}, twice ${twice}, ` +
+        `acked at sender ${pending.filter((e) => e.recipients[0].state === 'acked').length}/${N}, ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
     assert.match(hubA.log(), /429 M_LIMIT_EXCEEDED/, 'the sender hub really was rate limited');
     // The burst allows 10 events (the node announcement is one): later sends cannot be on the
     // homeserver within the 200 ms relay wait, and their replies must say so.

@@ -5,7 +5,22 @@ import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
 import type { HubProcess } from '../helpers/hubProcess';
-import { api, autoAck, countPushes, matrixHub, matrixSuite, snapshot, stopAll, synapse, unique, user, waitFor, waitMatrix, waitPeer, type Synapse } from './world';
+import {
+  api,
+  autoAck,
+  countPushes,
+  matrixHub,
+  matrixSuite,
+  snapshot,
+  stopAll,
+  synapse,
+  unique,
+  user,
+  waitFor,
+  waitMatrix,
+  waitPeer,
+  type Synapse,
+} from './world';
 
 const N = Number(process.env.HANDOFF_MATRIX_STREAM) || 300;
 
@@ -28,7 +43,14 @@ matrixSuite('Matrix: a stream of handoffs through a homeserver outage and kill -
     const room = `#stream-${tag}:${hs.serverName}`;
     // A short relay wait keeps sends during the outage quick; a small sync window forces backfill.
     let hubA = await matrixHub(hs, { node: 'nodeA', user: a, room, allowed: [b.userId], relayWaitMs: 100 });
-    let hubB = await matrixHub(hs, { node: 'nodeB', user: b, room, allowed: [a.userId], syncTimelineLimit: 10, args: ['--replay-limit', '1000'] });
+    let hubB = await matrixHub(hs, {
+      node: 'nodeB',
+      user: b,
+      room,
+      allowed: [a.userId],
+      syncTimelineLimit: 10,
+      args: ['--replay-limit', '1000'],
+    });
     hubs.push(hubA, hubB);
     let alice = await connectAgent({ socket: hubA.socket, name: 'alice', session: 'alice-1' });
     let bob = await connectAgent({ socket: hubB.socket, name: 'bob', session: 'bob-1' });
@@ -98,7 +120,8 @@ matrixSuite('Matrix: a stream of handoffs through a homeserver outage and kill -
 
     const bobs = agents.filter((x) => x.name === 'bob');
     const want = new Set(ids);
-    const reached = () => new Set(bobs.flatMap((x) => x.pushes.map((p) => p.meta.message_id)).filter((id) => want.has(id))).size;
+    const reached = () =>
+      new Set(bobs.flatMap((x) => x.pushes.map((p) => p.meta.message_id)).filter((id) => want.has(id))).size;
     // On a timeout the counts below say what was lost.
     await waitFor(() => reached() === N, 180_000).catch(() => undefined);
     // Every ACK back at the sender: nothing pending that is not acked.
@@ -115,24 +138,42 @@ matrixSuite('Matrix: a stream of handoffs through a homeserver outage and kill -
     const { unflagged, flagged } = countPushes(bobs, want);
     const twice = [...unflagged].filter(([, n]) => n > 1);
     const lost = ids.filter((id) => !bobs.some((x) => x.pushes.some((p) => p.meta.message_id === id)));
-    console.log(`# matrix stream: ${N} sent, lost ${lost.length}, delivered twice ${twice.length}, flagged replays ${flagged}, ` +
-      `acked at sender ${mine.filter((e) => e.recipients[0].state === 'acked').length}/${N}, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(
+      `# matrix stream: ${N} sent, lost ${lost.length}, delivered twice ${twice.length}, flagged replays ${flagged}, ` +
+        `acked at sender ${mine.filter((e) => e.recipients[0].state === 'acked').length}/${N}, ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
     assert.deepEqual(lost, [], 'lost');
     assert.deepEqual(twice, [], 'delivered twice');
     assert.equal(mine.length, N, 'every handoff in the sender ledger');
-    assert.ok(mine.every((e) => e.recipients[0].state === 'acked'), `not acked: ${mine.filter((e) => e.recipients[0].state !== 'acked').map((e) => e.id).slice(0, 5)}`);
+    assert.ok(
+      mine.every((e) => e.recipients[0].state === 'acked'),
+      `not acked: ${mine
+        .filter((e) => e.recipients[0].state !== 'acked')
+        .map((e) => e.id)
+        .slice(0, 5)}`,
+    );
     for (const id of ids.slice(0, 20)) {
       const d = (await alice.ok('get_receipts', { message_id: id })).deliveries[0];
       assert.equal(d.receipts.filter((r: any) => r.kind === 'ack').length, 1, `one ACK receipt for ${id}`);
     }
 
     // Honest replies: with the homeserver down nothing can be on it.
-    for (const r of replies) if (r.i >= outageFrom && r.i < outageTo) assert.equal(r.relay, 'in_outbox', `send #${r.i} during the outage`);
+    for (const r of replies)
+      if (r.i >= outageFrom && r.i < outageTo) assert.equal(r.relay, 'in_outbox', `send #${r.i} during the outage`);
     const early = replies.filter((r) => r.i < outageFrom);
-    assert.ok(early.every((r) => r.relay === 'on_homeserver' || r.relay === 'in_outbox'), 'before the outage: on the homeserver, or honestly not yet');
-    console.log(`# replies before the outage: ${early.filter((r) => r.relay === 'on_homeserver').length}/${early.length} on the homeserver within the 100 ms relay wait`);
+    assert.ok(
+      early.every((r) => r.relay === 'on_homeserver' || r.relay === 'in_outbox'),
+      'before the outage: on the homeserver, or honestly not yet',
+    );
+    console.log(
+      `# replies before the outage: ${early.filter((r) => r.relay === 'on_homeserver').length}/${early.length} on the homeserver within the 100 ms relay wait`,
+    );
     await waitMatrix(hubA, 'connected', 10_000);
-    assert.match(hubB.log(), /backfilled [1-9]\d* events that a limited sync skipped/, 'the gap while hub B was down was backfilled');
+    assert.match(
+      hubB.log(),
+      /backfilled [1-9]\d* events that a limited sync skipped/,
+      'the gap while hub B was down was backfilled',
+    );
 
     // The same txnId on every retry: the room holds each handoff once, even though hub A was
     // killed with unsent entries and resent them after its restart.
@@ -141,10 +182,18 @@ matrixSuite('Matrix: a stream of handoffs through a homeserver outage and kill -
     let batches = 0;
     let from: string | undefined;
     for (;;) {
-      const page = await api(hs, a.accessToken, 'GET', `/rooms/${encodeURIComponent(roomId)}/messages?dir=b&limit=500${from ? `&from=${encodeURIComponent(from)}` : ''}`);
+      const page = await api(
+        hs,
+        a.accessToken,
+        'GET',
+        `/rooms/${encodeURIComponent(roomId)}/messages?dir=b&limit=500${from ? `&from=${encodeURIComponent(from)}` : ''}`,
+      );
       for (const ev of page.chunk) {
         // One handoff per event, or a backlog's run of them in one batch event.
-        const ids = [ev.content?.['org.handoff.message']?.id, ...(ev.content?.['org.handoff.batch'] ?? []).map((x: any) => x?.message?.id)];
+        const ids = [
+          ev.content?.['org.handoff.message']?.id,
+          ...(ev.content?.['org.handoff.batch'] ?? []).map((x: any) => x?.message?.id),
+        ];
         for (const id of ids) if (id) inRoom.set(id, (inRoom.get(id) ?? 0) + 1);
         if (ev.content?.['org.handoff.batch']) batches++;
       }

@@ -92,19 +92,32 @@ function installExitHook() {
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.once(sig, () => {
       for (const child of live) killGroup(child.pid, 'SIGKILL');
-      process.exit(128 + ({ SIGINT: 2, SIGTERM: 15, SIGHUP: 1 })[sig]);
+      process.exit(128 + { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 }[sig]);
     });
   }
 }
 
 function killGroup(pid, signal) {
   if (!pid) return;
-  try { process.kill(-pid, signal); } catch { /* already gone */ }
-  try { process.kill(pid, signal); } catch { /* already gone */ }
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    /* already gone */
+  }
+  try {
+    process.kill(pid, signal);
+  } catch {
+    /* already gone */
+  }
 }
 
 function groupAlive(pid) {
-  try { process.kill(-pid, 0); return true; } catch (e) { return e.code === 'EPERM'; }
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
 }
 
 function tail(file, lines = 40) {
@@ -154,13 +167,22 @@ export async function startSynapse({
   const synapseLog = path.join(dir, 'homeserver.log');
 
   if (!existsSync(baseConfig)) {
-    await runOnce(python, [
-      '-m', 'synapse.app.homeserver',
-      '--server-name', serverName,
-      '--config-path', baseConfig,
-      '--data-directory', dir,
-      '--generate-config', '--report-stats=no',
-    ], dir);
+    await runOnce(
+      python,
+      [
+        '-m',
+        'synapse.app.homeserver',
+        '--server-name',
+        serverName,
+        '--config-path',
+        baseConfig,
+        '--data-directory',
+        dir,
+        '--generate-config',
+        '--report-stats=no',
+      ],
+      dir,
+    );
   }
   const m = /^server_name:\s*"?([^"\n]+?)"?\s*$/m.exec(readFileSync(baseConfig, 'utf8'));
   const actualServerName = m ? m[1] : serverName;
@@ -168,14 +190,16 @@ export async function startSynapse({
   port = port || (await freePort());
   const secret = randomBytes(24).toString('hex');
   const override = {
-    listeners: [{
-      port,
-      bind_addresses: ['127.0.0.1'],
-      type: 'http',
-      tls: false,
-      x_forwarded: false,
-      resources: [{ names: ['client'], compress: false }],
-    }],
+    listeners: [
+      {
+        port,
+        bind_addresses: ['127.0.0.1'],
+        type: 'http',
+        tls: false,
+        x_forwarded: false,
+        resources: [{ names: ['client'], compress: false }],
+      },
+    ],
     registration_shared_secret: secret,
     trusted_key_servers: [],
     suppress_key_server_warning: true,
@@ -201,7 +225,8 @@ export async function startSynapse({
   async function spawnAndWait() {
     if (child && !exitInfo) throw new Error('Synapse already running');
     // Something else on the port would make the readiness poll below lie.
-    if (await reachable(url)) throw new Error(`port ${port} already answers /_matrix/client/versions; refusing to start`);
+    if (await reachable(url))
+      throw new Error(`port ${port} already answers /_matrix/client/versions; refusing to start`);
     installExitHook();
     const fd = openSync(stdioLog, 'a');
     exitInfo = null;
@@ -221,7 +246,12 @@ export async function startSynapse({
     exited = new Promise((resolve) => {
       c.on('exit', (code, signal) => {
         live.delete(c);
-        try { if (readFileSync(path.join(dir, PID_FILE), 'utf8').trim() === String(c.pid)) unlinkSync(path.join(dir, PID_FILE)); } catch { /* gone */ }
+        try {
+          if (readFileSync(path.join(dir, PID_FILE), 'utf8').trim() === String(c.pid))
+            unlinkSync(path.join(dir, PID_FILE));
+        } catch {
+          /* gone */
+        }
         if (c === child) exitInfo = { code, signal };
         resolve({ code, signal });
       });
@@ -251,7 +281,9 @@ export async function startSynapse({
   // Wait for the child's exit event, keeping the event loop alive meanwhile (child is unref'd).
   async function awaitExit(ms) {
     let timer;
-    const t = new Promise((r) => { timer = setTimeout(r, ms); });
+    const t = new Promise((r) => {
+      timer = setTimeout(r, ms);
+    });
     await Promise.race([exited, t]);
     clearTimeout(timer);
   }
@@ -321,8 +353,12 @@ export async function startSynapse({
     port,
     serverName: actualServerName,
     dir,
-    get pid() { return child && !exitInfo ? child.pid : null; },
-    get running() { return !!child && !exitInfo; },
+    get pid() {
+      return child && !exitInfo ? child.pid : null;
+    },
+    get running() {
+      return !!child && !exitInfo;
+    },
     stop,
     kill9,
     restart,
@@ -337,10 +373,18 @@ export async function startSynapse({
 async function killStale(dir, baseConfig) {
   const pidFile = path.join(dir, PID_FILE);
   let pid;
-  try { pid = Number(readFileSync(pidFile, 'utf8').trim()); } catch { return; }
+  try {
+    pid = Number(readFileSync(pidFile, 'utf8').trim());
+  } catch {
+    return;
+  }
   if (!pid || pid === process.pid) return;
-  let cmdline = '';
-  try { cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8'); } catch { return; }
+  let cmdline;
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return;
+  }
   if (cmdline.includes('synapse.app.homeserver') && cmdline.includes(baseConfig)) {
     killGroup(pid, 'SIGKILL');
     const deadline = Date.now() + 5000;
@@ -365,6 +409,8 @@ function runOnce(cmd, args, cwd) {
     c.stdout.on('data', (d) => (out += d));
     c.stderr.on('data', (d) => (out += d));
     c.on('error', reject);
-    c.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}\n${out}`))));
+    c.on('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}\n${out}`)),
+    );
   });
 }

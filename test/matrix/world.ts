@@ -42,7 +42,11 @@ export async function login(hs: Synapse, u: MatrixUser): Promise<MatrixUser> {
   const res = await fetch(`${hs.url}/_matrix/client/v3/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ type: 'm.login.password', identifier: { type: 'm.id.user', user: u.userId }, password: u.password }),
+    body: JSON.stringify({
+      type: 'm.login.password',
+      identifier: { type: 'm.id.user', user: u.userId },
+      password: u.password,
+    }),
   });
   const body = (await res.json()) as { access_token: string };
   if (!res.ok) throw new Error(`login ${u.userId}: ${res.status} ${JSON.stringify(body)}`);
@@ -71,12 +75,34 @@ export async function matrixHub(hs: Synapse, spec: MatrixHubSpec): Promise<HubPr
   const tokenFile = join(dir, 'token');
   writeFileSync(tokenFile, spec.user.accessToken, { mode: 0o600 });
   const config = join(dir, 'matrix.json');
-  writeFileSync(config, JSON.stringify({
-    homeserver: hs.url, room: spec.room, allowedSenders: spec.allowed, accessTokenFile: tokenFile,
-    syncTimelineLimit: spec.syncTimelineLimit, nodes: spec.nodes, people: spec.people, outboxBatch: spec.outboxBatch,
-  }));
-  const on = spec.restartOf ? { workspace: spec.restartOf.workspace, store: spec.restartOf.store, socket: spec.restartOf.socket } : {};
-  const hub = await startHub({ ...on, args: ['--node', spec.node, '--matrix-config', config, '--relay-wait-ms', String(spec.relayWaitMs ?? 2000), ...(spec.args ?? [])] });
+  writeFileSync(
+    config,
+    JSON.stringify({
+      homeserver: hs.url,
+      room: spec.room,
+      allowedSenders: spec.allowed,
+      accessTokenFile: tokenFile,
+      syncTimelineLimit: spec.syncTimelineLimit,
+      nodes: spec.nodes,
+      people: spec.people,
+      outboxBatch: spec.outboxBatch,
+    }),
+  );
+  const on = spec.restartOf
+    ? { workspace: spec.restartOf.workspace, store: spec.restartOf.store, socket: spec.restartOf.socket }
+    : {};
+  const hub = await startHub({
+    ...on,
+    args: [
+      '--node',
+      spec.node,
+      '--matrix-config',
+      config,
+      '--relay-wait-ms',
+      String(spec.relayWaitMs ?? 2000),
+      ...(spec.args ?? []),
+    ],
+  });
   await waitMatrix(hub, 'connected', 30_000);
   return hub;
 }
@@ -147,7 +173,7 @@ export function countPushes(agents: Agent[], ids?: Set<string>): { unflagged: Ma
 export function autoAck(agent: Agent): () => void {
   const done = new Set<string>();
   let busy = false;
-  const timer = setInterval(async () => {
+  const tick = async () => {
     if (busy) return;
     busy = true;
     try {
@@ -161,14 +187,19 @@ export function autoAck(agent: Agent): () => void {
     } finally {
       busy = false;
     }
-  }, 20);
+  };
+  const timer = setInterval(() => void tick(), 20);
   return () => clearInterval(timer);
 }
 
 export { waitFor };
 
 /** Polls an async condition (a tool call, a snapshot) until it holds. */
-export async function waitUntil(cond: () => Promise<boolean> | boolean, timeoutMs = 15_000, what = 'condition'): Promise<void> {
+export async function waitUntil(
+  cond: () => Promise<boolean> | boolean,
+  timeoutMs = 15_000,
+  what = 'condition',
+): Promise<void> {
   const start = Date.now();
   while (!(await cond())) {
     if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);

@@ -8,7 +8,16 @@ import type { PushPayload, Session } from '../../extension/hub/sessions';
 import type { HookHello } from '../../extension/protocol/hook';
 import { tempDir } from '../helpers/hubProcess';
 
-const hello = (session: string): HookHello => ({ handoff: 1, kind: 'hook', cli: 'claude', phase: 'tool', event: 'PostToolUse', identity: 'bob', session, ancestors: [] });
+const hello = (session: string): HookHello => ({
+  handoff: 1,
+  kind: 'hook',
+  cli: 'claude',
+  phase: 'tool',
+  event: 'PostToolUse',
+  identity: 'bob',
+  session,
+  ancestors: [],
+});
 const ids = (c: { answer: { items: { id: string }[] } }) => c.answer.items.map((i) => i.id);
 
 describe('G8: hook answers are claims, surfaced only once confirmed', () => {
@@ -17,22 +26,40 @@ describe('G8: hook answers are claims, surfaced only once confirmed', () => {
     await hub.start();
     try {
       await hub.remember('bob');
-      const sent = await hub.send({ identity: 'alice', session: 'a-1', node: 'n' }, { to: ['bob'], body: 'review the schema' });
+      const sent = await hub.send(
+        { identity: 'alice', session: 'a-1', node: 'n' },
+        { to: ['bob'], body: 'review the schema' },
+      );
       const first = await hub.attention.hook(hello('S'), () => undefined);
       assert.deepEqual(ids(first), [sent.message_id]);
       const racing = await Promise.all([1, 2, 3].map(() => hub.attention.hook(hello('S'), () => undefined)));
-      assert.deepEqual(racing.map(ids), [[], [], []], 'parallel hooks of the session get nothing while the first holds it');
+      assert.deepEqual(
+        racing.map(ids),
+        [[], [], []],
+        'parallel hooks of the session get nothing while the first holds it',
+      );
       const other = await hub.attention.hook(hello('T'), () => undefined);
       assert.deepEqual(ids(other), [sent.message_id], 'another session gets its own copy');
       await other.settle(true);
 
       await first.settle(false); // the hook was cut off before it printed
-      assert.deepEqual(hub.state.hot[sent.message_id].deliveries.bob.surfacings?.map((s) => s.session), ['claude:T'], 'not surfaced in S');
+      assert.deepEqual(
+        hub.state.hot[sent.message_id].deliveries.bob.surfacings?.map((s) => s.session),
+        ['claude:T'],
+        'not surfaced in S',
+      );
       const next = await hub.attention.hook(hello('S'), () => undefined);
       assert.deepEqual(ids(next), [sent.message_id], 'the next hook of S gets it');
       await next.settle(true);
-      assert.deepEqual(ids(await hub.attention.hook(hello('S'), () => undefined)), [], 'once confirmed, never again in S');
-      assert.deepEqual(hub.state.hot[sent.message_id].deliveries.bob.surfacings?.map((s) => s.session), ['claude:T', 'claude:S']);
+      assert.deepEqual(
+        ids(await hub.attention.hook(hello('S'), () => undefined)),
+        [],
+        'once confirmed, never again in S',
+      );
+      assert.deepEqual(
+        hub.state.hot[sent.message_id].deliveries.bob.surfacings?.map((s) => s.session),
+        ['claude:T', 'claude:S'],
+      );
     } finally {
       await hub.close();
     }
@@ -42,7 +69,19 @@ describe('G8: hook answers are claims, surfaced only once confirmed', () => {
     const storeDir = tempDir('claims-join-store');
     const agentPid = 4242;
     const under = (session: string): HookHello => ({ ...hello(session), ancestors: [4300, agentPid] });
-    const mcp: Session = { key: 'b-bridge', identity: 'bob', roles: [], client: 'claude-code', connectedAt: 0, lastSeen: 0, pushed: new Set(), agentPid, isOpen: () => true, deliver: (_p: PushPayload) => true, close: () => undefined };
+    const mcp: Session = {
+      key: 'b-bridge',
+      identity: 'bob',
+      roles: [],
+      client: 'claude-code',
+      connectedAt: 0,
+      lastSeen: 0,
+      pushed: new Set(),
+      agentPid,
+      isOpen: () => true,
+      deliver: (_p: PushPayload) => true,
+      close: () => undefined,
+    };
     let hub = new Hub({ workspace: tempDir('claims-join-ws'), storeDir, node: 'n', tickMs: 0 });
     await hub.start();
     try {
@@ -56,17 +95,29 @@ describe('G8: hook answers are claims, surfaced only once confirmed', () => {
       await hub.attach(mcp);
       const second = await hub.send(alice, { to: ['bob'], body: 'second, with the bridge live' });
       const later = await hub.attention.hook(under('S'), () => undefined);
-      assert.deepEqual(ids(later), [second.message_id], 'the first is not handed again once the hook finds its MCP session');
+      assert.deepEqual(
+        ids(later),
+        [second.message_id],
+        'the first is not handed again once the hook finds its MCP session',
+      );
       await later.settle(true);
       const sessions = (id: string) => hub.state.hot[id].deliveries.bob.surfacings?.map((s) => s.session);
-      assert.deepEqual(sessions(first.message_id), ['claude:S', 'b-bridge'], 'what the CLI session saw is recorded for its MCP session');
+      assert.deepEqual(
+        sessions(first.message_id),
+        ['claude:S', 'b-bridge'],
+        'what the CLI session saw is recorded for its MCP session',
+      );
 
       await hub.close();
       hub = new Hub({ workspace: tempDir('claims-join-ws2'), storeDir, node: 'n', tickMs: 0 });
       await hub.start();
       const third = await hub.send(alice, { to: ['bob'], body: 'third, the bridge not back yet' });
       const gap = await hub.attention.hook(under('S'), () => undefined);
-      assert.deepEqual(ids(gap), [third.message_id], 'a restarted hub knows from the journal which session the CLI session is');
+      assert.deepEqual(
+        ids(gap),
+        [third.message_id],
+        'a restarted hub knows from the journal which session the CLI session is',
+      );
       await gap.settle(true);
       assert.deepEqual(sessions(third.message_id), ['b-bridge']);
     } finally {

@@ -27,7 +27,8 @@ after(() => fakes.forEach((f) => f.die()));
 function fakeHub(path: string): Promise<FakeHub> {
   const sockets: Socket[] = [];
   const hub: FakeHub = {
-    server: createServer(), got: [],
+    server: createServer(),
+    got: [],
     send: (m) => hub.socket!.write(`${JSON.stringify(m)}\n`),
     die: () => {
       hub.server.close();
@@ -45,7 +46,12 @@ function fakeHub(path: string): Promise<FakeHub> {
         const m = JSON.parse(buf.slice(0, nl));
         buf = buf.slice(nl + 1);
         hub.got.push(m);
-        if (m.method === 'initialize') hub.send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'fake', version: '1' } } });
+        if (m.method === 'initialize')
+          hub.send({
+            jsonrpc: '2.0',
+            id: m.id,
+            result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'fake', version: '1' } },
+          });
       }
     });
   });
@@ -55,11 +61,12 @@ function fakeHub(path: string): Promise<FakeHub> {
 /** A bridge whose hub is whatever listens on `path`; what it writes to its client, parsed, in `out`. */
 function bridgeOn(path: string, out: any[], logs: string[], gapMs: number): Bridge {
   return new Bridge({
-    connect: () => new Promise((resolve, reject) => {
-      const socket = createConnection(path);
-      socket.once('error', reject);
-      socket.once('connect', () => resolve({ socket, rest: Buffer.alloc(0), path }));
-    }),
+    connect: () =>
+      new Promise((resolve, reject) => {
+        const socket = createConnection(path);
+        socket.once('error', reject);
+        socket.once('connect', () => resolve({ socket, rest: Buffer.alloc(0), path }));
+      }),
     write: (line) => out.push(JSON.parse(line)),
     log: (l) => logs.push(l),
     noHub: (ever) => (ever ? 'went away' : 'not yet'),
@@ -79,7 +86,11 @@ describe('the bridge between a client and hubs that come and go', () => {
 
   it('answers initialize and the lists itself while no hub is there; a call waits for one', async () => {
     bridge.start();
-    client({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+    client({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+    });
     client({ method: 'notifications/initialized' });
     client({ id: 2, method: 'tools/list', params: {} });
     client({ id: 3, method: 'resources/list', params: {} });
@@ -94,8 +105,10 @@ describe('the bridge between a client and hubs that come and go', () => {
     const first = await fakeHub(path);
     await waitFor(() => first.got.some((m) => m.id === 5), 5000, 'the waiting call to reach the hub');
     const init = first.got.find((m) => m.method === 'initialize');
-    assert.equal(init.params.clientInfo.name, 'c', 'the handshake made with the client\'s own initialize');
-    assert.ok(first.got.findIndex((m) => m.method === 'notifications/initialized') < first.got.findIndex((m) => m.id === 5));
+    assert.equal(init.params.clientInfo.name, 'c', "the handshake made with the client's own initialize");
+    assert.ok(
+      first.got.findIndex((m) => m.method === 'notifications/initialized') < first.got.findIndex((m) => m.id === 5),
+    );
     first.send({ jsonrpc: '2.0', id: 5, result: { content: [] } });
     await waitFor(() => answerTo(5).length === 1, 5000, 'the answer');
     first.die();
@@ -115,7 +128,11 @@ describe('the bridge across a hub that dies mid-call', () => {
   it('resends what the lost hub never answered (a send with the same resend key), drops a stale heartbeat answer, says when the tools changed', async () => {
     const first = await fakeHub(path);
     bridge.start();
-    client({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+    client({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+    });
     client({ method: 'notifications/initialized' });
     client({ id: 2, method: 'tools/list', params: {} });
     client({ id: 3, method: 'tools/call', params: { name: 'send_handoff', arguments: { to: 'bob', body: 'hi' } } });
@@ -133,17 +150,29 @@ describe('the bridge across a hub that dies mid-call', () => {
     const resent = second.got.find((m) => m.id === 3);
     assert.equal(resent.params._meta[RESEND_META], key, 'the same resend key: the hub lands it once');
     const own = second.got.find((m) => m.method === 'tools/list');
-    second.send({ jsonrpc: '2.0', id: own.id, result: { tools: [{ name: 'only_this', inputSchema: { type: 'object' } }] } });
+    second.send({
+      jsonrpc: '2.0',
+      id: own.id,
+      result: { tools: [{ name: 'only_this', inputSchema: { type: 'object' } }] },
+    });
     second.send({ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'stored' }] } });
     second.send({ jsonrpc: '2.0', id: 4, result: { content: [] } });
     second.send({ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'a second answer' }] } });
     client({ id: 6, method: 'tools/call', params: { name: 'inbox', arguments: {} } });
     await waitFor(() => second.got.some((m) => m.id === 6), 5000, 'a last call');
     second.send({ jsonrpc: '2.0', id: 6, result: { content: [] } }); // after the second answer: once it is here, so is that
-    await waitFor(() => answerTo(6).length === 1 && out.some((m) => m.method === 'notifications/tools/list_changed'), 5000, 'answers and list_changed');
+    await waitFor(
+      () => answerTo(6).length === 1 && out.some((m) => m.method === 'notifications/tools/list_changed'),
+      5000,
+      'answers and list_changed',
+    );
     assert.equal(answerTo(3).length, 1, 'answered once');
     assert.equal(answerTo(3)[0].result.content[0].text, 'stored');
-    assert.equal(second.got.filter((m) => m.id === 'hb-1').length, 0, 'the dead hub\'s heartbeat answer never reaches the new hub');
+    assert.equal(
+      second.got.filter((m) => m.id === 'hb-1').length,
+      0,
+      "the dead hub's heartbeat answer never reaches the new hub",
+    );
     second.die();
   });
 });

@@ -1,7 +1,13 @@
 // The bus semantics as plain functions over data: no sockets, no disk, no clock.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decideReceipt, decideSend, DEFAULT_LIMITS, type ReceiptDecision, type SendContext } from '../../extension/hub/bus/decide';
+import {
+  decideReceipt,
+  decideSend,
+  DEFAULT_LIMITS,
+  type ReceiptDecision,
+  type SendContext,
+} from '../../extension/hub/bus/decide';
 import { BusError } from '../../extension/hub/bus/errors';
 import { editDistance, nearestNames } from '../../extension/hub/bus/identity';
 import { coverage, dueEvents, overdue, pendingLedger } from '../../extension/hub/bus/ledger';
@@ -76,12 +82,21 @@ describe('identity resolution', () => {
 
   it('`*` with no other live identity, and more recipients than the limit, are refused: never a send to nobody', () => {
     const s = world('alice', 'bob', 'rev');
-    const alone = refusal(() => decideSend(s, { to: ['*'], body: 'anyone?' }, ctx(s, { liveIdentities: () => new Set(['alice']) })));
+    const alone = refusal(() =>
+      decideSend(s, { to: ['*'], body: 'anyone?' }, ctx(s, { liveIdentities: () => new Set(['alice']) })),
+    );
     assert.equal(alone.code, 'unknown_identity');
     assert.match(alone.message, /there is none right now/);
     const limits = { ...DEFAULT_LIMITS, maxRecipients: 2 };
-    assert.equal(refusal(() => decideSend(s, { to: ['alice', 'bob', 'rev'], body: 'x' }, ctx(s, { limits }))).code, 'invalid_input');
-    assert.equal(decideSend(s, { to: ['bob', 'rev'], body: 'x' }, ctx(s, { limits })).kind, 'new', 'at the limit is fine');
+    assert.equal(
+      refusal(() => decideSend(s, { to: ['alice', 'bob', 'rev'], body: 'x' }, ctx(s, { limits }))).code,
+      'invalid_input',
+    );
+    assert.equal(
+      decideSend(s, { to: ['bob', 'rev'], body: 'x' }, ctx(s, { limits })).kind,
+      'new',
+      'at the limit is fine',
+    );
     assert.equal(s.seq, 0, 'nothing was stored');
   });
 });
@@ -102,12 +117,24 @@ describe('send decisions', () => {
     assert.equal(d1.kind, 'new');
     if (d1.kind !== 'new') return;
     apply(s, { type: 'sent', message: d1.message });
-    assert.deepEqual(decideSend(s, { to: ['bob'], body: 'other', idempotencyKey: 'k' }, ctx(s)), { kind: 'duplicate', id: d1.message.id, why: 'idempotency_key' });
+    assert.deepEqual(decideSend(s, { to: ['bob'], body: 'other', idempotencyKey: 'k' }, ctx(s)), {
+      kind: 'duplicate',
+      id: d1.message.id,
+      why: 'idempotency_key',
+    });
     const recent = new RecentSends();
     recent.add({ id: 'FIRST', from: 'alice', recipients: ['bob'], body: 'x', sentAt: T0 });
-    assert.deepEqual(decideSend(s, { to: ['bob'], body: 'x' }, ctx(s, { recent })), { kind: 'duplicate', id: 'FIRST', why: 'probable_duplicate' });
+    assert.deepEqual(decideSend(s, { to: ['bob'], body: 'x' }, ctx(s, { recent })), {
+      kind: 'duplicate',
+      id: 'FIRST',
+      why: 'probable_duplicate',
+    });
     assert.equal(decideSend(s, { to: ['bob'], body: 'x', insist: true }, ctx(s, { recent })).kind, 'new');
-    assert.equal(decideSend(s, { to: ['bob'], body: 'x' }, ctx(s, { recent, now: T0 + DEFAULT_LIMITS.duplicateWindowMs + 1 })).kind, 'new');
+    assert.equal(
+      decideSend(s, { to: ['bob'], body: 'x' }, ctx(s, { recent, now: T0 + DEFAULT_LIMITS.duplicateWindowMs + 1 }))
+        .kind,
+      'new',
+    );
   });
 });
 
@@ -116,12 +143,24 @@ describe('receipts and the lifecycle', () => {
     const s = world('alice', 'bob', 'carol');
     const m = send(s, ['bob'], 'do it');
     const bob = { identity: 'bob', session: 's-b', node: 'n1' };
-    assert.equal(refusal(() => decideReceipt(s.hot[m.id], false, m.id, 'ack', { ...bob, identity: 'carol' }, T0)).code, 'not_addressed_to_you');
+    assert.equal(
+      refusal(() => decideReceipt(s.hot[m.id], false, m.id, 'ack', { ...bob, identity: 'carol' }, T0)).code,
+      'not_addressed_to_you',
+    );
     assert.equal(refusal(() => decideReceipt(undefined, false, m.id, 'ack', bob, T0)).code, 'unknown_message');
     assert.equal(refusal(() => decideReceipt(undefined, false, 'nope', 'ack', bob, T0)).code, 'invalid_message_id');
-    assert.deepEqual(decideReceipt(undefined, true, m.id, 'ack', bob, T0), { kind: 'settled' }, 'archived: nothing to change');
+    assert.deepEqual(
+      decideReceipt(undefined, true, m.id, 'ack', bob, T0),
+      { kind: 'settled' },
+      'archived: nothing to change',
+    );
 
-    apply(s, { type: 'pushed', id: m.id, recipient: 'bob', push: { session: 's-b', node: 'n1', at: T0 + 1, kind: 'live' } });
+    apply(s, {
+      type: 'pushed',
+      id: m.id,
+      recipient: 'bob',
+      push: { session: 's-b', node: 'n1', at: T0 + 1, kind: 'live' },
+    });
     assert.equal(s.hot[m.id].deliveries.bob.state, 'pushed');
     apply(s, recorded(decideReceipt(s.hot[m.id], false, m.id, 'ack', bob, T0 + 5000)));
     apply(s, recorded(decideReceipt(s.hot[m.id], false, m.id, 'read', bob, T0 + 6000)));
@@ -139,18 +178,46 @@ describe('receipts and the lifecycle', () => {
     const m = send(s, ['bob'], 'ack me once');
     const bob = { identity: 'bob', session: 's-b', node: 'n1' };
     apply(s, recorded(decideReceipt(s.hot[m.id], false, m.id, 'ack', bob, T0 + 1)));
-    assert.deepEqual(decideReceipt(s.hot[m.id], false, m.id, 'ack', { ...bob, session: 's-b2' }, T0 + 2), { kind: 'repeat', state: 'acked' }, 'an ACK from another session of bob is a repeat');
+    assert.deepEqual(
+      decideReceipt(s.hot[m.id], false, m.id, 'ack', { ...bob, session: 's-b2' }, T0 + 2),
+      { kind: 'repeat', state: 'acked' },
+      'an ACK from another session of bob is a repeat',
+    );
     apply(s, recorded(decideReceipt(s.hot[m.id], false, m.id, 'result', bob, T0 + 3, 'stuck', 'blocked on CI')));
-    assert.equal(decideReceipt(s.hot[m.id], false, m.id, 'result', bob, T0 + 4, 'stuck', 'blocked on CI').kind, 'repeat');
-    assert.equal(decideReceipt(s.hot[m.id], false, m.id, 'result', bob, T0 + 5, 'done', 'CI fixed').kind, 'record', 'a new outcome is recorded');
-    assert.deepEqual(s.hot[m.id].deliveries.bob.receipts.map((r) => r.kind), ['ack', 'result']);
+    assert.equal(
+      decideReceipt(s.hot[m.id], false, m.id, 'result', bob, T0 + 4, 'stuck', 'blocked on CI').kind,
+      'repeat',
+    );
+    assert.equal(
+      decideReceipt(s.hot[m.id], false, m.id, 'result', bob, T0 + 5, 'done', 'CI fixed').kind,
+      'record',
+      'a new outcome is recorded',
+    );
+    assert.deepEqual(
+      s.hot[m.id].deliveries.bob.receipts.map((r) => r.kind),
+      ['ack', 'result'],
+    );
     assert.equal(coverage(s, () => 0, T0).find((c) => c.identity === 'bob')!.acked, 1, 'counted once');
   });
 
   it('a rejected result fails the delivery with the reason and stays visible until resolved', () => {
     const s = world('alice', 'bob');
     const m = send(s, ['bob'], 'do the impossible');
-    apply(s, recorded(decideReceipt(s.hot[m.id], false, m.id, 'result', { identity: 'bob', session: 's', node: 'n1' }, T0 + 1, 'rejected', 'out of scope')));
+    apply(
+      s,
+      recorded(
+        decideReceipt(
+          s.hot[m.id],
+          false,
+          m.id,
+          'result',
+          { identity: 'bob', session: 's', node: 'n1' },
+          T0 + 1,
+          'rejected',
+          'out of scope',
+        ),
+      ),
+    );
     assert.equal(s.hot[m.id].deliveries.bob.state, 'failed');
     assert.match(s.hot[m.id].deliveries.bob.failure!.reason, /rejected by bob: out of scope/);
     assert.equal(isSettled(s.hot[m.id], T0 + 2), false);

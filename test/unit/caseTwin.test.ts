@@ -10,12 +10,21 @@ import { tempDir } from '../helpers/hubProcess';
 
 function session(key: string, identity: string): Session {
   return {
-    key, identity, roles: [], client: 'test', connectedAt: 0, lastSeen: 0, pushed: new Set(),
-    isOpen: () => true, deliver: () => true, close: () => undefined,
+    key,
+    identity,
+    roles: [],
+    client: 'test',
+    connectedAt: 0,
+    lastSeen: 0,
+    pushed: new Set(),
+    isOpen: () => true,
+    deliver: () => true,
+    close: () => undefined,
   };
 }
 
-const isCaseTwin = (e: unknown) => e instanceof BusError && e.code === 'invalid_identity' && /only in case/.test(e.message);
+const isCaseTwin = (e: unknown) =>
+  e instanceof BusError && e.code === 'invalid_identity' && /only in case/.test(e.message);
 
 async function withHub(name: string, body: (hub: Hub) => Promise<void>): Promise<void> {
   const hub = new Hub({ workspace: tempDir(`${name}-ws`), storeDir: tempDir(`${name}-store`), node: 'n', tickMs: 0 });
@@ -39,11 +48,20 @@ describe('G4: case twins are refused at the hub', () => {
 
   it('`bob` and `Bob` attaching at the same moment: exactly one is registered', async () => {
     await withHub('twin-race', async (hub) => {
-      for (const [first, second] of [['bob', 'Bob'], ['carol', 'CAROL']]) {
-        const results = await Promise.allSettled([hub.attach(session(`s-${first}`, first)), hub.attach(session(`s-${second}`, second))]);
+      for (const [first, second] of [
+        ['bob', 'Bob'],
+        ['carol', 'CAROL'],
+      ]) {
+        const results = await Promise.allSettled([
+          hub.attach(session(`s-${first}`, first)),
+          hub.attach(session(`s-${second}`, second)),
+        ]);
         assert.equal(results[0].status, 'fulfilled');
         assert.equal(results[1].status, 'rejected');
-        assert.ok(isCaseTwin((results[1] as PromiseRejectedResult).reason), String((results[1] as PromiseRejectedResult).reason));
+        assert.ok(
+          isCaseTwin((results[1] as PromiseRejectedResult).reason),
+          String((results[1] as PromiseRejectedResult).reason),
+        );
         assert.deepEqual([hub.sessions.count(first), hub.sessions.count(second)], [1, 0]);
         assert.equal(hub.state.identities[second], undefined, `${second} was never recorded`);
       }

@@ -17,8 +17,20 @@ const T0 = Date.now();
 function message(i: number, body: string): Message {
   const id = `01JD3V7W2K8Q5X9Y4Z${String(i).padStart(8, '0')}`;
   return {
-    id, seq: i, from: 'alice', address: ['bob'], recipients: ['bob'], thread: id, body, attachments: [],
-    requiresAck: true, slaMs: 600_000, ttlMs: 86_400_000, sentAt: T0 + i, sentBySession: 's', node: 'n',
+    id,
+    seq: i,
+    from: 'alice',
+    address: ['bob'],
+    recipients: ['bob'],
+    thread: id,
+    body,
+    attachments: [],
+    requiresAck: true,
+    slaMs: 600_000,
+    ttlMs: 86_400_000,
+    sentAt: T0 + i,
+    sentBySession: 's',
+    node: 'n',
   };
 }
 
@@ -27,7 +39,8 @@ function hot(m: Message, pushed = false): HotMessage {
     message: m,
     deliveries: {
       bob: {
-        recipient: 'bob', state: pushed ? 'read' : 'queued',
+        recipient: 'bob',
+        state: pushed ? 'read' : 'queued',
         pushes: pushed ? [{ session: 'b1', node: 'n', at: T0, kind: 'live' }] : [],
         receipts: pushed ? [{ kind: 'read', by: 'bob', session: 'b1', node: 'n', at: T0 }] : [],
       },
@@ -38,19 +51,30 @@ function hot(m: Message, pushed = false): HotMessage {
 /** The state as earlier versions held it: `hot` third, as emptyState made it. */
 function oldState(hots: HotMessage[]): BusState {
   return {
-    node: 'n', seq: hots.length,
+    node: 'n',
+    seq: hots.length,
     hot: Object.fromEntries(hots.map((h) => [h.message.id, h])),
-    identities: { alice: { name: 'alice', firstSeen: T0, lastSeen: T0, roles: [] }, bob: { name: 'bob', firstSeen: T0, lastSeen: T0, roles: ['reviewer'] } },
+    identities: {
+      alice: { name: 'alice', firstSeen: T0, lastSeen: T0, roles: [] },
+      bob: { name: 'bob', firstSeen: T0, lastSeen: T0, roles: ['reviewer'] },
+    },
     coverage: { bob: { addressed: hots.length, acked: 0, ackLatencies: [] } },
     idempotency: { 'alice\nk1': { id: hots[0].message.id, at: T0 } },
   };
 }
 
 /** The state as JSON, each body read back from wherever it is held. */
-const plain = (state: BusState) => JSON.parse(JSON.stringify({ ...state, hot: Object.fromEntries(Object.entries(state.hot).map(([id, h]) => [id, { ...h, message: withBody(h.message) }])) })) as unknown;
+const plain = (state: BusState) =>
+  JSON.parse(
+    JSON.stringify({
+      ...state,
+      hot: Object.fromEntries(Object.entries(state.hot).map(([id, h]) => [id, { ...h, message: withBody(h.message) }])),
+    }),
+  ) as unknown;
 
 /** How many open messages hold their body by reference, left in the checkpoint. */
-const leftInFile = (state: BusState) => Object.values(state.hot).filter((h) => typeof h.message.body === 'number').length;
+const leftInFile = (state: BusState) =>
+  Object.values(state.hot).filter((h) => typeof h.message.body === 'number').length;
 
 describe('the checkpoint document', () => {
   it('a one-line document from an earlier version loads; the next checkpoint writes the same JSON a line per open message', async () => {
@@ -62,11 +86,23 @@ describe('the checkpoint document', () => {
     assert.deepEqual(plain(store.state), plain(state));
     await store.close(); // checkpoints
     const text = readFileSync(join(dir, 'state.json'), 'utf8');
-    assert.deepEqual(JSON.parse(text), { format: 1, journalN: 7, state: plain(state) }, 'any JSON reader reads it as before');
-    assert.equal(text.trimEnd().split('\n').length, bodies.length + 2, 'a header, a line per open message, a closing line');
+    assert.deepEqual(
+      JSON.parse(text),
+      { format: 1, journalN: 7, state: plain(state) },
+      'any JSON reader reads it as before',
+    );
+    assert.equal(
+      text.trimEnd().split('\n').length,
+      bodies.length + 2,
+      'a header, a line per open message, a closing line',
+    );
     const again = await Store.open(dir, 'n', opts);
     assert.equal(leftInFile(again.state), bodies.length, 'every body is left in the document');
-    assert.deepEqual(plain(again.state), plain(state), 'and reads back exactly: escapes, quotes, multi-byte characters');
+    assert.deepEqual(
+      plain(again.state),
+      plain(state),
+      'and reads back exactly: escapes, quotes, multi-byte characters',
+    );
     await again.close();
   });
 
@@ -76,8 +112,14 @@ describe('the checkpoint document', () => {
     const { hot: byId, ...rest } = oldState(hots);
     const outline = JSON.stringify({ format: 1, journalN: 3, state: { hot: {}, ...rest } });
     const split = outline.indexOf('"hot":{') + '"hot":{'.length;
-    const lines = Object.entries(byId).map(([id, h], i, all) => `${JSON.stringify(id)}:${JSON.stringify(h)}${i < all.length - 1 ? ',' : ''}`);
-    writeFileSync(join(dir, 'state.json'), `${outline.slice(0, split)}\n${lines.join('\n')}\n${outline.slice(split)}\n`, { mode: 0o600 });
+    const lines = Object.entries(byId).map(
+      ([id, h], i, all) => `${JSON.stringify(id)}:${JSON.stringify(h)}${i < all.length - 1 ? ',' : ''}`,
+    );
+    writeFileSync(
+      join(dir, 'state.json'),
+      `${outline.slice(0, split)}\n${lines.join('\n')}\n${outline.slice(split)}\n`,
+      { mode: 0o600 },
+    );
     const store = await Store.open(dir, 'n', opts);
     assert.equal(leftInFile(store.state), 0, 'found nowhere the loader looks: kept in memory');
     assert.deepEqual(plain(store.state), plain(oldState(hots)));
@@ -103,7 +145,12 @@ describe('the checkpoint document', () => {
     // 3 bytes per ✓ and 4 per 😀: over 2 MiB of bodies, so lines and characters straddle the 1 MiB chunks.
     const sent = Array.from({ length: 1000 }, (_, i) => message(i + 1, `${i} ${'✓😀'.repeat(300 + (i % 7))}`));
     // Bodies left in the file are read back through a 64 KiB window: some longer than it, escapes everywhere.
-    for (const [i, n] of [[1001, 30_000], [1002, 11_000], [1003, 1]]) sent.push(message(i, `${'x\\"\n'.repeat(n)}\\`));
+    for (const [i, n] of [
+      [1001, 30_000],
+      [1002, 11_000],
+      [1003, 1],
+    ])
+      sent.push(message(i, `${'x\\"\n'.repeat(n)}\\`));
     const first = await Store.open(dir, 'n', opts);
     await first.commit(sent.map((m) => ({ type: 'sent', message: m })));
     await first.close();
@@ -111,7 +158,8 @@ describe('the checkpoint document', () => {
     const again = await Store.open(dir, 'n', opts);
     assert.equal(Object.keys(again.state.hot).length, sent.length);
     assert.equal(leftInFile(again.state), sent.length);
-    for (const m of sent.slice().reverse()) assert.equal(bodyOf(again.state.hot[m.id].message), m.body, 'read back in any order');
+    for (const m of sent.slice().reverse())
+      assert.equal(bodyOf(again.state.hot[m.id].message), m.body, 'read back in any order');
     await again.commit([{ type: 'sent', message: message(5000, 'new ✓') }]);
     await again.close(); // the next document copies every body from this one
     const third = await Store.open(dir, 'n', opts);
@@ -142,22 +190,48 @@ describe('the checkpoint document', () => {
 
   it('a checkpoint writes anew every open message an event changed since the last (each kind of change), and copies the rest as they stand', async () => {
     const at = T0 + 1000;
-    const remote = (i: number): Message => ({ ...message(i, `to another node ${i}`), address: ['bob', 'carol@far'], recipients: ['bob', 'carol@far'] });
+    const remote = (i: number): Message => ({
+      ...message(i, `to another node ${i}`),
+      address: ['bob', 'carol@far'],
+      recipients: ['bob', 'carol@far'],
+    });
     const ids = (i: number) => message(i, '').id;
     const change = (i: number): BusEvent[] => {
       const id = ids(i);
-      const receipt = (kind: 'read' | 'ack' | 'result') => ({ type: 'receipt' as const, id, recipient: 'bob', receipt: { kind, by: 'bob', session: 'b1', node: 'n', at, ...(kind === 'result' ? { outcome: 'stuck' as const, summary: 'blocked' } : {}) } });
+      const receipt = (kind: 'read' | 'ack' | 'result') => ({
+        type: 'receipt' as const,
+        id,
+        recipient: 'bob',
+        receipt: {
+          kind,
+          by: 'bob',
+          session: 'b1',
+          node: 'n',
+          at,
+          ...(kind === 'result' ? { outcome: 'stuck' as const, summary: 'blocked' } : {}),
+        },
+      });
       return [
         [{ type: 'pushed', id, recipient: 'bob', push: { session: 'b1', node: 'n', at, kind: 'live' } }],
         [{ type: 'offered', id, recipient: 'bob', at }],
-        [{ type: 'surfaced', id, recipient: 'bob', surfacing: { session: 'b1', node: 'n', at, path: 'hook', via: 'claude PostToolUse', replayed: false } }],
+        [
+          {
+            type: 'surfaced',
+            id,
+            recipient: 'bob',
+            surfacing: { session: 'b1', node: 'n', at, path: 'hook', via: 'claude PostToolUse', replayed: false },
+          },
+        ],
         [receipt('read')],
         [receipt('ack')],
         [receipt('result')],
         [{ type: 'failed', id, recipient: 'bob', reason: 'the session died', at }],
         [{ type: 'chased', id, recipient: 'bob', at }],
         [{ type: 'escalated', id, recipient: 'bob', to: 'lead', at, messageId: ids(900) }],
-        [{ type: 'resolved', id, resolution: { by: 'person', at, note: 'done by hand' } }, { type: 'pushed', id, recipient: 'bob', push: { session: 'b2', node: 'n', at, kind: 'live' } }],
+        [
+          { type: 'resolved', id, resolution: { by: 'person', at, note: 'done by hand' } },
+          { type: 'pushed', id, recipient: 'bob', push: { session: 'b2', node: 'n', at, kind: 'live' } },
+        ],
         [{ type: 'relayed', txnId: `t${i}`, eventId: `$e${i}`, at }],
         [{ type: 'relay-failed', txnId: `t${i}`, reason: 'refused', at }],
       ][i - 1] as BusEvent[];
@@ -168,14 +242,20 @@ describe('the checkpoint document', () => {
     for (let i = 1; i <= KINDS + UNCHANGED; i++) {
       const m = i === 11 || i === 12 ? remote(i) : message(i, `body ${i} ${'✓'.repeat(i)}`);
       sends.push({ type: 'sent', message: m });
-      if (i === 11 || i === 12) sends.push({ type: 'outboxed', txnId: `t${i}`, at: T0, item: { kind: 'message', message: m } });
+      if (i === 11 || i === 12)
+        sends.push({ type: 'outboxed', txnId: `t${i}`, at: T0, item: { kind: 'message', message: m } });
     }
     const changes = Array.from({ length: KINDS }, (_, k) => change(k + 1)).flat();
     // What the state must be: every event applied to a fresh state, nothing read back from a file.
     const oracle = emptyState('n');
     for (const e of [...sends, ...changes]) apply(oracle, structuredClone(e));
     // A resolved message settles: the checkpoint moves it to the archive, and the rest stay open.
-    const asWritten = (state: BusState) => Object.fromEntries(Object.entries(state.hot).filter(([, h]) => !isSettled(h, Date.now())).map(([id, h]) => [id, { ...h, message: withBody(h.message) }]));
+    const asWritten = (state: BusState) =>
+      Object.fromEntries(
+        Object.entries(state.hot)
+          .filter(([, h]) => !isSettled(h, Date.now()))
+          .map(([id, h]) => [id, { ...h, message: withBody(h.message) }]),
+      );
 
     for (const path of ['committed while running', 'replayed from the journal at open']) {
       const dir = tempDir('checkpoint-changed');

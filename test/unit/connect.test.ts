@@ -15,10 +15,27 @@ const json = (p: string) => JSON.parse(readFileSync(p, 'utf8'));
 
 describe('handoff connect / disconnect', () => {
   it('Codex hook trust: the hash Codex 0.171 computes (hooks/list currentHash)', () => {
-    assert.equal(codexHookHash('PostToolUse', '*', { type: 'command', command: 'node /tmp/x.js post', timeout: 5 }), 'sha256:aa3d8d0803d376e09fee6f9574daef52f831cd162b7706068eb6ec2c48c42d5d');
-    assert.equal(codexHookHash('Stop', undefined, { type: 'command', command: 'node /tmp/x.js stop' }), 'sha256:0997d4f9e816be92c5ba6ccb1a9e53db3d3adbca44d5ae86a5e3bb65193539d3');
-    assert.equal(codexHookHash('UserPromptSubmit', 'ignored', { type: 'command', command: 'echo u', timeout: 2 }), 'sha256:40cb7a7d039621d347b299cbc49706c2bdabdb65cea55e5018d49c6ddf43d7fb');
-    assert.equal(codexHookHash('SessionStart', 'startup|resume', { type: 'command', command: 'echo hi', timeout: 3, statusMessage: 'hi' }), 'sha256:eb90a196dcd2e2559abc3c98eb9f245ff7d56cd06033f0413b7c888b3b86d07e');
+    assert.equal(
+      codexHookHash('PostToolUse', '*', { type: 'command', command: 'node /tmp/x.js post', timeout: 5 }),
+      'sha256:aa3d8d0803d376e09fee6f9574daef52f831cd162b7706068eb6ec2c48c42d5d',
+    );
+    assert.equal(
+      codexHookHash('Stop', undefined, { type: 'command', command: 'node /tmp/x.js stop' }),
+      'sha256:0997d4f9e816be92c5ba6ccb1a9e53db3d3adbca44d5ae86a5e3bb65193539d3',
+    );
+    assert.equal(
+      codexHookHash('UserPromptSubmit', 'ignored', { type: 'command', command: 'echo u', timeout: 2 }),
+      'sha256:40cb7a7d039621d347b299cbc49706c2bdabdb65cea55e5018d49c6ddf43d7fb',
+    );
+    assert.equal(
+      codexHookHash('SessionStart', 'startup|resume', {
+        type: 'command',
+        command: 'echo hi',
+        timeout: 3,
+        statusMessage: 'hi',
+      }),
+      'sha256:eb90a196dcd2e2559abc3c98eb9f245ff7d56cd06033f0413b7c888b3b86d07e',
+    );
   });
 
   it('launchers: configs name a stable Node and build that each activation re-points; a vanished Node says so', () => {
@@ -31,7 +48,11 @@ describe('handoff connect / disconnect', () => {
     assert.equal(execFileSync(a.node, [join(a.dist, 'probe.js')], { encoding: 'utf8' }).trim(), 'A -');
     const b = refreshLaunchers(dir, process.execPath, distB, true); // an update: same paths, new build
     assert.deepEqual(b, a, 'the paths in agent configs do not change');
-    assert.equal(execFileSync(b.node, [join(b.dist, 'probe.js')], { encoding: 'utf8' }).trim(), 'B 1', "the desktop editor's binary runs as Node");
+    assert.equal(
+      execFileSync(b.node, [join(b.dist, 'probe.js')], { encoding: 'utf8' }).trim(),
+      'B 1',
+      "the desktop editor's binary runs as Node",
+    );
     refreshLaunchers(dir, join(dir, 'gone', 'node'), distB, false);
     const r = spawnSync(a.node, ['-e', '0'], { encoding: 'utf8' });
     assert.equal(r.status, 127);
@@ -43,11 +64,34 @@ describe('handoff connect / disconnect', () => {
       const home = tempDir(`connect-${cli}-home`);
       const workspace = tempDir(`connect-${cli}-ws`);
       const codexHome = join(home, '.codex');
-      const files: Record<string, string> = cli === 'claude'
-        ? { [join(home, '.claude.json')]: '{\n  "theme": "dark",\n  "projects": {}\n}\n', [join(workspace, '.claude', 'settings.local.json')]: JSON.stringify({ permissions: { allow: ['Bash(ls)'] }, hooks: { PostToolUse: [{ matcher: 'Edit', hooks: [{ type: 'command', command: 'prettier' }] }] } }, null, 2) + '\n' }
-        : cli === 'codex'
-          ? { [join(codexHome, 'config.toml')]: 'model = "o4"\n\n[mcp_servers.other]\ncommand = "other"\n', [join(codexHome, 'hooks.json')]: JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'notify-send done' }] }] } }, null, 2) + '\n' }
-          : { [join(workspace, '.gemini', 'settings.json')]: JSON.stringify({ mcpServers: { other: { command: 'x' } }, ui: { theme: 'GitHub' } }, null, 2) + '\n' };
+      const files: Record<string, string> =
+        cli === 'claude'
+          ? {
+              [join(home, '.claude.json')]: '{\n  "theme": "dark",\n  "projects": {}\n}\n',
+              [join(workspace, '.claude', 'settings.local.json')]:
+                JSON.stringify(
+                  {
+                    permissions: { allow: ['Bash(ls)'] },
+                    hooks: { PostToolUse: [{ matcher: 'Edit', hooks: [{ type: 'command', command: 'prettier' }] }] },
+                  },
+                  null,
+                  2,
+                ) + '\n',
+            }
+          : cli === 'codex'
+            ? {
+                [join(codexHome, 'config.toml')]: 'model = "o4"\n\n[mcp_servers.other]\ncommand = "other"\n',
+                [join(codexHome, 'hooks.json')]:
+                  JSON.stringify(
+                    { hooks: { Stop: [{ hooks: [{ type: 'command', command: 'notify-send done' }] }] } },
+                    null,
+                    2,
+                  ) + '\n',
+              }
+            : {
+                [join(workspace, '.gemini', 'settings.json')]:
+                  JSON.stringify({ mcpServers: { other: { command: 'x' } }, ui: { theme: 'GitHub' } }, null, 2) + '\n',
+              };
       for (const [p, text] of Object.entries(files)) {
         mkdirSync(join(p, '..'), { recursive: true });
         writeFileSync(p, text);
@@ -60,10 +104,19 @@ describe('handoff connect / disconnect', () => {
       if (cli === 'claude') {
         const user = json(join(home, '.claude.json'));
         assert.equal(user.theme, 'dark');
-        assert.deepEqual(user.projects[workspace].mcpServers.handoff.args, ['/opt/handoff/dist/bridge.js', '--name', 'rev', '--workspace', workspace]);
+        assert.deepEqual(user.projects[workspace].mcpServers.handoff.args, [
+          '/opt/handoff/dist/bridge.js',
+          '--name',
+          'rev',
+          '--workspace',
+          workspace,
+        ]);
         const hooks = json(join(workspace, '.claude', 'settings.local.json')).hooks;
         assert.equal(hooks.PostToolUse.length, 2, "the user's PostToolUse hook stays beside ours");
-        assert.ok(hooks.Stop.some((g: any) => g.hooks[0].asyncRewake === true), 'an idle waiter at each turn end');
+        assert.ok(
+          hooks.Stop.some((g: any) => g.hooks[0].asyncRewake === true),
+          'an idle waiter at each turn end',
+        );
       } else if (cli === 'codex') {
         const toml = readFileSync(join(codexHome, 'config.toml'), 'utf8');
         assert.match(toml, /^model = "o4"$/m);
@@ -74,7 +127,12 @@ describe('handoff connect / disconnect', () => {
         const settings = json(join(workspace, '.gemini', 'settings.json'));
         assert.equal(settings.mcpServers.handoff.trust, true);
         assert.ok(settings.mcpServers.other);
-        assert.deepEqual(Object.keys(settings.hooks).sort(), ['AfterAgent', 'AfterTool', 'BeforeAgent', 'SessionStart']);
+        assert.deepEqual(Object.keys(settings.hooks).sort(), [
+          'AfterAgent',
+          'AfterTool',
+          'BeforeAgent',
+          'SessionStart',
+        ]);
         assert.equal(json(join(home, '.gemini', 'trustedFolders.json'))[workspace], 'TRUST_FOLDER');
       }
 
@@ -82,8 +140,14 @@ describe('handoff connect / disconnect', () => {
       assert.ok(removed.length >= 1);
       for (const [p, text] of Object.entries(files)) {
         const now = readFileSync(p, 'utf8');
-        if (cli === 'claude' && p.endsWith('.claude.json')) assert.deepEqual(json(p).projects[workspace].mcpServers, {}, 'the server is gone');
-        else assert.deepEqual(cli === 'codex' && p.endsWith('.toml') ? now.trimEnd() : JSON.parse(now), cli === 'codex' && p.endsWith('.toml') ? text.trimEnd() : JSON.parse(text), `${p} is back to what the user had`);
+        if (cli === 'claude' && p.endsWith('.claude.json'))
+          assert.deepEqual(json(p).projects[workspace].mcpServers, {}, 'the server is gone');
+        else
+          assert.deepEqual(
+            cli === 'codex' && p.endsWith('.toml') ? now.trimEnd() : JSON.parse(now),
+            cli === 'codex' && p.endsWith('.toml') ? text.trimEnd() : JSON.parse(text),
+            `${p} is back to what the user had`,
+          );
       }
       assert.deepEqual(disconnectAgent(cli, o), [], 'a second disconnect changes nothing');
     });

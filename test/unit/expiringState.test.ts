@@ -11,13 +11,26 @@ const MINUTE = 60_000;
 /** attention.ts STALE_MS: a hook session not heard from for this long no longer counts. */
 const STALE_MS = 30 * MINUTE;
 
-const hello = (session: string, phase: HookHello['phase'] = 'tool'): HookHello => ({ handoff: 1, kind: 'hook', cli: 'claude', phase, event: 'PostToolUse', identity: 'bob', session, ancestors: [], waitMs: 60_000 });
+const hello = (session: string, phase: HookHello['phase'] = 'tool'): HookHello => ({
+  handoff: 1,
+  kind: 'hook',
+  cli: 'claude',
+  phase,
+  event: 'PostToolUse',
+  identity: 'bob',
+  session,
+  ancestors: [],
+  waitMs: 60_000,
+});
 
 describe('expiring per-session state', () => {
   it('an expiring map empties after its time: held entries stay while held, touched ones live on', () => {
     const clock = { t: 0 };
     const held = new Set<string>();
-    const map = new ExpiringMap<string, { name: string; group: string }, string>(10, () => clock.t, { held: (v) => held.has(v.name), groupOf: (v) => v.group });
+    const map = new ExpiringMap<string, { name: string; group: string }, string>(10, () => clock.t, {
+      held: (v) => held.has(v.name),
+      groupOf: (v) => v.group,
+    });
     for (let i = 0; i < 1000; i++) map.use(`k${i}`, () => ({ name: `k${i}`, group: `g${i % 7}` }));
     held.add('k5');
     assert.equal(map.size, 1000);
@@ -27,18 +40,31 @@ describe('expiring per-session state', () => {
     map.use('k1', () => assert.fail('k1 is there'));
     clock.t = 15;
     assert.deepEqual([map.size, map.groupCount], [2, 2], 'the used one and the held one are left');
-    assert.deepEqual([...map.group('g5')].map((v) => v.name), ['k5']);
+    assert.deepEqual(
+      [...map.group('g5')].map((v) => v.name),
+      ['k5'],
+    );
     held.delete('k5');
     map.touch('k5'); // its hold ended now
     clock.t = 25;
-    assert.deepEqual([map.size, [...map.group('g1')].length, [...map.group('g5')].length], [1, 0, 1], 'k1 went at its time; k5 lives 10 after its hold ended');
+    assert.deepEqual(
+      [map.size, [...map.group('g1')].length, [...map.group('g5')].length],
+      [1, 0, 1],
+      'k1 went at its time; k5 lives 10 after its hold ended',
+    );
     clock.t = 26;
     assert.deepEqual([map.size, map.groupCount], [0, 0], 'empty');
   });
 
   it('hook sessions: 2 000 heard from, then none after STALE_MS; one with an idle waiter stays until the wait ends', async () => {
     const clock = { t: 1_800_000_000_000 };
-    const hub = new Hub({ workspace: tempDir('expire-ws'), storeDir: tempDir('expire-store'), node: 'n', tickMs: 0, clock: () => clock.t });
+    const hub = new Hub({
+      workspace: tempDir('expire-ws'),
+      storeDir: tempDir('expire-store'),
+      node: 'n',
+      tickMs: 0,
+      clock: () => clock.t,
+    });
     await hub.start();
     let cancel: (() => void) | undefined;
     try {

@@ -13,7 +13,14 @@ const alice = { identity: 'alice', session: 'a-1', node: 'n' };
 const WINDOW = 60_000;
 
 function hubOn(store: string, clock: () => number): Hub {
-  return new Hub({ workspace: tempDir('g6-ws'), storeDir: store, node: 'n', tickMs: 0, clock, limits: { duplicateWindowMs: WINDOW } });
+  return new Hub({
+    workspace: tempDir('g6-ws'),
+    storeDir: store,
+    node: 'n',
+    tickMs: 0,
+    clock,
+    limits: { duplicateWindowMs: WINDOW },
+  });
 }
 
 describe('G6: idempotent sends at the hub', () => {
@@ -22,9 +29,14 @@ describe('G6: idempotent sends at the hub', () => {
     await hub.start();
     try {
       await hub.remember('bob');
-      const answers = await Promise.all([1, 2, 3].map(() => hub.send(alice, { to: ['bob'], body: 'run the migrations' })));
+      const answers = await Promise.all(
+        [1, 2, 3].map(() => hub.send(alice, { to: ['bob'], body: 'run the migrations' })),
+      );
       assert.equal(new Set(answers.map((a) => a.message_id)).size, 1, 'one message');
-      assert.deepEqual(answers.map((a) => a.duplicate?.why), [undefined, 'probable_duplicate', 'probable_duplicate']);
+      assert.deepEqual(
+        answers.map((a) => a.duplicate?.why),
+        [undefined, 'probable_duplicate', 'probable_duplicate'],
+      );
       assert.equal(hub.inbox('bob').length, 1);
     } finally {
       await hub.close();
@@ -44,7 +56,11 @@ describe('G6: idempotent sends at the hub', () => {
     await hub.start();
     try {
       const again = await hub.send(alice, { to: ['bob'], body: 'deploy staging' });
-      assert.equal(again.message_id, first.message_id, 'the agent re-read its transcript after the restart: nothing new');
+      assert.equal(
+        again.message_id,
+        first.message_id,
+        'the agent re-read its transcript after the restart: nothing new',
+      );
       assert.equal(again.duplicate?.why, 'probable_duplicate');
       t += WINDOW;
       const later = await hub.send(alice, { to: ['bob'], body: 'deploy staging' });
@@ -70,16 +86,25 @@ describe('G6: idempotent sends at the hub', () => {
         proto.datasync = datasync;
         return Promise.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
       };
-      await assert.rejects(hub.send(alice, { to: ['bob'], body: 'ship it', idempotencyKey: 'ship-1' }), (e) => e instanceof BusError && e.code === 'store_unavailable');
+      await assert.rejects(
+        hub.send(alice, { to: ['bob'], body: 'ship it', idempotencyKey: 'ship-1' }),
+        (e) => e instanceof BusError && e.code === 'store_unavailable',
+      );
       assert.equal(hub.inbox('bob').length, 0, 'nothing was stored');
       const retry = await hub.send(alice, { to: ['bob'], body: 'ship it', idempotencyKey: 'ship-1' });
       assert.equal(retry.duplicate, undefined, 'the retry is the first real send');
-      assert.deepEqual(hub.inbox('bob').map((i) => i.message.id), [retry.message_id]);
+      assert.deepEqual(
+        hub.inbox('bob').map((i) => i.message.id),
+        [retry.message_id],
+      );
       proto.datasync = function (this: FileHandle) {
         proto.datasync = datasync;
         return Promise.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
       };
-      await assert.rejects(hub.send(alice, { to: ['bob'], body: 'and tag it' }), (e) => e instanceof BusError && e.code === 'store_unavailable');
+      await assert.rejects(
+        hub.send(alice, { to: ['bob'], body: 'and tag it' }),
+        (e) => e instanceof BusError && e.code === 'store_unavailable',
+      );
       const keyless = await hub.send(alice, { to: ['bob'], body: 'and tag it' });
       assert.equal(keyless.duplicate, undefined, 'without a key too');
       assert.equal(hub.inbox('bob').length, 2);

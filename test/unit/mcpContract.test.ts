@@ -26,7 +26,11 @@ describe('the bridge answers for a missing hub exactly as a hub would', () => {
     const socket = join(tempDir('contract-sock'), 'hub.sock');
     server = await listen(hub, socket, { heartbeatMs: 60_000, log: () => undefined });
     agent = await rawAgent(socket, { identity: 'tess' });
-    agent.request(0, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+    agent.request(0, 'initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '1' },
+    });
     initialized = (await agent.response(0)).result;
     agent.notify('notifications/initialized');
   });
@@ -51,10 +55,15 @@ describe('the bridge answers for a missing hub exactly as a hub would', () => {
       const { result, error } = await agent.response(10 + i);
       answers[method] = result === undefined ? { error } : { result };
     }
-    if (process.env.HANDOFF_WRITE_CATALOG) writeFileSync(join(ROOT, 'extension', 'protocol', 'mcpCatalog.json'), `${JSON.stringify(answers, null, 2)}\n`);
+    if (process.env.HANDOFF_WRITE_CATALOG)
+      writeFileSync(join(ROOT, 'extension', 'protocol', 'mcpCatalog.json'), `${JSON.stringify(answers, null, 2)}\n`);
     for (const [i, method] of CATALOG_METHODS.entries()) {
       const { id: _, jsonrpc: __, ...standIn } = catalogAnswer({ jsonrpc: '2.0', id: i, method })!;
-      assert.deepEqual(standIn, answers[method], `${method}: the catalog drifted from the hub: run \`npm run catalog\``);
+      assert.deepEqual(
+        standIn,
+        answers[method],
+        `${method}: the catalog drifted from the hub: run \`npm run catalog\``,
+      );
     }
   });
 });

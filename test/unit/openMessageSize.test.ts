@@ -35,8 +35,20 @@ function heapUsed(): number {
 function message(i: number): Message {
   const id = `01JD3V7W2K8Q5X9Y4Z${String(i).padStart(8, '0')}`;
   return {
-    id, seq: i, from: 'alice', address: ['bob'], recipients: ['bob'], thread: id, body: `handoff ${i} `.padEnd(BODY, '.'),
-    attachments: [], requiresAck: true, slaMs: 600_000, ttlMs: 86_400_000, sentAt: T0 + i, sentBySession: 's', node: 'n',
+    id,
+    seq: i,
+    from: 'alice',
+    address: ['bob'],
+    recipients: ['bob'],
+    thread: id,
+    body: `handoff ${i} `.padEnd(BODY, '.'),
+    attachments: [],
+    requiresAck: true,
+    slaMs: 600_000,
+    ttlMs: 86_400_000,
+    sentAt: T0 + i,
+    sentBySession: 's',
+    node: 'n',
   };
 }
 

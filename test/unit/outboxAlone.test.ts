@@ -26,19 +26,39 @@ function flakyRoom(failures: number) {
   const copies = () => {
     const n = new Map<string, number>();
     for (const c of events.values()) {
-      for (const id of [c['org.handoff.message']?.id, ...(c['org.handoff.batch'] ?? []).map((x: any) => x?.message?.id)]) if (id) n.set(id, (n.get(id) ?? 0) + 1);
+      for (const id of [
+        c['org.handoff.message']?.id,
+        ...(c['org.handoff.batch'] ?? []).map((x: any) => x?.message?.id),
+      ])
+        if (id) n.set(id, (n.get(id) ?? 0) + 1);
     }
     return n;
   };
-  return { hs: hs as unknown as Homeserver, copies, heal: () => (room.failures = 0), batches: () => [...events.keys()].filter((t) => t.startsWith('batch.')).length, puts: () => puts };
+  return {
+    hs: hs as unknown as Homeserver,
+    copies,
+    heal: () => (room.failures = 0),
+    batches: () => [...events.keys()].filter((t) => t.startsWith('batch.')).length,
+    puts: () => puts,
+  };
 }
 
 describe('Matrix outbox: an entry once PUT alone stays alone', () => {
   it('a first PUT whose answer was lost, with a backlog behind it: every handoff once in the room, the backlog batched', async () => {
-    const hub = new Hub({ workspace: tempDir('outbox-ws'), storeDir: tempDir('outbox-store'), node: 'nodeA', tickMs: 0, relayWaitMs: 0 });
+    const hub = new Hub({
+      workspace: tempDir('outbox-ws'),
+      storeDir: tempDir('outbox-store'),
+      node: 'nodeA',
+      tickMs: 0,
+      relayWaitMs: 0,
+    });
     await hub.start();
     const room = flakyRoom(3);
-    const outbox = new Outbox(hub, room.hs, '!room:test', 50, undefined, { log: () => undefined, onTrouble: () => undefined, onSuccess: () => undefined });
+    const outbox = new Outbox(hub, room.hs, '!room:test', 50, undefined, {
+      log: () => undefined,
+      onTrouble: () => undefined,
+      onSuccess: () => undefined,
+    });
     try {
       await hub.remember('alice');
       await hub.remember('bob@nodeB');
@@ -46,7 +66,8 @@ describe('Matrix outbox: an entry once PUT alone stays alone', () => {
       const ids = [(await hub.send(alice, { to: ['bob@nodeB'], body: 'the first, its answer lost' })).message_id];
       const running = outbox.run();
       await new Promise((r) => setTimeout(r, 20)); // the first PUT is out (and failing) before the backlog arrives
-      for (let i = 0; i < 20; i++) ids.push((await hub.send(alice, { to: ['bob@nodeB'], body: `backlog #${i}` })).message_id);
+      for (let i = 0; i < 20; i++)
+        ids.push((await hub.send(alice, { to: ['bob@nodeB'], body: `backlog #${i}` })).message_id);
       outbox.poke();
       for (const end = Date.now() + 10_000; outbox.pending > 0;) {
         if (Date.now() > end) throw new Error(`the outbox did not drain: ${outbox.pending} left`);
@@ -55,7 +76,11 @@ describe('Matrix outbox: an entry once PUT alone stays alone', () => {
       outbox.stop();
       await running;
       const copies = room.copies();
-      assert.deepEqual(ids.filter((id) => copies.get(id) !== 1).map((id) => [id, copies.get(id) ?? 0]), [], 'each handoff in the room exactly once');
+      assert.deepEqual(
+        ids.filter((id) => copies.get(id) !== 1).map((id) => [id, copies.get(id) ?? 0]),
+        [],
+        'each handoff in the room exactly once',
+      );
       assert.ok(room.batches() > 0, 'the backlog went out in batches');
     } finally {
       outbox.stop();
@@ -74,7 +99,9 @@ describe('Matrix outbox: an entry once PUT alone stays alone', () => {
     await hub.remember('alice');
     await hub.remember('bob@nodeB');
     const alice = { identity: 'alice', session: 'a-1', node: 'nodeA' };
-    ids.push((await hub.send(alice, { to: ['bob@nodeB'], body: 'PUT before the hub died, never recorded' })).message_id);
+    ids.push(
+      (await hub.send(alice, { to: ['bob@nodeB'], body: 'PUT before the hub died, never recorded' })).message_id,
+    );
     let outbox = new Outbox(hub, room.hs, '!room:test', 50, undefined, hooks);
     let running = outbox.run();
     for (const end = Date.now() + 5000; room.puts() === 0;) {
@@ -83,7 +110,8 @@ describe('Matrix outbox: an entry once PUT alone stays alone', () => {
     }
     outbox.stop();
     await running;
-    for (let i = 0; i < 20; i++) ids.push((await hub.send(alice, { to: ['bob@nodeB'], body: `queued while down #${i}` })).message_id);
+    for (let i = 0; i < 20; i++)
+      ids.push((await hub.send(alice, { to: ['bob@nodeB'], body: `queued while down #${i}` })).message_id);
     await hub.close();
 
     room.heal();
@@ -97,7 +125,11 @@ describe('Matrix outbox: an entry once PUT alone stays alone', () => {
         await new Promise((r) => setTimeout(r, 20));
       }
       const copies = room.copies();
-      assert.deepEqual(ids.filter((id) => copies.get(id) !== 1).map((id) => [id, copies.get(id) ?? 0]), [], 'each handoff in the room exactly once');
+      assert.deepEqual(
+        ids.filter((id) => copies.get(id) !== 1).map((id) => [id, copies.get(id) ?? 0]),
+        [],
+        'each handoff in the room exactly once',
+      );
       assert.ok(room.batches() > 0, 'the rest of the backlog went out in batches');
     } finally {
       outbox.stop();

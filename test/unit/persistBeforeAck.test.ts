@@ -26,19 +26,32 @@ describe('G1: persist before acknowledge', () => {
     const held: (() => void)[] = [];
     proto.datasync = function (this: FileHandle) {
       if (!gate) return datasync.call(this);
-      return new Promise<void>((resolve, reject) => held.push(() => datasync.call(this).then(resolve, reject)));
+      return new Promise<void>((resolve, reject) => held.push(() => void datasync.call(this).then(resolve, reject)));
     };
     const hub = new Hub({ workspace: tempDir('g1-ws'), storeDir: join(dir, 'store'), node: 'n', tickMs: 0 });
     try {
       await hub.start();
       await hub.remember('alice');
       const got: PushPayload[] = [];
-      const bob: Session = { key: 'bob-1', identity: 'bob', roles: [], client: 'test', connectedAt: 0, lastSeen: 0, pushed: new Set(), isOpen: () => true, deliver: (p) => (got.push(p), true), close: () => undefined };
+      const bob: Session = {
+        key: 'bob-1',
+        identity: 'bob',
+        roles: [],
+        client: 'test',
+        connectedAt: 0,
+        lastSeen: 0,
+        pushed: new Set(),
+        isOpen: () => true,
+        deliver: (p) => (got.push(p), true),
+        close: () => undefined,
+      };
       await hub.attach(bob);
 
       gate = true;
       let answered = false;
-      const sending = hub.send({ identity: 'alice', session: 'a-1', node: 'n' }, { to: ['bob'], body: 'durable first' }).then((r) => ((answered = true), r));
+      const sending = hub
+        .send({ identity: 'alice', session: 'a-1', node: 'n' }, { to: ['bob'], body: 'durable first' })
+        .then((r) => ((answered = true), r));
       await waitFor(() => held.length === 1, 5000, 'the journal write of the send to reach its fdatasync');
       await settle();
       assert.equal(answered, false, 'no answer while the fdatasync is pending');
@@ -50,7 +63,9 @@ describe('G1: persist before acknowledge', () => {
 
       gate = true;
       let recorded = false;
-      const acking = hub.receipt({ identity: 'bob', session: 'bob-1', node: 'n' }, sent.message_id, 'ack').then((r) => ((recorded = true), r));
+      const acking = hub
+        .receipt({ identity: 'bob', session: 'bob-1', node: 'n' }, sent.message_id, 'ack')
+        .then((r) => ((recorded = true), r));
       await waitFor(() => held.length > 0, 5000, 'the ack to reach its fdatasync');
       await settle();
       assert.equal(recorded, false, 'an ack is not confirmed before it is durable');

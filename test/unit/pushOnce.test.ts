@@ -8,8 +8,16 @@ import { tempDir } from '../helpers/hubProcess';
 
 function fakeSession(key: string, identity: string, roles: string[], got: PushPayload[], open = () => true): Session {
   return {
-    key, identity, roles, client: 'test', connectedAt: Date.now(), lastSeen: Date.now(), pushed: new Set(),
-    isOpen: open, deliver: (p) => (open() ? (got.push(p), true) : false), close: () => undefined,
+    key,
+    identity,
+    roles,
+    client: 'test',
+    connectedAt: Date.now(),
+    lastSeen: Date.now(),
+    pushed: new Set(),
+    isOpen: open,
+    deliver: (p) => (open() ? (got.push(p), true) : false),
+    close: () => undefined,
   };
 }
 
@@ -37,10 +45,16 @@ describe('one push per message per session', () => {
         // twenty committed before their own pushes run.
         const first = hub.send(alice, { to: ['bob'], body: `round ${round} opener`, insist: true });
         const attaching = hub.attach(fakeSession(`bob-${round}`, 'bob', [`role${round}`], got));
-        const sends = Array.from({ length: 20 }, (_, i) => hub.send(alice, { to: ['bob'], body: `round ${round} #${i}`, insist: true }));
+        const sends = Array.from({ length: 20 }, (_, i) =>
+          hub.send(alice, { to: ['bob'], body: `round ${round} #${i}`, insist: true }),
+        );
         await Promise.all([first, attaching, ...sends]);
         const ids = got.map((p) => p.id).filter(Boolean);
-        assert.equal(ids.length, new Set(ids).size, `round ${round}: no message pushed twice to one session (${ids.length} pushes)`);
+        assert.equal(
+          ids.length,
+          new Set(ids).size,
+          `round ${round}: no message pushed twice to one session (${ids.length} pushes)`,
+        );
         hub.detach(hub.sessions.forIdentity('bob')[0]);
       }
     });
@@ -56,9 +70,15 @@ describe('one push per message per session', () => {
       // per-connection check: none of them may put a second copy on the connection.
       assert.equal(hub.pushes.toIdentity('bob', hot, 'live'), 0, 'a second live push is refused');
       assert.equal(hub.pushes.toIdentity('bob', hot, 'replayed'), 0, 'a replay to the same connection is refused');
-      assert.deepEqual(got.map((p) => p.kind), ['live']);
+      assert.deepEqual(
+        got.map((p) => p.kind),
+        ['live'],
+      );
       assert.equal(hub.pushes.toIdentity('bob', hot, 'chase'), 1, 'a chase is pushed again, flagged');
-      assert.deepEqual(got.map((p) => p.kind), ['live', 'chase']);
+      assert.deepEqual(
+        got.map((p) => p.kind),
+        ['live', 'chase'],
+      );
     });
   });
 
@@ -74,8 +94,15 @@ describe('one push per message per session', () => {
         hub.detach(old);
         const after: PushPayload[] = [];
         await hub.attach(fakeSession(`bob-b${round}`, 'bob', [], after));
-        assert.deepEqual(before.map((p) => [p.id, p.kind]), [[sent.message_id, 'live']]);
-        assert.deepEqual(after.filter((p) => p.id === sent.message_id).map((p) => p.kind), ['replayed'], `round ${round}: the second copy is flagged`);
+        assert.deepEqual(
+          before.map((p) => [p.id, p.kind]),
+          [[sent.message_id, 'live']],
+        );
+        assert.deepEqual(
+          after.filter((p) => p.id === sent.message_id).map((p) => p.kind),
+          ['replayed'],
+          `round ${round}: the second copy is flagged`,
+        );
         await hub.receipt({ identity: 'bob', session: `bob-b${round}`, node: 'n' }, sent.message_id, 'ack');
         hub.detach(hub.sessions.forIdentity('bob')[0]);
       }
@@ -90,17 +117,23 @@ describe('one push per message per session', () => {
       open = false; // the socket died; the hub has not seen the close yet
       const sent = await hub.send(alice, { to: ['bob'], body: 'nobody is listening' });
       assert.equal(sent.state, 'queued');
-      assert.deepEqual(sent.recipients.map((r) => [r.state, r.sessions]), [['queued', 0]]);
+      assert.deepEqual(
+        sent.recipients.map((r) => [r.state, r.sessions]),
+        [['queued', 0]],
+      );
       assert.equal(got.length, 0);
       assert.equal(hub.state.hot[sent.message_id].deliveries.bob.pushes.length, 0, 'no push recorded');
       // The next connection of bob gets it as a first push, not a replay.
       const next: PushPayload[] = [];
       await hub.attach(fakeSession('bob-2', 'bob', [], next));
-      assert.deepEqual(next.map((p) => [p.id, p.kind]), [[sent.message_id, 'live']]);
+      assert.deepEqual(
+        next.map((p) => [p.id, p.kind]),
+        [[sent.message_id, 'live']],
+      );
     });
   });
 
-  it('a hub that dies before a push record lands (kill -9): after the restart the next push is flagged replayed, as is a replay\'s first push', async () => {
+  it("a hub that dies before a push record lands (kill -9): after the restart the next push is flagged replayed, as is a replay's first push", async () => {
     const storeDir = tempDir('push-lost-store');
     const workspace = tempDir('push-lost-ws');
     const start = async () => {
@@ -108,7 +141,8 @@ describe('one push per message per session', () => {
       await hub.start();
       // What a kill -9 right after the pushes does: their records never reach the journal.
       const commit = hub.journal.commit.bind(hub.journal);
-      hub.journal.commit = (events) => (events.some((e) => e.type === 'pushed') ? new Promise(() => undefined) : commit(events));
+      hub.journal.commit = (events) =>
+        events.some((e) => e.type === 'pushed') ? new Promise(() => undefined) : commit(events);
       return hub;
     };
     let hub = await start();
@@ -118,20 +152,35 @@ describe('one push per message per session', () => {
     await hub.attach(fakeSession('bob-1', 'bob', [], first));
     const live = await hub.send(alice, { to: ['bob'], body: 'pushed live, its record lost' });
     const queued = await hub.send(alice, { to: ['carol'], body: 'queued for carol' });
-    assert.deepEqual(first.map((p) => [p.id, p.kind]), [[live.message_id, 'live']]);
+    assert.deepEqual(
+      first.map((p) => [p.id, p.kind]),
+      [[live.message_id, 'live']],
+    );
     const carol1: PushPayload[] = [];
     await hub.attach(fakeSession('carol-1', 'carol', [], carol1));
-    assert.deepEqual(carol1.map((p) => [p.id, p.kind]), [[queued.message_id, 'live']], 'a first push on attach');
+    assert.deepEqual(
+      carol1.map((p) => [p.id, p.kind]),
+      [[queued.message_id, 'live']],
+      'a first push on attach',
+    );
     await hub.close();
 
     hub = await start();
     try {
       const bob2: PushPayload[] = [];
       await hub.attach(fakeSession('bob-2', 'bob', [], bob2));
-      assert.deepEqual(bob2.map((p) => [p.id, p.kind]), [[live.message_id, 'replayed']], 'bob may have seen it: flagged, not a second first push');
+      assert.deepEqual(
+        bob2.map((p) => [p.id, p.kind]),
+        [[live.message_id, 'replayed']],
+        'bob may have seen it: flagged, not a second first push',
+      );
       const carol2: PushPayload[] = [];
       await hub.attach(fakeSession('carol-2', 'carol', [], carol2));
-      assert.deepEqual(carol2.map((p) => [p.id, p.kind]), [[queued.message_id, 'replayed']], 'the replay wrote its intent before its first push');
+      assert.deepEqual(
+        carol2.map((p) => [p.id, p.kind]),
+        [[queued.message_id, 'replayed']],
+        'the replay wrote its intent before its first push',
+      );
     } finally {
       await hub.close();
     }

@@ -18,7 +18,18 @@ const bob = { identity: 'bob', session: 'bob-1', node: 'n' };
 const BULK = 'x'.repeat(60 * 1024);
 
 function session(identity: string, key: string, deliver: (p: PushPayload) => void): Session {
-  return { key, identity, roles: [], client: 'test', connectedAt: 0, lastSeen: 0, pushed: new Set(), isOpen: () => true, deliver: (p) => (deliver(p), true), close: () => undefined };
+  return {
+    key,
+    identity,
+    roles: [],
+    client: 'test',
+    connectedAt: 0,
+    lastSeen: 0,
+    pushed: new Set(),
+    isOpen: () => true,
+    deliver: (p) => (deliver(p), true),
+    close: () => undefined,
+  };
 }
 
 /** Holds the archive's writes while `hold` is set (the checkpoint's move of settled messages). */
@@ -28,12 +39,15 @@ function holdArchiveWrites(): { hold: boolean; held: (() => void)[]; restore: ()
   const gate = { hold: false, held: [] as (() => void)[], restore: () => void (proto.writeBatch = writeBatch) };
   proto.writeBatch = function (this: AppendLog<unknown>, values) {
     if (!gate.hold || !this.path.endsWith('archive.ndjson')) return writeBatch.call(this, values);
-    return new Promise((resolve, reject) => gate.held.push(() => writeBatch.call(this, values).then(resolve, reject)));
+    return new Promise((resolve, reject) =>
+      gate.held.push(() => void writeBatch.call(this, values).then(resolve, reject)),
+    );
   };
   return gate;
 }
 
-const results = (view: Awaited<ReturnType<Hub['lookup']>>) => view?.deliveries.find((d) => d.recipient === 'bob')?.receipts.filter((r) => r.kind === 'result').length ?? 0;
+const results = (view: Awaited<ReturnType<Hub['lookup']>>) =>
+  view?.deliveries.find((d) => d.recipient === 'bob')?.receipts.filter((r) => r.kind === 'result').length ?? 0;
 
 describe('receipts across a checkpoint', () => {
   it('a result reported while a checkpoint archives its settled message is kept, and read back after a restart', async () => {
@@ -46,7 +60,11 @@ describe('receipts across a checkpoint', () => {
       await hub.attach(session('bob', 'bob-1', () => undefined));
       // No ACK required: settled once pushed, while the recipient may still report on it.
       const sent = await hub.send(alice, { to: ['bob'], body: 'tag the release', requiresAck: false });
-      await waitFor(() => hub.state.hot[sent.message_id]?.deliveries.bob.state === 'pushed', 5000, 'the push to be recorded');
+      await waitFor(
+        () => hub.state.hot[sent.message_id]?.deliveries.bob.state === 'pushed',
+        5000,
+        'the push to be recorded',
+      );
 
       gate.hold = true;
       for (let i = 0; gate.held.length === 0; i++) {
@@ -67,7 +85,11 @@ describe('receipts across a checkpoint', () => {
       assert.equal(hub.journal.isArchived(sent.message_id), true, 'settled, it is archived by the close');
       assert.equal(results(await hub.lookup(sent.message_id)), 1, 'the result is in the archive');
       const late = await hub.receipt(bob, sent.message_id, 'ack');
-      assert.deepEqual({ recorded: late.recorded, state: late.state }, { recorded: false, state: 'settled' }, 'a receipt to a message settled before says nothing changed');
+      assert.deepEqual(
+        { recorded: late.recorded, state: late.state },
+        { recorded: false, state: 'settled' },
+        'a receipt to a message settled before says nothing changed',
+      );
     } finally {
       gate.hold = false;
       for (const release of gate.held.splice(0)) release();
@@ -77,24 +99,43 @@ describe('receipts across a checkpoint', () => {
   });
 
   it('four senders and a recipient reporting done on each push: every result answered "recorded" reads back', async () => {
-    const hub = new Hub({ workspace: tempDir('receipt-load-ws'), storeDir: tempDir('receipt-load-store'), node: 'n', tickMs: 0 });
+    const hub = new Hub({
+      workspace: tempDir('receipt-load-ws'),
+      storeDir: tempDir('receipt-load-store'),
+      node: 'n',
+      tickMs: 0,
+    });
     await hub.start();
     try {
       const answers: Promise<{ id: string; recorded: boolean }>[] = [];
       // The recipient answers a turn after the push, as an agent does: by then the push may be recorded.
-      await hub.attach(session('bob', 'bob-1', (p) => setImmediate(() => {
-        answers.push(hub.receipt(bob, p.id, 'result', 'done').then((r) => ({ id: p.id, recorded: r.recorded })));
-      })));
+      await hub.attach(
+        session('bob', 'bob-1', (p) =>
+          setImmediate(() => {
+            answers.push(hub.receipt(bob, p.id, 'result', 'done').then((r) => ({ id: p.id, recorded: r.recorded })));
+          }),
+        ),
+      );
       const body = 'y'.repeat(40 * 1024);
       const PER_SENDER = 300;
-      await Promise.all(['s1', 's2', 's3', 's4'].map(async (from) => {
-        for (let i = 0; i < PER_SENDER; i++) await hub.send({ identity: from, session: `${from}-1`, node: 'n' }, { to: ['bob'], body: `${from} ${i} ${body}`, requiresAck: false });
-      }));
+      await Promise.all(
+        ['s1', 's2', 's3', 's4'].map(async (from) => {
+          for (let i = 0; i < PER_SENDER; i++)
+            await hub.send(
+              { identity: from, session: `${from}-1`, node: 'n' },
+              { to: ['bob'], body: `${from} ${i} ${body}`, requiresAck: false },
+            );
+        }),
+      );
       await waitFor(() => answers.length === 4 * PER_SENDER, 10_000, 'every push');
       const recorded = (await Promise.all(answers)).filter((a) => a.recorded);
       let lost = 0;
       for (const a of recorded) if (results(await hub.lookup(a.id)) !== 1) lost++;
-      assert.equal(lost, 0, `${lost} of ${recorded.length} results answered "recorded" read back without their result (${hub.journal.status.archived} archived)`);
+      assert.equal(
+        lost,
+        0,
+        `${lost} of ${recorded.length} results answered "recorded" read back without their result (${hub.journal.status.archived} archived)`,
+      );
     } finally {
       await hub.close();
     }
@@ -102,17 +143,37 @@ describe('receipts across a checkpoint', () => {
 
   it('a relay success queued while a checkpoint archives its settled message (it names only its outbox entry) is kept', async () => {
     const gate = holdArchiveWrites();
-    const store = await Store.open(tempDir('relayed-cp-store'), 'n', { idempotencyWindowMs: 60_000, minCheckpointBytes: 1 });
+    const store = await Store.open(tempDir('relayed-cp-store'), 'n', {
+      idempotencyWindowMs: 60_000,
+      minCheckpointBytes: 1,
+    });
     try {
       const m: Message = {
-        id: '01JD3V7W2K8Q5X9Y4Z00000001', seq: 1, from: 'alice', address: ['bob@far'], recipients: ['bob@far'], thread: 't', body: 'over there',
-        attachments: [], requiresAck: false, slaMs: 60_000, ttlMs: 3_600_000, sentAt: Date.now(), sentBySession: 's', node: 'n',
+        id: '01JD3V7W2K8Q5X9Y4Z00000001',
+        seq: 1,
+        from: 'alice',
+        address: ['bob@far'],
+        recipients: ['bob@far'],
+        thread: 't',
+        body: 'over there',
+        attachments: [],
+        requiresAck: false,
+        slaMs: 60_000,
+        ttlMs: 3_600_000,
+        sentAt: Date.now(),
+        sentBySession: 's',
+        node: 'n',
       };
       gate.hold = true;
       // Settled once pushed (no ACK required); the batch is past the checkpoint's size, so one starts and holds on the archive.
       await store.commit([
         { type: 'sent', message: m },
-        { type: 'pushed', id: m.id, recipient: 'bob@far', push: { session: 'b', node: 'far', at: Date.now(), kind: 'live' } },
+        {
+          type: 'pushed',
+          id: m.id,
+          recipient: 'bob@far',
+          push: { session: 'b', node: 'far', at: Date.now(), kind: 'live' },
+        },
         { type: 'outboxed', txnId: 'txn-1', at: Date.now(), item: { kind: 'message', message: m } },
       ]);
       await waitFor(() => gate.held.length === 1, 5000, 'the checkpoint to write the archive');

@@ -4,7 +4,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RecentSends, type Sent } from '../../extension/hub/bus/recentSends';
 
-const sent = (i: number, over: Partial<Sent> = {}): Sent => ({ id: `id${i}`, from: 'alice', recipients: ['bob', 'carol'], body: `body ${i}`, sentAt: i, ...over });
+const sent = (i: number, over: Partial<Sent> = {}): Sent => ({
+  id: `id${i}`,
+  from: 'alice',
+  recipients: ['bob', 'carol'],
+  body: `body ${i}`,
+  sentAt: i,
+  ...over,
+});
 
 describe('recent sends', () => {
   it('finds the same send only: sender, recipients in any order, body', () => {
@@ -46,6 +53,7 @@ describe('recent sends', () => {
     for (let i = 0; i < n; i++) assert.equal(r.find('alice', ['bob', 'carol'], `body ${i}`)?.id, `id${i}`);
     r.prune((m) => m.sentAt < n / 2);
     assert.equal(r.size, n / 2);
-    for (let i = 0; i < n; i++) assert.equal(r.find('alice', ['bob', 'carol'], `body ${i}`)?.id, i < n / 2 ? undefined : `id${i}`);
+    for (let i = 0; i < n; i++)
+      assert.equal(r.find('alice', ['bob', 'carol'], `body ${i}`)?.id, i < n / 2 ? undefined : `id${i}`);
   });
 });

@@ -32,7 +32,8 @@ describe('the replay cache serves one connection, and only calls that change the
     await a.initialize();
     return a;
   };
-  const call = (a: RawAgent, id: number, name: string, args: Record<string, unknown> = {}) => a.request(id, 'tools/call', { name, arguments: args });
+  const call = (a: RawAgent, id: number, name: string, args: Record<string, unknown> = {}) =>
+    a.request(id, 'tools/call', { name, arguments: args });
 
   it('a reconnect with the same key and the same ids gets fresh reads and sends anew', async () => {
     const sam = await connectAgent({ socket, name: 'sam' });
@@ -47,10 +48,18 @@ describe('the replay cache serves one connection, and only calls that change the
 
       const again = await connect();
       call(again, 1, 'get_unread_summary');
-      assert.equal((await again.response(1)).result.structuredContent.unread, 3, 'not the first connection\'s answer to id 1');
+      assert.equal(
+        (await again.response(1)).result.structuredContent.unread,
+        3,
+        "not the first connection's answer to id 1",
+      );
       call(again, 2, 'send_handoff', { to: 'sam', body: 'same words, same id', insist: true });
       const resent = (await again.response(2)).result.structuredContent;
-      assert.notEqual(resent.message_id, sent.message_id, 'a new send on a new connection is sent, not answered from the old one');
+      assert.notEqual(
+        resent.message_id,
+        sent.message_id,
+        'a new send on a new connection is sent, not answered from the old one',
+      );
       assert.equal(resent.duplicate, undefined);
       again.close();
     } finally {
@@ -66,7 +75,11 @@ describe('the replay cache serves one connection, and only calls that change the
       call(a, 7, 'send_handoff', { to: 'sam', body: 'resent on one connection', insist: true });
       const second = (await a.response(7, 2)).result.structuredContent;
       assert.equal(second.message_id, first.message_id, 'the resend got the first answer');
-      assert.equal(hub.pending('rita').filter((e) => e.preview.includes('resent on one connection')).length, 1, 'stored once');
+      assert.equal(
+        hub.pending('rita').filter((e) => e.preview.includes('resent on one connection')).length,
+        1,
+        'stored once',
+      );
 
       call(a, 8, 'get_unread_summary');
       const before = (await a.response(8)).result.structuredContent.unacked;
@@ -74,7 +87,11 @@ describe('the replay cache serves one connection, and only calls that change the
       await sam.ok('send_handoff', { to: 'rita', body: 'one more' });
       await sam.close();
       call(a, 8, 'get_unread_summary');
-      assert.equal((await a.response(8, 2)).result.structuredContent.unacked, before + 1, 'a read with a resent id runs again');
+      assert.equal(
+        (await a.response(8, 2)).result.structuredContent.unacked,
+        before + 1,
+        'a read with a resent id runs again',
+      );
     } finally {
       a.close();
     }

@@ -24,12 +24,29 @@ function writeAt(path: string, at: number, bytes: string | Buffer): void {
 
 function message(i: number): Message {
   return {
-    id: `01JD3V7W2K8Q5X9Y4Z${String(i).padStart(8, '0')}`, seq: i, from: 'alice', address: ['bob'], recipients: ['bob'], thread: 't',
-    body: `message ${i} `.padEnd(200, '.'), attachments: [], requiresAck: true, slaMs: 60_000, ttlMs: 3_600_000, sentAt: Date.now(), sentBySession: 's', node: 'n',
+    id: `01JD3V7W2K8Q5X9Y4Z${String(i).padStart(8, '0')}`,
+    seq: i,
+    from: 'alice',
+    address: ['bob'],
+    recipients: ['bob'],
+    thread: 't',
+    body: `message ${i} `.padEnd(200, '.'),
+    attachments: [],
+    requiresAck: true,
+    slaMs: 60_000,
+    ttlMs: 3_600_000,
+    sentAt: Date.now(),
+    sentBySession: 's',
+    node: 'n',
   };
 }
 
-const done = (m: Message): BusEvent => ({ type: 'receipt', id: m.id, recipient: 'bob', receipt: { kind: 'result', outcome: 'done', by: 'bob', session: 's', node: 'n', at: Date.now() } });
+const done = (m: Message): BusEvent => ({
+  type: 'receipt',
+  id: m.id,
+  recipient: 'bob',
+  receipt: { kind: 'result', outcome: 'done', by: 'bob', session: 's', node: 'n', at: Date.now() },
+});
 
 describe('store', () => {
   it('recovers every committed event from the journal alone (no checkpoint yet) and cuts a torn tail', async () => {
@@ -56,7 +73,9 @@ describe('store', () => {
     const journal = join(dir, 'journal.ndjson');
     const acked = linesEnd(journal);
     // Batches overlap: a later batch (two records) was written at its offset, the one before it never was — kill -9.
-    const later = [22, 23].map((n) => `${JSON.stringify({ n, e: [{ type: 'sent', message: message(n) }] })}\n`).join('');
+    const later = [22, 23]
+      .map((n) => `${JSON.stringify({ n, e: [{ type: 'sent', message: message(n) }] })}\n`)
+      .join('');
     writeAt(journal, acked + 300, later);
     const again = await Store.open(dir, 'n', opts);
     assert.equal(Object.keys(again.state.hot).length, 20, 'the 20 acknowledged, nothing from behind the hole');
@@ -72,7 +91,10 @@ describe('store', () => {
     const store = await Store.open(dir, 'n', opts);
     for (let i = 1; i <= 5; i++) await store.commit([{ type: 'sent', message: message(i) }]);
     const allocated = statSync(journal).size;
-    assert.ok(allocated >= linesEnd(journal) + 64 * 1024, `${allocated} bytes on disk for ${linesEnd(journal)} of lines`);
+    assert.ok(
+      allocated >= linesEnd(journal) + 64 * 1024,
+      `${allocated} bytes on disk for ${linesEnd(journal)} of lines`,
+    );
     const again = await Store.open(dir, 'n', opts); // kill -9: no close
     assert.equal(Object.keys(again.state.hot).length, 5);
     assert.equal(statSync(journal).size, allocated, 'a tail of zeros only is not cut');
@@ -121,7 +143,10 @@ describe('store', () => {
       const m = message(i);
       await store.commit([{ type: 'sent', message: m }, done(m)]);
     }
-    assert.ok(linesEnd(join(dir, 'journal.ndjson')) < 2 * opts.minCheckpointBytes, 'the journal was truncated by checkpoints');
+    assert.ok(
+      linesEnd(join(dir, 'journal.ndjson')) < 2 * opts.minCheckpointBytes,
+      'the journal was truncated by checkpoints',
+    );
     assert.ok(store.archivedCount > 0);
   });
 
@@ -132,7 +157,16 @@ describe('store', () => {
     for (const name of names) await store.commit([{ type: 'identity', name, at: Date.now(), roles: [] }]);
     const open = { ...message(1), recipients: ['toString'], address: ['toString'] };
     const settled = { ...message(2), recipients: ['constructor'], address: ['constructor'] };
-    await store.commit([{ type: 'sent', message: open }, { type: 'sent', message: settled }, { type: 'receipt', id: settled.id, recipient: 'constructor', receipt: { kind: 'result', outcome: 'done', by: 'constructor', session: 's', node: 'n', at: Date.now() } }]);
+    await store.commit([
+      { type: 'sent', message: open },
+      { type: 'sent', message: settled },
+      {
+        type: 'receipt',
+        id: settled.id,
+        recipient: 'constructor',
+        receipt: { kind: 'result', outcome: 'done', by: 'constructor', session: 's', node: 'n', at: Date.now() },
+      },
+    ]);
     await store.close(); // checkpoint + archive: the next open reads both back
     const again = await Store.open(dir, 'n', opts);
     assert.deepEqual(Object.keys(again.state.identities).sort(), [...names].sort());
@@ -140,9 +174,17 @@ describe('store', () => {
     assert.equal((again.state.hot as Record<string, unknown>).isPrototypeOf, undefined, 'hot');
     assert.equal((again.state.coverage as Record<string, unknown>).propertyIsEnumerable, undefined, 'coverage');
     assert.equal((again.state.idempotency as Record<string, unknown>).toLocaleString, undefined, 'idempotency');
-    assert.equal((again.state.hot[open.id].deliveries as Record<string, unknown>).constructor, undefined, 'an open message\'s deliveries');
+    assert.equal(
+      (again.state.hot[open.id].deliveries as Record<string, unknown>).constructor,
+      undefined,
+      "an open message's deliveries",
+    );
     const archived = await again.archived(settled.id);
     assert.equal(archived?.deliveries['constructor' as string]?.state, 'done');
-    assert.equal((archived?.deliveries as Record<string, unknown>).toString, undefined, 'an archived message\'s deliveries');
+    assert.equal(
+      (archived?.deliveries as Record<string, unknown>).toString,
+      undefined,
+      "an archived message's deliveries",
+    );
   });
 });

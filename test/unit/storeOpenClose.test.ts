@@ -14,22 +14,39 @@ const opts = { idempotencyWindowMs: 60_000 };
 
 function message(i: number): Message {
   return {
-    id: `01JD3V7W2K8Q5X9Y4Z${String(i).padStart(8, '0')}`, seq: i, from: 'alice', address: ['bob'], recipients: ['bob'], thread: 't',
-    body: `message ${i}`, attachments: [], requiresAck: true, slaMs: 60_000, ttlMs: 3_600_000, sentAt: Date.now(), sentBySession: 's', node: 'n',
+    id: `01JD3V7W2K8Q5X9Y4Z${String(i).padStart(8, '0')}`,
+    seq: i,
+    from: 'alice',
+    address: ['bob'],
+    recipients: ['bob'],
+    thread: 't',
+    body: `message ${i}`,
+    attachments: [],
+    requiresAck: true,
+    slaMs: 60_000,
+    ttlMs: 3_600_000,
+    sentAt: Date.now(),
+    sentBySession: 's',
+    node: 'n',
   };
 }
 
 /** The real file system, noting each directory fsync'd through it. */
 function noting(): { fs: StoreFs; synced: string[] } {
   const synced: string[] = [];
-  return { synced, fs: { ...nodeFs, syncDir: async (path) => (await nodeFs.syncDir(path), void synced.push(resolve(path))) } };
+  return {
+    synced,
+    fs: { ...nodeFs, syncDir: async (path) => (await nodeFs.syncDir(path), void synced.push(resolve(path))) },
+  };
 }
 
 /** In a worker thread: a close that spins on the microtask queue starves every timer of its own thread, not the test's. */
 async function closeWithCommitQueuedDuringIt(dir: string): Promise<void> {
   const store = await Store.open(dir, 'n', opts);
   // A sender's next send, made the moment its first is acknowledged: queued while close waits.
-  const second = store.commit([{ type: 'sent', message: message(1) }]).then(() => store.commit([{ type: 'sent', message: message(2) }]));
+  const second = store
+    .commit([{ type: 'sent', message: message(1) }])
+    .then(() => store.commit([{ type: 'sent', message: message(2) }]));
   const closing = store.close(); // writes the first, and waits for it
   await Promise.all([second, closing]);
   const again = await Store.open(dir, 'n', opts);
@@ -46,14 +63,20 @@ if (!isMainThread) {
       const { fs, synced } = noting();
       await (await Store.open(dir, 'n', { ...opts, fs })).close();
       for (const parent of [base, join(base, 'a'), join(base, 'a', 'b')]) {
-        assert.ok(synced.includes(resolve(parent)), `${parent} fsync'd after the folder in it was made (synced: ${synced.join(', ')})`);
+        assert.ok(
+          synced.includes(resolve(parent)),
+          `${parent} fsync'd after the folder in it was made (synced: ${synced.join(', ')})`,
+        );
       }
 
       const existing = join(tempDir('store-mkdir-existing'), 'store');
       mkdirSync(existing, { mode: 0o700 });
       const { fs: fs2, synced: again } = noting();
       await (await Store.open(existing, 'n', { ...opts, fs: fs2 })).close();
-      assert.ok(!again.includes(resolve(existing, '..')), 'a folder that was there already needs no fsync of its parent');
+      assert.ok(
+        !again.includes(resolve(existing, '..')),
+        'a folder that was there already needs no fsync of its parent',
+      );
     });
 
     it('close finishes a commit queued while it waits, within a bounded time', async () => {

@@ -8,8 +8,16 @@ import { tempDir } from '../helpers/hubProcess';
 
 function session(key: string, identity: string, got: PushPayload[], now: () => number): Session {
   return {
-    key, identity, roles: [], client: 'test', connectedAt: now(), lastSeen: now(), pushed: new Set(),
-    isOpen: () => true, deliver: (p) => (got.push(p), true), close: () => undefined,
+    key,
+    identity,
+    roles: [],
+    client: 'test',
+    connectedAt: now(),
+    lastSeen: now(),
+    pushed: new Set(),
+    isOpen: () => true,
+    deliver: (p) => (got.push(p), true),
+    close: () => undefined,
   };
 }
 
@@ -17,14 +25,25 @@ describe('SLA and TTL timers, on a fake clock', () => {
   it('chases once past the SLA, dead-letters past the TTL, and an ACKed handoff is left alone', async () => {
     let t = 1_800_000_000_000;
     const now = () => t;
-    const hub = new Hub({ workspace: tempDir('timers-ws'), storeDir: tempDir('timers-store'), node: 'n', clock: now, tickMs: 0 });
+    const hub = new Hub({
+      workspace: tempDir('timers-ws'),
+      storeDir: tempDir('timers-store'),
+      node: 'n',
+      clock: now,
+      tickMs: 0,
+    });
     await hub.start();
     try {
       await hub.remember('alice');
       const got: PushPayload[] = [];
       await hub.attach(session('bob-1', 'bob', got, now));
       const alice = { identity: 'alice', session: 'a-1', node: 'n' };
-      const late = await hub.send(alice, { to: ['bob'], body: 'review the migration', slaMs: 60_000, ttlMs: 3_600_000 });
+      const late = await hub.send(alice, {
+        to: ['bob'],
+        body: 'review the migration',
+        slaMs: 60_000,
+        ttlMs: 3_600_000,
+      });
       const acked = await hub.send(alice, { to: ['bob'], body: 'and the changelog', slaMs: 60_000, ttlMs: 3_600_000 });
       await hub.receipt({ identity: 'bob', session: 'bob-1', node: 'n' }, acked.message_id, 'ack');
       const kinds = (id: string) => got.filter((p) => p.id === id).map((p) => p.kind);
@@ -36,7 +55,11 @@ describe('SLA and TTL timers, on a fake clock', () => {
       t += 2_000;
       await hub.tick();
       await hub.tick();
-      assert.deepEqual(kinds(late.message_id), ['live', 'chase'], 'chased exactly once past its SLA, however often the timer runs');
+      assert.deepEqual(
+        kinds(late.message_id),
+        ['live', 'chase'],
+        'chased exactly once past its SLA, however often the timer runs',
+      );
       assert.deepEqual(kinds(acked.message_id), ['live'], 'an ACKed handoff is never chased');
       assert.equal(hub.pending('alice').find((e) => e.id === late.message_id)?.overdue, true);
 
@@ -64,7 +87,10 @@ describe('SLA and TTL timers, on a fake clock', () => {
     let hub = await open();
     await hub.remember('alice');
     await hub.remember('ghost');
-    const sent = await hub.send({ identity: 'alice', session: 'a-1', node: 'n' }, { to: ['ghost'], body: 'anyone there?', ttlMs: 60_000 });
+    const sent = await hub.send(
+      { identity: 'alice', session: 'a-1', node: 'n' },
+      { to: ['ghost'], body: 'anyone there?', ttlMs: 60_000 },
+    );
     assert.equal(sent.state, 'queued');
     t += 61_000;
     await hub.tick();
@@ -75,7 +101,11 @@ describe('SLA and TTL timers, on a fake clock', () => {
       assert.equal(entry?.deadLettered, true, 'still in the ledger after a checkpoint and a restart');
       assert.match(entry!.recipients[0].failure ?? '', /dead-lettered/);
       await hub.resolve(sent.message_id, 'human', 'nobody owns ghost any more');
-      assert.equal(hub.pending('alice').find((e) => e.id === sent.message_id), undefined, 'resolved by a person, it leaves');
+      assert.equal(
+        hub.pending('alice').find((e) => e.id === sent.message_id),
+        undefined,
+        'resolved by a person, it leaves',
+      );
     } finally {
       await hub.close();
     }

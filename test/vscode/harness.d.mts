@@ -44,4 +44,8 @@ export function vscodeServerAvailable(): string | null;
 export function runVsCode(opts: RunOptions): Promise<RunResult>;
 export function statusBarItem(page: Page, text: string | RegExp): ReturnType<Page['locator']>;
 export function runCommand(page: Page, title: string): Promise<void>;
-export function webviewFrame(page: Page, predicate?: (f: import('playwright-core').Frame) => Promise<boolean>, timeoutMs?: number): Promise<import('playwright-core').Frame>;
+export function webviewFrame(
+  page: Page,
+  predicate?: (f: import('playwright-core').Frame) => Promise<boolean>,
+  timeoutMs?: number,
+): Promise<import('playwright-core').Frame>;

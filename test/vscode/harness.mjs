@@ -77,8 +77,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export const CODE_SERVER_VERSION = process.env.HANDOFF_CODE_SERVER_VERSION || '4.139.1';
 const CHROMIUM = process.env.HANDOFF_CHROMIUM || '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
 ];
 
 export function toolsDir() {
@@ -97,10 +103,11 @@ export function vscodeNodeBinary() {
 export function vscodeServerAvailable() {
   const base = path.join(toolsDir(), `code-server-${CODE_SERVER_VERSION}`);
   const pkg = path.join(base, 'node_modules', 'code-server');
-  const ok = fs.existsSync(path.join(base, '.handoff-ok'))
-    && fs.existsSync(path.join(pkg, 'lib', 'vscode', 'out', 'server-main.js'))
-    && fs.existsSync(vscodeNodeBinary())
-    && fs.existsSync(CHROMIUM);
+  const ok =
+    fs.existsSync(path.join(base, '.handoff-ok')) &&
+    fs.existsSync(path.join(pkg, 'lib', 'vscode', 'out', 'server-main.js')) &&
+    fs.existsSync(vscodeNodeBinary()) &&
+    fs.existsSync(CHROMIUM);
   return ok ? pkg : null;
 }
 
@@ -126,18 +133,28 @@ function descendants(pid) {
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       if (!children.has(ppid)) children.set(ppid, []);
       children.get(ppid).push(Number(d));
-    } catch { /* exited */ }
+    } catch {
+      /* exited */
+    }
   }
   const out = [];
   const stack = [pid];
   while (stack.length) {
-    for (const c of children.get(stack.pop()) || []) { out.push(c); stack.push(c); }
+    for (const c of children.get(stack.pop()) || []) {
+      out.push(c);
+      stack.push(c);
+    }
   }
   return out;
 }
 
 function alive(pid) {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function killTree(child) {
@@ -145,8 +162,18 @@ async function killTree(child) {
   const pid = child.pid;
   const all = [pid, ...descendants(pid)];
   const signal = (sig) => {
-    try { process.kill(-pid, sig); } catch { /* group gone */ }
-    for (const p of all) { try { process.kill(p, sig); } catch { /* gone */ } }
+    try {
+      process.kill(-pid, sig);
+    } catch {
+      /* group gone */
+    }
+    for (const p of all) {
+      try {
+        process.kill(p, sig);
+      } catch {
+        /* gone */
+      }
+    }
   };
   signal('SIGTERM');
   const end = Date.now() + 3000;
@@ -165,7 +192,9 @@ async function waitForHttp(url, deadline, isDead) {
       const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
       await res.arrayBuffer();
       if (res.ok) return;
-    } catch { /* not yet */ }
+    } catch {
+      /* not yet */
+    }
     if (Date.now() > deadline) throw new Error(`VS Code server did not answer at ${url}`);
     await sleep(100);
   }
@@ -191,9 +220,16 @@ async function waitForHttp(url, deadline, isDead) {
 export async function runVsCode(opts) {
   const t0 = Date.now();
   const {
-    extensionPath, testsPath, userSettings = {}, env = {}, onPage,
-    timeoutMs = 180_000, keepTemp = false, verbose = !!process.env.HANDOFF_VSCODE_VERBOSE,
-    viewport = { width: 1400, height: 900 }, serverArgs = [],
+    extensionPath,
+    testsPath,
+    userSettings = {},
+    env = {},
+    onPage,
+    timeoutMs = 180_000,
+    keepTemp = false,
+    verbose = !!process.env.HANDOFF_VSCODE_VERBOSE,
+    viewport = { width: 1400, height: 900 },
+    serverArgs = [],
   } = opts;
   if (!extensionPath) throw new Error('extensionPath is required');
   const extPath = path.resolve(extensionPath);
@@ -207,7 +243,8 @@ export async function runVsCode(opts) {
   const serverDataDir = path.join(tempDir, 'server-data');
   const workspace = opts.workspace ? path.resolve(opts.workspace) : path.join(tempDir, 'workspace');
   const serverTmp = path.join(tempDir, 'tmp');
-  for (const d of [userDataDir, extensionsDir, serverDataDir, serverTmp, workspace]) fs.mkdirSync(d, { recursive: true });
+  for (const d of [userDataDir, extensionsDir, serverDataDir, serverTmp, workspace])
+    fs.mkdirSync(d, { recursive: true });
   const settings = {
     'security.workspace.trust.enabled': false,
     'workbench.startupEditor': 'none',
@@ -224,7 +261,10 @@ export async function runVsCode(opts) {
   };
   // code-server's web client keeps user data on the server, under --user-data-dir/User.
   // Machine settings apply to the remote extension host's view of machine-scoped settings.
-  for (const f of [path.join(userDataDir, 'User', 'settings.json'), path.join(serverDataDir, 'data', 'Machine', 'settings.json')]) {
+  for (const f of [
+    path.join(userDataDir, 'User', 'settings.json'),
+    path.join(serverDataDir, 'data', 'Machine', 'settings.json'),
+  ]) {
     fs.mkdirSync(path.dirname(f), { recursive: true });
     fs.writeFileSync(f, JSON.stringify(settings, null, 2));
   }
@@ -236,8 +276,10 @@ export async function runVsCode(opts) {
     if (verbose) process.stderr.write(l + '\n');
   };
   const durations = {};
-  let server; let browser;
-  let emergency; let onSignal;
+  let server;
+  let browser;
+  let emergency;
+  let onSignal;
   let timedOut = false;
   let error;
   let exitCode = null;
@@ -245,7 +287,12 @@ export async function runVsCode(opts) {
 
   const deadline = t0 + timeoutMs;
   let timer;
-  const timeout = new Promise((resolve) => { timer = setTimeout(() => { timedOut = true; resolve('timeout'); }, timeoutMs); });
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      resolve('timeout');
+    }, timeoutMs);
+  });
 
   try {
     const port = await freePort();
@@ -253,12 +300,26 @@ export async function runVsCode(opts) {
     const serverMain = path.join(pkg, 'lib', 'vscode', 'out', 'server-main.js');
     const args = [
       serverMain,
-      '--host', '127.0.0.1', '--port', String(port),
-      '--without-connection-token', '--accept-server-license-terms', '--enable-smoke-test-driver',
-      '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
-      '--disable-getting-started-override', '--disable-experiments',
-      '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--server-data-dir', serverDataDir,
-      '--logsPath', path.join(tempDir, 'logs'),
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--without-connection-token',
+      '--accept-server-license-terms',
+      '--enable-smoke-test-driver',
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      '--disable-experiments',
+      '--user-data-dir',
+      userDataDir,
+      '--extensions-dir',
+      extensionsDir,
+      '--server-data-dir',
+      serverDataDir,
+      '--logsPath',
+      path.join(tempDir, 'logs'),
       ...serverArgs,
     ];
     let serverExited = false;
@@ -272,26 +333,50 @@ export async function runVsCode(opts) {
       // tries to reach open-vsx.org.
       env: { ...process.env, TMPDIR: serverTmp, EXTENSIONS_GALLERY: '{}', ...env },
     });
-    server.on('exit', (code, sig) => { serverExited = true; log(`[server] exited code=${code} signal=${sig}`); });
+    server.on('exit', (code, sig) => {
+      serverExited = true;
+      log(`[server] exited code=${code} signal=${sig}`);
+    });
     // If this process is told to stop mid-run (Ctrl-C, node --test's timeout), take the server
     // group down with it; playwright closes the browser on its own exit/signal handlers.
     const serverPid = server.pid;
     emergency = () => {
-      for (const p of [serverPid, ...descendants(serverPid)]) { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } }
-      try { process.kill(-serverPid, 'SIGKILL'); } catch { /* gone */ }
+      for (const p of [serverPid, ...descendants(serverPid)]) {
+        try {
+          process.kill(p, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+      try {
+        process.kill(-serverPid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
     };
-    onSignal = (sig) => { emergency(); process.exit(128 + (os.constants.signals[sig] || 1)); };
+    onSignal = (sig) => {
+      emergency();
+      process.exit(128 + (os.constants.signals[sig] || 1));
+    };
     process.on('exit', emergency);
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, onSignal);
-    for (const [name, stream] of [['server', server.stdout], ['server:err', server.stderr]]) {
+    for (const [name, stream] of [
+      ['server', server.stdout],
+      ['server:err', server.stderr],
+    ]) {
       let buf = '';
       stream.setEncoding('utf8');
       stream.on('data', (d) => {
         buf += d;
         let i;
-        while ((i = buf.indexOf('\n')) >= 0) { log(`[${name}] ${buf.slice(0, i)}`); buf = buf.slice(i + 1); }
+        while ((i = buf.indexOf('\n')) >= 0) {
+          log(`[${name}] ${buf.slice(0, i)}`);
+          buf = buf.slice(i + 1);
+        }
       });
-      stream.on('end', () => { if (buf) log(`[${name}] ${buf}`); });
+      stream.on('end', () => {
+        if (buf) log(`[${name}] ${buf}`);
+      });
     }
     const base = `http://${authority}`;
     await Promise.race([waitForHttp(base + '/', deadline, () => serverExited), timeout]);
@@ -312,7 +397,9 @@ export async function runVsCode(opts) {
     page.on('crash', () => log('[browser] page crashed'));
 
     let resolveExit;
-    const exited = new Promise((r) => { resolveExit = r; });
+    const exited = new Promise((r) => {
+      resolveExit = r;
+    });
     await page.exposeFunction('codeAutomationExit', (code, logs) => {
       exitLogs = logs;
       log(`[harness] codeAutomationExit(${code})`);
@@ -320,7 +407,13 @@ export async function runVsCode(opts) {
     });
     await page.exposeFunction('codeAutomationLog', (type, args) => {
       let text;
-      try { text = (Array.isArray(args) ? args : [args]).map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '); } catch { text = String(args); }
+      try {
+        text = (Array.isArray(args) ? args : [args])
+          .map((a) => (typeof a === 'string' ? a : JSON.stringify(a)))
+          .join(' ');
+      } catch {
+        text = String(args);
+      }
       log(`[workbench:${type}] ${text}`);
     });
 
@@ -334,20 +427,35 @@ export async function runVsCode(opts) {
     log(`[harness] open ${url}`);
     await page.goto(url, { waitUntil: 'domcontentloaded', timeout: Math.max(1000, deadline - Date.now()) });
 
-    const workbenchReady = page.waitForSelector('.monaco-workbench .part.statusbar', { timeout: Math.max(1000, deadline - Date.now()) })
-      .then(() => { durations.workbenchMs = Date.now() - t0; log(`[harness] workbench rendered after ${durations.workbenchMs} ms`); });
+    const workbenchReady = page
+      .waitForSelector('.monaco-workbench .part.statusbar', { timeout: Math.max(1000, deadline - Date.now()) })
+      .then(() => {
+        durations.workbenchMs = Date.now() - t0;
+        log(`[harness] workbench rendered after ${durations.workbenchMs} ms`);
+      });
     const ctx = { port, base, url, authority, workspace, tempDir, userDataDir, log };
 
     if (testsPath) {
       const pageWork = onPage
-        ? workbenchReady.then(() => onPage(page, ctx)).catch((e) => { error = e; log(`[harness] onPage failed: ${e.stack || e}`); })
+        ? workbenchReady
+            .then(() => onPage(page, ctx))
+            .catch((e) => {
+              error = e;
+              log(`[harness] onPage failed: ${e.stack || e}`);
+            })
         : Promise.resolve();
       const r = await Promise.race([exited, timeout]);
-      if (r !== 'timeout') { exitCode = r; durations.suiteMs = Date.now() - t0; }
+      if (r !== 'timeout') {
+        exitCode = r;
+        durations.suiteMs = Date.now() - t0;
+      }
       await Promise.race([pageWork, timeout]);
       if (error && exitCode === 0) exitCode = 1;
     } else {
-      const r = await Promise.race([workbenchReady.then(() => (onPage ? onPage(page, ctx) : undefined)).then(() => 'ok'), timeout]);
+      const r = await Promise.race([
+        workbenchReady.then(() => (onPage ? onPage(page, ctx) : undefined)).then(() => 'ok'),
+        timeout,
+      ]);
       if (r === 'ok') exitCode = 0;
     }
     if (timedOut) log(`[harness] timed out after ${timeoutMs} ms`);
@@ -376,7 +484,10 @@ export function statusBarItem(page, text) {
 
 /** Run a command from the command palette by its title, e.g. 'Handoff Sample: Hello'. */
 export async function runCommand(page, title) {
-  await page.locator('.monaco-workbench').click({ position: { x: 5, y: 5 } }).catch(() => {});
+  await page
+    .locator('.monaco-workbench')
+    .click({ position: { x: 5, y: 5 } })
+    .catch(() => {});
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible' });
@@ -396,7 +507,11 @@ export async function webviewFrame(page, predicate = async () => true, timeoutMs
       if (f.name() !== 'active-frame' && !/\/fake\.html/.test(f.url())) continue;
       const parent = f.parentFrame();
       if (!parent || !/webview\/browser\/pre\//.test(parent.url())) continue;
-      try { if (await predicate(f)) return f; } catch { /* frame navigating */ }
+      try {
+        if (await predicate(f)) return f;
+      } catch {
+        /* frame navigating */
+      }
     }
     if (Date.now() > end) throw new Error('no matching webview frame');
     await sleep(200);

@@ -13,11 +13,20 @@ announce('the VS Code harness self-check', missing);
 const sample = join(ROOT, 'test', 'vscode', 'sample');
 
 describe('the VS Code harness', () => {
-  itNeeds(missing, 'a failing extension-host suite exits non-zero, with its assertion in the logs', { timeout: 180_000 }, async () => {
-    const res = await runVsCode({ extensionPath: sample, testsPath: join(sample, 'suite', 'failing.js'), timeoutMs: 120_000 });
-    assert.equal(res.timedOut, false, `timed out:\n${res.logs.split('\n').slice(-40).join('\n')}`);
-    assert.notEqual(res.exitCode, null);
-    assert.notEqual(res.exitCode, 0, 'a failing suite must not look green');
-    assert.match(res.logs, /this is not what it returns/, 'the assertion error reaches the logs');
-  });
+  itNeeds(
+    missing,
+    'a failing extension-host suite exits non-zero, with its assertion in the logs',
+    { timeout: 180_000 },
+    async () => {
+      const res = await runVsCode({
+        extensionPath: sample,
+        testsPath: join(sample, 'suite', 'failing.js'),
+        timeoutMs: 120_000,
+      });
+      assert.equal(res.timedOut, false, `timed out:\n${res.logs.split('\n').slice(-40).join('\n')}`);
+      assert.notEqual(res.exitCode, null);
+      assert.notEqual(res.exitCode, 0, 'a failing suite must not look green');
+      assert.match(res.logs, /this is not what it returns/, 'the assertion error reaches the logs');
+    },
+  );
 });

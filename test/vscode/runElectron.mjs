@@ -14,10 +14,13 @@ const workspace = join(temp, 'workspace');
 const userData = join(temp, 'user-data');
 for (const d of [workspace, join(temp, 'codex'), join(temp, 'claude')]) mkdirSync(d, { recursive: true });
 mkdirSync(join(userData, 'User'), { recursive: true });
-writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify({
-  'security.workspace.trust.enabled': false,
-  'handoff.claudeCommand': join(root, 'node_modules', '.bin', 'claude'),
-}));
+writeFileSync(
+  join(userData, 'User', 'settings.json'),
+  JSON.stringify({
+    'security.workspace.trust.enabled': false,
+    'handoff.claudeCommand': join(root, 'node_modules', '.bin', 'claude'),
+  }),
+);
 const versionArg = process.argv.indexOf('--version');
 
 try {

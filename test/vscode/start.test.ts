@@ -52,75 +52,106 @@ function descendants(pid: number): number[] {
   }
   const out: number[] = [];
   const stack = [pid];
-  while (stack.length) for (const c of children.get(stack.pop()!) ?? []) { out.push(c); stack.push(c); }
+  while (stack.length)
+    for (const c of children.get(stack.pop()!) ?? []) {
+      out.push(c);
+      stack.push(c);
+    }
   return out;
 }
 
 // Lines a person would read as something having gone wrong.
-const ERROR_LINE = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|getaddrinfo|\berror\b|\bERR\b|Error:|exception|fail(ed|ure)?\b/i;
+const ERROR_LINE =
+  /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|getaddrinfo|\berror\b|\bERR\b|Error:|exception|fail(ed|ure)?\b/i;
 
 describe('npm start', () => {
-  itNeeds(missing, 'prints the URL; it answers 200 with the workbench and activates the extension; no error lines; SIGTERM stops it all and frees the port', { timeout: 240_000 }, async () => {
-    const port = await freePort();
-    const state = tempDir('start');
-    const start = spawn(process.execPath, [join(ROOT, 'scripts', 'start.mjs'), '--server'], {
-      cwd: ROOT,
-      env: { ...process.env, PORT: String(port), HANDOFF_START_STATE: state },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    start.stdout.setEncoding('utf8').on('data', (d) => { out += d; });
-    start.stderr.setEncoding('utf8').on('data', (d) => { out += d; });
-    let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    const exit = new Promise<void>((resolve) => start.on('exit', (code, signal) => { exited = { code, signal }; resolve(); }));
-    let tree: number[] = [];
-    try {
-      const urlRe = new RegExp(`^\\s+(http://127\\.0\\.0\\.1:${port}/\\?folder=\\S+)$`, 'm');
-      const end = Date.now() + 180_000;
-      while (!urlRe.test(out)) {
-        assert.equal(exited, undefined, `npm start exited before printing the URL:\n${out}`);
-        assert.ok(Date.now() < end, `no URL after 180 s:\n${out}`);
-        await sleep(100);
-      }
-      const url = urlRe.exec(out)![1];
-
-      const res = await fetch(url);
-      assert.equal(res.status, 200);
-      const html = await res.text();
-      assert.match(html, /<meta id="vscode-workbench-web-configuration"/, 'the VS Code web workbench page');
-      assert.match(html, /vs\/code\/browser\/workbench\/workbench/, 'it loads the workbench bundle');
-      assert.doesNotMatch(html, /extensionsGallery&quot;:\{&quot;serviceUrl/, 'no marketplace configured for the workbench');
-
-      // A person opening the URL: the workbench connects, the extension host starts, Handoff activates.
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({
-        executablePath: process.env.HANDOFF_CHROMIUM || '/usr/bin/chromium',
-        headless: true,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+  itNeeds(
+    missing,
+    'prints the URL; it answers 200 with the workbench and activates the extension; no error lines; SIGTERM stops it all and frees the port',
+    { timeout: 240_000 },
+    async () => {
+      const port = await freePort();
+      const state = tempDir('start');
+      const start = spawn(process.execPath, [join(ROOT, 'scripts', 'start.mjs'), '--server'], {
+        cwd: ROOT,
+        env: { ...process.env, PORT: String(port), HANDOFF_START_STATE: state },
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
+      let out = '';
+      start.stdout.setEncoding('utf8').on('data', (d) => {
+        out += d;
+      });
+      start.stderr.setEncoding('utf8').on('data', (d) => {
+        out += d;
+      });
+      let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+      const exit = new Promise<void>((resolve) =>
+        start.on('exit', (code, signal) => {
+          exited = { code, signal };
+          resolve();
+        }),
+      );
+      let tree: number[];
       try {
-        const page = await browser.newPage();
-        await page.goto(url);
-        await statusBarItem(page, 'Handoff').first().waitFor({ timeout: 60_000 });
-        // Give the server the time in which it used to look for extension updates and fail.
-        await sleep(5000);
-      } finally {
-        await browser.close();
-      }
-      tree = descendants(start.pid!);
-      assert.ok(tree.length > 0, 'the VS Code server runs under npm start');
-    } finally {
-      start.kill('SIGTERM');
-      await Promise.race([exit, sleep(20_000, undefined, { ref: false })]);
-      if (!exited) start.kill('SIGKILL');
-    }
-    assert.deepEqual(exited, { code: 0, signal: null }, `npm start stops cleanly on SIGTERM:\n${out}`);
-    const end = Date.now() + 10_000;
-    while (tree.some(alive) && Date.now() < end) await sleep(100);
-    assert.deepEqual(tree.filter(alive), [], 'no process of the server is left');
-    assert.ok(await portFree(port), `port ${port} is free again`);
+        const urlRe = new RegExp(`^\\s+(http://127\\.0\\.0\\.1:${port}/\\?folder=\\S+)$`, 'm');
+        const end = Date.now() + 180_000;
+        while (!urlRe.test(out)) {
+          assert.equal(exited, undefined, `npm start exited before printing the URL:\n${out}`);
+          assert.ok(Date.now() < end, `no URL after 180 s:\n${out}`);
+          await sleep(100);
+        }
+        const url = urlRe.exec(out)![1];
 
-    const errors = out.split('\n').filter((l) => ERROR_LINE.test(l));
-    assert.deepEqual(errors, [], `error lines in what npm start printed:\n${out}`);
-  });
+        const res = await fetch(url);
+        assert.equal(res.status, 200);
+        const html = await res.text();
+        assert.match(html, /<meta id="vscode-workbench-web-configuration"/, 'the VS Code web workbench page');
+        assert.match(html, /vs\/code\/browser\/workbench\/workbench/, 'it loads the workbench bundle');
+        assert.doesNotMatch(
+          html,
+          /extensionsGallery&quot;:\{&quot;serviceUrl/,
+          'no marketplace configured for the workbench',
+        );
+
+        // A person opening the URL: the workbench connects, the extension host starts, Handoff activates.
+        const { chromium } = await import('playwright-core');
+        const browser = await chromium.launch({
+          executablePath: process.env.HANDOFF_CHROMIUM || '/usr/bin/chromium',
+          headless: true,
+          args: [
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+            '--no-first-run',
+            '--disable-dev-shm-usage',
+          ],
+        });
+        try {
+          const page = await browser.newPage();
+          await page.goto(url);
+          await statusBarItem(page, 'Handoff').first().waitFor({ timeout: 60_000 });
+          // Give the server the time in which it used to look for extension updates and fail.
+          await sleep(5000);
+        } finally {
+          await browser.close();
+        }
+        tree = descendants(start.pid!);
+        assert.ok(tree.length > 0, 'the VS Code server runs under npm start');
+      } finally {
+        start.kill('SIGTERM');
+        await Promise.race([exit, sleep(20_000, undefined, { ref: false })]);
+        if (!exited) start.kill('SIGKILL');
+      }
+      assert.deepEqual(exited, { code: 0, signal: null }, `npm start stops cleanly on SIGTERM:\n${out}`);
+      const end = Date.now() + 10_000;
+      while (tree.some(alive) && Date.now() < end) await sleep(100);
+      assert.deepEqual(tree.filter(alive), [], 'no process of the server is left');
+      assert.ok(await portFree(port), `port ${port} is free again`);
+
+      const errors = out.split('\n').filter((l) => ERROR_LINE.test(l));
+      assert.deepEqual(errors, [], `error lines in what npm start printed:\n${out}`);
+    },
+  );
 });

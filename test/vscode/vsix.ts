@@ -7,9 +7,24 @@ import { join } from 'node:path';
 import { ROOT } from '../helpers/hubProcess';
 import { vscodeNodeBinary, vscodeServerAvailable } from './harness.mjs';
 
-const VSCE_ARGS = ['package', '--no-dependencies', '--readme-path', 'docs/marketplace.md', '--no-rewrite-relative-links', '--allow-missing-repository'];
+const VSCE_ARGS = [
+  'package',
+  '--no-dependencies',
+  '--readme-path',
+  'docs/marketplace.md',
+  '--no-rewrite-relative-links',
+  '--allow-missing-repository',
+];
 /** What the package is made of (.vscodeignore picks from these). */
-const PACKAGE_FILES = ['dist', '.vscodeignore', 'LICENSE', 'CHANGELOG.md', 'media/handoff.svg', 'media/handoff.png', 'docs/marketplace.md'];
+const PACKAGE_FILES = [
+  'dist',
+  '.vscodeignore',
+  'LICENSE',
+  'CHANGELOG.md',
+  'media/handoff.svg',
+  'media/handoff.png',
+  'docs/marketplace.md',
+];
 
 export function checkoutVersion(): string {
   return (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -46,5 +61,18 @@ export function installVsix(vsix: string, extensionsDir: string, serverDataDir: 
   const pkg = vscodeServerAvailable();
   if (!pkg) throw new Error('VS Code server not installed: run bash .ci/setup-vscode.sh');
   const main = join(pkg, 'lib', 'vscode', 'out', 'server-main.js');
-  return execFileSync(vscodeNodeBinary(), [main, '--accept-server-license-terms', '--extensions-dir', extensionsDir, '--server-data-dir', serverDataDir, '--install-extension', vsix], { encoding: 'utf8', stdio: 'pipe' });
+  return execFileSync(
+    vscodeNodeBinary(),
+    [
+      main,
+      '--accept-server-license-terms',
+      '--extensions-dir',
+      extensionsDir,
+      '--server-data-dir',
+      serverDataDir,
+      '--install-extension',
+      vsix,
+    ],
+    { encoding: 'utf8', stdio: 'pipe' },
+  );
 }

@@ -14,21 +14,37 @@ export interface ConnectAgentArgs {
   name?: string;
 }
 
-export async function connectAgentCommand(cli: AgentCli, extensionPath: string, location: HubLocation, log: vscode.LogOutputChannel, args?: ConnectAgentArgs): Promise<boolean> {
-  const name = args?.name ?? await vscode.window.showInputBox({
-    title: `Connect ${LABEL[cli]}`,
-    prompt: 'The name this agent has on the bus (others send handoffs to it)',
-    value: cli,
-    validateInput: (v) => (isIdentityName(v) ? undefined : "Letters, digits, '.', '_' or '-', starting with a letter or digit."),
-  });
+export async function connectAgentCommand(
+  cli: AgentCli,
+  extensionPath: string,
+  location: HubLocation,
+  log: vscode.LogOutputChannel,
+  args?: ConnectAgentArgs,
+): Promise<boolean> {
+  const name =
+    args?.name ??
+    (await vscode.window.showInputBox({
+      title: `Connect ${LABEL[cli]}`,
+      prompt: 'The name this agent has on the bus (others send handoffs to it)',
+      value: cli,
+      validateInput: (v) =>
+        isIdentityName(v) ? undefined : "Letters, digits, '.', '_' or '-', starting with a letter or digit.",
+    }));
   if (!name) return false;
   try {
     // The editor's own Node runs the bridge and the hooks, through launchers that survive updates.
-    const launch = refreshLaunchers(launcherDir(), process.execPath, join(extensionPath, 'dist'), !!process.versions.electron);
+    const launch = refreshLaunchers(
+      launcherDir(),
+      process.execPath,
+      join(extensionPath, 'dist'),
+      !!process.versions.electron,
+    );
     const changes = connectAgent(cli, { workspace: location.workspace, name, launch });
     for (const c of changes) log.info(`connect ${cli}: ${c.path}: ${c.what}`);
     const where = changes.length ? changes.map((c) => c.path).join(', ') : 'nothing to change';
-    void vscode.window.showInformationMessage(`${LABEL[cli]} is connected as "${name}" (${where}). Restart running ${LABEL[cli]} sessions to pick it up.`);
+    void vscode.window.showInformationMessage(
+      `${LABEL[cli]} is connected as "${name}" (${where}). Restart running ${LABEL[cli]} sessions to pick it up.`,
+    );
     return true;
   } catch (e) {
     log.error(`connect ${cli} failed: ${(e as Error).message}`);

@@ -34,13 +34,29 @@ const ROOM = /^[!#][^:\s]+:\S+$/;
 const USER_ID = /^@[^:\s]+:\S+$/;
 
 function parseSenders(text: string): string[] {
-  return text.split(',').map((u) => u.trim()).filter(Boolean);
+  return text
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
 }
 
 const TITLE = 'Connect Matrix';
 
-async function ask(step: number, prompt: string, value: string, validate: (v: string) => string | undefined, password = false): Promise<string | undefined> {
-  return vscode.window.showInputBox({ title: `${TITLE} (${step}/4)`, prompt, value, password, ignoreFocusOut: true, validateInput: validate });
+async function ask(
+  step: number,
+  prompt: string,
+  value: string,
+  validate: (v: string) => string | undefined,
+  password = false,
+): Promise<string | undefined> {
+  return vscode.window.showInputBox({
+    title: `${TITLE} (${step}/4)`,
+    prompt,
+    value,
+    password,
+    ignoreFocusOut: true,
+    validateInput: validate,
+  });
 }
 
 /** The access token: given, from a password login, or pasted. */
@@ -49,21 +65,42 @@ async function obtainToken(homeserver: string, args: ConnectMatrixArgs): Promise
   let user = args.user;
   let password = args.password;
   if (!user || !password) {
-    const how = await vscode.window.showQuickPick([
-      { label: '$(account) Sign in with username and password', id: 'login' as const, detail: `A new device login on ${homeserver}` },
-      { label: '$(key) Paste an access token', id: 'token' as const, detail: 'E.g. from Element: Settings → Help & About → Advanced → Access Token' },
-    ], { title: `${TITLE} (2/4)`, placeHolder: 'How should the hub sign in?', ignoreFocusOut: true });
+    const how = await vscode.window.showQuickPick(
+      [
+        {
+          label: '$(account) Sign in with username and password',
+          id: 'login' as const,
+          detail: `A new device login on ${homeserver}`,
+        },
+        {
+          label: '$(key) Paste an access token',
+          id: 'token' as const,
+          detail: 'E.g. from Element: Settings → Help & About → Advanced → Access Token',
+        },
+      ],
+      { title: `${TITLE} (2/4)`, placeHolder: 'How should the hub sign in?', ignoreFocusOut: true },
+    );
     if (!how) return undefined;
     if (how.id === 'token') {
-      return ask(2, `Access token for ${homeserver} (kept in the editor's secret storage)`, '', (v) => (v.trim() ? undefined : 'Paste the token, or press Escape'), true);
+      return ask(
+        2,
+        `Access token for ${homeserver} (kept in the editor's secret storage)`,
+        '',
+        (v) => (v.trim() ? undefined : 'Paste the token, or press Escape'),
+        true,
+      );
     }
-    user = await ask(2, `Matrix user on ${homeserver} (alice or @alice:example.org)`, user ?? '', (v) => (v.trim() ? undefined : 'Enter the user name'));
+    user = await ask(2, `Matrix user on ${homeserver} (alice or @alice:example.org)`, user ?? '', (v) =>
+      v.trim() ? undefined : 'Enter the user name',
+    );
     if (!user) return undefined;
     password = await ask(2, `Password for ${user.trim()}`, '', (v) => (v ? undefined : 'Enter the password'), true);
     if (!password) return undefined;
   }
-  const login = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Signing in to ${homeserver}…` },
-    () => passwordLogin(homeserver, user!, password!));
+  const login = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Signing in to ${homeserver}…` },
+    () => passwordLogin(homeserver, user!, password!),
+  );
   return login.accessToken;
 }
 
@@ -78,10 +115,18 @@ async function verdict(hub: HubSupervisor, first: LinkStatus, waitMs: number): P
   return status;
 }
 
-export async function connectMatrix(hub: HubSupervisor, credentials: MatrixCredentials, log: vscode.LogOutputChannel, args: ConnectMatrixArgs = {}): Promise<ConnectMatrixOutcome | undefined> {
+export async function connectMatrix(
+  hub: HubSupervisor,
+  credentials: MatrixCredentials,
+  log: vscode.LogOutputChannel,
+  args: ConnectMatrixArgs = {},
+): Promise<ConnectMatrixOutcome | undefined> {
   const saved = credentials.settings();
-  const homeserverText = args.homeserver ?? await ask(1, 'Homeserver URL', saved.homeserver || 'https://',
-    (v) => (HOMESERVER.test(v.trim()) ? undefined : 'An http(s) URL such as https://matrix.example.org'));
+  const homeserverText =
+    args.homeserver ??
+    (await ask(1, 'Homeserver URL', saved.homeserver || 'https://', (v) =>
+      HOMESERVER.test(v.trim()) ? undefined : 'An http(s) URL such as https://matrix.example.org',
+    ));
   if (!homeserverText) return undefined;
   const homeserver = normalizeHomeserver(homeserverText);
   let accessToken: string | undefined;
@@ -91,21 +136,37 @@ export async function connectMatrix(hub: HubSupervisor, credentials: MatrixCrede
     return fail(`Matrix NOT connected: ${(e as Error).message}`);
   }
   if (!accessToken) return undefined;
-  const room = (args.room ?? await ask(3, 'Bus room: a room id (!id:server) or an alias (#name:server; created invite-only if missing)', saved.room,
-    (v) => (ROOM.test(v.trim()) ? undefined : 'A room id such as !abc:example.org or an alias such as #handoff:example.org')))?.trim();
+  const room = (
+    args.room ??
+    (await ask(
+      3,
+      'Bus room: a room id (!id:server) or an alias (#name:server; created invite-only if missing)',
+      saved.room,
+      (v) =>
+        ROOM.test(v.trim()) ? undefined : 'A room id such as !abc:example.org or an alias such as #handoff:example.org',
+    ))
+  )?.trim();
   if (!room) return undefined;
-  const sendersText = args.allowedSenders?.join(',') ?? await ask(4, 'Allowed senders: Matrix user ids whose handoffs this hub accepts, comma separated (your own account always is)',
-    saved.allowedSenders.join(', '), (v) => {
-      const bad = parseSenders(v).filter((u) => !USER_ID.test(u));
-      return bad.length ? `Not a Matrix user id: ${bad.join(', ')} (expected @name:server)` : undefined;
-    });
+  const sendersText =
+    args.allowedSenders?.join(',') ??
+    (await ask(
+      4,
+      'Allowed senders: Matrix user ids whose handoffs this hub accepts, comma separated (your own account always is)',
+      saved.allowedSenders.join(', '),
+      (v) => {
+        const bad = parseSenders(v).filter((u) => !USER_ID.test(u));
+        return bad.length ? `Not a Matrix user id: ${bad.join(', ')} (expected @name:server)` : undefined;
+      },
+    ));
   if (sendersText === undefined) return undefined;
   const settings: MatrixWindowSettings = { homeserver, room, allowedSenders: parseSenders(sendersText) };
 
   let status: LinkStatus;
   try {
-    status = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Connecting the hub to ${homeserver}…` },
-      async () => verdict(hub, await hub.matrixConnect({ ...settings, accessToken }), args.waitMs ?? 20_000));
+    status = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Connecting the hub to ${homeserver}…` },
+      async () => verdict(hub, await hub.matrixConnect({ ...settings, accessToken }), args.waitMs ?? 20_000),
+    );
   } catch (e) {
     return fail(`Matrix NOT connected: ${(e as Error).message}`);
   }
@@ -123,7 +184,9 @@ export async function connectMatrix(hub: HubSupervisor, credentials: MatrixCrede
   if (status.state === 'connected') {
     void vscode.window.showInformationMessage(`${linkHeadline(status)}.`);
   } else {
-    void vscode.window.showWarningMessage(`${linkHeadline(status)}. Saved; the hub keeps trying and the status bar shows when it connects.`);
+    void vscode.window.showWarningMessage(
+      `${linkHeadline(status)}. Saved; the hub keeps trying and the status bar shows when it connects.`,
+    );
   }
   return outcome;
 }
@@ -133,7 +196,11 @@ function fail(message: string): ConnectMatrixOutcome {
   return { state: 'failed', error: message };
 }
 
-export async function disconnectMatrix(hub: HubSupervisor, credentials: MatrixCredentials, args: { forgetToken?: boolean } = {}): Promise<boolean> {
+export async function disconnectMatrix(
+  hub: HubSupervisor,
+  credentials: MatrixCredentials,
+  args: { forgetToken?: boolean } = {},
+): Promise<boolean> {
   const { homeserver } = credentials.settings();
   await credentials.setDisconnected();
   try {
@@ -144,12 +211,18 @@ export async function disconnectMatrix(hub: HubSupervisor, credentials: MatrixCr
     return false;
   }
   if (!homeserver || !(await credentials.token(homeserver))) {
-    void vscode.window.showInformationMessage('Matrix disconnected. Handoffs to other nodes wait in the outbox until you connect again.');
+    void vscode.window.showInformationMessage(
+      'Matrix disconnected. Handoffs to other nodes wait in the outbox until you connect again.',
+    );
     return true;
   }
-  const forget = args.forgetToken ?? (await vscode.window.showInformationMessage(
-    `Matrix disconnected. Handoffs to other nodes wait in the outbox until you connect again. Forget the access token for ${homeserver} too?`,
-    'Forget Token', 'Keep Token')) === 'Forget Token';
+  const forget =
+    args.forgetToken ??
+    (await vscode.window.showInformationMessage(
+      `Matrix disconnected. Handoffs to other nodes wait in the outbox until you connect again. Forget the access token for ${homeserver} too?`,
+      'Forget Token',
+      'Keep Token',
+    )) === 'Forget Token';
   if (forget) {
     await credentials.forgetToken(homeserver);
     void vscode.window.showInformationMessage(`Forgot the Matrix access token for ${homeserver}.`);

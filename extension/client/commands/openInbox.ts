@@ -7,15 +7,25 @@ import type { InboxActions } from '../person/actions';
 import { inboxItems, inboxPicks } from '../person/inbox';
 import { humanIdentity } from '../settings';
 
-interface ActPick extends vscode.QuickPickItem { act: InboxAct }
+interface ActPick extends vscode.QuickPickItem {
+  act: InboxAct;
+}
 
 const ACT_LABEL: Record<InboxAct, string> = {
-  open: '$(go-to-file) Open', ack: '$(check) ACK', reply: '$(reply) Reply…',
-  done: '$(pass) Done…', stuck: '$(debug-pause) Stuck…', rejected: '$(circle-slash) Rejected…',
+  open: '$(go-to-file) Open',
+  ack: '$(check) ACK',
+  reply: '$(reply) Reply…',
+  done: '$(pass) Done…',
+  stuck: '$(debug-pause) Stuck…',
+  rejected: '$(circle-slash) Rejected…',
 };
 
 /** `act` and `id` skip the picks (for keybindings and tests). */
-export async function openInbox(snapshot: () => Snapshot | undefined, actions: InboxActions, args?: { id?: string; act?: InboxAct }): Promise<void> {
+export async function openInbox(
+  snapshot: () => Snapshot | undefined,
+  actions: InboxActions,
+  args?: { id?: string; act?: InboxAct },
+): Promise<void> {
   let id = args?.id;
   if (!id) {
     const items = inboxItems(snapshot(), humanIdentity());
@@ -30,7 +40,10 @@ export async function openInbox(snapshot: () => Snapshot | undefined, actions: I
   if (!id) return;
   let act = args?.act;
   if (!act) {
-    const picked = await vscode.window.showQuickPick<ActPick>(INBOX_ACTS.map((a) => ({ act: a, label: ACT_LABEL[a] })), { title: `Handoff ${id}`, placeHolder: 'What do you do with it?' });
+    const picked = await vscode.window.showQuickPick<ActPick>(
+      INBOX_ACTS.map((a) => ({ act: a, label: ACT_LABEL[a] })),
+      { title: `Handoff ${id}`, placeHolder: 'What do you do with it?' },
+    );
     act = picked?.act;
   }
   if (act) await actions.run(act, id);

@@ -12,14 +12,19 @@ async function pickRecipient(hub: HubSupervisor, me: string): Promise<string | u
   const picks = recipientPicks(hub.snapshot, me);
   const qp = vscode.window.createQuickPick<RecipientPick>();
   qp.title = 'Send Handoff: recipient';
-  qp.placeholder = picks.length ? 'Pick a recipient, or type an identity name' : 'No identities yet: type an identity name';
+  qp.placeholder = picks.length
+    ? 'Pick a recipient, or type an identity name'
+    : 'No identities yet: type an identity name';
   qp.items = picks;
   qp.matchOnDescription = true;
   // A typed name that is not in the list is offered as-is; the hub answers an unknown name with an error that lists the nearest ones.
   qp.onDidChangeValue((v) => {
     const name = v.trim();
     const known = picks.some((p) => p.identity === name);
-    qp.items = name && !known ? [...picks, { identity: name, label: `$(person) ${name}`, description: 'send to this name' }] : picks;
+    qp.items =
+      name && !known
+        ? [...picks, { identity: name, label: `$(person) ${name}`, description: 'send to this name' }]
+        : picks;
   });
   return new Promise((resolve) => {
     qp.onDidAccept(() => {

@@ -11,15 +11,22 @@ export interface RecipientPick extends QuickPickItem {
 
 export function recipientPicks(s: Snapshot | undefined, me: string): RecipientPick[] {
   // Live first, then the rest by name.
-  const others = (s?.coverage ?? []).filter((c) => c.identity !== me)
+  const others = (s?.coverage ?? [])
+    .filter((c) => c.identity !== me)
     .sort((a, b) => Number(b.liveSessions > 0) - Number(a.liveSessions > 0) || a.identity.localeCompare(b.identity));
   const picks: RecipientPick[] = others.map((c) => ({
     identity: c.identity,
     label: `${c.ghost ? '$(warning)' : c.person ? '$(person)' : c.liveSessions ? '$(circle-filled)' : '$(circle-outline)'} ${c.identity}`,
-    description: c.ghost ? `ghost · ${c.unacked} unacked, nobody connected` : c.liveSessions ? `live · ${plural(c.liveSessions, 'session')}`
-      : c.person ? `person at the editor · ${c.person.live ? 'live' : 'away'}` : 'offline · will be queued',
+    description: c.ghost
+      ? `ghost · ${c.unacked} unacked, nobody connected`
+      : c.liveSessions
+        ? `live · ${plural(c.liveSessions, 'session')}`
+        : c.person
+          ? `person at the editor · ${c.person.live ? 'live' : 'away'}`
+          : 'offline · will be queued',
   }));
-  if (picks.length > 1) picks.push({ identity: '*', label: '$(broadcast) *', description: 'everyone else on this hub' });
+  if (picks.length > 1)
+    picks.push({ identity: '*', label: '$(broadcast) *', description: 'everyone else on this hub' });
   return picks;
 }
 

@@ -23,14 +23,20 @@ export function normalizeHomeserver(url: string): string {
 }
 
 export class MatrixCredentials {
-  constructor(private readonly secrets: vscode.SecretStorage, private readonly state: vscode.Memento) {}
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    private readonly state: vscode.Memento,
+  ) {}
 
   settings(): MatrixWindowSettings {
     const c = vscode.workspace.getConfiguration(SECTION);
     return {
       homeserver: normalizeHomeserver(c.get<string>('homeserver', '')),
       room: c.get<string>('room', '').trim(),
-      allowedSenders: c.get<string[]>('allowedSenders', []).map((u) => u.trim()).filter(Boolean),
+      allowedSenders: c
+        .get<string[]>('allowedSenders', [])
+        .map((u) => u.trim())
+        .filter(Boolean),
     };
   }
 
@@ -38,7 +44,9 @@ export class MatrixCredentials {
     await this.secrets.store(secretKey(s.homeserver), accessToken);
     await this.state.update(DISCONNECTED, false);
     const c = vscode.workspace.getConfiguration(SECTION);
-    const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+    const target = vscode.workspace.workspaceFolders?.length
+      ? vscode.ConfigurationTarget.Workspace
+      : vscode.ConfigurationTarget.Global;
     await c.update('homeserver', s.homeserver, target);
     await c.update('room', s.room, target);
     await c.update('allowedSenders', s.allowedSenders, target);
@@ -63,6 +71,8 @@ export class MatrixCredentials {
     const s = this.settings();
     if (!s.homeserver || !s.room) return undefined;
     const accessToken = await this.token(s.homeserver);
-    return accessToken ? { homeserver: s.homeserver, room: s.room, allowedSenders: s.allowedSenders, accessToken } : undefined;
+    return accessToken
+      ? { homeserver: s.homeserver, room: s.room, allowedSenders: s.allowedSenders, accessToken }
+      : undefined;
   }
 }

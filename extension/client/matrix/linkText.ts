@@ -6,11 +6,16 @@ import { clock } from '../../shared/format';
 
 export function linkHeadline(r: LinkStatus): string {
   switch (r.state) {
-    case 'connected': return `Matrix connected as ${r.userId ?? '?'} in ${r.room ?? '?'}`;
-    case 'connecting': return `Matrix connecting to ${r.homeserver}…`;
-    case 'retrying': return `Matrix retrying ${r.homeserver}: ${r.error ?? 'unreachable'}`;
-    case 'refused': return `Matrix refused by ${r.homeserver}: ${r.error ?? 'no reason given'}`;
-    case 'stopped': return 'Matrix link stopped';
+    case 'connected':
+      return `Matrix connected as ${r.userId ?? '?'} in ${r.room ?? '?'}`;
+    case 'connecting':
+      return `Matrix connecting to ${r.homeserver}…`;
+    case 'retrying':
+      return `Matrix retrying ${r.homeserver}: ${r.error ?? 'unreachable'}`;
+    case 'refused':
+      return `Matrix refused by ${r.homeserver}: ${r.error ?? 'no reason given'}`;
+    case 'stopped':
+      return 'Matrix link stopped';
   }
 }
 
@@ -48,7 +53,9 @@ export function advisoryReadsLabel(reads: LinkStatus['advisoryReads'][string]): 
 
 /** Room events the hub did not take, by why — e.g. "3 room events not taken: forged_node 2, not_allowed 1". */
 export function droppedLabel(r: LinkStatus): string | undefined {
-  const counts = Object.entries(r.dropped ?? {}).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
+  const counts = Object.entries(r.dropped ?? {})
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1]);
   if (counts.length === 0) return undefined;
   const total = counts.reduce((sum, [, n]) => sum + n, 0);
   return `${total} room event${total === 1 ? '' : 's'} not taken: ${counts.map(([why, n]) => `${why.replace(/_/g, ' ')} ${n}`).join(', ')}`;

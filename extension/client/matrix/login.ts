@@ -10,7 +10,12 @@ export interface MatrixLogin {
 export class MatrixLoginError extends Error {}
 
 /** `alice`, `@alice:example.org` — both are accepted by m.login.password's user identifier. */
-export async function passwordLogin(homeserver: string, user: string, password: string, timeoutMs = 20_000): Promise<MatrixLogin> {
+export async function passwordLogin(
+  homeserver: string,
+  user: string,
+  password: string,
+  timeoutMs = 20_000,
+): Promise<MatrixLogin> {
   const url = `${homeserver}/_matrix/client/v3/login`;
   let res: Response;
   try {
@@ -31,7 +36,7 @@ export async function passwordLogin(homeserver: string, user: string, password: 
   }
   let body: { user_id?: unknown; access_token?: unknown; device_id?: unknown; errcode?: unknown; error?: unknown };
   try {
-    body = await res.json() as typeof body;
+    body = (await res.json()) as typeof body;
   } catch {
     throw new MatrixLoginError(`${homeserver} answered HTTP ${res.status} without JSON: is it a Matrix homeserver?`);
   }
@@ -43,5 +48,9 @@ export async function passwordLogin(homeserver: string, user: string, password: 
   if (typeof body.user_id !== 'string' || typeof body.access_token !== 'string') {
     throw new MatrixLoginError(`${homeserver} answered the login without a user id and access token`);
   }
-  return { userId: body.user_id, accessToken: body.access_token, deviceId: typeof body.device_id === 'string' ? body.device_id : undefined };
+  return {
+    userId: body.user_id,
+    accessToken: body.access_token,
+    deviceId: typeof body.device_id === 'string' ? body.device_id : undefined,
+  };
 }

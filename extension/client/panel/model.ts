@@ -4,8 +4,24 @@ import { CHANNEL_WORDS } from '../../protocol/model';
 import type { LedgerEntry, LedgerRecipient, LinkStatus, Snapshot } from '../../protocol/views';
 import { age, clock, plural } from '../../shared/format';
 import type { HubState } from '../hubSupervisor';
-import { advisoryReadsLabel, droppedLabel, lastSyncLabel, outboxLabel, linkHeadline, linkLook } from '../matrix/linkText';
-import type { CoverageView, EventView, InboxRowView, MatrixView, PanelFilter, PanelModel, RecipientView, Tone } from '../../protocol/panel';
+import {
+  advisoryReadsLabel,
+  droppedLabel,
+  lastSyncLabel,
+  outboxLabel,
+  linkHeadline,
+  linkLook,
+} from '../matrix/linkText';
+import type {
+  CoverageView,
+  EventView,
+  InboxRowView,
+  MatrixView,
+  PanelFilter,
+  PanelModel,
+  RecipientView,
+  Tone,
+} from '../../protocol/panel';
 import type { PersonInboxItem } from '../../protocol/views';
 import { personView } from '../person/inbox';
 
@@ -25,21 +41,33 @@ export function recipientView(r: LedgerRecipient, people: ReadonlySet<string> = 
   const receipt = r.lastReceipt;
   let label: string;
   // A person has no MCP session: their handoffs wait in the inbox of their editor.
-  if (r.state === 'queued') label = people.has(r.recipient) ? 'in their editor inbox · unread' : 'queued · no live session';
+  if (r.state === 'queued')
+    label = people.has(r.recipient) ? 'in their editor inbox · unread' : 'queued · no live session';
   else if (r.state === 'pushed') label = `pushed · ${plural(r.sessionsPushed, 'session')}`;
   // The CLI is enough for the row (the tooltip names the hook event): the sidebar is narrow.
-  else if (r.state === 'surfaced' && r.surfaced) label = `surfaced · ${r.surfaced.via.split(' ')[0]} ${clock(r.surfaced.at)}`;
+  else if (r.state === 'surfaced' && r.surfaced)
+    label = `surfaced · ${r.surfaced.via.split(' ')[0]} ${clock(r.surfaced.at)}`;
   else if (r.state === 'failed') label = `failed · ${r.failure ?? 'no reason given'}`;
   else if (r.escalated && r.awaitingAck) label = `escalated → ${r.escalated.to} ${clock(r.escalated.at)}`;
   // A receipt written other than from the recipient's own session says so on the row.
-  else if (receipt) label = `${look.word} · ${receipt.by}${receipt.channel && receipt.channel !== 'agent' ? ` via ${receipt.channel}` : ''} ${clock(receipt.at)}`;
+  else if (receipt)
+    label = `${look.word} · ${receipt.by}${receipt.channel && receipt.channel !== 'agent' ? ` via ${receipt.channel}` : ''} ${clock(receipt.at)}`;
   else label = look.word;
   const lines = [`${r.recipient}: ${look.word}`];
   if (r.sessionsPushed) lines.push(`pushed to ${plural(r.sessionsPushed, 'session')}`);
-  if (r.surfaced) lines.push(`surfaced in the model's context by ${r.surfaced.via} (${r.surfaced.path}), session ${r.surfaced.session}, at ${new Date(r.surfaced.at).toLocaleString()}`);
-  if (receipt) lines.push(`${receipt.kind}${receipt.outcome ? ` (${receipt.outcome})` : ''} by ${receipt.by}, written from ${CHANNEL_WORDS[receipt.channel ?? 'agent']}, session ${receipt.session}, node ${receipt.node}, at ${new Date(receipt.at).toLocaleString()}`);
+  if (r.surfaced)
+    lines.push(
+      `surfaced in the model's context by ${r.surfaced.via} (${r.surfaced.path}), session ${r.surfaced.session}, at ${new Date(r.surfaced.at).toLocaleString()}`,
+    );
+  if (receipt)
+    lines.push(
+      `${receipt.kind}${receipt.outcome ? ` (${receipt.outcome})` : ''} by ${receipt.by}, written from ${CHANNEL_WORDS[receipt.channel ?? 'agent']}, session ${receipt.session}, node ${receipt.node}, at ${new Date(receipt.at).toLocaleString()}`,
+    );
   if (r.chasedAt) lines.push(`chased at ${clock(r.chasedAt)}`);
-  if (r.escalated) lines.push(`escalated to ${r.escalated.to} at ${new Date(r.escalated.at).toLocaleString()} (handoff ${r.escalated.messageId})`);
+  if (r.escalated)
+    lines.push(
+      `escalated to ${r.escalated.to} at ${new Date(r.escalated.at).toLocaleString()} (handoff ${r.escalated.messageId})`,
+    );
   if (r.overdue) lines.push('past its SLA without an ACK');
   return {
     identity: r.recipient,
@@ -68,7 +96,13 @@ function eventView(e: LedgerEntry, remote: LinkStatus | undefined, people: Reado
     awaitingAck: e.awaitingAck,
     open: e.pending,
     recipients: e.recipients.map((r) => recipientView(r, people)),
-    advisoryReads: remote && reads?.length ? { label: `${advisoryReadsLabel(reads)} · m.read, advisory (per Matrix user, not per session)`, note: remote.advisoryReadsNote } : undefined,
+    advisoryReads:
+      remote && reads?.length
+        ? {
+            label: `${advisoryReadsLabel(reads)} · m.read, advisory (per Matrix user, not per session)`,
+            note: remote.advisoryReadsNote,
+          }
+        : undefined,
   };
 }
 
@@ -97,9 +131,13 @@ function coverageView(c: Snapshot['coverage'][number]): CoverageView {
     c.medianAckMs !== undefined ? `median time to ACK ${age(c.medianAckMs)}` : undefined,
     `${c.liveSessions} live session(s)`,
     c.ghost ? `GHOST: ${c.unacked} unacked and nobody connected` : undefined,
-    c.person ? `a person at the editor: ${c.person.live ? 'live' : 'away'} (${plural(c.person.windows, 'window')}${c.person.lastFocusedAt ? `, last focused ${new Date(c.person.lastFocusedAt).toLocaleString()}` : ''}; live means focused within the last 5 min)` : undefined,
+    c.person
+      ? `a person at the editor: ${c.person.live ? 'live' : 'away'} (${plural(c.person.windows, 'window')}${c.person.lastFocusedAt ? `, last focused ${new Date(c.person.lastFocusedAt).toLocaleString()}` : ''}; live means focused within the last 5 min)`
+      : undefined,
     c.lastSeen ? `last seen ${new Date(c.lastSeen).toLocaleString()}` : undefined,
-  ].filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
   return {
     identity: c.identity,
     addressed: c.addressed,
@@ -113,31 +151,54 @@ function coverageView(c: Snapshot['coverage'][number]): CoverageView {
   };
 }
 
-const INBOX_STATE: Partial<Record<PersonInboxItem['state'], string>> = { read: 'read', acked: 'ACKed · your result is awaited' };
+const INBOX_STATE: Partial<Record<PersonInboxItem['state'], string>> = {
+  read: 'read',
+  acked: 'ACKed · your result is awaited',
+};
 
 export function inboxRow(i: PersonInboxItem): InboxRowView {
   const detail = [
-    i.escalation ? `Escalation: ${i.escalation.silent} has not acknowledged handoff ${i.escalation.of} from ${i.from}` : `From ${i.from}`,
+    i.escalation
+      ? `Escalation: ${i.escalation.silent} has not acknowledged handoff ${i.escalation.of} from ${i.from}`
+      : `From ${i.from}`,
     `sent ${new Date(i.sentAt).toLocaleString()}${i.requiresAck ? ` · ACK due ${new Date(i.dueAt).toLocaleString()}` : ''}`,
     `thread ${i.thread}${i.replyTo ? ` · reply to ${i.replyTo}` : ''}`,
     `id ${i.id}`,
   ].join('\n');
   return {
-    id: i.id, from: i.from, headline: i.escalation ? `Escalation · ${i.escalation.silent} silent` : i.from, preview: i.preview, sentAt: i.sentAt, state: i.state, unread: i.unread,
-    stateLabel: i.unread ? 'unread' : INBOX_STATE[i.state] ?? i.state, canAck: i.state !== 'acked', escalation: i.escalation, detail,
+    id: i.id,
+    from: i.from,
+    headline: i.escalation ? `Escalation · ${i.escalation.silent} silent` : i.from,
+    preview: i.preview,
+    sentAt: i.sentAt,
+    state: i.state,
+    unread: i.unread,
+    stateLabel: i.unread ? 'unread' : (INBOX_STATE[i.state] ?? i.state),
+    canAck: i.state !== 'acked',
+    escalation: i.escalation,
+    detail,
   };
 }
 
 function hubView(state: HubState, snapshot: Snapshot | undefined): PanelModel['hub'] {
   if (state.kind === 'running') {
     const whose = state.shared ? ' · shared: started outside this window' : '';
-    return { state: 'running', detail: `hub ${snapshot?.node ?? ''} · pid ${state.pid ?? '?'}${whose}`, node: snapshot?.node };
+    return {
+      state: 'running',
+      detail: `hub ${snapshot?.node ?? ''} · pid ${state.pid ?? '?'}${whose}`,
+      node: snapshot?.node,
+    };
   }
   if (state.kind === 'starting') return { state: 'starting', detail: 'Starting the hub…' };
   return { state: 'down', detail: `${state.reason}${state.restarting ? ' Restarting…' : ''}` };
 }
 
-export function panelModel(state: HubState, snapshot: Snapshot | undefined, filter: PanelFilter, identity: string): PanelModel {
+export function panelModel(
+  state: HubState,
+  snapshot: Snapshot | undefined,
+  filter: PanelFilter,
+  identity: string,
+): PanelModel {
   const remote = snapshot?.link;
   const me = personView(snapshot, identity);
   const people = new Set((snapshot?.people ?? []).map((p) => p.identity));
@@ -154,7 +215,13 @@ export function panelModel(state: HubState, snapshot: Snapshot | undefined, filt
     overdueCount: overdueIds.size,
     events: filter === 'overdue' ? events.filter((e) => overdueIds.has(e.id)) : events,
     pending: (snapshot?.pending ?? []).map((e) => eventView(e, remote, people)),
-    sessions: (snapshot?.sessions ?? []).map((s) => ({ key: s.key, identity: s.identity, client: s.client, roles: s.roles, connectedAt: s.connectedAt })),
+    sessions: (snapshot?.sessions ?? []).map((s) => ({
+      key: s.key,
+      identity: s.identity,
+      client: s.client,
+      roles: s.roles,
+      connectedAt: s.connectedAt,
+    })),
     coverage,
     ghosts: coverage.filter((c) => c.ghost),
   };

@@ -2,7 +2,14 @@
 // on every change, and turns the view's requests into commands. The view never gets raw HTML.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { INBOX_ACTS as ACTS, type HostToPanel, type InboxAct, type PanelFilter, type PanelModel, type PanelToHost } from '../../protocol/panel';
+import {
+  INBOX_ACTS as ACTS,
+  type HostToPanel,
+  type InboxAct,
+  type PanelFilter,
+  type PanelModel,
+  type PanelToHost,
+} from '../../protocol/panel';
 import { PanelDiff } from './diff';
 
 export interface PanelActions {
@@ -51,7 +58,9 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
     if (!this.view) return;
     const model = this.currentModel();
     // The view's badge is the person's unread count, even while the view is collapsed.
-    this.view.badge = model.inbox.unread ? { value: model.inbox.unread, tooltip: `${model.inbox.unread} unread handoff(s) for ${model.inbox.identity}` } : undefined;
+    this.view.badge = model.inbox.unread
+      ? { value: model.inbox.unread, tooltip: `${model.inbox.unread} unread handoff(s) for ${model.inbox.identity}` }
+      : undefined;
     if (!this.ready) return;
     const message: HostToPanel = { type: 'update', update: this.diff.update(model) };
     void this.view.webview.postMessage(message);
@@ -82,10 +91,14 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
         case 'filter':
           this.setFilter(m.filter === 'overdue' ? 'overdue' : 'all');
           return;
-        case 'open': return await this.actions.open(String(m.id));
-        case 'copyId': return await this.actions.copyId(String(m.id));
-        case 'chase': return await this.actions.chase(String(m.id));
-        case 'resolve': return await this.actions.resolve(String(m.id));
+        case 'open':
+          return await this.actions.open(String(m.id));
+        case 'copyId':
+          return await this.actions.copyId(String(m.id));
+        case 'chase':
+          return await this.actions.chase(String(m.id));
+        case 'resolve':
+          return await this.actions.resolve(String(m.id));
         case 'inbox':
           if (!INBOX_ACTS.has(m.act)) throw new Error(`unknown inbox action ${String(m.act).slice(0, 40)}`);
           return await this.actions.inbox(m.act, String(m.id));

@@ -21,10 +21,14 @@ export class InboxActions {
 
   run(act: InboxAct, id: string): Promise<void> {
     switch (act) {
-      case 'open': return this.open(id);
-      case 'ack': return this.ack(id);
-      case 'reply': return this.reply(id);
-      default: return this.finish(id, act);
+      case 'open':
+        return this.open(id);
+      case 'ack':
+        return this.ack(id);
+      case 'reply':
+        return this.reply(id);
+      default:
+        return this.finish(id, act);
     }
   }
 
@@ -37,7 +41,10 @@ export class InboxActions {
 
   async ack(id: string): Promise<void> {
     const r = await this.hub.receipt({ as: humanIdentity(), id, kind: 'ack' });
-    vscode.window.setStatusBarMessage(r.recorded ? `Handoff: ACKed ${id}` : `Handoff: ${id} was already ${r.state}`, 4000);
+    vscode.window.setStatusBarMessage(
+      r.recorded ? `Handoff: ACKed ${id}` : `Handoff: ${id} was already ${r.state}`,
+      4000,
+    );
   }
 
   async finish(id: string, outcome: Outcome): Promise<void> {
@@ -48,7 +55,10 @@ export class InboxActions {
     });
     if (summary === undefined || !summary.trim()) return;
     const r = await this.hub.receipt({ as: humanIdentity(), id, kind: 'result', outcome, summary: summary.trim() });
-    vscode.window.setStatusBarMessage(r.recorded ? `Handoff: reported ${outcome} for ${id}` : `Handoff: ${id} was already ${r.state}`, 4000);
+    vscode.window.setStatusBarMessage(
+      r.recorded ? `Handoff: reported ${outcome} for ${id}` : `Handoff: ${id} was already ${r.state}`,
+      4000,
+    );
   }
 
   /** A handoff back to the sender, in the same thread, with reply_to: pushed to it like any send. */
@@ -62,7 +72,15 @@ export class InboxActions {
       validateInput: (v) => (v.trim() ? undefined : 'Write the reply, or press Escape to cancel.'),
     });
     if (body === undefined || !body.trim()) return;
-    const result = await this.hub.send({ as: humanIdentity(), to: [to], body, thread: view.message.thread, replyTo: id, requiresAck: true, slaSeconds: defaultSlaSeconds() });
+    const result = await this.hub.send({
+      as: humanIdentity(),
+      to: [to],
+      body,
+      thread: view.message.thread,
+      replyTo: id,
+      requiresAck: true,
+      slaSeconds: defaultSlaSeconds(),
+    });
     showSendResult(result);
   }
 }

@@ -8,10 +8,18 @@ import { arrivalText } from './inbox';
 /** More than this many at once is one notification, not a stack of them. */
 const AT_ONCE = 3;
 
-export function notifyArrivals(items: PersonInboxItem[], act: (act: 'open' | 'ack', id: string) => Promise<void>, openInbox: () => unknown): void {
+export function notifyArrivals(
+  items: PersonInboxItem[],
+  act: (act: 'open' | 'ack', id: string) => Promise<void>,
+  openInbox: () => unknown,
+): void {
   const fail = (e: unknown) => void vscode.window.showErrorMessage(`Handoff: ${(e as Error).message}`);
   if (items.length > AT_ONCE) {
-    void vscode.window.showInformationMessage(`Handoff: ${items.length} new handoffs for you.`, 'Open Inbox').then((pick) => { if (pick) openInbox(); });
+    void vscode.window
+      .showInformationMessage(`Handoff: ${items.length} new handoffs for you.`, 'Open Inbox')
+      .then((pick) => {
+        if (pick) openInbox();
+      });
     return;
   }
   for (const i of items) {

@@ -19,13 +19,17 @@ export function unreadCount(snapshot: Snapshot | undefined, identity: string): n
 
 /** One line naming a handoff for the person: who, and what (an escalation says who went silent). */
 export function inboxHeadline(i: PersonInboxItem): string {
-  return i.escalation ? `Escalation: ${i.escalation.silent} has not acknowledged ${i.from}'s handoff` : `${i.from}: ${i.preview}`;
+  return i.escalation
+    ? `Escalation: ${i.escalation.silent} has not acknowledged ${i.from}'s handoff`
+    : `${i.from}: ${i.preview}`;
 }
 
 /** The notification's text: untrusted, so links are made inert (VS Code renders `[x](command:…)`). */
 export function arrivalText(i: PersonInboxItem): string {
   // An escalation's body starts with the same sentence: the headline is enough.
-  return inertLinks(i.escalation ? `Handoff ${inboxHeadline(i)}, chased and still silent.` : `Handoff from ${i.from}: "${i.preview}"`);
+  return inertLinks(
+    i.escalation ? `Handoff ${inboxHeadline(i)}, chased and still silent.` : `Handoff from ${i.from}: "${i.preview}"`,
+  );
 }
 
 /**
@@ -57,7 +61,9 @@ export class Arrivals {
   }
 }
 
-export interface ItemPick extends QuickPickItem { id: string }
+export interface ItemPick extends QuickPickItem {
+  id: string;
+}
 
 /** "Open Inbox…" rows: unread marked, escalations flagged. */
 export function inboxPicks(items: PersonInboxItem[]): ItemPick[] {

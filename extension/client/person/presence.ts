@@ -10,16 +10,27 @@ export function reportPresence(hub: HubSupervisor, log: vscode.LogOutputChannel)
   /** Only what changed goes to the hub (the window state also fires for `active`), unless `force`d by a fresh hub. */
   const report = (force = false) => {
     if (hub.state.kind !== 'running') return;
-    const params = { identity: humanIdentity(), roles: humanRoles(), focused: vscode.window.state.focused, escalateTo: escalateTo() };
+    const params = {
+      identity: humanIdentity(),
+      roles: humanRoles(),
+      focused: vscode.window.state.focused,
+      escalateTo: escalateTo(),
+    };
     const sig = JSON.stringify(params);
     if (sig === last && !force) return;
     last = sig;
-    hub.presence(params).catch((e) => log.warn(`could not tell the hub who is at this window: ${(e as Error).message}`));
+    hub
+      .presence(params)
+      .catch((e) => log.warn(`could not tell the hub who is at this window: ${(e as Error).message}`));
   };
   report(true);
   return vscode.Disposable.from(
-    hub.onDidChangeState((s) => { if (s.kind === 'running') report(true); }),
+    hub.onDidChangeState((s) => {
+      if (s.kind === 'running') report(true);
+    }),
     vscode.window.onDidChangeWindowState(() => report()),
-    vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration('handoff')) report(); }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('handoff')) report();
+    }),
   );
 }

@@ -23,12 +23,19 @@ const sources: (BodyPages | undefined)[] = [];
  * A page source for one store's bodies; its refs encode its index, so it is never reused. `ref`
  * makes a ref for an offset; `offsetOf` reads one of its own refs back (undefined for another's).
  */
-export function registerBodyPages(pages: BodyPages): { ref: (offset: number) => number; offsetOf: (ref: number) => number | undefined } {
-  if (sources.length >= MAX_SOURCES) throw new Error(`${MAX_SOURCES} stores were opened in this process; their message bodies cannot all be told apart`);
+export function registerBodyPages(pages: BodyPages): {
+  ref: (offset: number) => number;
+  offsetOf: (ref: number) => number | undefined;
+} {
+  if (sources.length >= MAX_SOURCES)
+    throw new Error(`${MAX_SOURCES} stores were opened in this process; their message bodies cannot all be told apart`);
   const index = sources.push(pages) - 1;
   return {
     ref: (offset) => {
-      if (!(offset >= 0 && offset < SOURCE)) throw new RangeError(`a message body at byte ${offset} of the checkpoint is past the ${SOURCE} bytes a body reference can address`);
+      if (!(offset >= 0 && offset < SOURCE))
+        throw new RangeError(
+          `a message body at byte ${offset} of the checkpoint is past the ${SOURCE} bytes a body reference can address`,
+        );
       return index * SOURCE + offset;
     },
     offsetOf: (ref) => (Math.floor(ref / SOURCE) === index ? ref - index * SOURCE : undefined),

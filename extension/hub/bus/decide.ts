@@ -2,7 +2,18 @@
 // refusal that says what was wrong and what to do. No I/O, no clock (time comes in `now`).
 import { BusError } from './errors';
 import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN, nearestNames } from './identity';
-import { RESEND_PREFIX, type Attachment, type Channel, type BusEvent, type BusState, type DeliveryState, type HotMessage, type Message, type Outcome, type ReceiptKind } from './model';
+import {
+  RESEND_PREFIX,
+  type Attachment,
+  type Channel,
+  type BusEvent,
+  type BusState,
+  type DeliveryState,
+  type HotMessage,
+  type Message,
+  type Outcome,
+  type ReceiptKind,
+} from './model';
 import type { Fingerprint, RecentSends } from './recentSends';
 import { isRemote, localize, qualify } from './relay';
 
@@ -57,8 +68,7 @@ export interface SendDraft {
 }
 
 export type SendDecision =
-  | { kind: 'new'; message: Message; fingerprint: Fingerprint }
-  | { kind: 'duplicate'; id: string; why: DuplicateWhy };
+  { kind: 'new'; message: Message; fingerprint: Fingerprint } | { kind: 'duplicate'; id: string; why: DuplicateWhy };
 
 export interface SendContext {
   caller: Caller;
@@ -73,10 +83,12 @@ export interface SendContext {
 }
 
 function resolveRecipients(state: BusState, to: string[], ctx: SendContext): string[] {
-  if (to.length === 0) throw new BusError('invalid_input', 'to is empty: name at least one identity, `role:NAME`, or `*`.');
+  if (to.length === 0)
+    throw new BusError('invalid_input', 'to is empty: name at least one identity, `role:NAME`, or `*`.');
   // Most sends name one identity: no set to gather it in.
   const only = to.length === 1 ? to[0].trim() : undefined;
-  if (only !== undefined && only !== '*' && !only.startsWith('role:') && IDENTITY_PATTERN.test(only)) return [resolveName(state, only, ctx.caller.node)];
+  if (only !== undefined && only !== '*' && !only.startsWith('role:') && IDENTITY_PATTERN.test(only))
+    return [resolveName(state, only, ctx.caller.node)];
   const out = new Set<string>();
   const known = Object.keys(state.identities);
   for (const raw of to) {
@@ -84,7 +96,11 @@ function resolveRecipients(state: BusState, to: string[], ctx: SendContext): str
     if (target === '*') {
       const live = [...ctx.liveIdentities()].filter((n) => n !== ctx.caller.identity);
       if (live.length === 0) {
-        throw new BusError('unknown_identity', '`*` reaches every other identity with a live session, and there is none right now. Address a known identity by name instead (its mail waits in its queue); list_peers shows them.', { known });
+        throw new BusError(
+          'unknown_identity',
+          '`*` reaches every other identity with a live session, and there is none right now. Address a known identity by name instead (its mail waits in its queue); list_peers shows them.',
+          { known },
+        );
       }
       live.forEach((n) => out.add(n));
     } else if (target.startsWith('role:')) {
@@ -92,17 +108,27 @@ function resolveRecipients(state: BusState, to: string[], ctx: SendContext): str
       const holders = known.filter((n) => state.identities[n].roles.includes(role));
       if (holders.length === 0) {
         const roles = [...new Set(known.flatMap((n) => state.identities[n].roles))];
-        throw new BusError('unknown_identity', `No identity has the role "${role}". Known roles: ${roles.join(', ') || '(none)'}. Agents declare roles with --role when they connect.`, { roles });
+        throw new BusError(
+          'unknown_identity',
+          `No identity has the role "${role}". Known roles: ${roles.join(', ') || '(none)'}. Agents declare roles with --role when they connect.`,
+          { roles },
+        );
       }
       holders.forEach((n) => out.add(n));
     } else if (!IDENTITY_PATTERN.test(target)) {
-      throw new BusError('invalid_identity', `"${target}" is not an identity name: use letters, digits, '.', '_' or '-' (up to 64), optionally @node. list_peers shows the known names.`);
+      throw new BusError(
+        'invalid_identity',
+        `"${target}" is not an identity name: use letters, digits, '.', '_' or '-' (up to 64), optionally @node. list_peers shows the known names.`,
+      );
     } else {
       out.add(resolveName(state, target, ctx.caller.node));
     }
   }
   if (out.size > ctx.limits.maxRecipients) {
-    throw new BusError('invalid_input', `${out.size} recipients is over the limit of ${ctx.limits.maxRecipients}; split the handoff.`);
+    throw new BusError(
+      'invalid_input',
+      `${out.size} recipients is over the limit of ${ctx.limits.maxRecipients}; split the handoff.`,
+    );
   }
   return [...out];
 }
@@ -115,19 +141,30 @@ function resolveRecipients(state: BusState, to: string[], ctx: SendContext): str
 function resolveName(state: BusState, target: string, node: string): string {
   const name = localize(target, node);
   const matches = state.identities[name] ? [name] : []; // qualified (by this node or another): exactly that identity
-  if (!isRemote(target)) { // unqualified: every remote identity of that name too
+  if (!isRemote(target)) {
+    // unqualified: every remote identity of that name too
     const remote = `${name}@`;
     for (const n in state.identities) if (n.startsWith(remote)) matches.push(n);
   }
   if (matches.length === 1) return matches[0];
   if (matches.length > 1) {
     const options = matches.map((n) => qualify(n, node));
-    throw new BusError('ambiguous_identity', `"${target}" names ${matches.length} identities on different nodes, so nothing was sent. Address one of them by its qualified name: ${options.map((n) => `"${n}"`).join(', ')}.`, { options });
+    throw new BusError(
+      'ambiguous_identity',
+      `"${target}" names ${matches.length} identities on different nodes, so nothing was sent. Address one of them by its qualified name: ${options.map((n) => `"${n}"`).join(', ')}.`,
+      { options },
+    );
   }
   const known = Object.keys(state.identities);
   const near = nearestNames(name, known);
-  const hint = near.length ? `Did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : `Known identities: ${known.slice(0, 10).join(', ') || '(none yet)'}.`;
-  throw new BusError('unknown_identity', `No identity "${target}" has ever connected to this hub or been announced by another node, so nothing was sent. ${hint} Names match exactly; list_peers shows them.`, { suggestions: near, known });
+  const hint = near.length
+    ? `Did you mean ${near.map((n) => `"${n}"`).join(' or ')}?`
+    : `Known identities: ${known.slice(0, 10).join(', ') || '(none yet)'}.`;
+  throw new BusError(
+    'unknown_identity',
+    `No identity "${target}" has ever connected to this hub or been announced by another node, so nothing was sent. ${hint} Names match exactly; list_peers shows them.`,
+    { suggestions: near, known },
+  );
 }
 
 export type DuplicateWhy = 'idempotency_key' | 'probable_duplicate' | 'resent';
@@ -146,11 +183,19 @@ export function decideSend(state: BusState, req: SendDraft, ctx: SendContext): S
   }
   const bytes = Buffer.byteLength(req.body, 'utf8');
   if (bytes > limits.maxBodyBytes) {
-    throw new BusError('payload_too_large', `The body is ${bytes} bytes; the limit is ${limits.maxBodyBytes}. Nothing was sent. Put large content in a workspace file and pass it in attachments as {path}.`, { bytes, limit: limits.maxBodyBytes });
+    throw new BusError(
+      'payload_too_large',
+      `The body is ${bytes} bytes; the limit is ${limits.maxBodyBytes}. Nothing was sent. Put large content in a workspace file and pass it in attachments as {path}.`,
+      { bytes, limit: limits.maxBodyBytes },
+    );
   }
-  if (req.body.trim() === '') throw new BusError('invalid_input', 'The body is empty; say what the recipient should do.');
+  if (req.body.trim() === '')
+    throw new BusError('invalid_input', 'The body is empty; say what the recipient should do.');
   if (req.escalateTo !== undefined && !IDENTITY_PATTERN.test(req.escalateTo)) {
-    throw new BusError('invalid_identity', `escalate_to "${req.escalateTo.slice(0, 80)}" is not an identity name: use letters, digits, '.', '_' or '-' (up to 64), optionally @node.`);
+    throw new BusError(
+      'invalid_identity',
+      `escalate_to "${req.escalateTo.slice(0, 80)}" is not an identity name: use letters, digits, '.', '_' or '-' (up to 64), optionally @node.`,
+    );
   }
   const recipients = resolveRecipients(state, req.to, ctx);
   const fingerprint = ctx.recent.fingerprint(caller.identity, recipients, req.body);
@@ -185,16 +230,17 @@ export function decideSend(state: BusState, req: SendDraft, ctx: SendContext): S
 
 export function checkMessageId(id: string): void {
   if (!MESSAGE_ID_PATTERN.test(id)) {
-    throw new BusError('invalid_message_id', `"${id.slice(0, 80)}" is not a message id: ids are 26-character ULIDs such as 01JD3V7W2K8Q5X9Y4Z6A1B2C3D. Copy the id from inbox or the push.`);
+    throw new BusError(
+      'invalid_message_id',
+      `"${id.slice(0, 80)}" is not a message id: ids are 26-character ULIDs such as 01JD3V7W2K8Q5X9Y4Z6A1B2C3D. Copy the id from inbox or the push.`,
+    );
   }
 }
 
 /** A receipt may only be written by a recipient of the message (G3). */
 /** What a receipt does: nothing (the message is settled, or the same receipt is already there), or one event. */
 export type ReceiptDecision =
-  | { kind: 'settled' }
-  | { kind: 'repeat'; state: DeliveryState }
-  | { kind: 'record'; event: BusEvent };
+  { kind: 'settled' } | { kind: 'repeat'; state: DeliveryState } | { kind: 'record'; event: BusEvent };
 
 export function decideReceipt(
   hot: HotMessage | undefined,
@@ -213,27 +259,61 @@ export function decideReceipt(
   }
   const delivery = hot.deliveries[caller.identity];
   if (!delivery) {
-    throw new BusError('not_addressed_to_you', `Message ${id} is addressed to ${hot.message.recipients.join(', ')}, not to ${caller.identity}; only a recipient can write its ${kind} receipt.`);
+    throw new BusError(
+      'not_addressed_to_you',
+      `Message ${id} is addressed to ${hot.message.recipients.join(', ')}, not to ${caller.identity}; only a recipient can write its ${kind} receipt.`,
+    );
   }
-  if (kind === 'result' && !outcome) throw new BusError('invalid_input', 'A result needs an outcome: done, stuck or rejected.');
-  const repeat = delivery.receipts.some((r) => r.kind === kind && r.by === caller.identity && r.outcome === outcome && (kind !== 'result' || r.summary === summary));
+  if (kind === 'result' && !outcome)
+    throw new BusError('invalid_input', 'A result needs an outcome: done, stuck or rejected.');
+  const repeat = delivery.receipts.some(
+    (r) =>
+      r.kind === kind &&
+      r.by === caller.identity &&
+      r.outcome === outcome &&
+      (kind !== 'result' || r.summary === summary),
+  );
   if (repeat) return { kind: 'repeat', state: delivery.state };
   return {
     kind: 'record',
-    event: { type: 'receipt', id, recipient: caller.identity, receipt: { kind, by: caller.identity, session: caller.session, node: caller.node, at: now, channel: caller.channel ?? 'agent', outcome, summary } },
+    event: {
+      type: 'receipt',
+      id,
+      recipient: caller.identity,
+      receipt: {
+        kind,
+        by: caller.identity,
+        session: caller.session,
+        node: caller.node,
+        at: now,
+        channel: caller.channel ?? 'agent',
+        outcome,
+        summary,
+      },
+    },
   };
 }
 
 /** A person's chase: one `chased` event per recipient that has not ACKed or finished. */
 export function decideChase(hot: HotMessage | undefined, id: string, now: number): BusEvent[] {
-  if (!hot) throw new BusError('unknown_message', `Message ${id} is not open on this hub (settled or unknown); there is nothing to chase.`);
+  if (!hot)
+    throw new BusError(
+      'unknown_message',
+      `Message ${id} is not open on this hub (settled or unknown); there is nothing to chase.`,
+    );
   return Object.values(hot.deliveries)
     .filter((d) => d.state !== 'acked' && d.state !== 'done')
     .map((d) => ({ type: 'chased', id, recipient: d.recipient, at: now }));
 }
 
 /** A person closes an open handoff by hand. */
-export function decideResolve(hot: HotMessage | undefined, id: string, by: string, now: number, note?: string): BusEvent {
+export function decideResolve(
+  hot: HotMessage | undefined,
+  id: string,
+  by: string,
+  now: number,
+  note?: string,
+): BusEvent {
   if (!hot) throw new BusError('unknown_message', `Message ${id} is not open on this hub (settled or unknown).`);
   return { type: 'resolved', id, resolution: { by, at: now, note } };
 }

@@ -21,7 +21,8 @@ export class DueIndex {
     const index = new DueIndex();
     for (const hot of Object.values(state.hot)) {
       index.schedule(hot.message);
-      for (const d of Object.values(hot.deliveries)) if (d.chasedAt !== undefined) index.push(d.chasedAt + hot.message.slaMs, hot.message.id);
+      for (const d of Object.values(hot.deliveries))
+        if (d.chasedAt !== undefined) index.push(d.chasedAt + hot.message.slaMs, hot.message.id);
     }
     return index;
   }
@@ -75,7 +76,8 @@ export class DueIndex {
       passed.push(id);
       const due = dueEventsOf(hot, now, escalation);
       // An escalation with nobody to tell waits, off the heap, until a person is there (wake()).
-      if (due.length === 0 && escalation && Object.values(hot.deliveries).some((d) => isEscalationDue(hot, d, now))) this.waiting.add(id);
+      if (due.length === 0 && escalation && Object.values(hot.deliveries).some((d) => isEscalationDue(hot, d, now)))
+        this.waiting.add(id);
       if (due.length === 0) continue;
       events.push(...due);
       this.push(now, id);

@@ -20,8 +20,15 @@ const QUOTE_CHARS = 2000;
 /** Chased, one more SLA period gone, still no ACK, not escalated yet; an escalation never escalates. */
 export function isEscalationDue(hot: HotMessage, d: Delivery, now: number): boolean {
   const m = hot.message;
-  return m.requiresAck && !m.escalation && !hot.resolution && awaitingAck(d)
-    && d.chasedAt !== undefined && d.escalated === undefined && now > d.chasedAt + m.slaMs;
+  return (
+    m.requiresAck &&
+    !m.escalation &&
+    !hot.resolution &&
+    awaitingAck(d) &&
+    d.chasedAt !== undefined &&
+    d.escalated === undefined &&
+    now > d.chasedAt + m.slaMs
+  );
 }
 
 export function escalationBody(m: StoredMessage, silent: string, chasedAt: number): string {
@@ -46,13 +53,29 @@ export function escalate(hot: HotMessage, d: Delivery, now: number, ctx: Escalat
   if (!to || to === d.recipient || d.chasedAt === undefined) return [];
   const id = ctx.newId();
   const message: Message = {
-    id, seq: ctx.nextSeq(), from: m.from, address: [to], recipients: [to], thread: m.thread, replyTo: m.id,
+    id,
+    seq: ctx.nextSeq(),
+    from: m.from,
+    address: [to],
+    recipients: [to],
+    thread: m.thread,
+    replyTo: m.id,
     // Due when the silent handoff would be dead-lettered: the person has until then, and a short
     // SLA must not make the escalation itself overdue (and notify) a moment after it arrives.
-    body: escalationBody(m, d.recipient, d.chasedAt), attachments: [], requiresAck: true, slaMs: Math.max(1000, m.sentAt + m.ttlMs - now), ttlMs: m.ttlMs,
-    sentAt: now, sentBySession: `escalation@${ctx.node}`, node: ctx.node, escalation: { of: m.id, silent: d.recipient },
+    body: escalationBody(m, d.recipient, d.chasedAt),
+    attachments: [],
+    requiresAck: true,
+    slaMs: Math.max(1000, m.sentAt + m.ttlMs - now),
+    ttlMs: m.ttlMs,
+    sentAt: now,
+    sentBySession: `escalation@${ctx.node}`,
+    node: ctx.node,
+    escalation: { of: m.id, silent: d.recipient },
   };
-  return [{ type: 'escalated', id: m.id, recipient: d.recipient, to, at: now, messageId: id }, { type: 'sent', message }];
+  return [
+    { type: 'escalated', id: m.id, recipient: d.recipient, to, at: now, messageId: id },
+    { type: 'sent', message },
+  ];
 }
 
 /**
@@ -68,7 +91,15 @@ export function answeredEscalations(state: BusState, events: readonly BusEvent[]
     const escalation = escalated && state.hot[escalated.messageId];
     if (!escalation || escalation.resolution) continue;
     const answer = e.receipt.kind === 'ack' ? 'acknowledged' : `reported it ${e.receipt.outcome ?? 'done'}`;
-    out.push({ type: 'resolved', id: escalated.messageId, resolution: { by: e.recipient, at: e.receipt.at, note: `${e.recipient} ${answer} after it was escalated: nothing left to chase.` } });
+    out.push({
+      type: 'resolved',
+      id: escalated.messageId,
+      resolution: {
+        by: e.recipient,
+        at: e.receipt.at,
+        note: `${e.recipient} ${answer} after it was escalated: nothing left to chase.`,
+      },
+    });
   }
   return out;
 }

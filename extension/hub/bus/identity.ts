@@ -47,5 +47,8 @@ export function nearestNames(wanted: string, known: Iterable<string>, limit = 3)
       scored.push({ name, score });
     }
   }
-  return scored.sort((x, y) => x.score - y.score || x.name.localeCompare(y.name)).slice(0, limit).map((s) => s.name);
+  return scored
+    .sort((x, y) => x.score - y.score || x.name.localeCompare(y.name))
+    .slice(0, limit)
+    .map((s) => s.name);
 }

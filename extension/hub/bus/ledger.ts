@@ -1,6 +1,16 @@
 // Derived views of the bus: the pending ledger, what is overdue, coverage and ghosts, and the
 // timer-driven events (chase once past the SLA, dead-letter after the TTL). All plain functions.
-import type { Coverage, LedgerEntry, LedgerRecipient, OverdueSummary, PersonInboxItem, PersonPresence, RecipientOutcome, RelayOutcome, SendResult } from '../../protocol/views';
+import type {
+  Coverage,
+  LedgerEntry,
+  LedgerRecipient,
+  OverdueSummary,
+  PersonInboxItem,
+  PersonPresence,
+  RecipientOutcome,
+  RelayOutcome,
+  SendResult,
+} from '../../protocol/views';
 import { bodyOf } from './body';
 import type { BusEvent, BusState, Delivery, HotMessage, Message } from './model';
 import { escalate, isEscalationDue, type EscalationContext } from './escalate';
@@ -44,7 +54,15 @@ export function ledgerEntry(hot: HotMessage, now: number): LedgerEntry {
       recipient: d.recipient,
       state: d.state,
       sessionsPushed: sessionsReached(d),
-      lastReceipt: last && { kind: last.kind, by: last.by, session: last.session, node: last.node, at: last.at, channel: last.channel, outcome: last.outcome },
+      lastReceipt: last && {
+        kind: last.kind,
+        by: last.by,
+        session: last.session,
+        node: last.node,
+        at: last.at,
+        channel: last.channel,
+        outcome: last.outcome,
+      },
       surfaced: first && { session: first.session, node: first.node, at: first.at, path: first.path, via: first.via },
       awaitingAck: m.requiresAck && !hot.resolution && awaitingAck(d),
       failure: d.failure?.reason,
@@ -97,7 +115,12 @@ export function ledgerFacts(hot: HotMessage): LedgerFacts {
     else if (d.state === 'queued') queuedOrFailed = true;
     if (asked && awaitingAck(d)) (owing ??= []).push(d.recipient);
   }
-  return { pending: open && !allDone && (hot.message.requiresAck || queuedOrFailed), awaitingAck: owing !== undefined, deadLettered: open && failed, owing };
+  return {
+    pending: open && !allDone && (hot.message.requiresAck || queuedOrFailed),
+    awaitingAck: owing !== undefined,
+    deadLettered: open && failed,
+    owing,
+  };
 }
 
 export const isPending = (hot: HotMessage): boolean => ledgerFacts(hot).pending;
@@ -121,7 +144,11 @@ export function overdue(state: BusState, now: number, cap = Infinity): OverdueSu
   const late: HotMessage[] = [];
   for (const hot of Object.values(state.hot)) if (isPending(hot) && needsAttention(hot, now)) late.push(hot);
   late.sort((a, b) => a.message.sentAt - b.message.sentAt);
-  return { count: late.length, oldestSentAt: late[0]?.message.sentAt, ids: late.slice(0, cap).map((h) => h.message.id) };
+  return {
+    count: late.length,
+    oldestSentAt: late[0]?.message.sentAt,
+    ids: late.slice(0, cap).map((h) => h.message.id),
+  };
 }
 
 function median(xs: number[]): number | undefined {
@@ -136,19 +163,29 @@ function unackedCounts(state: BusState): (identity: string) => number {
   const unacked = new Map<string, number>();
   for (const h of Object.values(state.hot)) {
     if (h.resolution || !h.message.requiresAck) continue;
-    for (const d of Object.values(h.deliveries)) if (awaitingAck(d)) unacked.set(d.recipient, (unacked.get(d.recipient) ?? 0) + 1);
+    for (const d of Object.values(h.deliveries))
+      if (awaitingAck(d)) unacked.set(d.recipient, (unacked.get(d.recipient) ?? 0) + 1);
   }
   return (identity) => unacked.get(identity) ?? 0;
 }
 
-export function coverage(state: BusState, liveSessions: (identity: string) => number, now: number, person: (identity: string) => PersonPresence | undefined = () => undefined, unacked = unackedCounts(state)): Coverage[] {
+export function coverage(
+  state: BusState,
+  liveSessions: (identity: string) => number,
+  now: number,
+  person: (identity: string) => PersonPresence | undefined = () => undefined,
+  unacked = unackedCounts(state),
+): Coverage[] {
   const names = new Set([...Object.keys(state.identities), ...Object.keys(state.coverage)]);
   return [...names].sort().map((identity) => {
     const c = state.coverage[identity] ?? { addressed: 0, acked: 0, ackLatencies: [] };
     const live = liveSessions(identity);
     const waiting = unacked(identity);
     const there = person(identity);
-    const lastSeen = live > 0 || there?.live ? now : Math.max(state.identities[identity]?.lastSeen ?? 0, there?.lastFocusedAt ?? 0) || undefined;
+    const lastSeen =
+      live > 0 || there?.live
+        ? now
+        : Math.max(state.identities[identity]?.lastSeen ?? 0, there?.lastFocusedAt ?? 0) || undefined;
     return {
       identity,
       addressed: c.addressed,
@@ -176,7 +213,13 @@ export function dueEventsOf(hot: HotMessage, now: number, escalation?: Escalatio
   for (const d of Object.values(hot.deliveries)) {
     if (!awaitingAck(d)) continue;
     if (now > m.sentAt + m.ttlMs) {
-      events.push({ type: 'failed', id: m.id, recipient: d.recipient, reason: `dead-lettered: no ACK within the TTL of ${Math.round(m.ttlMs / 1000)} s`, at: now });
+      events.push({
+        type: 'failed',
+        id: m.id,
+        recipient: d.recipient,
+        reason: `dead-lettered: no ACK within the TTL of ${Math.round(m.ttlMs / 1000)} s`,
+        at: now,
+      });
     } else if (now > m.sentAt + m.slaMs && d.chasedAt === undefined) {
       events.push({ type: 'chased', id: m.id, recipient: d.recipient, at: now });
     } else if (escalation && isEscalationDue(hot, d, now)) {
@@ -187,7 +230,11 @@ export function dueEventsOf(hot: HotMessage, now: number, escalation?: Escalatio
 }
 
 /** A recipient of a send just committed: pushed if some live session of it here was written to, else queued. */
-export function newRecipientOutcome(identity: string, sessions: number, seenWhen: RecipientOutcome['seen_when']): RecipientOutcome {
+export function newRecipientOutcome(
+  identity: string,
+  sessions: number,
+  seenWhen: RecipientOutcome['seen_when'],
+): RecipientOutcome {
   return { identity, state: sessions > 0 ? 'pushed' : 'queued', sessions, seen_when: seenWhen };
 }
 
@@ -198,7 +245,11 @@ export function sendResult(m: Message, local: RecipientOutcome[], relay?: RelayO
     message_id: m.id,
     seq: m.seq,
     thread: m.thread,
-    state: recipients.some((r) => r.sessions > 0) ? 'pushed' : recipients.some((r) => r.state === 'relayed') ? 'relayed' : 'queued',
+    state: recipients.some((r) => r.sessions > 0)
+      ? 'pushed'
+      : recipients.some((r) => r.state === 'relayed')
+        ? 'relayed'
+        : 'queued',
     recipients,
     ...(relay ? { relay } : {}),
   };
@@ -225,8 +276,17 @@ export function personInbox(newestFirst: HotMessage[], identity: string): Person
     const m = hot.message;
     const d = hot.deliveries[identity];
     return {
-      id: m.id, from: m.from, thread: m.thread, replyTo: m.replyTo, preview: preview(bodyOf(m)), sentAt: m.sentAt, state: d.state,
-      unread: isUnread(d), requiresAck: m.requiresAck, dueAt: m.sentAt + m.slaMs, ...(m.escalation ? { escalation: m.escalation } : {}),
+      id: m.id,
+      from: m.from,
+      thread: m.thread,
+      replyTo: m.replyTo,
+      preview: preview(bodyOf(m)),
+      sentAt: m.sentAt,
+      state: d.state,
+      unread: isUnread(d),
+      requiresAck: m.requiresAck,
+      dueAt: m.sentAt + m.slaMs,
+      ...(m.escalation ? { escalation: m.escalation } : {}),
     };
   });
 }

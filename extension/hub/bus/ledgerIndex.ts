@@ -32,7 +32,8 @@ const MAX_COUNTED = 1024;
 
 function countedOf(hot: HotMessage): Counted {
   const facts = ledgerFacts(hot);
-  const flags = (facts.pending ? PENDING : 0) | (facts.awaitingAck ? AWAITING : 0) | (facts.deadLettered ? DEAD_LETTERED : 0);
+  const flags =
+    (facts.pending ? PENDING : 0) | (facts.awaitingAck ? AWAITING : 0) | (facts.deadLettered ? DEAD_LETTERED : 0);
   const unacked = sharedList(facts.owing ?? []);
   let byFlags = counted.get(unacked);
   if (!byFlags) {
@@ -151,9 +152,11 @@ export class LedgerIndex {
       crossed.push({ id: e.id, m: state.hot[e.id].message, c: this.rows.get(e.id)! });
     }
     // Drop with the old clock, keep with the new: each crossed row moves in or out of attention.
-    for (const x of crossed) if (!isDeadLetteredRow(x.c) && this.needsAttention(x.m, x.c)) this.attention.delete(x.m.sentAt, x.m.seq);
+    for (const x of crossed)
+      if (!isDeadLetteredRow(x.c) && this.needsAttention(x.m, x.c)) this.attention.delete(x.m.sentAt, x.m.seq);
     this.clock = now;
-    for (const x of crossed) if (!isDeadLetteredRow(x.c) && this.needsAttention(x.m, x.c)) this.attention.add(x.id, x.m.sentAt, x.m.seq);
+    for (const x of crossed)
+      if (!isDeadLetteredRow(x.c) && this.needsAttention(x.m, x.c)) this.attention.add(x.id, x.m.sentAt, x.m.seq);
   }
 
   counts(): { open: number; pending: number; awaitingAck: number } {

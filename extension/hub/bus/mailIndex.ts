@@ -18,15 +18,19 @@ const isOpenFor: Member = (hot, identity): hot is HotMessage => {
 };
 
 /** Still needs the identity's ACK (or result). */
-const isUnackedBy: Member = (hot, identity): hot is HotMessage => isOpenFor(hot, identity) && hot.message.requiresAck && awaitingAck(hot.deliveries[identity]);
+const isUnackedBy: Member = (hot, identity): hot is HotMessage =>
+  isOpenFor(hot, identity) && hot.message.requiresAck && awaitingAck(hot.deliveries[identity]);
 
-const isUnreadBy: Member = (hot, identity): hot is HotMessage => isOpenFor(hot, identity) && isUnread(hot.deliveries[identity]);
+const isUnreadBy: Member = (hot, identity): hot is HotMessage =>
+  isOpenFor(hot, identity) && isUnread(hot.deliveries[identity]);
 
 /** Not ACKed, asked or not: a hook hands it to each of the identity's sessions once (bus/surfacing.ts). */
-const isWaitingFor: Member = (hot, identity): hot is HotMessage => isOpenFor(hot, identity) && awaitingAck(hot.deliveries[identity]);
+const isWaitingFor: Member = (hot, identity): hot is HotMessage =>
+  isOpenFor(hot, identity) && awaitingAck(hot.deliveries[identity]);
 
 /** Waiting without an ACK asked: with the unacked, the waiting ones. */
-const isUnaskedFor: Member = (hot, identity): hot is HotMessage => isWaitingFor(hot, identity) && !hot.message.requiresAck;
+const isUnaskedFor: Member = (hot, identity): hot is HotMessage =>
+  isWaitingFor(hot, identity) && !hot.message.requiresAck;
 
 export interface UnackedSummary {
   count: number;
@@ -51,11 +55,16 @@ export class MailIndex {
   /** `${identity}\n${session}` → every waiting handoff up to this seq is seen there: a hook's walk starts after it. */
   private readonly floors = new Map<string, number>();
   /** The lists `follow` keeps by membership, built once: it runs for every recipient of every event. */
-  private readonly kept = [[this.open, isOpenFor], [this.unacked, isUnackedBy], [this.unasked, isUnaskedFor]] as const;
+  private readonly kept = [
+    [this.open, isOpenFor],
+    [this.unacked, isUnackedBy],
+    [this.unasked, isUnaskedFor],
+  ] as const;
 
   static of(state: BusState): MailIndex {
     const index = new MailIndex();
-    for (const hot of Object.values(state.hot).sort((a, b) => a.message.seq - b.message.seq)) index.follow(state, hot.message.id);
+    for (const hot of Object.values(state.hot).sort((a, b) => a.message.seq - b.message.seq))
+      index.follow(state, hot.message.id);
     return index;
   }
 
@@ -122,7 +131,8 @@ export class MailIndex {
       list.delete(id, seq);
       if (list.size > 0) continue;
       sessions!.delete(session);
-      for (const [k, to] of this.agentSessions) if (to === session && k.startsWith(`${identity}\n`)) this.agentSessions.delete(k);
+      for (const [k, to] of this.agentSessions)
+        if (to === session && k.startsWith(`${identity}\n`)) this.agentSessions.delete(k);
       this.floors.delete(`${identity}\n${session}`); // nothing seen left below it: walking from the start costs the same
     }
   }
@@ -139,19 +149,26 @@ export class MailIndex {
       else if (e.type === 'resolved') this.follow(state, e.id);
       else if (e.type === 'surfaced') {
         const seq = state.hot[e.id]?.message.seq;
-        if (seq !== undefined && this.isWaiting(e.recipient, e.id, seq)) this.markSeen(e.recipient, e.surfacing, e.id, seq);
+        if (seq !== undefined && this.isWaiting(e.recipient, e.id, seq))
+          this.markSeen(e.recipient, e.surfacing, e.id, seq);
       }
     }
   }
 
   /** Messages archived at a checkpoint leave `state.hot` without an event: out of every list. */
   forget(archived: readonly Pick<Message, 'id' | 'seq'>[]): void {
-    for (const identity of this.seen.keys()) for (const { id, seq } of archived) if (this.isWaiting(identity, id, seq)) this.unwait(identity, id, seq);
-    for (const lists of [this.open, this.unacked, this.unasked, this.unread]) for (const list of lists.values()) for (const { id, seq } of archived) list.delete(id, seq);
+    for (const identity of this.seen.keys())
+      for (const { id, seq } of archived) if (this.isWaiting(identity, id, seq)) this.unwait(identity, id, seq);
+    for (const lists of [this.open, this.unacked, this.unasked, this.unread])
+      for (const list of lists.values()) for (const { id, seq } of archived) list.delete(id, seq);
   }
 
   /** The identity's open mail after `afterSeq`, oldest first, that `keep` accepts, up to `limit`. */
-  openFor(state: BusState, identity: string, opts: { afterSeq?: number; limit?: number; keep?: (hot: HotMessage) => boolean } = {}): HotMessage[] {
+  openFor(
+    state: BusState,
+    identity: string,
+    opts: { afterSeq?: number; limit?: number; keep?: (hot: HotMessage) => boolean } = {},
+  ): HotMessage[] {
     return this.walk(state, this.open.get(identity), identity, isOpenFor, opts);
   }
 
@@ -200,7 +217,13 @@ export class MailIndex {
    * `claimed` (in flight to it), and how many there are in all. The walk starts at the session's
    * floor, so the handoffs it was handed before are not walked again on every hook.
    */
-  unsurfaced(state: BusState, identity: string, session: string, claimed: ReadonlySet<string>, limit: number): { items: HotMessage[]; count: number } {
+  unsurfaced(
+    state: BusState,
+    identity: string,
+    session: string,
+    claimed: ReadonlySet<string>,
+    limit: number,
+  ): { items: HotMessage[]; count: number } {
     const seen = this.seen.get(identity)?.get(session);
     const key = `${identity}\n${session}`;
     let floor = this.floors.get(key) ?? 0;
@@ -229,7 +252,13 @@ export class MailIndex {
     return { items, count: this.waitingCount(identity) - (seen?.size ?? 0) - claimedHere };
   }
 
-  private walk(state: BusState, list: SeqList | undefined, identity: string, member: Member, opts: { afterSeq?: number; limit?: number; keep?: (hot: HotMessage) => boolean }): HotMessage[] {
+  private walk(
+    state: BusState,
+    list: SeqList | undefined,
+    identity: string,
+    member: Member,
+    opts: { afterSeq?: number; limit?: number; keep?: (hot: HotMessage) => boolean },
+  ): HotMessage[] {
     const out: HotMessage[] = [];
     if (!list) return out;
     const limit = opts.limit ?? Infinity;

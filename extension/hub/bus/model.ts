@@ -3,7 +3,24 @@
 // The message and delivery types themselves are protocol (extension/protocol/model.ts).
 import { dict } from './dict';
 import type { Delivery, Message, Push, Receipt, Resolution, SurfacePath, Surfacing } from '../../protocol/model';
-export type { Channel, PushKind, ReceiptKind, Outcome, SurfacePath, DeliveryState, Attachment, Message, Origin, Escalation, Stamp, Receipt, Push, Surfacing, Delivery, Resolution } from '../../protocol/model';
+export type {
+  Channel,
+  PushKind,
+  ReceiptKind,
+  Outcome,
+  SurfacePath,
+  DeliveryState,
+  Attachment,
+  Message,
+  Origin,
+  Escalation,
+  Stamp,
+  Receipt,
+  Push,
+  Surfacing,
+  Delivery,
+  Resolution,
+} from '../../protocol/model';
 
 export interface IdentityRecord {
   name: string;
@@ -39,7 +56,19 @@ export type OutboxItem =
   | { kind: 'message'; message: Message }
   | { kind: 'receipt'; messageId: string; sender: string; refEventId?: string; receipt: Receipt }
   /** A local recipient's first push or first surfacing of a remote sender's message: the sender's ledger shows it. */
-  | { kind: 'progress'; messageId: string; sender: string; refEventId?: string; step: 'pushed' | 'surfaced'; recipient: string; session: string; node: string; at: number; path?: SurfacePath; via?: string };
+  | {
+      kind: 'progress';
+      messageId: string;
+      sender: string;
+      refEventId?: string;
+      step: 'pushed' | 'surfaced';
+      recipient: string;
+      session: string;
+      node: string;
+      at: number;
+      path?: SurfacePath;
+      via?: string;
+    };
 
 /** Persisted with its txnId before the first send, so every retry (even after a crash) reuses it. */
 export interface OutboxEntry {

@@ -57,7 +57,12 @@ export class RecentSends {
   }
 
   /** The remembered send of this body from `from` to these recipients, if any. */
-  find(from: string, recipients: readonly string[], body: string, fp = this.fingerprint(from, recipients, body)): Sent | undefined {
+  find(
+    from: string,
+    recipients: readonly string[],
+    body: string,
+    fp = this.fingerprint(from, recipients, body),
+  ): Sent | undefined {
     const slot = this.byHash.get(fp.hash);
     if (slot === undefined) return undefined;
     return (Array.isArray(slot) ? slot : [slot]).find((m) => matches(m, from, fp.recipients, body));
@@ -85,7 +90,11 @@ export class RecentSends {
   stored(draft: Sent, stored: Sent, fp: Fingerprint): void {
     const slot = this.byHash.get(fp.hash);
     if (slot === draft) this.byHash.set(fp.hash, stored);
-    else if (Array.isArray(slot) && slot.includes(draft)) this.byHash.set(fp.hash, slot.map((x) => (x === draft ? stored : x)));
+    else if (Array.isArray(slot) && slot.includes(draft))
+      this.byHash.set(
+        fp.hash,
+        slot.map((x) => (x === draft ? stored : x)),
+      );
   }
 
   /** Forgets the sends `old` says are past the window. */

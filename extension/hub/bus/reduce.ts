@@ -2,13 +2,29 @@
 // replays the journal through this same function and must land on the same state.
 import { appendTo, compactMessage, newDelivery } from './compact';
 import { asDict, dict } from './dict';
-import { RESEND_PREFIX, type BusEvent, type BusState, type Delivery, type DeliveryState, type HotMessage, type OutboxEntry, type RelayState } from './model';
+import {
+  RESEND_PREFIX,
+  type BusEvent,
+  type BusState,
+  type Delivery,
+  type DeliveryState,
+  type HotMessage,
+  type OutboxEntry,
+  type RelayState,
+} from './model';
 
 const ACK_LATENCY_SAMPLES = 200;
 
 const TERMINAL = 5;
 const RANK: Record<DeliveryState, number> = {
-  queued: 0, pushed: 1, surfaced: 2, read: 3, acked: 4, done: TERMINAL, stuck: TERMINAL, failed: TERMINAL,
+  queued: 0,
+  pushed: 1,
+  surfaced: 2,
+  read: 3,
+  acked: 4,
+  done: TERMINAL,
+  stuck: TERMINAL,
+  failed: TERMINAL,
 };
 
 export function isTerminal(state: DeliveryState): boolean {
@@ -74,7 +90,12 @@ export function apply(state: BusState, event: BusEvent, changed?: Set<string>): 
         known.lastSeen = Math.max(known.lastSeen, event.at);
         known.roles = event.roles;
       } else {
-        state.identities[event.name] = { name: event.name, firstSeen: event.at, lastSeen: event.at, roles: event.roles };
+        state.identities[event.name] = {
+          name: event.name,
+          firstSeen: event.at,
+          lastSeen: event.at,
+          roles: event.roles,
+        };
       }
       return;
     }

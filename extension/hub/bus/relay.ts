@@ -41,16 +41,31 @@ export function outboxFor(state: BusState, events: BusEvent[]): BusEvent[] {
       const step = e.type;
       const { session, node, at } = e.type === 'pushed' ? e.push : e.surfacing;
       out.push({
-        type: 'outboxed', txnId: `${step}.${e.id}.${e.recipient}`, at,
+        type: 'outboxed',
+        txnId: `${step}.${e.id}.${e.recipient}`,
+        at,
         item: {
-          kind: 'progress', messageId: e.id, sender: m.from, refEventId: m.origin.eventId, step, recipient: e.recipient, session, node, at,
+          kind: 'progress',
+          messageId: e.id,
+          sender: m.from,
+          refEventId: m.origin.eventId,
+          step,
+          recipient: e.recipient,
+          session,
+          node,
+          at,
           ...(e.type === 'surfaced' ? { path: e.surfacing.path, via: e.surfacing.via } : {}),
         },
       });
       continue;
     }
     if (e.type === 'sent' && e.message.recipients.some(isRemote) && !e.message.origin) {
-      out.push({ type: 'outboxed', txnId: messageTxnId(e.message.id), at: e.message.sentAt, item: { kind: 'message', message: e.message } });
+      out.push({
+        type: 'outboxed',
+        txnId: messageTxnId(e.message.id),
+        at: e.message.sentAt,
+        item: { kind: 'message', message: e.message },
+      });
     } else if (e.type === 'receipt' && !isRemote(e.receipt.by)) {
       const m = state.hot[e.id]?.message;
       if (!m || !isRemote(m.from)) continue;

@@ -124,8 +124,15 @@ export class SeqList {
 }
 
 /** Two lists' ids after `afterSeq` as one list in seq order; deleting the yielded id is safe. */
-export function* bySeq(a: SeqList | undefined, b: SeqList | undefined, afterSeq = 0): Generator<{ id: string; seq: number }> {
-  const walks = [a, b].map((list) => ({ ids: list?.entries(afterSeq), next: undefined as { id: string; seq: number } | undefined }));
+export function* bySeq(
+  a: SeqList | undefined,
+  b: SeqList | undefined,
+  afterSeq = 0,
+): Generator<{ id: string; seq: number }> {
+  const walks = [a, b].map((list) => ({
+    ids: list?.entries(afterSeq),
+    next: undefined as { id: string; seq: number } | undefined,
+  }));
   const step = (w: (typeof walks)[number]) => {
     const r = w.ids?.next();
     w.next = r && !r.done ? { id: r.value[0], seq: r.value[1] } : undefined;

@@ -83,7 +83,8 @@ export class SortedIds {
       block.ats.splice(i, 0, at);
       block.seqs.splice(i, 0, seq);
     }
-    if (block.ids.length > 2 * BLOCK) this.blocks.splice(b + 1, 0, { ids: tail(block.ids), ats: tail(block.ats), seqs: tail(block.seqs) });
+    if (block.ids.length > 2 * BLOCK)
+      this.blocks.splice(b + 1, 0, { ids: tail(block.ids), ats: tail(block.ats), seqs: tail(block.seqs) });
   }
 
   delete(at: number, seq: number): void {
@@ -104,7 +105,8 @@ export class SortedIds {
     if (this.blocks.length === 0) return;
     let b = this.blockOf(at, -Infinity);
     let i = SortedIds.indexIn(this.blocks[b], at, -Infinity);
-    for (; b < this.blocks.length; b++, i = 0) for (const block = this.blocks[b]; i < block.ids.length; i++) yield entry(block, i);
+    for (; b < this.blocks.length; b++, i = 0)
+      for (const block = this.blocks[b]; i < block.ids.length; i++) yield entry(block, i);
   }
 
   first(): Keyed | undefined {

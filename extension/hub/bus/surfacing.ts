@@ -4,7 +4,12 @@ import { awaitingAck } from './ledger';
 import type { BusEvent, HotMessage, SurfacePath } from './model';
 
 /** Of an identity's open mail (oldest first), what has not entered `session`'s model context yet. */
-export function unsurfacedFor(mail: HotMessage[], identity: string, session: string, claimed: (id: string) => boolean): HotMessage[] {
+export function unsurfacedFor(
+  mail: HotMessage[],
+  identity: string,
+  session: string,
+  claimed: (id: string) => boolean,
+): HotMessage[] {
   const out: HotMessage[] = [];
   for (const hot of mail) {
     const d = hot.deliveries[identity];
@@ -16,7 +21,11 @@ export function unsurfacedFor(mail: HotMessage[], identity: string, session: str
 }
 
 /** A replay when the identity's model saw it before (another session, or before a restart). */
-export function surfacedEvent(hot: HotMessage, identity: string, stamp: { session: string; node: string; at: number; path: SurfacePath; via: string; cliSession?: string }): Extract<BusEvent, { type: 'surfaced' }> {
+export function surfacedEvent(
+  hot: HotMessage,
+  identity: string,
+  stamp: { session: string; node: string; at: number; path: SurfacePath; via: string; cliSession?: string },
+): Extract<BusEvent, { type: 'surfaced' }> {
   const replayed = (hot.deliveries[identity].surfacings?.length ?? 0) > 0;
   return { type: 'surfaced', id: hot.message.id, recipient: identity, surfacing: { ...stamp, replayed } };
 }

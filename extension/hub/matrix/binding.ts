@@ -42,7 +42,12 @@ export class NodeBindings {
 
   /** The account that speaks for a node, if any has been settled. */
   boundTo(node: string): string | undefined {
-    return this.configured[node] ?? (node === this.hub.node ? this.ownUser : undefined) ?? this.hub.state.relay?.nodes?.[node]?.user ?? this.pending.get(node)?.user;
+    return (
+      this.configured[node] ??
+      (node === this.hub.node ? this.ownUser : undefined) ??
+      this.hub.state.relay?.nodes?.[node]?.user ??
+      this.pending.get(node)?.user
+    );
   }
 
   /** The node's announced Ed25519 public key, once bound. */
@@ -57,9 +62,11 @@ export class NodeBindings {
 
   all(): NodeBinding[] {
     const out = new Map<string, NodeBinding>();
-    for (const [node, b] of Object.entries(this.hub.state.relay?.nodes ?? {})) out.set(node, { node, user: b.user, how: 'announced', signed: !!b.key });
+    for (const [node, b] of Object.entries(this.hub.state.relay?.nodes ?? {}))
+      out.set(node, { node, user: b.user, how: 'announced', signed: !!b.key });
     out.set(this.hub.node, { node: this.hub.node, user: this.ownUser, how: 'this hub', signed: !!this.ownKey });
-    for (const [node, user] of Object.entries(this.configured)) out.set(node, { node, user, how: 'configured', signed: !!this.keyOf(node) });
+    for (const [node, user] of Object.entries(this.configured))
+      out.set(node, { node, user, how: 'configured', signed: !!this.keyOf(node) });
     return [...out.values()].sort((a, b) => a.node.localeCompare(b.node));
   }
 
@@ -77,19 +84,38 @@ export class NodeBindings {
     const bound = this.boundTo(node);
     if (bound === ev.sender) {
       const known = this.keyOf(node);
-      if (known && key !== known) return this.refuse(ev, node, bound, `${node} announced another key than the one it is bound to; its events are refused until it uses its own (a hub whose store was replaced needs a new node name)`);
+      if (known && key !== known)
+        return this.refuse(
+          ev,
+          node,
+          bound,
+          `${node} announced another key than the one it is bound to; its events are refused until it uses its own (a hub whose store was replaced needs a new node name)`,
+        );
       if (!known && key) {
         this.pending.set(node, { user: ev.sender, key });
         events.push({ type: 'node-bound', node, user: ev.sender, at: ev.origin_server_ts, key });
       }
       return true;
     }
-    if (isPersonNode(node)) return this.refuse(ev, node, undefined, `node names starting with "matrix:" stand for people in the room; no hub may claim one`);
+    if (isPersonNode(node))
+      return this.refuse(
+        ev,
+        node,
+        undefined,
+        `node names starting with "matrix:" stand for people in the room; no hub may claim one`,
+      );
     if (bound) return this.refuse(ev, node, bound, `${node} is bound to ${bound}; ${ev.sender} may not speak for it`);
-    const others = this.all().filter((b) => b.user === ev.sender).map((b) => b.node);
+    const others = this.all()
+      .filter((b) => b.user === ev.sender)
+      .map((b) => b.node);
     for (const [n, p] of this.pending) if (p.user === ev.sender) others.push(n);
     if (others.length) {
-      return this.refuse(ev, node, undefined, `${ev.sender} already speaks for ${others.join(', ')}; several nodes on one Matrix account must be listed in the Matrix config's "nodes"`);
+      return this.refuse(
+        ev,
+        node,
+        undefined,
+        `${ev.sender} already speaks for ${others.join(', ')}; several nodes on one Matrix account must be listed in the Matrix config's "nodes"`,
+      );
     }
     this.pending.set(node, { user: ev.sender, key });
     events.push({ type: 'node-bound', node, user: ev.sender, at: ev.origin_server_ts, ...(key ? { key } : {}) });
@@ -98,7 +124,8 @@ export class NodeBindings {
 
   private refuse(ev: RawEvent, node: string, boundTo: string | undefined, why: string): false {
     const key = `${node}\n${ev.sender}`;
-    if (!this.refused.has(key)) this.refused.set(key, { node, claimedBy: ev.sender, boundTo, at: ev.origin_server_ts, why });
+    if (!this.refused.has(key))
+      this.refused.set(key, { node, claimedBy: ev.sender, boundTo, at: ev.origin_server_ts, why });
     this.drops.note('node_claim_refused', ev, why);
     return false;
   }
@@ -115,9 +142,11 @@ export class NodeBindings {
     for (const [user, bindings] of byUser) {
       if (bindings.length < 2) continue;
       const nodes = bindings.map((b) => b.node).join(', ');
-      lines.push(bindings.every((b) => b.signed)
-        ? `Nodes ${nodes} share the Matrix account ${user}: only their announced keys tell them apart (each event is signed).`
-        : `Nodes ${nodes} share the Matrix account ${user}: they cannot be told apart (each could speak for the others).`);
+      lines.push(
+        bindings.every((b) => b.signed)
+          ? `Nodes ${nodes} share the Matrix account ${user}: only their announced keys tell them apart (each event is signed).`
+          : `Nodes ${nodes} share the Matrix account ${user}: they cannot be told apart (each could speak for the others).`,
+      );
     }
     return lines;
   }

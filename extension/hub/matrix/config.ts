@@ -50,11 +50,16 @@ function fail(where: string, what: string): never {
 /** Validates settings; `where` names their source in errors. */
 export function matrixConfig(s: MatrixSettings, where: string, env: NodeJS.ProcessEnv = process.env): MatrixConfig {
   const homeserver = typeof s.homeserver === 'string' ? s.homeserver.replace(/\/+$/, '') : '';
-  if (!/^https?:\/\/[^\s/]+/.test(homeserver)) fail(where, 'homeserver must be an http(s) URL such as https://matrix.example.org');
-  if (typeof s.room !== 'string' || !ROOM.test(s.room)) fail(where, 'room must be a room id (!id:server) or an alias (#name:server)');
+  if (!/^https?:\/\/[^\s/]+/.test(homeserver))
+    fail(where, 'homeserver must be an http(s) URL such as https://matrix.example.org');
+  if (typeof s.room !== 'string' || !ROOM.test(s.room))
+    fail(where, 'room must be a room id (!id:server) or an alias (#name:server)');
   const allowed = s.allowedSenders ?? [];
   if (!Array.isArray(allowed) || !allowed.every((u) => typeof u === 'string' && USER_ID.test(u))) {
-    fail(where, 'allowedSenders must be a list of Matrix user ids such as "@bob:example.org" (your own account is always allowed)');
+    fail(
+      where,
+      'allowedSenders must be a list of Matrix user ids such as "@bob:example.org" (your own account is always allowed)',
+    );
   }
   let accessToken: string;
   let tokenSource: string;
@@ -65,7 +70,10 @@ export function matrixConfig(s: MatrixSettings, where: string, env: NodeJS.Proce
     try {
       accessToken = readFileSync(s.accessTokenFile, 'utf8').trim();
     } catch (e) {
-      fail(where, `cannot read accessTokenFile ${s.accessTokenFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      fail(
+        where,
+        `cannot read accessTokenFile ${s.accessTokenFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
     tokenSource = `file ${s.accessTokenFile}`;
   } else if (env.HANDOFF_MATRIX_TOKEN?.trim()) {
@@ -76,18 +84,36 @@ export function matrixConfig(s: MatrixSettings, where: string, env: NodeJS.Proce
   }
   if (!accessToken) fail(where, `the access token from ${tokenSource} is empty`);
   const limit = s.syncTimelineLimit === undefined ? 50 : Number(s.syncTimelineLimit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) fail(where, 'syncTimelineLimit must be an integer from 1 to 1000');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    fail(where, 'syncTimelineLimit must be an integer from 1 to 1000');
   const nodes = s.nodes ?? {};
-  if (typeof nodes !== 'object' || Array.isArray(nodes) || !Object.entries(nodes).every(([n, u]) => NODE.test(n) && !n.startsWith('matrix:') && typeof u === 'string' && USER_ID.test(u))) {
-    fail(where, 'nodes must map node names to the Matrix user that speaks for each, such as {"laptop:web": "@bob:example.org"} (names starting with "matrix:" are for people)');
+  if (
+    typeof nodes !== 'object' ||
+    Array.isArray(nodes) ||
+    !Object.entries(nodes).every(
+      ([n, u]) => NODE.test(n) && !n.startsWith('matrix:') && typeof u === 'string' && USER_ID.test(u),
+    )
+  ) {
+    fail(
+      where,
+      'nodes must map node names to the Matrix user that speaks for each, such as {"laptop:web": "@bob:example.org"} (names starting with "matrix:" are for people)',
+    );
   }
   const people = s.people ?? [];
-  if (!Array.isArray(people) || !people.every((u) => typeof u === 'string' && USER_ID.test(u))) fail(where, 'people must be a list of Matrix user ids such as "@carol:example.org"');
+  if (!Array.isArray(people) || !people.every((u) => typeof u === 'string' && USER_ID.test(u)))
+    fail(where, 'people must be a list of Matrix user ids such as "@carol:example.org"');
   const batch = s.outboxBatch === undefined ? 100 : Number(s.outboxBatch);
   if (!Number.isInteger(batch) || batch < 1 || batch > 200) fail(where, 'outboxBatch must be an integer from 1 to 200');
   return {
-    homeserver, accessToken, room: s.room, allowedSenders: allowed as string[], syncTimelineLimit: limit, tokenSource,
-    nodes: nodes as Record<string, string>, people: people as string[], outboxBatch: batch,
+    homeserver,
+    accessToken,
+    room: s.room,
+    allowedSenders: allowed as string[],
+    syncTimelineLimit: limit,
+    tokenSource,
+    nodes: nodes as Record<string, string>,
+    people: people as string[],
+    outboxBatch: batch,
   };
 }
 
@@ -96,7 +122,10 @@ export function matrixConfig(s: MatrixSettings, where: string, env: NodeJS.Proce
  * else HANDOFF_MATRIX_HOMESERVER + HANDOFF_MATRIX_ROOM (+ HANDOFF_MATRIX_ALLOWED, comma
  * separated). Undefined when none is given: Matrix stays off and its SDK is never loaded.
  */
-export function loadMatrixConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env): MatrixConfig | undefined {
+export function loadMatrixConfig(
+  file: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): MatrixConfig | undefined {
   const path = file ?? env.HANDOFF_MATRIX_CONFIG;
   if (path) {
     let settings: MatrixSettings;
@@ -110,14 +139,31 @@ export function loadMatrixConfig(file: string | undefined, env: NodeJS.ProcessEn
     return matrixConfig(settings, path, env);
   }
   if (!env.HANDOFF_MATRIX_HOMESERVER) return undefined;
-  return matrixConfig({
-    homeserver: env.HANDOFF_MATRIX_HOMESERVER,
-    room: env.HANDOFF_MATRIX_ROOM,
-    allowedSenders: (env.HANDOFF_MATRIX_ALLOWED ?? '').split(',').map((u) => u.trim()).filter(Boolean),
-    accessTokenFile: env.HANDOFF_MATRIX_TOKEN_FILE,
-    syncTimelineLimit: env.HANDOFF_MATRIX_SYNC_LIMIT,
-    // node=@user:server pairs, comma separated
-    nodes: env.HANDOFF_MATRIX_NODES ? Object.fromEntries(env.HANDOFF_MATRIX_NODES.split(',').map((p) => p.trim()).filter(Boolean).map((p) => [p.slice(0, p.lastIndexOf('=')), p.slice(p.lastIndexOf('=') + 1)])) : undefined,
-    people: (env.HANDOFF_MATRIX_PEOPLE ?? '').split(',').map((u) => u.trim()).filter(Boolean),
-  }, 'environment', env);
+  return matrixConfig(
+    {
+      homeserver: env.HANDOFF_MATRIX_HOMESERVER,
+      room: env.HANDOFF_MATRIX_ROOM,
+      allowedSenders: (env.HANDOFF_MATRIX_ALLOWED ?? '')
+        .split(',')
+        .map((u) => u.trim())
+        .filter(Boolean),
+      accessTokenFile: env.HANDOFF_MATRIX_TOKEN_FILE,
+      syncTimelineLimit: env.HANDOFF_MATRIX_SYNC_LIMIT,
+      // node=@user:server pairs, comma separated
+      nodes: env.HANDOFF_MATRIX_NODES
+        ? Object.fromEntries(
+            env.HANDOFF_MATRIX_NODES.split(',')
+              .map((p) => p.trim())
+              .filter(Boolean)
+              .map((p) => [p.slice(0, p.lastIndexOf('=')), p.slice(p.lastIndexOf('=') + 1)]),
+          )
+        : undefined,
+      people: (env.HANDOFF_MATRIX_PEOPLE ?? '')
+        .split(',')
+        .map((u) => u.trim())
+        .filter(Boolean),
+    },
+    'environment',
+    env,
+  );
 }

@@ -4,8 +4,15 @@ import type { RawEvent } from './homeserver';
 
 /** Why an event was not taken; the counts are shown in the remote status. */
 export type DropReason =
-  | 'not_allowed' | 'malformed' | 'forged_node' | 'bad_signature' | 'node_claim_refused' | 'not_a_recipient'
-  | 'not_for_this_node' | 'person_unnamed' | 'meaningless';
+  | 'not_allowed'
+  | 'malformed'
+  | 'forged_node'
+  | 'bad_signature'
+  | 'node_claim_refused'
+  | 'not_a_recipient'
+  | 'not_for_this_node'
+  | 'person_unnamed'
+  | 'meaningless';
 
 const LOGGED_FIRST = 5;
 const LOG_EVERY = 100;
@@ -22,7 +29,9 @@ export class Drops {
     const n = (this.perSender.get(key) ?? 0) + 1;
     this.perSender.set(key, n);
     if (n <= LOGGED_FIRST || n % LOG_EVERY === 0) {
-      this.log(`dropped ${ev.type} ${ev.event_id} from ${ev.sender} (${reason}${n > LOGGED_FIRST ? `, ${n} so far` : ''}): ${why}`);
+      this.log(
+        `dropped ${ev.type} ${ev.event_id} from ${ev.sender} (${reason}${n > LOGGED_FIRST ? `, ${n} so far` : ''}): ${why}`,
+      );
     }
   }
 

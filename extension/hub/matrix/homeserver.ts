@@ -10,10 +10,14 @@ import { NODE_STATE } from './wire';
  * channel: drop debug/info, send warnings to our log. Its child loggers copy this factory. */
 export function quietSdkLogs(log: (line: string) => void): void {
   // It is a loglevel logger underneath; its type does not say so.
-  const root = sdkLogger as unknown as { methodFactory: (method: string) => (...args: unknown[]) => void; rebuild(): void };
-  root.methodFactory = (method) => (method === 'warn' || method === 'error'
-    ? (...args) => log(`matrix-js-sdk ${method}: ${args.map(String).join(' ')}`)
-    : () => undefined);
+  const root = sdkLogger as unknown as {
+    methodFactory: (method: string) => (...args: unknown[]) => void;
+    rebuild(): void;
+  };
+  root.methodFactory = (method) =>
+    method === 'warn' || method === 'error'
+      ? (...args) => log(`matrix-js-sdk ${method}: ${args.map(String).join(' ')}`)
+      : () => undefined;
   root.rebuild();
 }
 
@@ -36,8 +40,10 @@ export function classify(e: unknown): Failure {
     if (status === 413 || PERMANENT.has(e.errcode ?? '')) return { kind: 'permanent', why, status };
     return { kind: 'retry', why, status };
   }
-  if (e instanceof ConnectionError) return { kind: 'retry', why: `homeserver unreachable (${(e.cause as Error | undefined)?.message ?? e.message})` };
-  if ((e as Error)?.name === 'AbortError' || (e as Error)?.name === 'TimeoutError') return { kind: 'retry', why: 'request timed out' };
+  if (e instanceof ConnectionError)
+    return { kind: 'retry', why: `homeserver unreachable (${(e.cause as Error | undefined)?.message ?? e.message})` };
+  if ((e as Error)?.name === 'AbortError' || (e as Error)?.name === 'TimeoutError')
+    return { kind: 'retry', why: 'request timed out' };
   return { kind: 'retry', why: (e as Error)?.message ?? String(e) };
 }
 
@@ -70,8 +76,18 @@ export class Homeserver {
     this.client = createClient({ baseUrl: config.homeserver, accessToken: config.accessToken, logger: sdkLogger });
   }
 
-  private request<T>(method: Method, path: string, query?: Record<string, string>, body?: object, timeoutMs = 20_000, signal?: AbortSignal): Promise<T> {
-    return this.client.http.authedRequest<T>(method, path, query, body as Record<string, unknown> | undefined, { localTimeoutMs: timeoutMs, abortSignal: signal });
+  private request<T>(
+    method: Method,
+    path: string,
+    query?: Record<string, string>,
+    body?: object,
+    timeoutMs = 20_000,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    return this.client.http.authedRequest<T>(method, path, query, body as Record<string, unknown> | undefined, {
+      localTimeoutMs: timeoutMs,
+      abortSignal: signal,
+    });
   }
 
   whoami(): Promise<{ user_id: string; device_id?: string }> {
@@ -88,7 +104,10 @@ export class Homeserver {
     const alias = room.slice(1, room.indexOf(':'));
     try {
       const created = await this.request<{ room_id: string }>(Method.Post, '/createRoom', undefined, {
-        room_alias_name: alias, preset: 'private_chat', name: `Handoff bus ${room}`, invite,
+        room_alias_name: alias,
+        preset: 'private_chat',
+        name: `Handoff bus ${room}`,
+        invite,
         // Every hub announces its identities as room state; members need no moderator rights for it.
         power_level_content_override: { events: { [NODE_STATE]: 0 } },
         topic: 'Handoff: a message bus between coding agents. Handoffs, ACKs and results are posted here by the hubs.',
@@ -96,14 +115,22 @@ export class Homeserver {
       return created.room_id;
     } catch (e) {
       // Another hub created it a moment ago: join that one.
-      if (e instanceof MatrixError && e.errcode === 'M_ROOM_IN_USE') return (await this.request<{ room_id: string }>(Method.Post, `/join/${enc(room)}`, undefined, {})).room_id;
+      if (e instanceof MatrixError && e.errcode === 'M_ROOM_IN_USE')
+        return (await this.request<{ room_id: string }>(Method.Post, `/join/${enc(room)}`, undefined, {})).room_id;
       throw e;
     }
   }
 
   /** Idempotent by txnId: the homeserver answers a repeated txnId with the first event id. */
   async send(room: string, type: string, txnId: string, content: object): Promise<string> {
-    return (await this.request<{ event_id: string }>(Method.Put, `/rooms/${enc(room)}/send/${enc(type)}/${enc(txnId)}`, undefined, content)).event_id;
+    return (
+      await this.request<{ event_id: string }>(
+        Method.Put,
+        `/rooms/${enc(room)}/send/${enc(type)}/${enc(txnId)}`,
+        undefined,
+        content,
+      )
+    ).event_id;
   }
 
   async putState(room: string, type: string, stateKey: string, content: object): Promise<void> {
@@ -117,8 +144,20 @@ export class Homeserver {
   }
 
   /** One page of the room's timeline, newest first from `from` (dir b). */
-  messages(room: string, from: string, limit: number, signal: AbortSignal): Promise<{ chunk: RawEvent[]; end?: string }> {
-    return this.request(Method.Get, `/rooms/${enc(room)}/messages`, { from, dir: 'b', limit: String(limit) }, undefined, 20_000, signal);
+  messages(
+    room: string,
+    from: string,
+    limit: number,
+    signal: AbortSignal,
+  ): Promise<{ chunk: RawEvent[]; end?: string }> {
+    return this.request(
+      Method.Get,
+      `/rooms/${enc(room)}/messages`,
+      { from, dir: 'b', limit: String(limit) },
+      undefined,
+      20_000,
+      signal,
+    );
   }
 
   stop(): void {

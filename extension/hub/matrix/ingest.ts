@@ -14,8 +14,24 @@ import type { Drops } from './drops';
 import { verifyWire } from './keys';
 import { personReaction, personReply, type PeopleContext, type PersonOutcome } from './people';
 import {
-  BATCH_KEY, HANDOFF_KEY, localMessage, MESSAGE_TYPE, NODE_STATE, PROGRESS_TYPE, REACTION_TYPE, RECEIPT_KEY, readAnnouncement, readBatch, readEvent, readMessage,
-  readReaction, readReceipt, readReply, type BatchItem, type WireMessage, type WireReceipt,
+  BATCH_KEY,
+  HANDOFF_KEY,
+  localMessage,
+  MESSAGE_TYPE,
+  NODE_STATE,
+  PROGRESS_TYPE,
+  REACTION_TYPE,
+  RECEIPT_KEY,
+  readAnnouncement,
+  readBatch,
+  readEvent,
+  readMessage,
+  readReaction,
+  readReceipt,
+  readReply,
+  type BatchItem,
+  type WireMessage,
+  type WireReceipt,
 } from './wire';
 
 const POLL_MS = 30_000;
@@ -96,7 +112,13 @@ export class Ingest {
           continue;
         }
         this.hooks.onTrouble(f.why, f.kind === 'refused');
-        await this.pause(f.kind === 'retry' && f.afterMs !== undefined ? f.afterMs : f.kind === 'refused' ? 10_000 : Math.min(100 * 2 ** failures++, MAX_BACKOFF_MS));
+        await this.pause(
+          f.kind === 'retry' && f.afterMs !== undefined
+            ? f.afterMs
+            : f.kind === 'refused'
+              ? 10_000
+              : Math.min(100 * 2 ** failures++, MAX_BACKOFF_MS),
+        );
         continue;
       }
       failures = 0;
@@ -116,10 +138,14 @@ export class Ingest {
   private pause(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, ms);
-      this.abort.signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve();
-      }, { once: true });
+      this.abort.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
     });
   }
 
@@ -145,12 +171,17 @@ export class Ingest {
         timeline = [...gap, ...timeline];
       }
       lastEventId = timeline.at(-1)?.event_id;
-      const valid = (raw: RawEvent[]) => raw.flatMap((e) => {
-        const ev = readEvent(e);
-        if (typeof ev !== 'string') return [ev];
-        this.drops.note('malformed', { event_id: String(e?.event_id), sender: String(e?.sender), type: String(e?.type) }, ev);
-        return [];
-      });
+      const valid = (raw: RawEvent[]) =>
+        raw.flatMap((e) => {
+          const ev = readEvent(e);
+          if (typeof ev !== 'string') return [ev];
+          this.drops.note(
+            'malformed',
+            { event_id: String(e?.event_id), sender: String(e?.sender), type: String(e?.type) },
+            ev,
+          );
+          return [];
+        });
       const state = valid(joined.state?.events ?? []);
       timeline = valid(timeline);
       for (const ev of [...state, ...timeline.filter((e) => e.state_key !== undefined)]) {
@@ -183,7 +214,9 @@ export class Ingest {
       if (!end || chunk.length === 0) break;
       token = end;
     }
-    this.hooks.log(`backfill of ${this.room} stopped after ${newestFirst.length} events without reaching ${lastEventId}: older handoffs in the gap, if any, were not ingested`);
+    this.hooks.log(
+      `backfill of ${this.room} stopped after ${newestFirst.length} events without reaching ${lastEventId}: older handoffs in the gap, if any, were not ingested`,
+    );
     return newestFirst.reverse();
   }
 
@@ -226,8 +259,12 @@ export class Ingest {
     const bus = ev.type === MESSAGE_TYPE || ev.type === PROGRESS_TYPE;
     if (bus && (c[HANDOFF_KEY] !== undefined || c[RECEIPT_KEY] !== undefined || c[BATCH_KEY] !== undefined)) {
       if (ev.sender !== this.ownUser && !this.allowedSender(ev)) return;
-      const items: BatchItem[] | string = c[BATCH_KEY] !== undefined ? readBatch(c)
-        : c[HANDOFF_KEY] !== undefined ? [wireItem('message', readMessage(c), c[HANDOFF_KEY])] : [wireItem('receipt', readReceipt(c), c[RECEIPT_KEY])];
+      const items: BatchItem[] | string =
+        c[BATCH_KEY] !== undefined
+          ? readBatch(c)
+          : c[HANDOFF_KEY] !== undefined
+            ? [wireItem('message', readMessage(c), c[HANDOFF_KEY])]
+            : [wireItem('receipt', readReceipt(c), c[RECEIPT_KEY])];
       if (typeof items === 'string') return this.drops.note('malformed', ev, items);
       const ownIds: string[] = [];
       for (const item of items) {
@@ -247,7 +284,8 @@ export class Ingest {
     }
     if (ev.type !== MESSAGE_TYPE || !this.allowedSender(ev)) return;
     const reply = readReply(c);
-    if (typeof reply === 'string') return this.drops.note('meaningless', ev, `a message that is no reply to a handoff (${reply})`);
+    if (typeof reply === 'string')
+      return this.drops.note('meaningless', ev, `a message that is no reply to a handoff (${reply})`);
     this.person(ev, personReply(this.people(), ev, reply), events, taken);
   }
 
@@ -256,7 +294,10 @@ export class Ingest {
     const node = item.wire.node;
     const key = this.bindings.keyOf(node);
     if (!key || !this.bindings.speaksFor(node, ev.sender) || verifyWire(key, item.raw)) return true; // unbound: refused below, by account
-    const what = item.kind === 'message' ? `handoff ${item.wire.id} from ${item.wire.from}` : `${item.wire.kind} receipt for ${item.wire.message_id} by ${item.wire.by}`;
+    const what =
+      item.kind === 'message'
+        ? `handoff ${item.wire.id} from ${item.wire.from}`
+        : `${item.wire.kind} receipt for ${item.wire.message_id} by ${item.wire.by}`;
     this.drops.note('bad_signature', ev, `${what} is not signed by node ${node}'s announced key`);
     return false;
   }
@@ -264,7 +305,11 @@ export class Ingest {
   private handoff(ev: RawEvent, w: WireMessage, events: BusEvent[], taken: Set<string>, ownIds: string[]): void {
     if (!this.bindings.speaksFor(w.node, ev.sender)) {
       const bound = this.bindings.boundTo(w.node);
-      return this.drops.note('forged_node', ev, `handoff ${w.id} claims to come from ${w.from}, but node ${w.node} speaks only through ${bound ?? 'the account that announces it (none yet)'}`);
+      return this.drops.note(
+        'forged_node',
+        ev,
+        `handoff ${w.id} claims to come from ${w.from}, but node ${w.node} speaks only through ${bound ?? 'the account that announces it (none yet)'}`,
+      );
     }
     if (w.node === this.hub.node) {
       ownIds.push(w.id);
@@ -281,7 +326,11 @@ export class Ingest {
     const node = this.hub.node;
     if (!this.bindings.speaksFor(w.node, ev.sender)) {
       const bound = this.bindings.boundTo(w.node);
-      return this.drops.note('forged_node', ev, `${w.kind} receipt for ${w.message_id} claims to be by ${w.by}, but node ${w.node} speaks only through ${bound ?? 'the account that announces it (none yet)'}`);
+      return this.drops.note(
+        'forged_node',
+        ev,
+        `${w.kind} receipt for ${w.message_id} claims to be by ${w.by}, but node ${w.node} speaks only through ${bound ?? 'the account that announces it (none yet)'}`,
+      );
     }
     if (w.node === node) return;
     const hot = this.hub.state.hot[w.message_id];
@@ -294,22 +343,53 @@ export class Ingest {
     taken.add(key);
     if (w.kind === 'pushed') {
       if (d.pushes.some((p) => p.session === w.session && p.node === w.node && p.at === w.at)) return;
-      events.push({ type: 'pushed', id: w.message_id, recipient: w.by, push: { session: w.session, node: w.node, at: w.at, kind: 'live' } });
+      events.push({
+        type: 'pushed',
+        id: w.message_id,
+        recipient: w.by,
+        push: { session: w.session, node: w.node, at: w.at, kind: 'live' },
+      });
     } else if (w.kind === 'surfaced') {
       if ((d.surfacings ?? []).some((x) => x.session === w.session && x.node === w.node && x.at === w.at)) return;
-      events.push({ type: 'surfaced', id: w.message_id, recipient: w.by, surfacing: { session: w.session, node: w.node, at: w.at, path: w.path ?? 'tool_result', via: w.via ?? 'another node', replayed: false } });
+      events.push({
+        type: 'surfaced',
+        id: w.message_id,
+        recipient: w.by,
+        surfacing: {
+          session: w.session,
+          node: w.node,
+          at: w.at,
+          path: w.path ?? 'tool_result',
+          via: w.via ?? 'another node',
+          replayed: false,
+        },
+      });
     } else {
       if (d.receipts.some((r) => r.kind === w.kind && r.session === w.session && r.at === w.at)) return;
       events.push({
-        type: 'receipt', id: w.message_id, recipient: w.by,
-        receipt: { kind: w.kind, by: w.by, session: w.session, node: w.node, at: w.at, channel: 'remote', outcome: w.outcome, summary: w.summary },
+        type: 'receipt',
+        id: w.message_id,
+        recipient: w.by,
+        receipt: {
+          kind: w.kind,
+          by: w.by,
+          session: w.session,
+          node: w.node,
+          at: w.at,
+          channel: 'remote',
+          outcome: w.outcome,
+          summary: w.summary,
+        },
       });
     }
   }
 
   private people(): PeopleContext {
     return {
-      state: this.hub.state, room: this.room, defaultSlaMs: this.hub.limits.defaultSlaMs, defaultTtlMs: this.hub.limits.defaultTtlMs,
+      state: this.hub.state,
+      room: this.room,
+      defaultSlaMs: this.hub.limits.defaultSlaMs,
+      defaultTtlMs: this.hub.limits.defaultTtlMs,
       handoffsAt: (eventId) => {
         const ids = new Set(this.ownOrder.get(eventId)?.ids ?? []);
         for (const h of Object.values(this.hub.state.hot)) if (h.relayed?.eventId === eventId) ids.add(h.message.id);
@@ -334,23 +414,41 @@ export class Ingest {
       }
       events.push(e);
     }
-    this.hooks.log(`${ev.sender} in the room: ${outcome.events.filter((e) => e.type !== 'identity').map((e) => e.type === 'sent' ? `handoff ${e.message.id} to ${e.message.recipients.join(', ')}` : e.type === 'receipt' ? `${e.receipt.kind} of ${e.id}` : e.type).join('; ') || 'nothing new'}`);
+    this.hooks.log(
+      `${ev.sender} in the room: ${
+        outcome.events
+          .filter((e) => e.type !== 'identity')
+          .map((e) =>
+            e.type === 'sent'
+              ? `handoff ${e.message.id} to ${e.message.recipients.join(', ')}`
+              : e.type === 'receipt'
+                ? `${e.receipt.kind} of ${e.id}`
+                : e.type,
+          )
+          .join('; ') || 'nothing new'
+      }`,
+    );
   }
 
   /** m.read receipts: real ones only (the homeserver's m.receipt), advisory, per Matrix user. */
   private readMarkers(content: unknown): void {
     const byEvent = new Map<string, string[]>();
-    for (const h of Object.values(this.hub.state.hot)) if (h.relayed) byEvent.set(h.relayed.eventId, [...(byEvent.get(h.relayed.eventId) ?? []), h.message.id]);
-    for (const [eventId, kinds] of Object.entries((content ?? {}) as Record<string, Record<string, Record<string, { ts?: number }>>>)) {
+    for (const h of Object.values(this.hub.state.hot))
+      if (h.relayed) byEvent.set(h.relayed.eventId, [...(byEvent.get(h.relayed.eventId) ?? []), h.message.id]);
+    for (const [eventId, kinds] of Object.entries(
+      (content ?? {}) as Record<string, Record<string, Record<string, { ts?: number }>>>,
+    )) {
       for (const [user, r] of Object.entries(kinds?.['m.read'] ?? {})) {
         if (!this.allowed.has(user)) continue;
         const upTo = this.ownOrder.get(eventId)?.order;
-        const ids = upTo === undefined
-          ? byEvent.get(eventId) ?? []
-          : [...byEvent].filter(([e]) => (this.ownOrder.get(e)?.order ?? Infinity) <= upTo).flatMap(([, ids]) => ids);
+        const ids =
+          upTo === undefined
+            ? (byEvent.get(eventId) ?? [])
+            : [...byEvent].filter(([e]) => (this.ownOrder.get(e)?.order ?? Infinity) <= upTo).flatMap(([, ids]) => ids);
         for (const id of ids) {
           const reads = this.reads.get(id) ?? [];
-          if (!reads.some((x) => x.user === user)) reads.push({ user, at: typeof r?.ts === 'number' ? r.ts : Date.now() });
+          if (!reads.some((x) => x.user === user))
+            reads.push({ user, at: typeof r?.ts === 'number' ? r.ts : Date.now() });
           this.reads.set(id, reads);
         }
       }

@@ -30,14 +30,21 @@ export function loadNodeKey(storeDir: string): NodeKey {
     }
   }
   const privateKey = createPrivateKey(pem);
-  return { privateKey, publicKey: createPublicKey(privateKey).export({ type: 'spki', format: 'der' }).toString('base64') };
+  return {
+    privateKey,
+    publicKey: createPublicKey(privateKey).export({ type: 'spki', format: 'der' }).toString('base64'),
+  };
 }
 
 /** JSON with object keys sorted at every level: the bytes a signature covers. */
 export function canonical(v: unknown): string {
-  return JSON.stringify(v, (_k, x: unknown) => x && typeof x === 'object' && !Array.isArray(x)
-    ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-    : x);
+  return JSON.stringify(v, (_k, x: unknown) =>
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(
+          Object.entries(x as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : x,
+  );
 }
 
 /** The signature of a wire object (its `sig` field, if any, left out). Deterministic: a retry sends the same bytes. */

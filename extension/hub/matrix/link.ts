@@ -34,9 +34,15 @@ export class MatrixLink implements RemoteLink {
   private bindings?: NodeBindings;
   private key?: NodeKey;
 
-  constructor(private readonly hub: Hub, private readonly config: MatrixConfig, private readonly log: (line: string) => void) {
+  constructor(
+    private readonly hub: Hub,
+    private readonly config: MatrixConfig,
+    private readonly log: (line: string) => void,
+  ) {
     if (!IDENTITY_PATTERN.test(`x@${hub.node}`)) {
-      throw new MatrixConfigError(`This hub's node name "${hub.node}" cannot qualify identities on Matrix (letters, digits, '.', '_', ':' or '-', up to 128): start the hub with --node NAME.`);
+      throw new MatrixConfigError(
+        `This hub's node name "${hub.node}" cannot qualify identities on Matrix (letters, digits, '.', '_', ':' or '-', up to 128): start the hub with --node NAME.`,
+      );
     }
     this.hs = new Homeserver(config);
     this.drops = new Drops((line) => this.log(`matrix: ${line}`));
@@ -44,7 +50,9 @@ export class MatrixLink implements RemoteLink {
 
   /** Connects in the background; status() says how far it got. */
   start(): void {
-    this.log(`matrix: connecting to ${this.config.homeserver} (token from ${this.config.tokenSource}), room ${this.config.room}`);
+    this.log(
+      `matrix: connecting to ${this.config.homeserver} (token from ${this.config.tokenSource}), room ${this.config.room}`,
+    );
     void this.connect();
   }
 
@@ -67,7 +75,9 @@ export class MatrixLink implements RemoteLink {
     try {
       this.key = loadNodeKey(this.hub.options.storeDir);
     } catch (e) {
-      this.log(`matrix: no node key (${(e as Error).message}): this node's events go unsigned, so hubs sharing its account cannot tell it apart`);
+      this.log(
+        `matrix: no node key (${(e as Error).message}): this node's events go unsigned, so hubs sharing its account cannot tell it apart`,
+      );
     }
     const key = this.key;
     const signer = key ? (wire: object) => signWire(key, wire) : undefined;
@@ -75,22 +85,35 @@ export class MatrixLink implements RemoteLink {
       log: (line: string) => this.log(`matrix: ${line}`),
       onTrouble: (why: string, refused: boolean) => this.trouble(why, refused),
     };
-    this.outbox = new Outbox(this.hub, this.hs, this.roomId, this.config.outboxBatch, signer, { ...hooks, onSuccess: () => this.healthy() });
+    this.outbox = new Outbox(this.hub, this.hs, this.roomId, this.config.outboxBatch, signer, {
+      ...hooks,
+      onSuccess: () => this.healthy(),
+    });
     const allowed = new Set([...this.config.allowedSenders, this.userId]);
     this.bindings = new NodeBindings(this.hub, this.config.nodes, this.userId, this.drops, this.key?.publicKey);
     void this.knowPeople();
-    this.ingest = new Ingest(this.hub, this.hs, this.roomId, allowed, this.userId, this.bindings, this.drops, this.config.syncTimelineLimit, {
-      ...hooks,
-      onOwnNodeClaimed: () => {
-        this.announced = undefined;
-        void this.announce();
+    this.ingest = new Ingest(
+      this.hub,
+      this.hs,
+      this.roomId,
+      allowed,
+      this.userId,
+      this.bindings,
+      this.drops,
+      this.config.syncTimelineLimit,
+      {
+        ...hooks,
+        onOwnNodeClaimed: () => {
+          this.announced = undefined;
+          void this.announce();
+        },
+        onSynced: () => {
+          this.lastSyncAt = Date.now();
+          if (this.state !== 'connected') this.outbox?.poke(); // back after an outage: skip the backoff
+          this.healthy();
+        },
       },
-      onSynced: () => {
-        this.lastSyncAt = Date.now();
-        if (this.state !== 'connected') this.outbox?.poke(); // back after an outage: skip the backoff
-        this.healthy();
-      },
-    });
+    );
     this.stopChanges = this.hub.onChanged(() => {
       this.outbox?.poke();
       void this.announce();
@@ -136,7 +159,10 @@ export class MatrixLink implements RemoteLink {
       this.announceError = undefined;
     } catch (e) {
       const why = classify(e).why;
-      if (why !== this.announceError) this.log(`matrix: announcing this node's identities failed (retrying; other nodes cannot address them until it works): ${why}`);
+      if (why !== this.announceError)
+        this.log(
+          `matrix: announcing this node's identities failed (retrying; other nodes cannot address them until it works): ${why}`,
+        );
       this.announceError = why;
       await new Promise((r) => setTimeout(r, 1000));
     } finally {
@@ -154,14 +180,19 @@ export class MatrixLink implements RemoteLink {
         continue;
       }
       if (this.hub.state.identities[name]) continue;
-      await this.hub.applyRemote([{ type: 'identity', name, at: Date.now(), roles: ['person'] }])
+      await this.hub
+        .applyRemote([{ type: 'identity', name, at: Date.now(), roles: ['person'] }])
         .catch((e) => this.log(`matrix: could not record the person ${name}: ${(e as Error).message}`));
     }
   }
 
   whereIs(messageId: string, waitMs: number): Promise<RelayOutcome> {
     if (!this.outbox) {
-      return Promise.resolve({ state: 'in_outbox', note: `Stored durably; Matrix is ${this.state} (${this.error ?? 'joining the room'}), so it is not on the homeserver yet. It is sent with its persisted txnId once connected.`, last_error: this.error });
+      return Promise.resolve({
+        state: 'in_outbox',
+        note: `Stored durably; Matrix is ${this.state} (${this.error ?? 'joining the room'}), so it is not on the homeserver yet. It is sent with its persisted txnId once connected.`,
+        last_error: this.error,
+      });
     }
     return this.outbox.whereIs(messageId, waitMs);
   }
@@ -177,18 +208,20 @@ export class MatrixLink implements RemoteLink {
       outbox: Object.keys(this.hub.state.relay?.outbox ?? {}).length,
       lastSyncAt: this.lastSyncAt,
       advisoryReads: this.ingest?.advisoryReads() ?? {},
-      advisoryReadsNote: 'Matrix m.read receipts: a Matrix user (a person in Element, or any session of a hub on that account) read up to this handoff. Per user, not per session; advisory, never an ACK.',
+      advisoryReadsNote:
+        'Matrix m.read receipts: a Matrix user (a person in Element, or any session of a hub on that account) read up to this handoff. Per user, not per session; advisory, never an ACK.',
       nodes: this.bindings?.all(),
       dropped: this.drops.summary(),
       notices: this.bindings?.notices() ?? [],
     };
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.stopped = true;
     this.stopChanges?.();
     this.outbox?.stop();
     this.ingest?.stop();
     this.hs.stop();
+    return Promise.resolve();
   }
 }

@@ -1,5 +1,6 @@
 // Loads the Matrix transport on demand from its own bundle (dist/matrix.js, next to dist/hub.js):
 // matrix-js-sdk is large, and a hub without Matrix must start without reading it.
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Hub } from '../hub';
 import type { RemoteLink } from '../remote';
@@ -7,7 +8,8 @@ import type { MatrixConfig } from './config';
 
 export function startMatrix(hub: Hub, config: MatrixConfig, log: (line: string) => void): RemoteLink {
   const bundle = join(__dirname, 'matrix.js');
-  const { openMatrixLink } = require(bundle) as typeof import('./index');
+  // A path known only at run time: esbuild leaves it to Node instead of bundling it here.
+  const { openMatrixLink } = createRequire(__filename)(bundle) as typeof import('./index');
   const link = openMatrixLink(hub, config, log);
   hub.setLink(link);
   return link;

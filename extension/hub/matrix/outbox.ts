@@ -53,7 +53,9 @@ export class Outbox {
   ) {
     // Before a restart, the oldest entries may have been PUT alone with their records lost.
     const relay = hub.state.relay;
-    const loose = Object.values(relay?.outbox ?? {}).filter((e) => !batchOf(relay!, e.txnId)).sort((a, b) => a.order - b.order);
+    const loose = Object.values(relay?.outbox ?? {})
+      .filter((e) => !batchOf(relay!, e.txnId))
+      .sort((a, b) => a.order - b.order);
     for (const e of loose.slice(0, ALONE_IN_FLIGHT + 1)) this.alone.add(e.txnId);
   }
 
@@ -93,11 +95,20 @@ export class Outbox {
 
   /** The run of waiting entries from `first` on that fits one event, oldest first. */
   private runFrom(relay: RelayState, first: OutboxEntry): OutboxEntry[] {
-    const waiting = Object.values(relay.outbox).filter((e) => e.order >= first.order && !this.accepted.has(e.txnId)).sort((a, b) => a.order - b.order);
+    const waiting = Object.values(relay.outbox)
+      .filter((e) => e.order >= first.order && !this.accepted.has(e.txnId))
+      .sort((a, b) => a.order - b.order);
     const out: OutboxEntry[] = [];
     let bytes = 0;
     for (const e of waiting) {
-      if (out.length >= this.batch || !Outbox.batchable(e) || this.alone.has(e.txnId) || batchOf(relay, e.txnId) || eventTypeOf(e) !== eventTypeOf(first)) break;
+      if (
+        out.length >= this.batch ||
+        !Outbox.batchable(e) ||
+        this.alone.has(e.txnId) ||
+        batchOf(relay, e.txnId) ||
+        eventTypeOf(e) !== eventTypeOf(first)
+      )
+        break;
       bytes += batchCost(e, this.hub.node);
       if (out.length > 0 && bytes > BATCH_BYTES) break;
       out.push(e);
@@ -106,10 +117,14 @@ export class Outbox {
   }
 
   /** Fixes a backlog's next run as one batch in the journal, before it is sent. */
-  private async batchUp(next: { txnId: string; entries: OutboxEntry[] }): Promise<{ txnId: string; entries: OutboxEntry[] }> {
+  private async batchUp(next: {
+    txnId: string;
+    entries: OutboxEntry[];
+  }): Promise<{ txnId: string; entries: OutboxEntry[] }> {
     const relay = this.hub.state.relay;
     const [first] = next.entries;
-    if (this.batch < 2 || next.entries.length > 1 || !relay || !Outbox.batchable(first) || this.alone.has(first.txnId)) return next;
+    if (this.batch < 2 || next.entries.length > 1 || !relay || !Outbox.batchable(first) || this.alone.has(first.txnId))
+      return next;
     const run = this.runFrom(relay, first);
     if (run.length < 2) return next;
     const txnId = `batch.${first.txnId}`;
@@ -161,9 +176,12 @@ export class Outbox {
         const f = classify(e);
         if (f.kind === 'permanent' && next.txnId.startsWith('batch.')) {
           // Refused as a whole (too large?): nothing is lost, its members go out one by one.
-          this.hooks.log(`outbox ${next.txnId}: the homeserver refused the batch of ${next.entries.length} (${f.why}); sending them one by one`);
+          this.hooks.log(
+            `outbox ${next.txnId}: the homeserver refused the batch of ${next.entries.length} (${f.why}); sending them one by one`,
+          );
           for (const t of members()) this.alone.add(t);
-          await this.hub.applyRemote([{ type: 'unbatched', txnId: next.txnId }])
+          await this.hub
+            .applyRemote([{ type: 'unbatched', txnId: next.txnId }])
             .catch((err) => this.hooks.log(`could not record the split of ${next!.txnId}: ${(err as Error).message}`));
           continue;
         }
@@ -171,14 +189,20 @@ export class Outbox {
           const reason = `the homeserver refused the Matrix event for good (${f.why}); it was not delivered`;
           this.hooks.log(`outbox ${next.txnId}: ${reason}`);
           for (const t of members()) this.refusedTxns.set(t, reason);
-          await this.hub.applyRemote([{ type: 'relay-failed', txnId: next.txnId, reason, at: Date.now() }])
-            .catch((err) => this.hooks.log(`could not record the refusal of ${next!.txnId}: ${(err as Error).message}`));
+          await this.hub
+            .applyRemote([{ type: 'relay-failed', txnId: next.txnId, reason, at: Date.now() }])
+            .catch((err) =>
+              this.hooks.log(`could not record the refusal of ${next!.txnId}: ${(err as Error).message}`),
+            );
           for (const t of members()) this.notify(t);
           continue;
         }
         this.lastError = f.why;
         this.hooks.onTrouble(f.why, f.kind === 'refused');
-        const backoff = f.kind === 'retry' && f.afterMs !== undefined ? f.afterMs : Math.min(100 * 2 ** this.failures, MAX_BACKOFF_MS);
+        const backoff =
+          f.kind === 'retry' && f.afterMs !== undefined
+            ? f.afterMs
+            : Math.min(100 * 2 ** this.failures, MAX_BACKOFF_MS);
         this.failures++;
         await this.sleep(f.kind === 'refused' ? 10_000 : backoff);
       }
@@ -197,8 +221,13 @@ export class Outbox {
       this.accepted.set(t, { eventId, at });
       this.notify(t);
     }
-    this.hub.applyRemote([{ type: 'relayed', txnId, eventId, at }])
-      .catch((e) => this.hooks.log(`could not record that ${txnId} reached the homeserver (it is sent again): ${(e as Error).message}`))
+    this.hub
+      .applyRemote([{ type: 'relayed', txnId, eventId, at }])
+      .catch((e) =>
+        this.hooks.log(
+          `could not record that ${txnId} reached the homeserver (it is sent again): ${(e as Error).message}`,
+        ),
+      )
       .finally(() => {
         for (const t of members) {
           this.accepted.delete(t);

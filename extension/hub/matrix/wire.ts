@@ -76,7 +76,10 @@ export interface Announcement {
 }
 
 /** An entry of a batch (or a single event's data), with the object as it came, for its signature. */
-export type BatchItem = { kind: 'message'; wire: WireMessage; raw: unknown } | { kind: 'receipt'; wire: WireReceipt; raw: unknown } | { kind: 'bad'; why: string };
+export type BatchItem =
+  | { kind: 'message'; wire: WireMessage; raw: unknown }
+  | { kind: 'receipt'; wire: WireReceipt; raw: unknown }
+  | { kind: 'bad'; why: string };
 
 /** Signs a wire object with this node's key. */
 export type Signer = (wire: object) => string;
@@ -93,56 +96,86 @@ const nodeOf = (name: string) => name.slice(name.indexOf('@') + 1);
 const count = z.number().nonnegative();
 const messageId = z.string().regex(MESSAGE_ID_PATTERN, 'not a message id');
 const eventId = z.string().max(255).regex(/^\$/, 'not an event id');
-const qualified = z.string().max(200).regex(IDENTITY_PATTERN, 'not an identity name').refine(isRemote, 'not qualified (name@node)');
+const qualified = z
+  .string()
+  .max(200)
+  .regex(IDENTITY_PATTERN, 'not an identity name')
+  .refine(isRemote, 'not qualified (name@node)');
 const nodeName = z.string().min(1).max(128);
 
-const wireMessage = z.object({
-  id: messageId,
-  from: qualified,
-  to: z.array(qualified).min(1).max(64),
-  thread: z.string().max(200),
-  reply_to: messageId.optional(),
-  body: z.string().refine((b) => b.trim() !== '', 'empty').refine((b) => Buffer.byteLength(b) <= MAX_BODY_BYTES, 'over 64 KiB'),
-  attachments: z.array(z.object({ path: z.string().max(1024), sha256: z.string().max(64), bytes: count })).max(32).default([]),
-  requires_ack: z.boolean(),
-  sla_ms: count,
-  ttl_ms: count,
-  sent_at: count,
-  session: z.string().max(200),
-  node: nodeName,
-  sig: z.string().max(200).optional(),
-}).refine((w) => nodeOf(w.from) === w.node, { message: 'a sender must be a name on the node it claims', path: ['from'] });
+const wireMessage = z
+  .object({
+    id: messageId,
+    from: qualified,
+    to: z.array(qualified).min(1).max(64),
+    thread: z.string().max(200),
+    reply_to: messageId.optional(),
+    body: z
+      .string()
+      .refine((b) => b.trim() !== '', 'empty')
+      .refine((b) => Buffer.byteLength(b) <= MAX_BODY_BYTES, 'over 64 KiB'),
+    attachments: z
+      .array(z.object({ path: z.string().max(1024), sha256: z.string().max(64), bytes: count }))
+      .max(32)
+      .default([]),
+    requires_ack: z.boolean(),
+    sla_ms: count,
+    ttl_ms: count,
+    sent_at: count,
+    session: z.string().max(200),
+    node: nodeName,
+    sig: z.string().max(200).optional(),
+  })
+  .refine((w) => nodeOf(w.from) === w.node, {
+    message: 'a sender must be a name on the node it claims',
+    path: ['from'],
+  });
 
-const wireReceipt = z.object({
-  message_id: messageId,
-  sender: qualified,
-  kind: z.enum(['read', 'ack', 'result', 'pushed', 'surfaced']),
-  by: qualified,
-  session: z.string().max(200),
-  node: nodeName,
-  at: count,
-  outcome: z.enum(['done', 'stuck', 'rejected']).optional(),
-  summary: z.string().max(8192).optional(),
-  path: z.enum(['hook', 'tool_result', 'channel']).optional(),
-  via: z.string().max(200).optional(),
-  sig: z.string().max(200).optional(),
-})
+const wireReceipt = z
+  .object({
+    message_id: messageId,
+    sender: qualified,
+    kind: z.enum(['read', 'ack', 'result', 'pushed', 'surfaced']),
+    by: qualified,
+    session: z.string().max(200),
+    node: nodeName,
+    at: count,
+    outcome: z.enum(['done', 'stuck', 'rejected']).optional(),
+    summary: z.string().max(8192).optional(),
+    path: z.enum(['hook', 'tool_result', 'channel']).optional(),
+    via: z.string().max(200).optional(),
+    sig: z.string().max(200).optional(),
+  })
   .refine((w) => nodeOf(w.by) === w.node, { message: "only the recipient's node writes its receipt", path: ['by'] })
-  .refine((w) => w.kind !== 'result' || w.outcome !== undefined, { message: 'a result needs an outcome', path: ['outcome'] });
+  .refine((w) => w.kind !== 'result' || w.outcome !== undefined, {
+    message: 'a result needs an outcome',
+    path: ['outcome'],
+  });
 
 const announcementSchema = z.object({
   node: nodeName,
-  identities: z.array(z.object({
-    name: z.string().max(64).regex(IDENTITY_PATTERN, 'not an identity name').refine((n) => !isRemote(n), 'qualified'),
-    roles: z.array(z.unknown()).max(64).optional(),
-  })).max(1000),
+  identities: z
+    .array(
+      z.object({
+        name: z
+          .string()
+          .max(64)
+          .regex(IDENTITY_PATTERN, 'not an identity name')
+          .refine((n) => !isRemote(n), 'qualified'),
+        roles: z.array(z.unknown()).max(64).optional(),
+      }),
+    )
+    .max(1000),
   key: z.string().max(200).optional(),
 });
 
 const rawEvent = z.object({
   event_id: eventId,
   type: z.string().max(255),
-  sender: z.string().max(255).regex(/^@[^:\s]+:\S+$/, 'not a user id'),
+  sender: z
+    .string()
+    .max(255)
+    .regex(/^@[^:\s]+:\S+$/, 'not a user id'),
   origin_server_ts: count,
   state_key: z.string().max(255).optional(),
   content: z.record(z.string(), z.unknown()),
@@ -230,7 +263,10 @@ export function readAnnouncement(ev: RawEvent): Announcement | string {
   return {
     node: a.node,
     ...(a.key ? { key: a.key } : {}),
-    identities: a.identities.map((i) => ({ name: i.name, roles: (i.roles ?? []).filter((r): r is string => typeof r === 'string' && r.length <= 64).slice(0, 16) })),
+    identities: a.identities.map((i) => ({
+      name: i.name,
+      roles: (i.roles ?? []).filter((r): r is string => typeof r === 'string' && r.length <= 64).slice(0, 16),
+    })),
   };
 }
 
@@ -240,9 +276,8 @@ export function readReply(content: Record<string, unknown>): Reply | string {
   if (typeof m === 'string') return m;
   const rel = m['m.relates_to'];
   const inReplyTo = rel?.['m.in_reply_to']?.event_id;
-  const targets = rel?.rel_type === 'm.thread'
-    ? [rel.is_falling_back ? undefined : inReplyTo, rel.event_id, inReplyTo]
-    : [inReplyTo];
+  const targets =
+    rel?.rel_type === 'm.thread' ? [rel.is_falling_back ? undefined : inReplyTo, rel.event_id, inReplyTo] : [inReplyTo];
   const unique = [...new Set(targets.filter((t): t is string => !!t))];
   if (unique.length === 0) return 'not a reply to anything';
   const text = replyText(m.body);
@@ -257,7 +292,8 @@ export function readReaction(content: Record<string, unknown>): { eventId: strin
   const rel = r['m.relates_to'];
   if (rel.rel_type !== 'm.annotation' || !rel.event_id || rel.key === undefined) return 'not an annotation of an event';
   const meaning = reactionMeaning(rel.key);
-  if (!meaning) return `the reaction ${JSON.stringify(rel.key)} means nothing here (${Object.keys(REACTIONS).join(' ')} do)`;
+  if (!meaning)
+    return `the reaction ${JSON.stringify(rel.key)} means nothing here (${Object.keys(REACTIONS).join(' ')} do)`;
   return { eventId: rel.event_id, meaning };
 }
 
@@ -268,59 +304,115 @@ function oneLine(s: string, max: number): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-function wireOf(entry: OutboxEntry, node: string, signer?: Signer): { message: WireMessage } | { receipt: WireReceipt } {
+function wireOf(
+  entry: OutboxEntry,
+  node: string,
+  signer?: Signer,
+): { message: WireMessage } | { receipt: WireReceipt } {
   const w = unsigned(entry, node);
   if (!signer) return w;
-  return 'message' in w ? { message: { ...w.message, sig: signer(w.message) } } : { receipt: { ...w.receipt, sig: signer(w.receipt) } };
+  return 'message' in w
+    ? { message: { ...w.message, sig: signer(w.message) } }
+    : { receipt: { ...w.receipt, sig: signer(w.receipt) } };
 }
 
 function unsigned(entry: OutboxEntry, node: string): { message: WireMessage } | { receipt: WireReceipt } {
   const item = entry.item;
   if (item.kind === 'message') {
     const m = item.message;
-    return { message: {
-      id: m.id, from: qualify(m.from, node), to: m.recipients.map((r) => qualify(r, node)), thread: m.thread, reply_to: m.replyTo,
-      body: m.body, attachments: m.attachments, requires_ack: m.requiresAck, sla_ms: m.slaMs, ttl_ms: m.ttlMs,
-      sent_at: m.sentAt, session: m.sentBySession, node,
-    } };
+    return {
+      message: {
+        id: m.id,
+        from: qualify(m.from, node),
+        to: m.recipients.map((r) => qualify(r, node)),
+        thread: m.thread,
+        reply_to: m.replyTo,
+        body: m.body,
+        attachments: m.attachments,
+        requires_ack: m.requiresAck,
+        sla_ms: m.slaMs,
+        ttl_ms: m.ttlMs,
+        sent_at: m.sentAt,
+        session: m.sentBySession,
+        node,
+      },
+    };
   }
   if (item.kind === 'progress') {
-    return { receipt: {
-      message_id: item.messageId, sender: item.sender, kind: item.step, by: qualify(item.recipient, node), session: item.session, node,
-      at: item.at, ...(item.path ? { path: item.path, via: item.via } : {}),
-    } };
+    return {
+      receipt: {
+        message_id: item.messageId,
+        sender: item.sender,
+        kind: item.step,
+        by: qualify(item.recipient, node),
+        session: item.session,
+        node,
+        at: item.at,
+        ...(item.path ? { path: item.path, via: item.via } : {}),
+      },
+    };
   }
   const r = item.receipt;
-  return { receipt: {
-    message_id: item.messageId, sender: item.sender, kind: r.kind, by: qualify(r.by, node), session: r.session, node,
-    at: r.at, outcome: r.outcome, summary: r.summary,
-  } };
+  return {
+    receipt: {
+      message_id: item.messageId,
+      sender: item.sender,
+      kind: r.kind,
+      by: qualify(r.by, node),
+      session: r.session,
+      node,
+      at: r.at,
+      outcome: r.outcome,
+      summary: r.summary,
+    },
+  };
 }
 
 function readableReceipt(w: WireReceipt): string {
-  const what = w.kind === 'read' ? 'read' : w.kind === 'ack' ? 'ACKed' : w.kind === 'pushed' ? 'was pushed' : w.kind === 'surfaced' ? 'was shown'
-    : `reported ${w.outcome}${w.summary ? `: ${oneLine(w.summary, 300)}` : ''} on`;
+  const what =
+    w.kind === 'read'
+      ? 'read'
+      : w.kind === 'ack'
+        ? 'ACKed'
+        : w.kind === 'pushed'
+          ? 'was pushed'
+          : w.kind === 'surfaced'
+            ? 'was shown'
+            : `reported ${w.outcome}${w.summary ? `: ${oneLine(w.summary, 300)}` : ''} on`;
   return `${w.by} ${what} handoff ${w.message_id} from ${w.sender}`;
 }
 
 /** The event an outbox entry becomes. A pure function of the entry: every retry sends the same bytes. */
-export function outboxEvent(entry: OutboxEntry, node: string, signer?: Signer): { type: string; content: Record<string, unknown> } {
+export function outboxEvent(
+  entry: OutboxEntry,
+  node: string,
+  signer?: Signer,
+): { type: string; content: Record<string, unknown> } {
   const wire = wireOf(entry, node, signer);
   if ('message' in wire) {
     const w = wire.message;
     const people = w.to.map(personUser).filter((u): u is string => !!u);
     const ask = w.requires_ack ? ' (needs an ACK)' : '';
     // Said where the person reads it: how to answer from a plain Matrix client.
-    const how = people.length ? `\n\nReply to answer ${w.from}; react ✅ to ACK; reply "done: …", "stuck: …" or "rejected: …" to finish.` : '';
+    const how = people.length
+      ? `\n\nReply to answer ${w.from}; react ✅ to ACK; reply "done: …", "stuck: …" or "rejected: …" to finish.`
+      : '';
     // The readable copy is cut short: the event must stay under the homeserver's 64 KiB limit.
-    const text = w.body.length > READABLE_CHARS ? `${w.body.slice(0, READABLE_CHARS)}… (${w.body.length} characters in all)` : w.body;
+    const text =
+      w.body.length > READABLE_CHARS
+        ? `${w.body.slice(0, READABLE_CHARS)}… (${w.body.length} characters in all)`
+        : w.body;
     const to = w.to.map((q) => personUser(q) ?? q).join(', ');
     const body = `Handoff from ${w.from} to ${to}${ask}:\n\n${text}${how}\n\n— handoff ${w.id}, thread ${w.thread}`;
     const content: Record<string, unknown> = { msgtype: 'm.text', body, [HANDOFF_KEY]: w };
     if (people.length) content['m.mentions'] = { user_ids: people };
     return { type: MESSAGE_TYPE, content };
   }
-  const content: Record<string, unknown> = { msgtype: 'm.notice', body: readableReceipt(wire.receipt), [RECEIPT_KEY]: wire.receipt };
+  const content: Record<string, unknown> = {
+    msgtype: 'm.notice',
+    body: readableReceipt(wire.receipt),
+    [RECEIPT_KEY]: wire.receipt,
+  };
   const ref = entry.item.kind !== 'message' ? entry.item.refEventId : undefined;
   if (ref) content['m.relates_to'] = { rel_type: 'm.reference', event_id: ref };
   return { type: entry.item.kind === 'progress' ? PROGRESS_TYPE : MESSAGE_TYPE, content };
@@ -340,22 +432,32 @@ export function batchCost(entry: OutboxEntry, node: string): number {
  * Several outbox entries in one event, in order — how a backlog drains at more than one event per
  * homeserver round trip. The readable body lists them one line each.
  */
-export function batchEvent(entries: OutboxEntry[], node: string, signer?: Signer): { type: string; content: Record<string, unknown> } {
+export function batchEvent(
+  entries: OutboxEntry[],
+  node: string,
+  signer?: Signer,
+): { type: string; content: Record<string, unknown> } {
   const items = entries.map((e) => wireOf(e, node, signer));
-  const lines = items.map((i) => 'message' in i
-    ? `• Handoff from ${i.message.from} to ${i.message.to.join(', ')}: ${oneLine(i.message.body, 160)} (${i.message.id})`
-    : `• ${readableReceipt(i.receipt)}`);
+  const lines = items.map((i) =>
+    'message' in i
+      ? `• Handoff from ${i.message.from} to ${i.message.to.join(', ')}: ${oneLine(i.message.body, 160)} (${i.message.id})`
+      : `• ${readableReceipt(i.receipt)}`,
+  );
   const messages = items.filter((i) => 'message' in i).length;
   const body = `${items.length} entries from ${node} (${messages} handoffs, ${items.length - messages} receipts), sent together while catching up:\n${lines.join('\n')}`;
   const content: Record<string, unknown> = { msgtype: messages ? 'm.text' : 'm.notice', body, [BATCH_KEY]: items };
   // Receipts all about one handoff still relate to it, so a client shows them with it.
-  const refs = new Set(entries.map((e) => e.item.kind === 'message' ? undefined : e.item.refEventId));
+  const refs = new Set(entries.map((e) => (e.item.kind === 'message' ? undefined : e.item.refEventId)));
   const [ref] = refs;
   if (refs.size === 1 && ref) content['m.relates_to'] = { rel_type: 'm.reference', event_id: ref };
   return { type: eventTypeOf(entries[0]), content };
 }
 
-export function announcement(node: string, identities: Announcement['identities'], key?: string): Record<string, unknown> {
+export function announcement(
+  node: string,
+  identities: Announcement['identities'],
+  key?: string,
+): Record<string, unknown> {
   return { node, identities, ...(key ? { key } : {}) };
 }
 
@@ -364,8 +466,21 @@ export function localMessage(w: WireMessage, node: string, ev: RawEvent, room: s
   const recipients = w.to.filter((q) => nodeOf(q) === node).map((q) => localize(q, node));
   if (recipients.length === 0) return undefined;
   return {
-    id: w.id, seq: 0, from: w.from, address: w.to.map((q) => localize(q, node)), recipients, thread: w.thread, replyTo: w.reply_to,
-    body: w.body, attachments: w.attachments, requiresAck: w.requires_ack, slaMs: w.sla_ms, ttlMs: w.ttl_ms,
-    sentAt: w.sent_at, sentBySession: w.session, node: w.node, origin: { room, eventId: ev.event_id, sender: ev.sender },
+    id: w.id,
+    seq: 0,
+    from: w.from,
+    address: w.to.map((q) => localize(q, node)),
+    recipients,
+    thread: w.thread,
+    replyTo: w.reply_to,
+    body: w.body,
+    attachments: w.attachments,
+    requiresAck: w.requires_ack,
+    slaMs: w.sla_ms,
+    ttlMs: w.ttl_ms,
+    sentAt: w.sent_at,
+    sentBySession: w.session,
+    node: w.node,
+    origin: { room, eventId: ev.event_id, sender: ev.sender },
   };
 }

@@ -4,8 +4,20 @@
 // shares another's hub) read, and send only as an identity no agent session holds right now.
 import { ResponseError } from 'vscode-jsonrpc';
 import {
-  BUS_ERROR, ChangedNotification, ChaseRequest, InboxRequest, MatrixConnectRequest, MatrixDisconnectRequest, MessageRequest,
-  PresenceRequest, ReceiptRequest, ResolveRequest, SendRequest, SnapshotRequest, type Params, type ValidatedRequest,
+  BUS_ERROR,
+  ChangedNotification,
+  ChaseRequest,
+  InboxRequest,
+  MatrixConnectRequest,
+  MatrixDisconnectRequest,
+  MessageRequest,
+  PresenceRequest,
+  ReceiptRequest,
+  ResolveRequest,
+  SendRequest,
+  SnapshotRequest,
+  type Params,
+  type ValidatedRequest,
 } from '../../protocol/control';
 import { checkParams, type ValidatedMethod } from '../../protocol/controlSchemas';
 import { BusError } from '../bus/errors';
@@ -46,46 +58,84 @@ function asInvalidInput<T>(work: () => T): T {
 /** A socket connection may not speak for an identity with a live agent session: that session speaks for it. */
 function mayCliSendAs(hub: Hub, identity: string): void {
   if (hub.sessions.count(identity) === 0) return;
-  throw new BusError('not_your_channel', `${identity} has a live agent session: a handoff in its name comes only from that session. Nothing was sent. Send as yourself instead (handoff send --as YOUR_NAME; the default is your user name), or from the editor.`);
+  throw new BusError(
+    'not_your_channel',
+    `${identity} has a live agent session: a handoff in its name comes only from that session. Nothing was sent. Send as yourself instead (handoff send --as YOUR_NAME; the default is your user name), or from the editor.`,
+  );
 }
 
 /** Registers the handlers; returns a function that stops change notifications. */
-export function serveControl(hub: Hub, connection: Connection, channel: Extract<Channel, 'editor' | 'cli'>, debounceMs = 100): () => void {
+export function serveControl(
+  hub: Hub,
+  connection: Connection,
+  channel: Extract<Channel, 'editor' | 'cli'>,
+  debounceMs = 100,
+): () => void {
   const controlSession = `control-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   /** Validates the params against the request's schema before the handler sees them. */
-  const handle = <M extends ValidatedMethod, R>(req: ValidatedRequest<M, R>, handler: (p: Params<M>) => R | Promise<R>) =>
-    connection.onRequest(req.method, (raw) => guard(() => {
-      const checked = checkParams(req.method, raw);
-      if (!checked.ok) throw new BusError('invalid_input', checked.why);
-      return handler(checked.params as Params<M>); // what the method's schema produced
-    }));
+  const handle = <M extends ValidatedMethod, R>(
+    req: ValidatedRequest<M, R>,
+    handler: (p: Params<M>) => R | Promise<R>,
+  ) =>
+    connection.onRequest(req.method, (raw) =>
+      guard(() => {
+        const checked = checkParams(req.method, raw);
+        if (!checked.ok) throw new BusError('invalid_input', checked.why);
+        return handler(checked.params as Params<M>); // what the method's schema produced
+      }),
+    );
   connection.onRequest(SnapshotRequest.method, () => hub.snapshot());
   handle(SendRequest, async (p) => {
     if (channel === 'cli') mayCliSendAs(hub, p.as);
     const caller = { identity: p.as, session: controlSession, node: hub.node, channel };
     await hub.remember(caller.identity);
     return hub.send(caller, {
-      to: p.to, body: p.body, thread: p.thread, replyTo: p.replyTo, requiresAck: p.requiresAck,
-      slaMs: p.slaSeconds ? p.slaSeconds * 1000 : undefined, idempotencyKey: p.idempotencyKey, insist: p.insist, escalateTo: p.escalateTo,
+      to: p.to,
+      body: p.body,
+      thread: p.thread,
+      replyTo: p.replyTo,
+      requiresAck: p.requiresAck,
+      slaMs: p.slaSeconds ? p.slaSeconds * 1000 : undefined,
+      idempotencyKey: p.idempotencyKey,
+      insist: p.insist,
+      escalateTo: p.escalateTo,
     });
   });
   // The window is this connection: its receipts carry controlSession, its presence ends with it.
   handle(PresenceRequest, async (p) => {
-    await hub.roster.reportWindow(controlSession, { identity: p.identity, roles: p.roles, focused: p.focused, escalateTo: p.escalateTo });
+    await hub.roster.reportWindow(controlSession, {
+      identity: p.identity,
+      roles: p.roles,
+      focused: p.focused,
+      escalateTo: p.escalateTo,
+    });
     return { window: controlSession };
   });
   handle(InboxRequest, (p) => hub.inbox(p.identity, p));
   handle(MessageRequest, async (p) => (await hub.lookup(p.id)) ?? null);
   handle(ReceiptRequest, (p) => {
     if (channel !== 'editor') {
-      throw new BusError('not_your_channel', `A ${p.kind} receipt for ${p.as} comes only from ${p.as}'s own channel: an agent's from its MCP session, the person's from the editor window that runs this hub. This is the socket's control channel (the CLI, or a window sharing another window's hub): it may read and send, not write receipts. Nothing was recorded.`);
+      throw new BusError(
+        'not_your_channel',
+        `A ${p.kind} receipt for ${p.as} comes only from ${p.as}'s own channel: an agent's from its MCP session, the person's from the editor window that runs this hub. This is the socket's control channel (the CLI, or a window sharing another window's hub): it may read and send, not write receipts. Nothing was recorded.`,
+      );
     }
-    return hub.receipt({ identity: p.as, session: controlSession, node: hub.node, channel }, p.id, p.kind, p.outcome, p.summary);
+    return hub.receipt(
+      { identity: p.as, session: controlSession, node: hub.node, channel },
+      p.id,
+      p.kind,
+      p.outcome,
+      p.summary,
+    );
   });
   handle(ChaseRequest, (p) => hub.chase(p.id, p.by));
   // Closing a handoff settles it as a receipt would: the person's act, from the editor only.
   handle(ResolveRequest, (p) => {
-    if (channel !== 'editor') throw new BusError('not_your_channel', 'Marking a handoff resolved is the person\'s act, from the editor window that runs this hub; this is the socket\'s control channel. Nothing changed.');
+    if (channel !== 'editor')
+      throw new BusError(
+        'not_your_channel',
+        "Marking a handoff resolved is the person's act, from the editor window that runs this hub; this is the socket's control channel. Nothing changed.",
+      );
     return hub.resolve(p.id, p.by, p.note);
   });
   const dropRemote = async () => {

@@ -8,7 +8,6 @@ import { hookHello } from '../../protocol/helloSchema';
 import type { Claim } from '../attention';
 import type { Hub } from '../hub';
 
-
 /** How long the hub waits for the hook's `ack` before it frees the claim. */
 const ACK_WAIT_MS = 5000;
 
@@ -34,18 +33,25 @@ export function serveHook(hub: Hub, socket: Socket, hello: unknown, log: (line: 
   socket.on('error', () => undefined);
   const parsed = hookHello.safeParse(hello);
   if (!parsed.success) {
-    socket.end(`${JSON.stringify({ error: `bad hook request: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` })}\n`);
+    socket.end(
+      `${JSON.stringify({ error: `bad hook request: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` })}\n`,
+    );
     return;
   }
   const h = parsed.data as HookHello;
-  hub.attention.hook(h, (cancel) => socket.once('close', cancel)).then((claim) => {
-    if (socket.destroyed) return void claim.settle(false);
-    if (claim.answer.items.length === 0) return void socket.end(`${JSON.stringify(claim.answer)}\n`);
-    socket.write(`${JSON.stringify(claim.answer)}\n`);
-    confirm(socket, claim, log);
-  }, (e: Error) => {
-    log(`hook ${h.cli} ${h.event} for ${h.identity}: ${e.message}`);
-    socket.end(`${JSON.stringify({ error: e.message })}\n`);
-  });
+  hub.attention
+    .hook(h, (cancel) => socket.once('close', cancel))
+    .then(
+      (claim) => {
+        if (socket.destroyed) return void claim.settle(false);
+        if (claim.answer.items.length === 0) return void socket.end(`${JSON.stringify(claim.answer)}\n`);
+        socket.write(`${JSON.stringify(claim.answer)}\n`);
+        confirm(socket, claim, log);
+      },
+      (e: Error) => {
+        log(`hook ${h.cli} ${h.event} for ${h.identity}: ${e.message}`);
+        socket.end(`${JSON.stringify({ error: e.message })}\n`);
+      },
+    );
   socket.resume();
 }

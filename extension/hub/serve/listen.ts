@@ -17,11 +17,13 @@ import { takeOwnership } from '../start/ownership';
 
 export class HubAlreadyRunning extends Error {
   constructor(running: HelloReply | { stalledPid: number }, path: string) {
-    super('stalledPid' in running
-      ? `A Handoff hub (pid ${running.stalledPid}) owns ${path} but does not answer right now (stopped or overloaded). Not taking its socket over: it may still be writing acknowledged handoffs. Wait for it, or stop it first.`
-      : !running.ok
-        ? `Something already listens on ${path} and does not answer as a Handoff hub (${running.error}). Stop it, or remove the file if nothing should be there.`
-        : `A Handoff hub is already running for ${running.workspace ?? 'this workspace'} (pid ${running.pid ?? '?'}, node ${running.node ?? '?'}) on ${path}. Use it, or stop it first.`);
+    super(
+      'stalledPid' in running
+        ? `A Handoff hub (pid ${running.stalledPid}) owns ${path} but does not answer right now (stopped or overloaded). Not taking its socket over: it may still be writing acknowledged handoffs. Wait for it, or stop it first.`
+        : !running.ok
+          ? `Something already listens on ${path} and does not answer as a Handoff hub (${running.error}). Stop it, or remove the file if nothing should be there.`
+          : `A Handoff hub is already running for ${running.workspace ?? 'this workspace'} (pid ${running.pid ?? '?'}, node ${running.node ?? '?'}) on ${path}. Use it, or stop it first.`,
+    );
   }
 }
 
@@ -91,7 +93,8 @@ export async function listen(hub: Hub, path: string, options: ListenOptions): Pr
 
 function accept(hub: Hub, socket: Socket, options: ListenOptions): void {
   const head = new LineBuffer(MAX_HELLO_BYTES);
-  const reply = (r: Omit<HelloReply, 'handoff'>) => socket.write(`${JSON.stringify({ handoff: HELLO_VERSION, ...r })}\n`);
+  const reply = (r: Omit<HelloReply, 'handoff'>) =>
+    socket.write(`${JSON.stringify({ handoff: HELLO_VERSION, ...r })}\n`);
   // A connection that never says what it is holds a slot forever: it gets a few seconds.
   const helloTimer = setTimeout(() => {
     reply({ ok: false, error: 'no hello line within 10 s' });
@@ -123,7 +126,10 @@ function accept(hub: Hub, socket: Socket, options: ListenOptions): void {
     }
     reply({ ok: true, node: hub.node, workspace: hub.options.workspace, pid: process.pid });
     if (hello.kind === 'mcp') {
-      serveAgent(hub, socket, hello, rest, { heartbeatMs: options.heartbeatMs, handshakeMs: options.handshakeMs ?? 10_000 });
+      serveAgent(hub, socket, hello, rest, {
+        heartbeatMs: options.heartbeatMs,
+        handshakeMs: options.handshakeMs ?? 10_000,
+      });
       socket.resume();
     } else if (hello.kind === 'control') {
       if (rest.length) socket.unshift(rest);

@@ -33,10 +33,16 @@ export function parseHubArgs(argv: string[]): HubArgs {
     args: argv,
     strict: false,
     options: {
-      workspace: { type: 'string' }, store: { type: 'string' }, socket: { type: 'string' }, node: { type: 'string' },
-      'sla-seconds': { type: 'string' }, 'replay-limit': { type: 'string' },
-      'matrix-config': { type: 'string' }, 'relay-wait-ms': { type: 'string' },
-      'node-ipc': { type: 'boolean' }, stdio: { type: 'boolean' },
+      workspace: { type: 'string' },
+      store: { type: 'string' },
+      socket: { type: 'string' },
+      node: { type: 'string' },
+      'sla-seconds': { type: 'string' },
+      'replay-limit': { type: 'string' },
+      'matrix-config': { type: 'string' },
+      'relay-wait-ms': { type: 'string' },
+      'node-ipc': { type: 'boolean' },
+      stdio: { type: 'boolean' },
     },
   });
   const num = (v: unknown) => (typeof v === 'string' && v !== '' ? Number(v) : undefined);
@@ -73,7 +79,11 @@ export async function runHub(args: HubArgs): Promise<void> {
   // before it could write the running hub's files. Connections wait until the store is open.
   let server;
   try {
-    server = await listen(hub, socketPath, { heartbeatMs: Number(process.env.HANDOFF_HEARTBEAT_MS) || 15_000, handshakeMs: Number(process.env.HANDOFF_HANDSHAKE_MS) || 10_000, log });
+    server = await listen(hub, socketPath, {
+      heartbeatMs: Number(process.env.HANDOFF_HEARTBEAT_MS) || 15_000,
+      handshakeMs: Number(process.env.HANDOFF_HANDSHAKE_MS) || 10_000,
+      log,
+    });
   } catch (e) {
     if (e instanceof HubAlreadyRunning) {
       log(e.message);
@@ -105,7 +115,9 @@ export async function runHub(args: HubArgs): Promise<void> {
   try {
     writeHubPointer(args.workspace, socketPath);
   } catch (e) {
-    log(`no pointer to ${socketPath} under HOME (${(e as Error).message}): an agent whose CLI changes XDG_RUNTIME_DIR or TMPDIR may not find this hub`);
+    log(
+      `no pointer to ${socketPath} under HOME (${(e as Error).message}): an agent whose CLI changes XDG_RUNTIME_DIR or TMPDIR may not find this hub`,
+    );
   }
 
   keepYoungGenerationSmall();
@@ -124,7 +136,8 @@ export async function runHub(args: HubArgs): Promise<void> {
 
   if (args.editor) {
     // Imported here so the headless hub and the CLI do not load the language server library.
-    const { createConnection, ProposedFeatures, IPCMessageReader, IPCMessageWriter } = await import('vscode-languageserver/node');
+    const { createConnection, ProposedFeatures, IPCMessageReader, IPCMessageWriter } =
+      await import('vscode-languageserver/node');
     // Streams passed explicitly: argv sniffing cannot be relied on once the library is bundled.
     const connection = args.ipc
       ? createConnection(ProposedFeatures.all, new IPCMessageReader(process), new IPCMessageWriter(process))

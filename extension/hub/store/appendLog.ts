@@ -30,7 +30,12 @@ export class AppendLog<T> {
    * `revive` turns a parsed line into a T (store/revive.ts: name-keyed records become dicts);
    * `preallocate`: how many bytes of zeros the write that outgrows the file adds (0: none).
    */
-  constructor(readonly path: string, private readonly revive: (parsed: any) => T, private readonly preallocate = 0, private readonly fs: StoreFs = nodeFs) {}
+  constructor(
+    readonly path: string,
+    private readonly revive: (parsed: T) => T,
+    private readonly preallocate = 0,
+    private readonly fs: StoreFs = nodeFs,
+  ) {}
 
   get bytes(): number {
     return this.size;
@@ -53,7 +58,11 @@ export class AppendLog<T> {
       const nl = buf.indexOf(0x0a, start);
       if (nl < 0) break; // no newline: torn
       try {
-        lines.push({ value: parseState(buf.toString('utf8', start, nl), this.revive), offset: start, length: nl - start });
+        lines.push({
+          value: parseState(buf.toString('utf8', start, nl), this.revive),
+          offset: start,
+          length: nl - start,
+        });
       } catch {
         break; // garbage can only be a torn tail: nothing after an unsynced batch was ever acknowledged
       }
@@ -112,7 +121,9 @@ export class AppendLog<T> {
       const grow = (async () => {
         await before;
         // A disk without room for the zeros may still have room for the lines.
-        await writeAll(fh, Buffer.concat([lines, Buffer.alloc(this.preallocate)]), start).catch(() => writeAll(fh, lines, start));
+        await writeAll(fh, Buffer.concat([lines, Buffer.alloc(this.preallocate)]), start).catch(() =>
+          writeAll(fh, lines, start),
+        );
       })();
       this.growing = grow.catch(() => undefined);
       await grow;

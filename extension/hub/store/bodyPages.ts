@@ -44,7 +44,9 @@ export class CheckpointBodies implements BodyPages {
 
   /** The bytes from `offset` up to the next newline (not included): a line of the current file, copied. */
   line(offset: number): Buffer {
-    const { buf, start, end } = this.span(offset, 'the line', (b, from, to) => b.subarray(0, to).indexOf(NEWLINE, from));
+    const { buf, start, end } = this.span(offset, 'the line', (b, from, to) =>
+      b.subarray(0, to).indexOf(NEWLINE, from),
+    );
     return Buffer.from(buf.subarray(start, end));
   }
 
@@ -53,13 +55,17 @@ export class CheckpointBodies implements BodyPages {
    * in the window, or — running past it — in a window from `offset`, or, longer than a window,
    * read whole on their own, so the window stays small.
    */
-  private span(offset: number, what: string, endOf: (buf: Buffer, from: number, to: number) => number): { buf: Buffer; start: number; end: number } {
+  private span(
+    offset: number,
+    what: string,
+    endOf: (buf: Buffer, from: number, to: number) => number,
+  ): { buf: Buffer; start: number; end: number } {
     if (this.fd === undefined) throw new Error(`no checkpoint is open to read ${what} at byte ${offset} from`);
     if (offset < this.windowAt || offset >= this.windowAt + this.windowLength) this.fill(offset);
     const start = offset - this.windowAt;
     const end = endOf(this.window, start, this.windowLength);
     if (end >= 0) return { buf: this.window, start, end };
-    if (start > 0) return this.fill(offset), this.span(offset, what, endOf);
+    if (start > 0) return (this.fill(offset), this.span(offset, what, endOf));
     if (this.atEnd) throw new Error(`${what} at byte ${offset} runs past the end of the checkpoint`);
     for (let length = 2 * WINDOW; ; length *= 2) {
       const buf = Buffer.alloc(length);

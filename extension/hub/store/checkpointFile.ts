@@ -48,7 +48,12 @@ async function* lines(fh: StoreFile, position: number): AsyncGenerator<[text: st
     const chunk = read.subarray(0, bytesRead);
     let start = 0;
     for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, start)) {
-      yield [parts.length === 0 ? chunk.toString('utf8', start, nl) : Buffer.concat([...parts, chunk.subarray(start, nl)]).toString('utf8'), lineAt];
+      yield [
+        parts.length === 0
+          ? chunk.toString('utf8', start, nl)
+          : Buffer.concat([...parts, chunk.subarray(start, nl)]).toString('utf8'),
+        lineAt,
+      ];
       parts = [];
       start = nl + 1;
       lineAt = chunkAt + start;
@@ -94,7 +99,10 @@ export class CheckpointFile implements Adapter<Checkpoint> {
    */
   unchanged: (id: string) => boolean = () => false;
 
-  constructor(readonly path: string, private readonly fs: StoreFs = nodeFs) {
+  constructor(
+    readonly path: string,
+    private readonly fs: StoreFs = nodeFs,
+  ) {
     this.bodies = new CheckpointBodies(fs);
   }
 
@@ -142,7 +150,9 @@ export class CheckpointFile implements Adapter<Checkpoint> {
 
   async write(data: Checkpoint): Promise<void> {
     const placed: [StoredMessage, number][] = [];
-    this.bytesOnDisk = await replaceDurably(this.fs, this.path, (fh) => writeDocument(fh, data, placed, (id, m, head) => this.copied(id, m, head)));
+    this.bytesOnDisk = await replaceDurably(this.fs, this.path, (fh) =>
+      writeDocument(fh, data, placed, (id, m, head) => this.copied(id, m, head)),
+    );
     // The new document is in place: every body is read from it from now on, at once.
     this.bodies.switchTo(this.path);
     for (const [m, offset] of placed) m.body = this.bodies.ref(offset);
@@ -178,7 +188,12 @@ function revived(doc: Checkpoint): Checkpoint {
  * message and where its body's literal went. `copied`: a message's line as the document being
  * replaced holds it, if it can be copied from there.
  */
-async function writeDocument(fh: StoreFile, data: Checkpoint, placed: [StoredMessage, number][], copied: (id: string, m: StoredMessage, head: Buffer) => Buffer | undefined): Promise<number> {
+async function writeDocument(
+  fh: StoreFile,
+  data: Checkpoint,
+  placed: [StoredMessage, number][],
+  copied: (id: string, m: StoredMessage, head: Buffer) => Buffer | undefined,
+): Promise<number> {
   const { hot, ...rest } = data.state;
   // `hot` first, after two numbers: the document with an empty hot set splits right after its `"hot":{`.
   const outline = JSON.stringify({ format: data.format, journalN: data.journalN, state: { hot: {}, ...rest } });

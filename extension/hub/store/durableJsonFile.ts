@@ -11,7 +11,11 @@ import { nodeFs, writeAll, type StoreFile, type StoreFs } from './storeFs';
  * Replaces `path` as a whole: `fill` writes the temp file and says how many bytes it wrote, then
  * the file is fsync'd, renamed over the old one and its directory fsync'd. Returns the size.
  */
-export async function replaceDurably(fs: StoreFs, path: string, fill: (file: StoreFile) => Promise<number>): Promise<number> {
+export async function replaceDurably(
+  fs: StoreFs,
+  path: string,
+  fill: (file: StoreFile) => Promise<number>,
+): Promise<number> {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   const file = await fs.open(tmp, 'replace');
   let bytes: number;
@@ -33,7 +37,11 @@ export class DurableJsonFile<T> implements Adapter<T> {
   /** Size of the document last read or written; the store paces checkpoints by it. */
   bytesOnDisk = 0;
 
-  constructor(readonly path: string, private readonly revive: (parsed: any) => T, private readonly fs: StoreFs = nodeFs) {}
+  constructor(
+    readonly path: string,
+    private readonly revive: (parsed: T) => T,
+    private readonly fs: StoreFs = nodeFs,
+  ) {}
 
   async read(): Promise<T | null> {
     try {

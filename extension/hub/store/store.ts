@@ -8,7 +8,14 @@
 import { dirname, join, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { apply, isSettled, pruneIdempotency } from '../bus/reduce';
-import { emptyState, type BusEvent, type BusState, type HotMessage, type Message, type StoredMessage } from '../bus/model';
+import {
+  emptyState,
+  type BusEvent,
+  type BusState,
+  type HotMessage,
+  type Message,
+  type StoredMessage,
+} from '../bus/model';
 import { withBody } from '../bus/body';
 import { messagesTouched } from '../bus/relay';
 import { AppendLog } from './appendLog';
@@ -124,17 +131,27 @@ export class Store {
     await makeDurableDir(fs, dir);
     // Another user who owns or may write this folder could rewrite the bus's history under us.
     const st = await fs.lstat(dir);
-    if (!st.isDirectory) throw new Error(`${dir} is not a directory (a symlink?); the store needs a real folder of its own`);
-    if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw new Error(`${dir} belongs to uid ${st.uid}, not to you; the store must be your own folder`);
-    if (st.mode & 0o022) throw new Error(`${dir} is writable by others (mode ${(st.mode & 0o777).toString(8)}); run chmod 700 on it`);
+    if (!st.isDirectory)
+      throw new Error(`${dir} is not a directory (a symlink?); the store needs a real folder of its own`);
+    if (typeof process.getuid === 'function' && st.uid !== process.getuid())
+      throw new Error(`${dir} belongs to uid ${st.uid}, not to you; the store must be your own folder`);
+    if (st.mode & 0o022)
+      throw new Error(`${dir} is writable by others (mode ${(st.mode & 0o777).toString(8)}); run chmod 700 on it`);
     const adapter = new CheckpointFile(join(dir, 'state.json'), fs);
     const db = new Low<Checkpoint>(adapter, { format: FORMAT, journalN: 0, state: emptyState(node) });
     await db.read();
-    if (db.data.format !== FORMAT) throw new Error(`${join(dir, 'state.json')} has format ${db.data.format}; this Handoff reads format ${FORMAT}`);
+    if (db.data.format !== FORMAT)
+      throw new Error(`${join(dir, 'state.json')} has format ${db.data.format}; this Handoff reads format ${FORMAT}`);
     const archive = new AppendLog<ArchivedMessage>(join(dir, 'archive.ndjson'), reviveHot, 0, fs);
     const archiveIndex = new Map<string, { offset: number; length: number }>();
-    for (const line of await archive.open()) archiveIndex.set(line.value.message.id, { offset: line.offset, length: line.length });
-    const journal = new AppendLog<JournalRecord>(join(dir, 'journal.ndjson'), (r: JournalRecord) => r, JOURNAL_PREALLOCATE_BYTES, fs); // events hold no name-keyed records
+    for (const line of await archive.open())
+      archiveIndex.set(line.value.message.id, { offset: line.offset, length: line.length });
+    const journal = new AppendLog<JournalRecord>(
+      join(dir, 'journal.ndjson'),
+      (r: JournalRecord) => r,
+      JOURNAL_PREALLOCATE_BYTES,
+      fs,
+    ); // events hold no name-keyed records
     const records = await journal.open();
     const store = new Store(dir, db, adapter, journal, archive, archiveIndex, options);
     for (const { value } of records) {
@@ -209,14 +226,21 @@ export class Store {
     }
   }
 
-  private async settle(batch: Commit[], first: number, epoch: number, start: number, durable: Promise<void>): Promise<void> {
+  private async settle(
+    batch: Commit[],
+    first: number,
+    epoch: number,
+    start: number,
+    durable: Promise<void>,
+  ): Promise<void> {
     let error: Error | undefined;
     try {
       await durable;
     } catch (e) {
       error = e as Error;
     }
-    if (epoch !== this.epoch) error ??= new Error('an earlier write to the journal failed; this one was cut off with it');
+    if (epoch !== this.epoch)
+      error ??= new Error('an earlier write to the journal failed; this one was cut off with it');
     else if (error) await this.cutBack(first, start);
     if (error) {
       for (const c of batch) c.reject(error);
@@ -225,7 +249,11 @@ export class Store {
     this.n = first + batch.length - 1;
     for (const c of batch) for (const e of c.events) apply(this.state, e, this.changed);
     for (const c of batch) c.resolve();
-    if (this.journalFile.bytes > Math.max(this.options.minCheckpointBytes ?? MIN_CHECKPOINT_JOURNAL_BYTES, this.lastCheckpointBytes)) this.paused = true;
+    if (
+      this.journalFile.bytes >
+      Math.max(this.options.minCheckpointBytes ?? MIN_CHECKPOINT_JOURNAL_BYTES, this.lastCheckpointBytes)
+    )
+      this.paused = true;
     // The checkpoint runs once the batches in flight have settled (it empties the journal).
     if (this.paused && this.written === this.n) {
       await this.checkpoint().catch((e) => this.options.onError?.('checkpoint', e));
@@ -270,7 +298,9 @@ export class Store {
     const now = (this.options.now ?? Date.now)();
     const settled = Object.values(this.state.hot).filter((h) => isSettled(h, now));
     if (settled.length > 0) {
-      const rows = settled.filter((h) => !this.archiveIndex.has(h.message.id)).map((h) => ({ ...h, message: withBody(h.message), archivedAt: now }));
+      const rows = settled
+        .filter((h) => !this.archiveIndex.has(h.message.id))
+        .map((h) => ({ ...h, message: withBody(h.message), archivedAt: now }));
       const places = await this.archive.writeBatch(rows);
       rows.forEach((r, i) => this.archiveIndex.set(r.message.id, places[i]));
       // A commit still queued was decided against the hot set as it stood (a receipt already
@@ -293,7 +323,8 @@ export class Store {
   /** The open messages the queued commits change. */
   private awaited(): Set<string> {
     const ids = new Set<string>();
-    for (const c of this.queue) for (const id of messagesTouched(this.state, c.events)) if (this.state.hot[id]) ids.add(id);
+    for (const c of this.queue)
+      for (const id of messagesTouched(this.state, c.events)) if (this.state.hot[id]) ids.add(id);
     return ids;
   }
 

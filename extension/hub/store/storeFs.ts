@@ -66,7 +66,10 @@ export const nodeFs: StoreFs = {
   open: async (path, mode) => nodeFile(await open(path, FLAGS[mode], 0o600)),
   openReader(path) {
     const fd = openSync(path, 'r');
-    return { read: (buf, offset, length, position) => readSync(fd, buf, offset, length, position), close: () => closeSync(fd) };
+    return {
+      read: (buf, offset, length, position) => readSync(fd, buf, offset, length, position),
+      close: () => closeSync(fd),
+    };
   },
   readFile: (path) => readFile(path),
   rename: (from, to) => rename(from, to),

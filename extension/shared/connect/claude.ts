@@ -19,10 +19,24 @@ function files(o: { workspace: string; home?: string }) {
 
 function hookEntries(launch: Launch, name: string, workspace: string): HookEntry[] {
   const cmd = (event: string) => hookCommand(launch, 'claude', event, name, workspace);
-  const sync = (event: string, matcher?: string): HookEntry => ({ event, matcher, hook: { type: 'command', command: cmd(event), timeout: 5 } });
+  const sync = (event: string, matcher?: string): HookEntry => ({
+    event,
+    matcher,
+    hook: { type: 'command', command: cmd(event), timeout: 5 },
+  });
   // The idle waiter re-arms at every session start and turn end; exit 2 wakes the idle session.
-  const waiter = (event: string): HookEntry => ({ event, hook: { type: 'command', command: cmd('wait'), asyncRewake: true, timeout: 3600 } });
-  return [sync('SessionStart'), sync('UserPromptSubmit'), sync('PostToolUse', '*'), sync('Stop'), waiter('SessionStart'), waiter('Stop')];
+  const waiter = (event: string): HookEntry => ({
+    event,
+    hook: { type: 'command', command: cmd('wait'), asyncRewake: true, timeout: 3600 },
+  });
+  return [
+    sync('SessionStart'),
+    sync('UserPromptSubmit'),
+    sync('PostToolUse', '*'),
+    sync('Stop'),
+    waiter('SessionStart'),
+    waiter('Stop'),
+  ];
 }
 
 export function connectClaude(o: ConnectOptions): FileChange[] {
@@ -41,7 +55,11 @@ export function connectClaude(o: ConnectOptions): FileChange[] {
   if (!allow.includes(ALLOW)) permissions.allow = [...allow, ALLOW];
   return [
     jsonChange(f.user, `MCP server "${SERVER}" for ${o.workspace} (bridge as ${o.name})`, user),
-    jsonChange(f.settings, `${entries.length} hooks (SessionStart, UserPromptSubmit, PostToolUse, Stop; an idle waiter at SessionStart and Stop) and the ${ALLOW} permission`, settings),
+    jsonChange(
+      f.settings,
+      `${entries.length} hooks (SessionStart, UserPromptSubmit, PostToolUse, Stop; an idle waiter at SessionStart and Stop) and the ${ALLOW} permission`,
+      settings,
+    ),
   ];
 }
 

@@ -24,16 +24,26 @@ export function connectCodex(o: ConnectOptions): FileChange[] {
   const stale = codexHookTrust(f.hooks, hooksDoc); // our previous hooks' trust, at their old positions
   const hooks = objectAt(hooksDoc, 'hooks');
   const entries: HookEntry[] = EVENTS.map((event) => ({
-    event, matcher: event === 'PostToolUse' ? '*' : undefined,
+    event,
+    matcher: event === 'PostToolUse' ? '*' : undefined,
     hook: { type: 'command', command: hookCommand(o.launch, 'codex', event, o.name, o.workspace), timeout: 5 },
   }));
   setOurHooks(hooks, entries);
-  let toml = upsertTable(readText(f.config) ?? '', `mcp_servers.${SERVER}`, codexServerTable(SERVER, bridgeCommand(o.launch, o.name, o.workspace)));
+  let toml = upsertTable(
+    readText(f.config) ?? '',
+    `mcp_servers.${SERVER}`,
+    codexServerTable(SERVER, bridgeCommand(o.launch, o.name, o.workspace)),
+  );
   for (const t of stale) toml = upsertTable(toml, t.table, undefined);
   for (const t of codexHookTrust(f.hooks, hooksDoc)) toml = upsertTable(toml, t.table, t.text);
   return [
     jsonChange(f.hooks, `${entries.length} hooks (${EVENTS.join(', ')})`, hooksDoc),
-    { path: f.config, what: `MCP server "${SERVER}" (bridge as ${o.name}) and the hooks' trust`, before: readText(f.config), after: toml },
+    {
+      path: f.config,
+      what: `MCP server "${SERVER}" (bridge as ${o.name}) and the hooks' trust`,
+      before: readText(f.config),
+      after: toml,
+    },
   ];
 }
 
@@ -48,7 +58,13 @@ export function disconnectCodex(o: { codexHome?: string; home?: string }): FileC
   if (text !== undefined) {
     let toml = upsertTable(text, `mcp_servers.${SERVER}`, undefined);
     for (const t of before) toml = upsertTable(toml, t.table, undefined);
-    if (toml !== text) changes.push({ path: f.config, what: `removed MCP server "${SERVER}" and the hooks' trust`, before: text, after: toml });
+    if (toml !== text)
+      changes.push({
+        path: f.config,
+        what: `removed MCP server "${SERVER}" and the hooks' trust`,
+        before: text,
+        after: toml,
+      });
   }
   return changes;
 }

@@ -5,8 +5,13 @@
 /** JSON string escapes are valid TOML basic-string escapes. */
 export const tomlString = (s: string) => JSON.stringify(s);
 
-export function codexServerTable(name: string, launch: { command: string; args: string[]; env?: Record<string, string> }): string {
-  const env = Object.entries(launch.env ?? {}).map(([k, v]) => `${k} = ${tomlString(v)}`).join(', ');
+export function codexServerTable(
+  name: string,
+  launch: { command: string; args: string[]; env?: Record<string, string> },
+): string {
+  const env = Object.entries(launch.env ?? {})
+    .map(([k, v]) => `${k} = ${tomlString(v)}`)
+    .join(', ');
   return [
     `[mcp_servers.${name}]`,
     `command = ${tomlString(launch.command)}`,

@@ -25,9 +25,13 @@ export function readJson(path: string): Json {
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new Error(`${path} is not valid JSON (${(e as Error).message}); fix or remove it, then connect again. Nothing was changed.`);
+    throw new Error(
+      `${path} is not valid JSON (${(e as Error).message}); fix or remove it, then connect again. Nothing was changed.`,
+      { cause: e },
+    );
   }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error(`${path} does not hold a JSON object; nothing was changed.`);
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    throw new Error(`${path} does not hold a JSON object; nothing was changed.`);
   return v as Json;
 }
 

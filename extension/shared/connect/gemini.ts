@@ -12,7 +12,10 @@ const SERVER = 'handoff';
 const TRUST = 'TRUST_FOLDER';
 
 function files(o: { workspace: string; home?: string }) {
-  return { settings: join(o.workspace, '.gemini', 'settings.json'), trusted: join(o.home ?? homedir(), '.gemini', 'trustedFolders.json') };
+  return {
+    settings: join(o.workspace, '.gemini', 'settings.json'),
+    trusted: join(o.home ?? homedir(), '.gemini', 'trustedFolders.json'),
+  };
 }
 
 export function connectGemini(o: ConnectOptions): FileChange[] {
@@ -22,12 +25,24 @@ export function connectGemini(o: ConnectOptions): FileChange[] {
   objectAt(settings, 'mcpServers')[SERVER] = { command, args, env, trust: true };
   const events = ['SessionStart', 'BeforeAgent', 'AfterTool', 'AfterAgent'];
   const entries: HookEntry[] = events.map((event) => ({
-    event, matcher: event === 'AfterTool' ? '*' : undefined,
-    hook: { name: `handoff-${event}`, type: 'command', command: hookCommand(o.launch, 'gemini', event, o.name, o.workspace), timeout: 5000 },
+    event,
+    matcher: event === 'AfterTool' ? '*' : undefined,
+    hook: {
+      name: `handoff-${event}`,
+      type: 'command',
+      command: hookCommand(o.launch, 'gemini', event, o.name, o.workspace),
+      timeout: 5000,
+    },
   }));
   setOurHooks(objectAt(settings, 'hooks'), entries);
   const trusted = readJson(f.trusted);
-  const changes = [jsonChange(f.settings, `MCP server "${SERVER}" (trusted; bridge as ${o.name}) and ${entries.length} hooks (${events.join(', ')})`, settings)];
+  const changes = [
+    jsonChange(
+      f.settings,
+      `MCP server "${SERVER}" (trusted; bridge as ${o.name}) and ${entries.length} hooks (${events.join(', ')})`,
+      settings,
+    ),
+  ];
   if (trusted[o.workspace] !== TRUST) {
     trusted[o.workspace] = TRUST;
     changes.push(jsonChange(f.trusted, `trusted the folder ${o.workspace}`, trusted));

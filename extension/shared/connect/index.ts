@@ -10,8 +10,16 @@ export type AgentCli = (typeof AGENT_CLIS)[number];
 export type { ConnectOptions, FileChange };
 export type { Launch } from './launch';
 
-const CONNECT: Record<AgentCli, (o: ConnectOptions) => FileChange[]> = { claude: connectClaude, codex: connectCodex, gemini: connectGemini };
-const DISCONNECT: Record<AgentCli, (o: ConnectOptions) => FileChange[]> = { claude: disconnectClaude, codex: disconnectCodex, gemini: disconnectGemini };
+const CONNECT: Record<AgentCli, (o: ConnectOptions) => FileChange[]> = {
+  claude: connectClaude,
+  codex: connectCodex,
+  gemini: connectGemini,
+};
+const DISCONNECT: Record<AgentCli, (o: ConnectOptions) => FileChange[]> = {
+  claude: disconnectClaude,
+  codex: disconnectCodex,
+  gemini: disconnectGemini,
+};
 
 /** Registers the bridge and installs the hooks; returns what was written where (nothing when already so). */
 export function connectAgent(cli: AgentCli, o: ConnectOptions): FileChange[] {

@@ -17,14 +17,30 @@ export function quote(arg: string): string {
   return /^[\w./:=@,+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
-export function bridgeCommand(launch: Launch, name: string, workspace: string): { command: string; args: string[]; env: Record<string, string> } {
-  return { command: launch.node, args: [join(launch.dist, 'bridge.js'), '--name', name, '--workspace', workspace], env: launch.env ?? {} };
+export function bridgeCommand(
+  launch: Launch,
+  name: string,
+  workspace: string,
+): { command: string; args: string[]; env: Record<string, string> } {
+  return {
+    command: launch.node,
+    args: [join(launch.dist, 'bridge.js'), '--name', name, '--workspace', workspace],
+    env: launch.env ?? {},
+  };
 }
 
 /** A shell command line: the CLIs run hook commands through a shell. */
 export function hookCommand(launch: Launch, cli: string, event: string, name: string, workspace: string): string {
-  const env = Object.entries(launch.env ?? {}).map(([k, v]) => `${k}=${quote(v)} `).join('');
-  return env + [launch.node, join(launch.dist, 'hook.js'), cli, event, '--name', name, '--workspace', workspace].map(quote).join(' ') + ` ${HOOK_MARK}`;
+  const env = Object.entries(launch.env ?? {})
+    .map(([k, v]) => `${k}=${quote(v)} `)
+    .join('');
+  return (
+    env +
+    [launch.node, join(launch.dist, 'hook.js'), cli, event, '--name', name, '--workspace', workspace]
+      .map(quote)
+      .join(' ') +
+    ` ${HOOK_MARK}`
+  );
 }
 
 export function isOurHook(command: unknown): boolean {

@@ -32,7 +32,12 @@ export async function startAgentMail(): Promise<Bus> {
   };
   const url = `http://127.0.0.1:${port}`;
   // cwd is the empty temp dir: the server reads a .env from its cwd.
-  const start = () => spawnServer(join(venv, 'bin', 'python'), ['-m', 'mcp_agent_mail.cli', 'serve-http', '--port', String(port)], { cwd: dir, env, ready: () => answers(`${url}/health/liveness`) });
+  const start = () =>
+    spawnServer(join(venv, 'bin', 'python'), ['-m', 'mcp_agent_mail.cli', 'serve-http', '--port', String(port)], {
+      cwd: dir,
+      env,
+      ready: () => answers(`${url}/health/liveness`),
+    });
   let server: ServerProcess = await start();
 
   const connect = async () => {
@@ -40,7 +45,8 @@ export async function startAgentMail(): Promise<Bus> {
     const notifications = recordNotifications(client);
     await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp/`)));
     // Past the SDK's 60 s default: a send waiting on the archive lock gets the server's own answer (it gives up at 60 s).
-    const call = async (tool: string, args: Record<string, unknown>) => resultOf(await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 90_000 }), tool);
+    const call = async (tool: string, args: Record<string, unknown>) =>
+      resultOf(await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 90_000 }), tool);
     return { client, notifications, call };
   };
   const setup = await connect();
@@ -58,9 +64,21 @@ export async function startAgentMail(): Promise<Bus> {
       return {
         name,
         notifications,
-        send: async (to, body) => void (await call('send_message', { project_key: project, sender_name: name, to: [to], subject: body.slice(0, 40), body_md: body })),
+        send: async (to, body) =>
+          void (await call('send_message', {
+            project_key: project,
+            sender_name: name,
+            to: [to],
+            subject: body.slice(0, 40),
+            body_md: body,
+          })),
         async read() {
-          const r = await call('fetch_inbox', { project_key: project, agent_name: name, include_bodies: true, limit: 100_000 });
+          const r = await call('fetch_inbox', {
+            project_key: project,
+            agent_name: name,
+            include_bodies: true,
+            limit: 100_000,
+          });
           return (Array.isArray(r) ? r : r.result).map((m: { body_md: string }) => m.body_md);
         },
         close: () => client.close(),

@@ -27,11 +27,20 @@ export async function startAgentMailbox(): Promise<Bus> {
   const port = await freePort();
   const python = join(venv, 'bin', 'python');
   // It prints its address with the admin token once it serves: http://127.0.0.1:PORT/#token=T
-  const start = () => spawnServer(python, ['-m', 'agent_mailbox', '--home', join(dir, 'home'), '--port', String(port), '--no-browser'], { cwd: dir, env: NO_FOLDING, ready: (out) => /#token=\S+/.test(out) });
+  const start = () =>
+    spawnServer(python, ['-m', 'agent_mailbox', '--home', join(dir, 'home'), '--port', String(port), '--no-browser'], {
+      cwd: dir,
+      env: NO_FOLDING,
+      ready: (out) => /#token=\S+/.test(out),
+    });
   let server: ServerProcess = await start();
   const admin = async (path: string, body: unknown) => {
     const token = /#token=(\S+)/.exec(server.output())![1];
-    const r = await fetch(`http://127.0.0.1:${port}/api/workbench${path}`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const r = await fetch(`http://127.0.0.1:${port}/api/workbench${path}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const json = await r.json();
     if (!r.ok) throw new Error(`agent-mailbox ${path}: ${JSON.stringify(json)}`);
     return json;
@@ -48,16 +57,23 @@ export async function startAgentMailbox(): Promise<Bus> {
       const employee: string = (await admin('/employees', { name, kind: 'claude', entrypoint: '/bin/true' })).id;
       employees.set(name, employee);
       await admin(`/projects/${projectId}/members`, { employee_id: employee });
-      const session = (await admin('/mailbox/sessions', { employee_id: employee, project_id: projectId, label: `bench-${name}` })).config.mcpServers['agent-mailbox-project'];
+      const session = (
+        await admin('/mailbox/sessions', { employee_id: employee, project_id: projectId, label: `bench-${name}` })
+      ).config.mcpServers['agent-mailbox-project'];
       const client = new Client({ name: 'bench', version: '1.0.0' });
       const notifications = recordNotifications(client);
       await client.connect(new StdioClientTransport({ command: session.command, args: session.args, stderr: 'pipe' }));
-      const call = async (tool: string, args: Record<string, unknown>) => resultOf(await client.callTool({ name: tool, arguments: args }), tool);
+      const call = async (tool: string, args: Record<string, unknown>) =>
+        resultOf(await client.callTool({ name: tool, arguments: args }), tool);
       return {
         name,
         notifications,
-        send: async (to, body) => void (await call('project_message', { title: body.slice(0, 40), body, recipient_id: employees.get(to) })),
-        read: async () => (await call('project_messages', { folder: 'inbox', limit: 100 })).messages.map((m: { body: string }) => m.body),
+        send: async (to, body) =>
+          void (await call('project_message', { title: body.slice(0, 40), body, recipient_id: employees.get(to) })),
+        read: async () =>
+          (await call('project_messages', { folder: 'inbox', limit: 100 })).messages.map(
+            (m: { body: string }) => m.body,
+          ),
         close: () => client.close(),
       };
     },

@@ -19,7 +19,11 @@ export function agentRelayUnavailable(): string {
   }
   const state = tempDir('peer-agent-relay');
   const broker = join(dir, 'node_modules', '@agent-relay', 'broker-linux-x64', 'bin', 'agent-relay-broker');
-  const r = spawnSync(broker, ['init', '--instance-name', 'bench', '--channels', 'general', '--persist', '--api-port', '0', '--state-dir', state], { cwd: state, encoding: 'utf8', timeout: 30_000, env: { ...process.env, AGENT_RELAY_TELEMETRY_DISABLED: '1' } });
+  const r = spawnSync(
+    broker,
+    ['init', '--instance-name', 'bench', '--channels', 'general', '--persist', '--api-port', '0', '--state-dir', state],
+    { cwd: state, encoding: 'utf8', timeout: 30_000, env: { ...process.env, AGENT_RELAY_TELEMETRY_DISABLED: '1' } },
+  );
   const out = `${r.stdout}\n${r.stderr}`;
   const cause = /Error: (.*)\s+Caused by:\s+(.*)/.exec(out);
   if (cause) return `its broker needs the hosted Relaycast service: "${cause[1]}: ${cause[2].trim()}"`;

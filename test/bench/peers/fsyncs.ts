@@ -10,13 +10,16 @@ const SYNCS = ['fsync', 'fdatasync', 'sync_file_range'];
 
 export async function fsyncsPerSend(pid: number, n: number, send: (i: number) => Promise<void>): Promise<number> {
   const out = join(tempDir('strace'), 'summary.txt');
-  const strace = spawn('strace', ['-f', '-c', '-e', `trace=${SYNCS.join(',')}`, '-o', out, '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const strace = spawn('strace', ['-f', '-c', '-e', `trace=${SYNCS.join(',')}`, '-o', out, '-p', String(pid)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   strace.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<void>((r) => strace.once('exit', () => r()));
   const start = Date.now();
   while (!err.includes('attached')) {
-    if (strace.exitCode !== null || Date.now() - start > 10_000) throw new Error(`strace did not attach to ${pid}: ${err}`);
+    if (strace.exitCode !== null || Date.now() - start > 10_000)
+      throw new Error(`strace did not attach to ${pid}: ${err}`);
     await new Promise((r) => setTimeout(r, 20));
   }
   for (let i = 0; i < n; i++) await send(i);

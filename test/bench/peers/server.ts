@@ -13,7 +13,11 @@ export function peerDir(folder: string, setup: string): string {
   const dir = join(TOOLS, 'peers', folder);
   if (existsSync(join(dir, '.handoff-ok'))) return dir;
   const failed = join(TOOLS, `${setup}.failed`);
-  throw new Error(existsSync(failed) ? `install failed: ${readFileSync(failed, 'utf8').replace(/\n/g, '; ')}` : `not installed in ${dir}: run bash .ci/setup-peers.sh`);
+  throw new Error(
+    existsSync(failed)
+      ? `install failed: ${readFileSync(failed, 'utf8').replace(/\n/g, '; ')}`
+      : `not installed in ${dir}: run bash .ci/setup-peers.sh`,
+  );
 }
 
 export function freePort(): Promise<number> {
@@ -38,14 +42,23 @@ export interface ServerProcess {
 }
 
 /** Spawns a server and resolves once `ready` holds (given its output so far), failing if it exits first. */
-export async function spawnServer(command: string, args: string[], opts: { cwd: string; env: Record<string, string>; ready: (out: string) => boolean | Promise<boolean> }): Promise<ServerProcess> {
-  const proc = spawn(command, args, { cwd: opts.cwd, env: { ...(process.env as Record<string, string>), ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function spawnServer(
+  command: string,
+  args: string[],
+  opts: { cwd: string; env: Record<string, string>; ready: (out: string) => boolean | Promise<boolean> },
+): Promise<ServerProcess> {
+  const proc = spawn(command, args, {
+    cwd: opts.cwd,
+    env: { ...(process.env as Record<string, string>), ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (!(await opts.ready(out))) {
-    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`${command} ${args.join(' ')} exited before it was ready:\n${out.slice(-2000)}`);
+    if (proc.exitCode !== null || proc.signalCode !== null)
+      throw new Error(`${command} ${args.join(' ')} exited before it was ready:\n${out.slice(-2000)}`);
     if (Date.now() > deadline) {
       proc.kill('SIGKILL');
       throw new Error(`${command} ${args.join(' ')} not ready after ${START_TIMEOUT_MS} ms:\n${out.slice(-2000)}`);

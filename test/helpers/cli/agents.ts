@@ -147,7 +147,10 @@ function geminiHome(home: string, modelUrl: string, model: string): AgentHome {
   // The shell runs unprompted, like Claude's --allowedTools Bash (a user-tier policy rule; the
   // settings' tools.allowed is deprecated). MCP tools are left to connect.
   mkdirSync(join(home, '.gemini', 'policies'), { recursive: true });
-  writeFileSync(join(home, '.gemini', 'policies', 'scripted-shell.toml'), '[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 100\n');
+  writeFileSync(
+    join(home, '.gemini', 'policies', 'scripted-shell.toml'),
+    '[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 100\n',
+  );
   return { cli: 'gemini', home, configDir: join(home, '.gemini'), env };
 }
 
@@ -155,7 +158,11 @@ function geminiHome(home: string, modelUrl: string, model: string): AgentHome {
 export function agentHome(cli: Cli, modelUrl: string, opts: AgentHomeOptions = {}): AgentHome {
   const home = tempDir(`${cli}-home`);
   const h =
-    cli === 'claude' ? claudeHome(home, modelUrl) : cli === 'codex' ? codexHome(home, modelUrl, opts.model ?? 'gpt-5.1-codex', opts.codexSandbox ?? 'workspace-write') : geminiHome(home, modelUrl, opts.model ?? 'gemini-2.5-flash');
+    cli === 'claude'
+      ? claudeHome(home, modelUrl)
+      : cli === 'codex'
+        ? codexHome(home, modelUrl, opts.model ?? 'gpt-5.1-codex', opts.codexSandbox ?? 'workspace-write')
+        : geminiHome(home, modelUrl, opts.model ?? 'gemini-2.5-flash');
   Object.assign(h.env, opts.env);
   return h;
 }
@@ -165,7 +172,12 @@ export function trustClaudeFolder(h: AgentHome, folder: string): void {
   const path = join(h.home, '.claude.json');
   const cfg = readJson(path);
   cfg.projects ??= {};
-  cfg.projects[folder] = { allowedTools: [], hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, ...cfg.projects[folder] };
+  cfg.projects[folder] = {
+    allowedTools: [],
+    hasTrustDialogAccepted: true,
+    hasCompletedProjectOnboarding: true,
+    ...cfg.projects[folder],
+  };
   cfg.projects[folder].hasTrustDialogAccepted = true;
   writeJson(path, cfg);
 }
@@ -195,12 +207,23 @@ export interface AgentRun {
 }
 
 /** The command line of a one-shot turn. */
-export function oneShotCommand(h: AgentHome, workspace: string, prompt: string, opts: RunOptions = {}): { command: string; args: string[] } {
+export function oneShotCommand(
+  h: AgentHome,
+  workspace: string,
+  prompt: string,
+  opts: RunOptions = {},
+): { command: string; args: string[] } {
   if (h.cli === 'claude') {
-    return { command: CLI_BIN.claude, args: ['-p', prompt, '--allowedTools', (opts.allowedTools ?? ['Bash']).join(','), ...(opts.args ?? [])] };
+    return {
+      command: CLI_BIN.claude,
+      args: ['-p', prompt, '--allowedTools', (opts.allowedTools ?? ['Bash']).join(','), ...(opts.args ?? [])],
+    };
   }
   if (h.cli === 'codex') {
-    return { command: CLI_BIN.codex, args: ['exec', '--skip-git-repo-check', '--color', 'never', '-C', workspace, ...(opts.args ?? []), prompt] };
+    return {
+      command: CLI_BIN.codex,
+      args: ['exec', '--skip-git-repo-check', '--color', 'never', '-C', workspace, ...(opts.args ?? []), prompt],
+    };
   }
   return { command: NODE, args: [CLI_BIN.gemini, '-p', prompt, '--output-format', 'text', ...(opts.args ?? [])] };
 }
@@ -213,7 +236,12 @@ export function runAgent(h: AgentHome, workspace: string, prompt: string, opts: 
   const timeoutMs = opts.timeoutMs ?? 90_000;
   const started = Date.now();
   // Its own process group, so a timeout kills the CLI and the MCP servers and hooks it started.
-  const child = spawn(command, args, { cwd: workspace, env: { ...h.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(command, args, {
+    cwd: workspace,
+    env: { ...h.env, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

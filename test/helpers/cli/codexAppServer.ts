@@ -23,7 +23,11 @@ export interface CodexHooksList {
 }
 
 /** Sends `requests` after the initialize handshake and returns their results in order. */
-export async function codexAppServer(h: AgentHome, requests: Array<{ method: string; params?: unknown }>, timeoutMs = 20_000): Promise<any[]> {
+export async function codexAppServer(
+  h: AgentHome,
+  requests: Array<{ method: string; params?: unknown }>,
+  timeoutMs = 20_000,
+): Promise<any[]> {
   const child = spawn(CLI_BIN.codex, ['app-server'], { env: h.env, stdio: ['pipe', 'pipe', 'pipe'] });
   const waiting = new Map<number, (m: any) => void>();
   let buf = '';
@@ -42,13 +46,20 @@ export async function codexAppServer(h: AgentHome, requests: Array<{ method: str
   const request = (method: string, params: unknown) =>
     new Promise<any>((resolve, reject) => {
       const id = next++;
-      waiting.set(id, (m) => (m.error ? reject(new Error(`${method}: ${JSON.stringify(m.error)}`)) : resolve(m.result)));
+      waiting.set(id, (m) =>
+        m.error ? reject(new Error(`${method}: ${JSON.stringify(m.error)}`)) : resolve(m.result),
+      );
       child.stdin.write(`${JSON.stringify({ id, method, params })}\n`);
     });
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  const died = new Promise<never>((_, reject) => child.on('exit', (code) => reject(new Error(`codex app-server exited (${code}) before answering:\n${stderr}`))));
+  const died = new Promise<never>((_, reject) =>
+    child.on('exit', (code) => reject(new Error(`codex app-server exited (${code}) before answering:\n${stderr}`))),
+  );
   try {
-    await Promise.race([request('initialize', { clientInfo: { name: 'handoff-tests', title: null, version: '0' }, capabilities: null }), died]);
+    await Promise.race([
+      request('initialize', { clientInfo: { name: 'handoff-tests', title: null, version: '0' }, capabilities: null }),
+      died,
+    ]);
     child.stdin.write(`${JSON.stringify({ method: 'initialized' })}\n`);
     const results = [];
     for (const r of requests) results.push(await Promise.race([request(r.method, r.params ?? {}), died]));

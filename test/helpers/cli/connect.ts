@@ -5,7 +5,11 @@ import { DIST, NODE } from '../hubProcess';
 import type { Cli } from './agents';
 
 export function handoffConnect(cli: Cli, workspace: string, env: Record<string, string>, name: string): string {
-  return execFileSync(NODE, [join(DIST, 'cli.js'), 'connect', cli, '--name', name], { cwd: workspace, env, encoding: 'utf8' });
+  return execFileSync(NODE, [join(DIST, 'cli.js'), 'connect', cli, '--name', name], {
+    cwd: workspace,
+    env,
+    encoding: 'utf8',
+  });
 }
 
 /** The hook runs a test asked to trace (HANDOFF_HOOK_TRACE), one object per run. */

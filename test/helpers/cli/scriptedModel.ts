@@ -100,12 +100,18 @@ function shellCall(wire: Wire, tools: string[], cmd: string): Move | string {
 
 /** The name each CLI gives MCP tool `tool` of server `server`. */
 export function mcpToolName(wire: Wire, server: string, tool: string): string {
-  return wire === 'anthropic' ? `mcp__${server}__${tool}` : wire === 'openai' ? `mcp__${server}.${tool}` : `mcp_${server}_${tool}`;
+  return wire === 'anthropic'
+    ? `mcp__${server}__${tool}`
+    : wire === 'openai'
+      ? `mcp__${server}.${tool}`
+      : `mcp_${server}_${tool}`;
 }
 
 function namedCall(wire: Wire, name: string, args: Record<string, unknown>): Move {
   const dot = wire === 'openai' ? name.lastIndexOf('.') : -1;
-  return dot > 0 ? { type: 'call', namespace: name.slice(0, dot), name: name.slice(dot + 1), args } : { type: 'call', name, args };
+  return dot > 0
+    ? { type: 'call', namespace: name.slice(0, dot), name: name.slice(dot + 1), args }
+    : { type: 'call', name, args };
 }
 
 function lastToolResult(items: Item[]): string | undefined {
@@ -134,19 +140,36 @@ function readBody(req: IncomingMessage): Promise<any> {
   });
 }
 
-function classify(method: string, path: string): { wire: Wire; op: 'generate' | 'count' | 'models'; stream: boolean } | null {
-  if (method === 'POST' && /\/messages\/count_tokens$/.test(path)) return { wire: 'anthropic', op: 'count', stream: false };
+function classify(
+  method: string,
+  path: string,
+): { wire: Wire; op: 'generate' | 'count' | 'models'; stream: boolean } | null {
+  if (method === 'POST' && /\/messages\/count_tokens$/.test(path))
+    return { wire: 'anthropic', op: 'count', stream: false };
   if (method === 'POST' && /\/messages$/.test(path)) return { wire: 'anthropic', op: 'generate', stream: true };
   if (method === 'POST' && /\/responses$/.test(path)) return { wire: 'openai', op: 'generate', stream: true };
   if (method === 'GET' && /\/models$/.test(path)) return { wire: 'openai', op: 'models', stream: false };
   const g = /\/models\/[^/:]+:(streamGenerateContent|generateContent|countTokens)$/.exec(path);
-  if (method === 'POST' && g) return { wire: 'gemini', op: g[1] === 'countTokens' ? 'count' : 'generate', stream: g[1] === 'streamGenerateContent' };
+  if (method === 'POST' && g)
+    return {
+      wire: 'gemini',
+      op: g[1] === 'countTokens' ? 'count' : 'generate',
+      stream: g[1] === 'streamGenerateContent',
+    };
   return null;
 }
 
 // Gemini CLI asks side questions (next speaker, routing, loop checks) with a JSON schema; one
 // object answers them all: the user speaks next, the simple model is fine, no loop.
-const GEMINI_SIDE_JSON = JSON.stringify({ reasoning: 'scripted', next_speaker: 'user', model_choice: 'flash', complexity_reasoning: 'scripted', complexity_score: 1, unproductive_state_confidence: 0, unproductive_state_analysis: 'none' });
+const GEMINI_SIDE_JSON = JSON.stringify({
+  reasoning: 'scripted',
+  next_speaker: 'user',
+  model_choice: 'flash',
+  complexity_reasoning: 'scripted',
+  complexity_score: 1,
+  unproductive_state_confidence: 0,
+  unproductive_state_analysis: 'none',
+});
 
 async function poll<T>(get: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
   const start = Date.now();
@@ -193,7 +216,11 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
     const name = 'call' in action ? action.call : mcpToolName(r.wire, action.server ?? serverName, action.tool);
     if (r.tools.includes(name)) return namedCall(r.wire, name, action.args ?? {});
     // Claude Code defers MCP tools behind ToolSearch; one search loads the tool for the next request.
-    if (r.wire === 'anthropic' && r.tools.includes('ToolSearch') && !('call' in action && action.call === 'ToolSearch')) {
+    if (
+      r.wire === 'anthropic' &&
+      r.tools.includes('ToolSearch') &&
+      !('call' in action && action.call === 'ToolSearch')
+    ) {
       pending = action;
       return { type: 'call', name: 'ToolSearch', args: { query: `select:${name}` } };
     }
@@ -207,7 +234,9 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
     if (!route) {
       other.push(`${req.method} ${req.url}`);
       res.writeHead(404, { 'content-type': 'application/json', connection: 'close' });
-      return void res.end(JSON.stringify({ error: { message: 'not played by the scripted model', type: 'not_found' } }));
+      return void res.end(
+        JSON.stringify({ error: { message: 'not played by the scripted model', type: 'not_found' } }),
+      );
     }
     if (route.op === 'models') {
       res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
@@ -222,11 +251,30 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
     const stream = route.wire === 'anthropic' ? body.stream === true : route.stream;
     const isSide = tools.length === 0;
     const log = isSide ? side : requests;
-    const r: ModelRequest = { index: log.length, wire: route.wire, path: url.pathname, at: Date.now(), body, items, text: items.map((i) => i.text).join('\n'), tools };
+    const r: ModelRequest = {
+      index: log.length,
+      wire: route.wire,
+      path: url.pathname,
+      at: Date.now(),
+      body,
+      items,
+      text: items.map((i) => i.text).join('\n'),
+      tools,
+    };
     log.push(r);
-    const jsonWanted = route.wire === 'gemini' && (body.generationConfig?.responseJsonSchema || body.generationConfig?.responseSchema || body.generationConfig?.responseMimeType === 'application/json');
-    r.move = isSide ? { type: 'text', text: jsonWanted ? GEMINI_SIDE_JSON : opts.sideText ?? 'OK' } : await decide(r);
-    answer(route.wire, res, r.move, String(body.model ?? url.pathname.split('/').pop()?.split(':')[0] ?? 'scripted'), stream);
+    const jsonWanted =
+      route.wire === 'gemini' &&
+      (body.generationConfig?.responseJsonSchema ||
+        body.generationConfig?.responseSchema ||
+        body.generationConfig?.responseMimeType === 'application/json');
+    r.move = isSide ? { type: 'text', text: jsonWanted ? GEMINI_SIDE_JSON : (opts.sideText ?? 'OK') } : await decide(r);
+    answer(
+      route.wire,
+      res,
+      r.move,
+      String(body.model ?? url.pathname.split('/').pop()?.split(':')[0] ?? 'scripted'),
+      stream,
+    );
   }
 
   const server = createServer((req, res) => {
@@ -241,7 +289,8 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
 
   const newItems = (i: number): Item[] => {
     const before = new Map<string, number>();
-    for (const it of requests[i - 1]?.items ?? []) before.set(JSON.stringify(it), (before.get(JSON.stringify(it)) ?? 0) + 1);
+    for (const it of requests[i - 1]?.items ?? [])
+      before.set(JSON.stringify(it), (before.get(JSON.stringify(it)) ?? 0) + 1);
     return requests[i].items.filter((it) => {
       const k = JSON.stringify(it);
       const n = before.get(k) ?? 0;
@@ -250,7 +299,11 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
     });
   };
   const insertions = (needle: string): Insertion[] =>
-    requests.flatMap((_, i) => newItems(i).filter((it) => occurrences(it.text, needle) > 0).map((item) => ({ request: i, item })));
+    requests.flatMap((_, i) =>
+      newItems(i)
+        .filter((it) => occurrences(it.text, needle) > 0)
+        .map((item) => ({ request: i, item })),
+    );
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -264,11 +317,21 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
     newItems,
     insertions,
     surfacings: (needle) => new Set(insertions(needle).map((x) => x.request)).size,
-    waitForRequests: (n, timeoutMs = 30_000) => poll(() => requests.length >= n || undefined, timeoutMs, `${n} model requests`).then(() => undefined),
-    waitForText: (needle, timeoutMs = 30_000) => poll(() => { const i = requests.findIndex((r) => r.text.includes(needle)); return i >= 0 ? i : undefined; }, timeoutMs, `a model request containing ${JSON.stringify(needle)}`),
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    waitForRequests: (n, timeoutMs = 30_000) =>
+      poll(() => requests.length >= n || undefined, timeoutMs, `${n} model requests`).then(() => undefined),
+    waitForText: (needle, timeoutMs = 30_000) =>
+      poll(
+        () => {
+          const i = requests.findIndex((r) => r.text.includes(needle));
+          return i >= 0 ? i : undefined;
+        },
+        timeoutMs,
+        `a model request containing ${JSON.stringify(needle)}`,
+      ),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -36,7 +36,8 @@ export interface InteractiveOptions {
 
 /** Starts `claude` (interactive) in `workspace` under tmux, with onboarding and folder trust pre-accepted. */
 export function startInteractiveClaude(h: AgentHome, workspace: string, opts: InteractiveOptions = {}): TmuxSession {
-  if (!tmuxAvailable()) throw new Error('tmux is not installed: apt-get install -y tmux (needed for interactive Claude Code sessions)');
+  if (!tmuxAvailable())
+    throw new Error('tmux is not installed: apt-get install -y tmux (needed for interactive Claude Code sessions)');
   if (h.cli !== 'claude') throw new Error(`startInteractiveClaude needs a claude AgentHome, got ${h.cli}`);
   trustClaudeFolder(h, workspace);
   const dir = tempDir('tmux');
@@ -45,7 +46,13 @@ export function startInteractiveClaude(h: AgentHome, workspace: string, opts: In
   const env = { ...h.env, ...opts.env };
   const script = join(dir, 'run.sh');
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  writeFileSync(script, `#!/bin/sh\ncd ${q(workspace)}\nexec env -i ${Object.entries(env).map(([k, v]) => q(`${k}=${v}`)).join(' ')} ${q(CLI_BIN.claude)} ${(opts.args ?? []).map(q).join(' ')}\n`, { mode: 0o755 });
+  writeFileSync(
+    script,
+    `#!/bin/sh\ncd ${q(workspace)}\nexec env -i ${Object.entries(env)
+      .map(([k, v]) => q(`${k}=${v}`))
+      .join(' ')} ${q(CLI_BIN.claude)} ${(opts.args ?? []).map(q).join(' ')}\n`,
+    { mode: 0o755 },
+  );
   const tmux = (...args: string[]) => execFileSync('tmux', ['-S', socket, ...args], { encoding: 'utf8' });
   tmux('new-session', '-d', '-s', 'agent', '-x', String(opts.width ?? 160), '-y', String(opts.height ?? 50), script);
   tmux('set-option', '-t', 'agent', 'remain-on-exit', 'on');
@@ -65,7 +72,8 @@ export function startInteractiveClaude(h: AgentHome, workspace: string, opts: In
       for (;;) {
         const s = session.screen();
         if (pattern.test(s)) return s;
-        if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${pattern} on the screen:\n${s}`);
+        if (Date.now() - start > timeoutMs)
+          throw new Error(`timed out after ${timeoutMs} ms waiting for ${pattern} on the screen:\n${s}`);
         await new Promise((r) => setTimeout(r, 100));
       }
     },

@@ -16,7 +16,9 @@ async function eventually(what, cond, ms = 30000) {
 
 /** An MCP session over the installed bridge of `extensionPath`. */
 function bridge(extensionPath, socket, name) {
-  const child = spawn(process.execPath, [join(extensionPath, 'dist', 'bridge.js'), '--name', name], { env: { ...process.env, HANDOFF_HUB: socket, ELECTRON_RUN_AS_NODE: '1' } });
+  const child = spawn(process.execPath, [join(extensionPath, 'dist', 'bridge.js'), '--name', name], {
+    env: { ...process.env, HANDOFF_HUB: socket, ELECTRON_RUN_AS_NODE: '1' },
+  });
   const waiting = new Map();
   let buf = '';
   child.stdout.on('data', (d) => {
@@ -28,13 +30,18 @@ function bridge(extensionPath, socket, name) {
     }
   });
   let id = 0;
-  const request = (method, params) => new Promise((resolve) => {
-    waiting.set(++id, resolve);
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-  });
+  const request = (method, params) =>
+    new Promise((resolve) => {
+      waiting.set(++id, resolve);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
   return {
     async start() {
-      await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'install-probe', version: '1' } });
+      await request('initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'install-probe', version: '1' },
+      });
       child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
     },
     call: (name, args) => request('tools/call', { name, arguments: args }),
@@ -53,10 +60,20 @@ function run(command, args, { cwd, env, timeoutMs = 120000 }) {
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
     }, timeoutMs);
-    child.on('error', (e) => { clearTimeout(timer); reject(e); });
-    child.on('close', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stdout, stderr, timedOut }); });
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, timedOut });
+    });
   });
 }
 

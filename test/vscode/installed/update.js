@@ -19,19 +19,34 @@ exports.run = async function () {
   const result = { extensionPath: ext.extensionPath, socket: api.location.socket };
 
   if (step.kind === 'connect') {
-    assert.equal(await vscode.commands.executeCommand('handoff.connectClaude', { name: step.agent }), true, 'Connect Claude Code succeeded');
+    assert.equal(
+      await vscode.commands.executeCommand('handoff.connectClaude', { name: step.agent }),
+      true,
+      'Connect Claude Code succeeded',
+    );
   } else {
-    result.mcpList = await run(step.claude, ['mcp', 'list'], { cwd: api.location.workspace, env: step.env, timeoutMs: 60000 });
+    result.mcpList = await run(step.claude, ['mcp', 'list'], {
+      cwd: api.location.workspace,
+      env: step.env,
+      timeoutMs: 60000,
+    });
     // `mcp list` connected the agent's bridge under its name: now the bus knows whom to send to.
     const sender = bridge(ext.extensionPath, api.location.socket, 'release-manager');
     try {
       await sender.start();
       const r = await sender.call('send_handoff', { to: step.agent, body: step.handoff });
-      assert.ok(!r.result?.isError, `send_handoff: ${JSON.stringify(r)}; claude mcp list printed: ${JSON.stringify(result.mcpList)}`);
+      assert.ok(
+        !r.result?.isError,
+        `send_handoff: ${JSON.stringify(r)}; claude mcp list printed: ${JSON.stringify(result.mcpList)}`,
+      );
     } finally {
       sender.close();
     }
-    result.turn = await run(step.claude, step.turnArgs, { cwd: api.location.workspace, env: step.env, timeoutMs: 120000 });
+    result.turn = await run(step.claude, step.turnArgs, {
+      cwd: api.location.workspace,
+      env: step.env,
+      timeoutMs: 120000,
+    });
   }
   writeFileSync(step.resultFile, JSON.stringify(result, null, 2));
   console.log(`[update-probe] ${step.kind}: done in ${ext.extensionPath}`);

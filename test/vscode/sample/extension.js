@@ -4,7 +4,9 @@
 const vscode = require('vscode');
 
 function activate(context) {
-  context.subscriptions.push(vscode.commands.registerCommand('handoffSample.hello', (name) => `hello ${name ?? 'world'}`));
+  context.subscriptions.push(
+    vscode.commands.registerCommand('handoffSample.hello', (name) => `hello ${name ?? 'world'}`),
+  );
 }
 
 module.exports = { activate, deactivate: () => undefined };

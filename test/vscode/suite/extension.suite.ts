@@ -60,7 +60,11 @@ describe('Handoff in a real VS Code', () => {
     const pid = api.hubPid();
     assert.ok(pid && alive(pid), 'the hub process is alive');
     const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
-    assert.equal(api.location.socket, hubSocketPath(folder), 'socket derived from the folder, so stable across reloads');
+    assert.equal(
+      api.location.socket,
+      hubSocketPath(folder),
+      'socket derived from the folder, so stable across reloads',
+    );
     assert.ok(existsSync(api.location.socket), 'socket exists');
     const control = await connectControl(api.location.socket, 'suite');
     try {
@@ -74,9 +78,16 @@ describe('Handoff in a real VS Code', () => {
 
   it('an integrated terminal gets HANDOFF_HUB', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'handoff-term-')), 'env.txt');
-    const term = vscode.window.createTerminal({ name: 'env probe', shellPath: '/bin/sh', shellArgs: ['-c', `printf %s "$HANDOFF_HUB" > ${out}`] });
+    const term = vscode.window.createTerminal({
+      name: 'env probe',
+      shellPath: '/bin/sh',
+      shellArgs: ['-c', `printf %s "$HANDOFF_HUB" > ${out}`],
+    });
     try {
-      const value = await eventually('the terminal to write its env', () => existsSync(out) && readFileSync(out, 'utf8'));
+      const value = await eventually(
+        'the terminal to write its env',
+        () => existsSync(out) && readFileSync(out, 'utf8'),
+      );
       assert.equal(value, api.location.socket);
     } finally {
       term.dispose();
@@ -86,7 +97,11 @@ describe('Handoff in a real VS Code', () => {
   it('two bridge clients hand off and the panel model shows each receipt', async () => {
     const alice = await agent('alice');
     const bob = await agent('bob');
-    const sent = await alice.ok('send_handoff', { to: 'bob', body: 'Review the parser change, please', sla_seconds: 600 });
+    const sent = await alice.ok('send_handoff', {
+      to: 'bob',
+      body: 'Review the parser change, please',
+      sla_seconds: 600,
+    });
     assert.equal(sent.state, 'pushed');
     const id: string = sent.message_id;
     const row = () => api.panelModel().events.find((e) => e.id === id);
@@ -97,7 +112,10 @@ describe('Handoff in a real VS Code', () => {
     assert.deepEqual(row()!.to, ['bob']);
     assert.equal(row()!.preview, 'Review the parser change, please');
     assert.match(bobState()!.label, /^pushed · 1 session$/);
-    assert.ok(api.panelModel().pending.some((e) => e.id === id), 'in the pending ledger');
+    assert.ok(
+      api.panelModel().pending.some((e) => e.id === id),
+      'in the pending ledger',
+    );
 
     await bob.waitForPushes(1);
     await bob.ok('mark_read', { message_id: id });
@@ -128,7 +146,11 @@ describe('Handoff in a real VS Code', () => {
     const sent = await carol.ok('send_handoff', { to: 'dave', body: 'Ship the release notes', sla_seconds: 1 });
     const id: string = sent.message_id;
 
-    const warned = await eventually('overdue warning', () => api.statusBar().background === 'warning' && api.statusBar(), 10_000);
+    const warned = await eventually(
+      'overdue warning',
+      () => api.statusBar().background === 'warning' && api.statusBar(),
+      10_000,
+    );
     assert.match(warned.text, /^\$\(warning\) 1 overdue · \d+s$/);
     assert.match(warned.tooltip, /carol → dave \(pushed\), sent \d+s ago: Ship the release notes/);
     assert.equal(warned.command, 'handoff.showOverdue');
@@ -137,7 +159,10 @@ describe('Handoff in a real VS Code', () => {
     assert.equal(overdueRow?.recipients[0].icon, 'warning');
 
     await dave.ok('ack', { message_id: id });
-    const cleared = await eventually('warning cleared', () => api.statusBar().background === undefined && api.statusBar());
+    const cleared = await eventually(
+      'warning cleared',
+      () => api.statusBar().background === undefined && api.statusBar(),
+    );
     assert.doesNotMatch(cleared.text, /overdue/);
   });
 
@@ -166,10 +191,24 @@ describe('Handoff in a real VS Code', () => {
     const file = join(home, 'config.toml');
     writeFileSync(file, 'model = "o4"\n\n[mcp_servers.other]\ncommand = "other"\n');
     assert.equal(await vscode.commands.executeCommand('handoff.connectCodex', { name: 'codex' }), true);
-    assert.equal(await vscode.commands.executeCommand('handoff.connectCodex', { name: 'codex' }), true, 'a second run replaces, not duplicates');
-    const hooks = JSON.parse(readFileSync(join(home, 'hooks.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
-    assert.deepEqual(Object.keys(hooks.hooks).sort(), ['PostToolUse', 'SessionStart', 'Stop', 'UserPromptSubmit'], 'one set of hooks, however often it ran');
-    assert.ok(Object.values(hooks.hooks).every((groups) => groups.length === 1 && groups[0].hooks[0].command.includes('hook.js')));
+    assert.equal(
+      await vscode.commands.executeCommand('handoff.connectCodex', { name: 'codex' }),
+      true,
+      'a second run replaces, not duplicates',
+    );
+    const hooks = JSON.parse(readFileSync(join(home, 'hooks.json'), 'utf8')) as {
+      hooks: Record<string, { hooks: { command: string }[] }[]>;
+    };
+    assert.deepEqual(
+      Object.keys(hooks.hooks).sort(),
+      ['PostToolUse', 'SessionStart', 'Stop', 'UserPromptSubmit'],
+      'one set of hooks, however often it ran',
+    );
+    assert.ok(
+      Object.values(hooks.hooks).every(
+        (groups) => groups.length === 1 && groups[0].hooks[0].command.includes('hook.js'),
+      ),
+    );
     const toml = readFileSync(file, 'utf8');
     assert.match(toml, /^model = "o4"$/m);
     assert.match(toml, /^\[mcp_servers\.other\]\ncommand = "other"$/m);
@@ -179,7 +218,11 @@ describe('Handoff in a real VS Code', () => {
     const table = toml.split('[mcp_servers.handoff]')[1];
     const command = JSON.parse(table.match(/^command = (".*")$/m)![1]) as string;
     const args = JSON.parse(table.match(/^args = (\[.*\])$/m)![1]) as string[];
-    assert.equal(command, join(launcherDir(), 'bin', 'node'), 'a launcher that survives editor updates, not the versioned Node');
+    assert.equal(
+      command,
+      join(launcherDir(), 'bin', 'node'),
+      'a launcher that survives editor updates, not the versioned Node',
+    );
     assert.ok(readFileSync(command, 'utf8').includes(process.execPath), 'which activation pointed at this Node');
     assert.ok(args[0].startsWith(join(launcherDir(), 'dist')), 'the build through the stable link');
     const client = new Client({ name: 'codex-probe', version: '1.0.0' });
@@ -196,10 +239,17 @@ describe('Handoff in a real VS Code', () => {
     // The editor's PATH comes from a login shell, so the runner names the CLI in the setting.
     const claude = vscode.workspace.getConfiguration('handoff').get<string>('claudeCommand');
     if (!claude || !existsSync(claude) || !process.env.CLAUDE_CONFIG_DIR) {
-      skipOrFail(this, `the Claude Code connect test: handoff.claudeCommand (${claude}) does not exist (npm install @anthropic-ai/claude-code) or CLAUDE_CONFIG_DIR is unset`);
+      skipOrFail(
+        this,
+        `the Claude Code connect test: handoff.claudeCommand (${claude}) does not exist (npm install @anthropic-ai/claude-code) or CLAUDE_CONFIG_DIR is unset`,
+      );
     }
     assert.equal(await vscode.commands.executeCommand('handoff.connectClaude', { name: 'claude-ed' }), true);
-    assert.equal(await vscode.commands.executeCommand('handoff.connectClaude', { name: 'claude-ed' }), true, 'a second run replaces the entry');
+    assert.equal(
+      await vscode.commands.executeCommand('handoff.connectClaude', { name: 'claude-ed' }),
+      true,
+      'a second run replaces the entry',
+    );
     const { stdout } = await run(claude!, ['mcp', 'list'], { cwd: api.location.workspace, timeout: 60_000 });
     assert.match(stdout, /^handoff: .*bridge\.js --name claude-ed .*- ✔ Connected$/m);
     assert.equal(stdout.match(/^handoff:/gm)?.length, 1);
@@ -217,12 +267,19 @@ describe('Handoff in a real VS Code', () => {
     });
     try {
       process.kill(before, 'SIGKILL');
-      await eventually('restarted', () => api.hubState().kind === 'running' && api.hubPid() !== before && api.hubPid(), 20_000);
+      await eventually(
+        'restarted',
+        () => api.hubState().kind === 'running' && api.hubPid() !== before && api.hubPid(),
+        20_000,
+      );
     } finally {
       sub.dispose();
     }
     assert.ok(seen.includes('down'), `the crash was noticed (states seen: ${seen.join(' → ')})`);
-    assert.ok(bars.includes('error:$(error) Handoff: hub down'), `the status bar showed the hub down (saw ${bars.join(' | ')})`);
+    assert.ok(
+      bars.includes('error:$(error) Handoff: hub down'),
+      `the status bar showed the hub down (saw ${bars.join(' | ')})`,
+    );
     assert.ok(!alive(before), 'the old process is gone');
     const erin = await agent('erin');
     assert.equal((await erin.ok('whoami')).identity, 'erin');

@@ -11,7 +11,13 @@ import type { HandoffApi } from '../../../extension/client/extension';
 import { waitFor } from '../../helpers/agent';
 import { skipOrFail } from '../../helpers/skip.mjs';
 
-interface TestHomeserver { homeserver: string; serverName: string; user: string; password: string; userId: string }
+interface TestHomeserver {
+  homeserver: string;
+  serverName: string;
+  user: string;
+  password: string;
+  userId: string;
+}
 
 describe('Connect Matrix in a real VS Code', () => {
   let api: HandoffApi;
@@ -19,7 +25,10 @@ describe('Connect Matrix in a real VS Code', () => {
 
   before(async function () {
     if (!process.env.HANDOFF_TEST_MATRIX) {
-      skipOrFail(this, 'the Connect Matrix extension-host tests need Synapse (HANDOFF_TEST_MATRIX unset: editor.test.ts found no Synapse; install it with .ci/setup-synapse.sh)');
+      skipOrFail(
+        this,
+        'the Connect Matrix extension-host tests need Synapse (HANDOFF_TEST_MATRIX unset: editor.test.ts found no Synapse; install it with .ci/setup-synapse.sh)',
+      );
     }
     hs = JSON.parse(process.env.HANDOFF_TEST_MATRIX!) as TestHomeserver;
     api = await vscode.extensions.getExtension<HandoffApi>('handoff.handoff')!.activate();
@@ -31,7 +40,10 @@ describe('Connect Matrix in a real VS Code', () => {
 
   it('a token the homeserver does not know is refused in words, and nothing is saved', async () => {
     const outcome = await vscode.commands.executeCommand<ConnectMatrixOutcome>('handoff.connectMatrix', {
-      homeserver: hs.homeserver, accessToken: 'syt_bogus_token_for_the_suite', room: room(), allowedSenders: [],
+      homeserver: hs.homeserver,
+      accessToken: 'syt_bogus_token_for_the_suite',
+      room: room(),
+      allowedSenders: [],
     });
     assert.equal(outcome?.state, 'refused');
     assert.match(outcome!.error ?? '', /M_UNKNOWN_TOKEN/);
@@ -41,7 +53,11 @@ describe('Connect Matrix in a real VS Code', () => {
 
   it('a wrong password is refused by the homeserver, and the error does not repeat it', async () => {
     const outcome = await vscode.commands.executeCommand<ConnectMatrixOutcome>('handoff.connectMatrix', {
-      homeserver: hs.homeserver, user: hs.user, password: 'not-the-password-42', room: room(), allowedSenders: [],
+      homeserver: hs.homeserver,
+      user: hs.user,
+      password: 'not-the-password-42',
+      room: room(),
+      allowedSenders: [],
     });
     assert.equal(outcome?.state, 'failed');
     assert.match(outcome!.error ?? '', /Matrix NOT connected: .* refused the login \(M_FORBIDDEN/);
@@ -51,7 +67,11 @@ describe('Connect Matrix in a real VS Code', () => {
 
   it('a password login connects; model and status bar say so; the token is in SecretStorage only', async () => {
     const outcome = await vscode.commands.executeCommand<ConnectMatrixOutcome>('handoff.connectMatrix', {
-      homeserver: hs.homeserver, user: hs.user, password: hs.password, room: room(), allowedSenders: ['@someone:example.org'],
+      homeserver: hs.homeserver,
+      user: hs.user,
+      password: hs.password,
+      room: room(),
+      allowedSenders: ['@someone:example.org'],
     });
     assert.equal(outcome?.state, 'connected', JSON.stringify(outcome));
     assert.equal(outcome!.userId, hs.userId);

@@ -5,7 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { EmptyResultSchema, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  EmptyResultSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { AgentHello } from '../../../protocol/hello';
 import { INBOX_URI, INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO, SESSION_REPLACED } from '../../../protocol/mcp';
 import type { Caller } from '../../bus/decide';
@@ -23,37 +27,61 @@ export interface AgentConnectionOptions {
   handshakeMs: number;
 }
 
-export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover: Buffer, options: AgentConnectionOptions): void {
+export function serveAgent(
+  hub: Hub,
+  socket: Socket,
+  hello: AgentHello,
+  leftover: Buffer,
+  options: AgentConnectionOptions,
+): void {
   const key = hello.session && /^[\w.:-]{1,128}$/.test(hello.session) ? hello.session : `s-${randomUUID()}`;
   let identity = hello.identity && isIdentityName(hello.identity) ? hello.identity : undefined;
   // A name that is a known one in another case stays unregistered; every tool says why.
   const twin = identity ? hub.roster.caseTwin(identity) : undefined;
   let clash = identity && twin ? caseTwinMessage(identity, twin) : undefined;
   if (clash) identity = undefined;
-  let roles = (Array.isArray(hello.roles) ? hello.roles : []).filter((r) => typeof r === 'string' && isIdentityName(r)).slice(0, 16);
+  let roles = (Array.isArray(hello.roles) ? hello.roles : [])
+    .filter((r) => typeof r === 'string' && isIdentityName(r))
+    .slice(0, 16);
   const badName = hello.identity && !identity ? hello.identity : undefined;
   let initialized = false;
   let subscribed = false;
   let session: Session | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
 
-  const server = new McpServer({ ...SERVER_INFO }, { capabilities: structuredClone(SERVER_CAPABILITIES), instructions: INSTRUCTIONS });
+  const server = new McpServer(
+    { ...SERVER_INFO },
+    { capabilities: structuredClone(SERVER_CAPABILITIES), instructions: INSTRUCTIONS },
+  );
   let release!: () => void;
   const transport = new SocketTransport(socket, leftover, new Promise<void>((resolve) => (release = resolve)));
 
   const caller = (): Caller => {
     if (!identity) {
       if (clash) throw new BusError('invalid_identity', clash);
-      const why = badName ? `"${badName}" is not a valid identity name (letters, digits, '.', '_' or '-').` : 'This session has no identity.';
-      throw new BusError('no_identity', `${why} Call whoami with {"name": "your-name"}, or start the bridge with --name NAME or HANDOFF_AGENT=NAME.`);
+      const why = badName
+        ? `"${badName}" is not a valid identity name (letters, digits, '.', '_' or '-').`
+        : 'This session has no identity.';
+      throw new BusError(
+        'no_identity',
+        `${why} Call whoami with {"name": "your-name"}, or start the bridge with --name NAME or HANDOFF_AGENT=NAME.`,
+      );
     }
     return { identity, session: key, node: hub.node, channel: 'agent' };
   };
 
   const deliver = (push: PushPayload): boolean => {
     if (!transport.isOpen || !initialized) return false;
-    const meta: Record<string, string> = { message_id: push.id, from: push.from, thread: push.thread, replayed: String(push.kind === 'replayed'), chase: String(push.kind === 'chase') };
-    server.server.notification({ method: 'notifications/claude/channel', params: { content: push.text, meta } }).catch(() => undefined);
+    const meta: Record<string, string> = {
+      message_id: push.id,
+      from: push.from,
+      thread: push.thread,
+      replayed: String(push.kind === 'replayed'),
+      chase: String(push.kind === 'chase'),
+    };
+    server.server
+      .notification({ method: 'notifications/claude/channel', params: { content: push.text, meta } })
+      .catch(() => undefined);
     if (subscribed) server.server.sendResourceUpdated({ uri: INBOX_URI }).catch(() => undefined);
     return true;
   };
@@ -61,14 +89,25 @@ export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover
   const attach = async (): Promise<void> => {
     if (!identity || session || !initialized) return;
     session = {
-      key, identity, roles,
+      key,
+      identity,
+      roles,
       // Shown in logs and the panel: one short line, whatever the agent claims.
-      get client() { return String(hello.client ?? server.server.getClientVersion()?.name ?? 'unknown').replace(/[^\w .:/@+-]/g, '?').slice(0, 64); },
+      get client() {
+        return String(hello.client ?? server.server.getClientVersion()?.name ?? 'unknown')
+          .replace(/[^\w .:/@+-]/g, '?')
+          .slice(0, 64);
+      },
       agentPid: typeof hello.agentPid === 'number' ? hello.agentPid : undefined,
-      connectedAt: Date.now(), lastSeen: Date.now(), pushed: new Set(), deliver, isOpen: () => transport.isOpen,
+      connectedAt: Date.now(),
+      lastSeen: Date.now(),
+      pushed: new Set(),
+      deliver,
+      isOpen: () => transport.isOpen,
       close: (reason) => {
         // Taken over by another connection with this key: its bridge must stop, not come back and take it again.
-        if (reason.startsWith('replaced')) void transport.send({ jsonrpc: '2.0', method: SESSION_REPLACED, params: { reason } }).catch(() => undefined);
+        if (reason.startsWith('replaced'))
+          void transport.send({ jsonrpc: '2.0', method: SESSION_REPLACED, params: { reason } }).catch(() => undefined);
         void transport.close();
       },
       resumed: hello.resume === true,
@@ -89,7 +128,10 @@ export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover
     caller,
     register: async (name, newRoles) => {
       if (identity && identity !== name) {
-        throw new BusError('invalid_input', `This session is already ${identity}; an identity cannot change on a live session. Start another bridge with --name ${name}.`);
+        throw new BusError(
+          'invalid_input',
+          `This session is already ${identity}; an identity cannot change on a live session. Start another bridge with --name ${name}.`,
+        );
       }
       const other = hub.roster.caseTwin(name);
       if (other) throw new BusError('invalid_identity', caseTwinMessage(name, other));
@@ -100,14 +142,35 @@ export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover
     },
   });
 
-  server.registerResource('inbox', INBOX_URI, { description: 'Your open handoffs, oldest first', mimeType: 'application/json' }, async (uri) => ({
-    contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(identity ? hub.inbox(identity, { limit: 200 }).map((i) => ({ message_id: i.message.id, from: i.message.from, state: i.delivery.state, body_is_untrusted_data: true, body: i.message.body })) : []) }],
-  }));
-  server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {
+  server.registerResource(
+    'inbox',
+    INBOX_URI,
+    { description: 'Your open handoffs, oldest first', mimeType: 'application/json' },
+    (uri) => ({
+      contents: [
+        {
+          uri: uri.href,
+          mimeType: 'application/json',
+          text: JSON.stringify(
+            identity
+              ? hub.inbox(identity, { limit: 200 }).map((i) => ({
+                  message_id: i.message.id,
+                  from: i.message.from,
+                  state: i.delivery.state,
+                  body_is_untrusted_data: true,
+                  body: i.message.body,
+                }))
+              : [],
+          ),
+        },
+      ],
+    }),
+  );
+  server.server.setRequestHandler(SubscribeRequestSchema, (req) => {
     if (req.params.uri === INBOX_URI) subscribed = true;
     return {};
   });
-  server.server.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
+  server.server.setRequestHandler(UnsubscribeRequestSchema, (req) => {
     if (req.params.uri === INBOX_URI) subscribed = false;
     return {};
   });
@@ -121,8 +184,11 @@ export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover
     initialized = true;
     if (identity) void attach().catch(() => undefined);
     heartbeat = setInterval(() => {
-      server.server.request({ method: 'ping' }, EmptyResultSchema, { timeout: options.heartbeatMs * 2 })
-        .then(() => { if (session) session.lastSeen = Date.now(); })
+      server.server
+        .request({ method: 'ping' }, EmptyResultSchema, { timeout: options.heartbeatMs * 2 })
+        .then(() => {
+          if (session) session.lastSeen = Date.now();
+        })
         .catch(() => void transport.close()); // no answer: treat as gone, the agent reconnects
     }, options.heartbeatMs);
     heartbeat.unref();
@@ -135,7 +201,11 @@ export function serveAgent(hub: Hub, socket: Socket, hello: AgentHello, leftover
   };
   // The name is made known before `initialize` is read, so a peer can address it the moment the
   // handshake completes; it is live (pushed to) once `initialized` attaches it.
-  if (identity) void hub.roster.remember(identity, roles).catch(() => undefined).finally(release);
+  if (identity)
+    void hub.roster
+      .remember(identity, roles)
+      .catch(() => undefined)
+      .finally(release);
   else release();
   void server.connect(wire);
 }

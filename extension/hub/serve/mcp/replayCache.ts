@@ -96,7 +96,9 @@ export class ReplayCache {
       const call = changingCall(message);
       if (call) {
         // A digest, not the params: a key must not hold a megabyte of arguments.
-        const fingerprint = createHash('sha256').update(`${JSON.stringify(call.id)}\n${JSON.stringify(call.params ?? null)}`).digest('base64');
+        const fingerprint = createHash('sha256')
+          .update(`${JSON.stringify(call.id)}\n${JSON.stringify(call.params ?? null)}`)
+          .digest('base64');
         const entry = this.entries.get(fingerprint);
         if (entry?.response) {
           void inner.send(entry.response).catch(() => undefined);

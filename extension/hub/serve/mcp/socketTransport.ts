@@ -31,19 +31,26 @@ export class SocketTransport implements Transport {
   private held: Buffer[] | undefined = [];
 
   /** `leftover`: bytes that arrived in the same chunk as the hello line. */
-  constructor(private readonly socket: Socket, private readonly leftover?: Buffer, ready: Promise<unknown> = Promise.resolve()) {
-    void ready.catch(() => undefined).then(() => {
-      const held = this.held ?? [];
-      this.held = undefined;
-      for (const chunk of held) this.receive(chunk);
-    });
+  constructor(
+    private readonly socket: Socket,
+    private readonly leftover?: Buffer,
+    ready: Promise<unknown> = Promise.resolve(),
+  ) {
+    void ready
+      .catch(() => undefined)
+      .then(() => {
+        const held = this.held ?? [];
+        this.held = undefined;
+        for (const chunk of held) this.receive(chunk);
+      });
   }
 
-  async start(): Promise<void> {
+  start(): Promise<void> {
     this.socket.on('data', (chunk: Buffer) => this.take(chunk));
     this.socket.on('error', (e) => this.onerror?.(e));
     this.socket.on('close', () => this.finish());
     if (this.leftover?.length) this.take(this.leftover);
+    return Promise.resolve();
   }
 
   private take(chunk: Buffer): void {
@@ -57,7 +64,8 @@ export class SocketTransport implements Transport {
   /** An input this connection will not take: say why, then close only this connection. */
   private refuse(why: string, id: unknown = null): void {
     this.onerror?.(new Error(why));
-    if (!this.socket.destroyed) this.socket.end(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message: why } })}\n`);
+    if (!this.socket.destroyed)
+      this.socket.end(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message: why } })}\n`);
     this.socket.destroy();
     this.finish();
   }
@@ -68,7 +76,10 @@ export class SocketTransport implements Transport {
     let run = this.unterminated;
     for (let nl = chunk.indexOf(0x0a); ; nl = chunk.indexOf(0x0a, start)) {
       run += (nl < 0 ? chunk.length : nl) - start;
-      if (run > MAX_LINE_BYTES) return this.refuse(`A line over ${MAX_LINE_BYTES} bytes: this connection is closed (a handoff body is at most 64 KiB).`);
+      if (run > MAX_LINE_BYTES)
+        return this.refuse(
+          `A line over ${MAX_LINE_BYTES} bytes: this connection is closed (a handoff body is at most 64 KiB).`,
+        );
       if (nl < 0) break;
       run = 0;
       start = nl + 1;
@@ -85,7 +96,10 @@ export class SocketTransport implements Transport {
       }
       if (!message) return;
       if (deeperThan(message, MAX_DEPTH)) {
-        return this.refuse(`A message nested deeper than ${MAX_DEPTH} levels: this connection is closed.`, 'id' in message ? message.id : null);
+        return this.refuse(
+          `A message nested deeper than ${MAX_DEPTH} levels: this connection is closed.`,
+          'id' in message ? message.id : null,
+        );
       }
       this.onmessage?.(message);
     }
@@ -93,7 +107,9 @@ export class SocketTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed || this.socket.destroyed) throw new Error('the agent connection is closed');
-    await new Promise<void>((resolve, reject) => this.socket.write(serializeMessage(message), (e) => (e ? reject(e) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      this.socket.write(serializeMessage(message), (e) => (e ? reject(e) : resolve())),
+    );
   }
 
   get isOpen(): boolean {
@@ -106,9 +122,10 @@ export class SocketTransport implements Transport {
     this.onclose?.();
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.socket.end();
     this.socket.destroy();
     this.finish();
+    return Promise.resolve();
   }
 }
