@@ -33,6 +33,7 @@ import { connectControl } from '../shared/controlClient';
 import type { LanguageClient } from './hubClient';
 import type { HubLocation } from './location';
 import { RunningHub } from './runningHub';
+import { parseHubLine } from '../protocol/hubLog';
 
 export type HubState =
   | { kind: 'starting' }
@@ -314,10 +315,10 @@ export class HubSupervisor implements vscode.Disposable {
       partial = lines.pop() ?? '';
       for (const line of lines) {
         if (!line) continue;
-        const text = line.replace(/^\[handoff hub [^\]]*\] /, '');
+        const { level, text } = parseHubLine(line);
         // Keep the last sentence, not the last line of a stack trace.
         if (!/^\s+at /.test(text)) this.lastStderr = text;
-        this.log.info(`hub: ${text}`);
+        this.log[level](`hub: ${text}`);
       }
     });
     this.exited = new Promise((resolve) =>

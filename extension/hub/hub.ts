@@ -38,6 +38,7 @@ import { Sending } from './sending';
 import { SessionRegistry, type Session } from './sessions';
 import { changeOf, peopleViews, snapshotOf, type SnapshotInput } from './snapshot';
 import { DueTimer } from './timer';
+import type { Log } from '../protocol/hubLog';
 
 export interface HubOptions {
   workspace: string;
@@ -48,7 +49,7 @@ export interface HubOptions {
   replayLimit?: number;
   /** How often the SLA/TTL timer runs; 0 runs it only when tick() is called (fake-clock tests). */
   tickMs?: number;
-  log?: (line: string) => void;
+  log?: Log;
   /** How long a send to remote recipients waits for the homeserver before answering. */
   relayWaitMs?: number;
   /** The hub's clock; tests pass a fake one. */
@@ -73,7 +74,7 @@ export class Hub {
   private readonly sending: Sending;
   private readonly timer: DueTimer;
   private interval?: NodeJS.Timeout;
-  private readonly log: (line: string) => void;
+  private readonly log: Log;
   private remoteLink?: RemoteLink;
 
   constructor(readonly options: HubOptions) {
@@ -148,7 +149,9 @@ export class Hub {
 
   async close(): Promise<void> {
     clearInterval(this.interval);
-    await this.remoteLink?.close().catch((e) => this.log(`closing the link to other nodes: ${(e as Error).message}`));
+    await this.remoteLink
+      ?.close()
+      .catch((e) => this.log(`closing the link to other nodes: ${(e as Error).message}`, 'warn'));
     for (const s of this.sessions.all()) s.close('the hub is stopping');
     await this.journal.close();
   }

@@ -12,6 +12,7 @@ import type { Snapshot } from '../protocol/views';
 import { messageIds } from './messageIds';
 import { Store } from './store/store';
 import type { StoreFs } from './store/storeFs';
+import type { Log } from '../protocol/hubLog';
 
 export interface JournalOptions {
   dir: string;
@@ -21,7 +22,7 @@ export interface JournalOptions {
   /** Checkpoint once the journal holds this many bytes (default: the store's). */
   minCheckpointBytes?: number;
   fs?: StoreFs;
-  log: (line: string) => void;
+  log: Log;
   now: () => number;
 }
 
@@ -66,7 +67,7 @@ export class Journal {
         minCheckpointBytes: this.options.minCheckpointBytes,
         fs: this.options.fs,
         now: this.options.now,
-        onError: (what, e) => this.options.log(`store ${what} failed: ${(e as Error).message}`),
+        onError: (what, e) => this.options.log(`store ${what} failed: ${(e as Error).message}`, 'error'),
         onArchived: (archived) => this.archived(archived),
       });
       this.seq = this.store.state.seq;

@@ -4,6 +4,7 @@ import { withBody } from './bus/body';
 import type { BusEvent, HotMessage, Message, PushKind } from './bus/model';
 import { renderMessage } from './render';
 import type { Session, SessionRegistry } from './sessions';
+import type { Log } from '../protocol/hubLog';
 
 export interface PushesDeps {
   node: string;
@@ -16,7 +17,7 @@ export interface PushesDeps {
   isOpen: (id: string) => boolean;
   /** The open message by id, as the store holds it once committed. */
   hotOf: (id: string) => HotMessage | undefined;
-  log: (line: string) => void;
+  log: Log;
   /** Unacked messages replayed on attach; past this a truncation notice says how many more. */
   replayLimit: number;
   /** A new message reached its recipients' live sessions (or found none): attention takes over. */
@@ -54,7 +55,7 @@ export class Pushes {
           push: { session: session.key, node: this.deps.node, at: this.deps.now(), kind },
         },
       ])
-      .catch((e) => this.deps.log(`could not record a push of ${m.id}: ${(e as Error).message}`));
+      .catch((e) => this.deps.log(`could not record a push of ${m.id}: ${(e as Error).message}`, 'error'));
     return true;
   }
 
@@ -139,7 +140,10 @@ export class Pushes {
           fresh.slice(0, limit).map((h) => ({ type: 'offered', id: h.message.id, recipient: session.identity, at })),
         )
         .catch((e) =>
-          this.deps.log(`could not record the replay to ${session.key} before pushing it: ${(e as Error).message}`),
+          this.deps.log(
+            `could not record the replay to ${session.key} before pushing it: ${(e as Error).message}`,
+            'error',
+          ),
         );
       if (!session.isOpen()) return;
     }

@@ -7,6 +7,7 @@ import type { Journal } from './journal';
 import type { People, WindowReport } from './people';
 import type { Pushes } from './pushes';
 import type { Session, SessionRegistry } from './sessions';
+import type { Log } from '../protocol/hubLog';
 
 export interface RosterDeps {
   journal: Journal;
@@ -14,7 +15,7 @@ export interface RosterDeps {
   people: People;
   pushes: Pushes;
   now: () => number;
-  log: (line: string) => void;
+  log: Log;
 }
 
 export class Roster {
@@ -60,7 +61,7 @@ export class Roster {
       try {
         await this.remember(session.identity, session.roles);
       } catch (e) {
-        this.deps.log(`could not record identity ${session.identity}: ${(e as Error).message}`);
+        this.deps.log(`could not record identity ${session.identity}: ${(e as Error).message}`, 'error');
       }
     }
     if (!session.isOpen()) return; // closed while we were writing: never list a dead peer
@@ -76,7 +77,7 @@ export class Roster {
     // "Last seen" is when its last session left, not when it first connected.
     this.deps.journal
       .commit([{ type: 'identity', name: session.identity, at: this.deps.now(), roles: session.roles }])
-      .catch((e) => this.deps.log(`could not record when ${session.identity} left: ${(e as Error).message}`));
+      .catch((e) => this.deps.log(`could not record when ${session.identity} left: ${(e as Error).message}`, 'error'));
     this.deps.journal.changed();
   }
 

@@ -4,6 +4,7 @@
 import type { People } from './people';
 import type { Journal } from './journal';
 import type { Pushes } from './pushes';
+import type { Log } from '../protocol/hubLog';
 
 export interface TimerDeps {
   journal: Journal;
@@ -11,7 +12,7 @@ export interface TimerDeps {
   people: People;
   node: string;
   now: () => number;
-  log: (line: string) => void;
+  log: Log;
 }
 
 export class DueTimer {
@@ -34,14 +35,14 @@ export class DueTimer {
       try {
         await pushes.admit(events); // escalations are new messages; chases and failures ride along
       } catch (e) {
-        this.deps.log(`timer events not recorded: ${(e as Error).message}`);
+        this.deps.log(`timer events not recorded: ${(e as Error).message}`, 'error');
         return;
       } finally {
         this.running = false;
       }
       pushes.chased(events);
       for (const e of events) {
-        if (e.type === 'failed') this.deps.log(`dead-lettered ${e.id} for ${e.recipient}: ${e.reason}`);
+        if (e.type === 'failed') this.deps.log(`dead-lettered ${e.id} for ${e.recipient}: ${e.reason}`, 'warn');
         if (e.type === 'escalated')
           this.deps.log(`escalated ${e.id} (${e.recipient} silent past its chase) to ${e.to} as ${e.messageId}`);
       }

@@ -1,6 +1,7 @@
 // Every room event the hub does not take is counted by why, and logged with its event id — the
 // first few per sender and reason, then every hundredth, so a flood cannot drown the log.
 import type { RawEvent } from './homeserver';
+import type { Log } from '../../protocol/hubLog';
 
 /** Why an event was not taken; the counts are shown in the remote status. */
 export type DropReason =
@@ -21,7 +22,7 @@ export class Drops {
   private readonly counts = new Map<DropReason, number>();
   private readonly perSender = new Map<string, number>();
 
-  constructor(private readonly log: (line: string) => void) {}
+  constructor(private readonly log: Log) {}
 
   note(reason: DropReason, ev: Pick<RawEvent, 'event_id' | 'sender' | 'type'>, why: string): void {
     this.counts.set(reason, (this.counts.get(reason) ?? 0) + 1);
@@ -31,6 +32,7 @@ export class Drops {
     if (n <= LOGGED_FIRST || n % LOG_EVERY === 0) {
       this.log(
         `dropped ${ev.type} ${ev.event_id} from ${ev.sender} (${reason}${n > LOGGED_FIRST ? `, ${n} so far` : ''}): ${why}`,
+        'warn',
       );
     }
   }

@@ -5,10 +5,11 @@ import { ConnectionError, createClient, MatrixError, Method, type MatrixClient }
 import { logger as sdkLogger } from 'matrix-js-sdk/lib/logger.js';
 import type { MatrixConfig } from './config';
 import { NODE_STATE } from './wire';
+import type { Log } from '../../protocol/hubLog';
 
 /** The SDK logs requests at debug level to the console, which may be the editor's JSON-RPC
  * channel: drop debug/info, send warnings to our log. Its child loggers copy this factory. */
-export function quietSdkLogs(log: (line: string) => void): void {
+export function quietSdkLogs(log: Log): void {
   // It is a loglevel logger underneath; its type does not say so.
   const root = sdkLogger as unknown as {
     methodFactory: (method: string) => (...args: unknown[]) => void;
@@ -16,7 +17,7 @@ export function quietSdkLogs(log: (line: string) => void): void {
   };
   root.methodFactory = (method) =>
     method === 'warn' || method === 'error'
-      ? (...args) => log(`matrix-js-sdk ${method}: ${args.map(String).join(' ')}`)
+      ? (...args) => log(`matrix-js-sdk: ${args.map(String).join(' ')}`, method)
       : () => undefined;
   root.rebuild();
 }

@@ -5,8 +5,9 @@ import type { RemoteLink } from '../remote';
 import type { MatrixConfig } from './config';
 import { quietSdkLogs } from './homeserver';
 import { MatrixLink } from './link';
+import type { Log } from '../../protocol/hubLog';
 
-export function openMatrixLink(hub: Hub, config: MatrixConfig, log: (line: string) => void): RemoteLink {
+export function openMatrixLink(hub: Hub, config: MatrixConfig, log: Log): RemoteLink {
   quietSdkLogs(log);
   const link = new MatrixLink(hub, config, log);
   link.start();

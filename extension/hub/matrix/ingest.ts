@@ -33,6 +33,7 @@ import {
   type WireMessage,
   type WireReceipt,
 } from './wire';
+import type { Log } from '../../protocol/hubLog';
 
 const POLL_MS = 30_000;
 const MAX_BACKOFF_MS = 2000;
@@ -42,7 +43,7 @@ const BACKFILL_MAX_PAGES = 100;
 const OWN_ORDER_KEPT = 10_000;
 
 export interface IngestHooks {
-  log: (line: string) => void;
+  log: Log;
   onTrouble: (why: string, refused: boolean) => void;
   onSynced: () => void;
   /** Another account wrote this node's announcement. */
@@ -107,7 +108,10 @@ export class Ingest {
         if (this.abort.signal.aborted) return;
         const f = classify(e);
         if (f.status === 400 && since) {
-          this.hooks.log(`the homeserver refused the saved sync position (${f.why}); starting from its present state`);
+          this.hooks.log(
+            `the homeserver refused the saved sync position (${f.why}); starting from its present state`,
+            'warn',
+          );
           this.restart = true;
           continue;
         }
@@ -224,7 +228,7 @@ export class Ingest {
     if (this.allowed.has(ev.sender)) return true;
     if (!this.rejected.has(ev.sender)) {
       this.rejected.add(ev.sender);
-      this.hooks.log(`ignoring events from ${ev.sender}: not in allowedSenders (fail closed)`);
+      this.hooks.log(`ignoring events from ${ev.sender}: not in allowedSenders (fail closed)`, 'warn');
     }
     this.drops.note('not_allowed', ev, 'not in allowedSenders');
     return false;

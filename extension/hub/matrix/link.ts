@@ -15,6 +15,7 @@ import { Ingest } from './ingest';
 import { Outbox } from './outbox';
 import { personIdentity } from './person';
 import { announcement, NODE_STATE } from './wire';
+import type { Log, LogLevel } from '../../protocol/hubLog';
 
 export class MatrixLink implements RemoteLink {
   private readonly hs: Homeserver;
@@ -37,7 +38,7 @@ export class MatrixLink implements RemoteLink {
   constructor(
     private readonly hub: Hub,
     private readonly config: MatrixConfig,
-    private readonly log: (line: string) => void,
+    private readonly log: Log,
   ) {
     if (!IDENTITY_PATTERN.test(`x@${hub.node}`)) {
       throw new MatrixConfigError(
@@ -45,7 +46,7 @@ export class MatrixLink implements RemoteLink {
       );
     }
     this.hs = new Homeserver(config);
-    this.drops = new Drops((line) => this.log(`matrix: ${line}`));
+    this.drops = new Drops((line, level) => this.log(`matrix: ${line}`, level));
   }
 
   /** Connects in the background; status() says how far it got. */
@@ -82,7 +83,7 @@ export class MatrixLink implements RemoteLink {
     const key = this.key;
     const signer = key ? (wire: object) => signWire(key, wire) : undefined;
     const hooks = {
-      log: (line: string) => this.log(`matrix: ${line}`),
+      log: (line: string, level?: LogLevel) => this.log(`matrix: ${line}`, level),
       onTrouble: (why: string, refused: boolean) => this.trouble(why, refused),
     };
     this.outbox = new Outbox(this.hub, this.hs, this.roomId, this.config.outboxBatch, signer, {
@@ -127,7 +128,7 @@ export class MatrixLink implements RemoteLink {
     if (this.stopped) return;
     const state = refused ? 'refused' : 'retrying';
     if (this.error === why && this.state === state) return;
-    if (this.error !== why) this.log(`matrix: ${state}: ${why}`);
+    if (this.error !== why) this.log(`matrix: ${state}: ${why}`, 'warn');
     this.state = state;
     this.error = why;
     this.hub.linkChanged();
@@ -176,13 +177,13 @@ export class MatrixLink implements RemoteLink {
     for (const user of this.config.people) {
       const name = personIdentity(user);
       if (!name) {
-        this.log(`matrix: ${user} (in "people") cannot be written as an identity name; it is not addressable`);
+        this.log(`matrix: ${user} (in "people") cannot be written as an identity name; it is not addressable`, 'warn');
         continue;
       }
       if (this.hub.state.identities[name]) continue;
       await this.hub
         .applyRemote([{ type: 'identity', name, at: Date.now(), roles: ['person'] }])
-        .catch((e) => this.log(`matrix: could not record the person ${name}: ${(e as Error).message}`));
+        .catch((e) => this.log(`matrix: could not record the person ${name}: ${(e as Error).message}`, 'error'));
     }
   }
 

@@ -12,6 +12,7 @@ import type { RelayOutcome } from '../../protocol/views';
 import { classify, type Homeserver } from './homeserver';
 import { personUser } from './person';
 import { BATCH_BYTES, batchCost, batchEvent, eventTypeOf, outboxEvent, type Signer } from './wire';
+import type { Log } from '../../protocol/hubLog';
 
 const MAX_BACKOFF_MS = 2000;
 /**
@@ -22,7 +23,7 @@ const MAX_BACKOFF_MS = 2000;
 const ALONE_IN_FLIGHT = 4;
 
 export interface OutboxHooks {
-  log: (line: string) => void;
+  log: Log;
   /** A request failed (`refused`: the homeserver rejects the token or the room) or succeeded. */
   onTrouble: (why: string, refused: boolean) => void;
   onSuccess: () => void;
@@ -182,17 +183,19 @@ export class Outbox {
           for (const t of members()) this.alone.add(t);
           await this.hub
             .applyRemote([{ type: 'unbatched', txnId: next.txnId }])
-            .catch((err) => this.hooks.log(`could not record the split of ${next!.txnId}: ${(err as Error).message}`));
+            .catch((err) =>
+              this.hooks.log(`could not record the split of ${next!.txnId}: ${(err as Error).message}`, 'error'),
+            );
           continue;
         }
         if (f.kind === 'permanent') {
           const reason = `the homeserver refused the Matrix event for good (${f.why}); it was not delivered`;
-          this.hooks.log(`outbox ${next.txnId}: ${reason}`);
+          this.hooks.log(`outbox ${next.txnId}: ${reason}`, 'warn');
           for (const t of members()) this.refusedTxns.set(t, reason);
           await this.hub
             .applyRemote([{ type: 'relay-failed', txnId: next.txnId, reason, at: Date.now() }])
             .catch((err) =>
-              this.hooks.log(`could not record the refusal of ${next!.txnId}: ${(err as Error).message}`),
+              this.hooks.log(`could not record the refusal of ${next!.txnId}: ${(err as Error).message}`, 'error'),
             );
           for (const t of members()) this.notify(t);
           continue;

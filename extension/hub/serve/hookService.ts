@@ -7,18 +7,19 @@ import { HOOK_ACK, type HookHello } from '../../protocol/hook';
 import { hookHello } from '../../protocol/helloSchema';
 import type { Claim } from '../attention';
 import type { Hub } from '../hub';
+import type { Log } from '../../protocol/hubLog';
 
 /** How long the hub waits for the hook's `ack` before it frees the claim. */
 const ACK_WAIT_MS = 5000;
 
-function confirm(socket: Socket, claim: Claim, log: (line: string) => void): void {
+function confirm(socket: Socket, claim: Claim, log: Log): void {
   let buf = '';
   const timer = setTimeout(() => finish(false), ACK_WAIT_MS);
   const finish = (delivered: boolean) => {
     clearTimeout(timer);
     socket.off('data', onData);
     socket.destroy();
-    claim.settle(delivered).catch((e: Error) => log(`could not record a surfacing: ${e.message}`));
+    claim.settle(delivered).catch((e: Error) => log(`could not record a surfacing: ${e.message}`, 'error'));
   };
   const onData = (d: Buffer) => {
     buf += d.toString('utf8');
@@ -29,7 +30,7 @@ function confirm(socket: Socket, claim: Claim, log: (line: string) => void): voi
   socket.once('close', () => finish(false));
 }
 
-export function serveHook(hub: Hub, socket: Socket, hello: unknown, log: (line: string) => void): void {
+export function serveHook(hub: Hub, socket: Socket, hello: unknown, log: Log): void {
   socket.on('error', () => undefined);
   const parsed = hookHello.safeParse(hello);
   if (!parsed.success) {
@@ -49,7 +50,7 @@ export function serveHook(hub: Hub, socket: Socket, hello: unknown, log: (line: 
         confirm(socket, claim, log);
       },
       (e: Error) => {
-        log(`hook ${h.cli} ${h.event} for ${h.identity}: ${e.message}`);
+        log(`hook ${h.cli} ${h.event} for ${h.identity}: ${e.message}`, 'warn');
         socket.end(`${JSON.stringify({ error: e.message })}\n`);
       },
     );

@@ -14,6 +14,7 @@ import type { Hub } from '../hub';
 import { serveHook } from './hookService';
 import { serveAgent } from './mcp/agentConnection';
 import { takeOwnership } from '../start/ownership';
+import type { Log } from '../../protocol/hubLog';
 
 export class HubAlreadyRunning extends Error {
   constructor(running: HelloReply | { stalledPid: number }, path: string) {
@@ -41,7 +42,7 @@ async function probeHub(path: string): Promise<HelloReply | undefined> {
 
 export interface ListenOptions {
   heartbeatMs: number;
-  log: (line: string) => void;
+  log: Log;
   /** From hello to `initialized`, or the agent connection is closed (default 10 s). */
   handshakeMs?: number;
 }
@@ -147,5 +148,5 @@ function accept(hub: Hub, socket: Socket, options: ListenOptions): void {
   };
   socket.on('data', onData);
   socket.once('close', () => clearTimeout(helloTimer));
-  socket.on('error', (e) => options.log(`socket error: ${e.message}`));
+  socket.on('error', (e) => options.log(`socket error: ${e.message}`, 'warn'));
 }

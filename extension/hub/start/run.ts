@@ -11,6 +11,7 @@ import { HubAlreadyRunning, listen } from '../serve/listen';
 import { loadMatrixConfig, MatrixConfigError } from '../matrix/config';
 import { startMatrix } from '../matrix/load';
 import { keepYoungGenerationSmall, shedLoadingMemory } from './shedMemory';
+import { formatHubLine, type Log } from '../../protocol/hubLog';
 
 export interface HubArgs {
   workspace: string;
@@ -62,7 +63,7 @@ export function parseHubArgs(argv: string[]): HubArgs {
 
 export async function runHub(args: HubArgs): Promise<void> {
   // In editor mode stdout may be the JSON-RPC channel: log to stderr only.
-  const log = (line: string) => process.stderr.write(`[handoff hub ${new Date().toISOString()}] ${line}\n`);
+  const log: Log = (line, level = 'info') => process.stderr.write(formatHubLine(line, level, new Date()));
   const socketPath = args.socket ?? hubSocketPath(args.workspace);
   const storeDir = args.store ?? defaultStoreDir(args.workspace);
   const hub = new Hub({
@@ -103,7 +104,7 @@ export async function runHub(args: HubArgs): Promise<void> {
       log(`stopping: ${why}`);
       server.close();
       unlisten();
-      await hub.close().catch((e) => log(`close: ${(e as Error).message}`));
+      await hub.close().catch((e) => log(`close: ${(e as Error).message}`, 'error'));
     })();
     return closing;
   };
