@@ -4,6 +4,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DIST, NODE } from './hubProcess';
+import { waitFor } from './wait';
+
+export { waitFor };
 
 export interface ChannelPush {
   content: string;
@@ -34,14 +37,6 @@ export interface AgentSpec {
   env?: Record<string, string>;
   /** false: do not insist the session is live on a hub once connected (there may be none yet). */
   live?: boolean;
-}
-
-export async function waitFor(cond: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const start = Date.now();
-  while (!cond()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 export async function connectAgent(spec: AgentSpec): Promise<Agent> {

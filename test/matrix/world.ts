@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { call, SnapshotRequest } from '../../extension/protocol/control';
 import type { Snapshot } from '../../extension/protocol/views';
 import { connectControl } from '../../extension/shared/controlClient';
-import { waitFor, type Agent } from '../helpers/agent';
+import { type Agent } from '../helpers/agent';
+import { waitFor, waitUntil } from '../helpers/wait';
 import { startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
 // The plain-JS harness (test/matrix/synapse.mjs), bundled into this test by esbuild.
 import { startSynapse, type StartedSynapse } from './synapse.mjs';
@@ -192,20 +193,7 @@ export function autoAck(agent: Agent): () => void {
   return () => clearInterval(timer);
 }
 
-export { waitFor };
-
-/** Polls an async condition (a tool call, a snapshot) until it holds. */
-export async function waitUntil(
-  cond: () => Promise<boolean> | boolean,
-  timeoutMs = 15_000,
-  what = 'condition',
-): Promise<void> {
-  const start = Date.now();
-  while (!(await cond())) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+export { waitFor, waitUntil };
 
 /** What a suite started, stopped: its agents, its hubs, then the homeserver. */
 export async function stopAll(agents: Agent[], hubs: HubProcess[], hs: Synapse | undefined): Promise<void> {
