@@ -6,10 +6,11 @@ import assert from 'node:assert/strict';
 import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { connectAgent, waitFor, type Agent } from '../helpers/agent';
+import { connectAgent, type Agent } from '../helpers/agent';
 import { runHook } from '../helpers/hook';
 import { startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
 import { rawAgent } from '../helpers/rawAgent';
+import { waitFor, waitUntil } from '../helpers/wait';
 import { sessionLabel } from '../../extension/hub/sessions';
 
 describe('attention: hooks surface handoffs once per session', () => {
@@ -24,14 +25,15 @@ describe('attention: hooks surface handoffs once per session', () => {
     );
   const context = (r: { json?: any }) => r.json?.hookSpecificOutput?.additionalContext as string | undefined;
   /** The sender's receipts once `n` surfacings are journaled: a hook exits as soon as it has sent its confirmation. */
-  const receiptsOnceSurfaced = async (id: string, n: number) => {
-    for (let i = 0; ; i++) {
-      const r = await alice.ok('get_receipts', { message_id: id });
-      if (r.deliveries[0].surfaced.length >= n) return r;
-      assert.ok(i < 500, `${n} surfacing(s) of ${id} journaled (have ${r.deliveries[0].surfaced.length})`);
-      await new Promise((res) => setTimeout(res, 10));
-    }
-  };
+  const receiptsOnceSurfaced = (id: string, n: number) =>
+    waitUntil(
+      async () => {
+        const r = await alice.ok('get_receipts', { message_id: id });
+        return r.deliveries[0].surfaced.length >= n && r;
+      },
+      10_000,
+      `${n} surfacing(s) of ${id} journaled`,
+    );
 
   before(async () => {
     hub = await startHub();
@@ -141,7 +143,8 @@ describe('attention: hooks surface handoffs once per session', () => {
       s.on('error', reject);
     });
     assert.ok(answer.includes(sent.message_id), 'the answer carried it');
-    await new Promise((r) => setTimeout(r, 100));
+    // Not surfaced now, and (below) the session's next hook gets it as new, not REPLAYED, and it is
+    // surfaced once in all: a surfacing recorded for the cut-off hook would fail both.
     assert.deepEqual(
       (await alice.ok('get_receipts', { message_id: sent.message_id })).deliveries[0].surfaced,
       [],
@@ -192,8 +195,13 @@ describe('attention: hooks surface handoffs once per session', () => {
     );
     await hook('claude', 'Stop', 'W');
 
-    const waiter = hook('claude', 'wait', 'W', 'bob', { CLAUDE_CODE_ENTRYPOINT: 'cli' });
-    await new Promise((r) => setTimeout(r, 300));
+    // Nothing says when the hub has armed a waiter, but a newer waiter of a session replaces the
+    // older, whose hook then exits with nothing: once one of two has, the hub has read both, and
+    // the other is armed.
+    const waiters = [1, 2].map(() => hook('claude', 'wait', 'W', 'bob', { CLAUDE_CODE_ENTRYPOINT: 'cli' }));
+    const replaced = await Promise.race(waiters.map((w, i) => w.then((r) => ({ r, i }))));
+    assert.deepEqual([replaced.r.code, replaced.r.stdout, replaced.r.stderr], [0, '', ''], 'the replaced waiter');
+    const waiter = waiters[1 - replaced.i];
     const wake = await alice.ok('send_handoff', { to: 'bob', body: 'wake up' });
     assert.equal(wake.recipients[0].seen_when, 'now');
     const woken = await waiter;

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sessionLabel } from '../../extension/hub/sessions';
 import { connectAgent, plainBody, waitFor, type Agent } from '../helpers/agent';
+import { waitUntil } from '../helpers/wait';
 import { startHub, type HubProcess } from '../helpers/hubProcess';
 
 describe('handoff between two agents over the real bridge', () => {
@@ -70,12 +71,14 @@ describe('handoff between two agents over the real bridge', () => {
 
     // Nothing is counted as read or acked by the push itself (G3). The push's journal record
     // lands a moment after the push: wait for it, then look at the state it left.
-    let receipts = await alice.ok('get_receipts', { message_id: id });
-    for (let i = 0; receipts.deliveries[0].pushes.length === 0; i++) {
-      assert.ok(i < 500, 'the push was journaled');
-      await new Promise((r) => setTimeout(r, 10));
-      receipts = await alice.ok('get_receipts', { message_id: id });
-    }
+    let receipts = await waitUntil(
+      async () => {
+        const r = await alice.ok('get_receipts', { message_id: id });
+        return r.deliveries[0].pushes.length > 0 && r;
+      },
+      10_000,
+      'the push journaled',
+    );
     assert.equal(receipts.deliveries[0].state, 'pushed');
     assert.equal(receipts.deliveries[0].receipts.length, 0);
 
@@ -115,14 +118,11 @@ describe('handoff between two agents over the real bridge', () => {
     const carol = await connectAgent({ socket: hub.socket, name: 'carol', session: 'carol-1' });
     await carol.close();
     // Until the hub has seen the close, carol still counts as live and the send would push.
-    for (
-      let i = 0;
-      (await alice.ok('list_peers')).peers.find((p: any) => p.identity === 'carol')?.live_sessions !== 0;
-      i++
-    ) {
-      assert.ok(i < 500, 'the hub noticed carol leave');
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await waitUntil(
+      async () => (await alice.ok('list_peers')).peers.find((p: any) => p.identity === 'carol')?.live_sessions === 0,
+      10_000,
+      'the hub to notice carol leave',
+    );
     const sent = await alice.ok('send_handoff', { to: 'carol', body: 'Write the changelog' });
     assert.equal(sent.state, 'queued');
     const peers = await alice.ok('list_peers');
@@ -133,8 +133,11 @@ describe('handoff between two agents over the real bridge', () => {
     );
     const carol2 = await connectAgent({ socket: hub.socket, name: 'carol', session: 'carol-1' });
     await carol2.waitForPushes(1);
-    await new Promise((r) => setTimeout(r, 200));
-    assert.equal(carol2.pushes.length, 1);
+    // A second push of it would come before the push of a message sent now.
+    const later = await alice.ok('send_handoff', { to: 'carol', body: 'and the release notes' });
+    await carol2.waitForPushes(2);
+    assert.equal(carol2.pushes.length, 2);
+    assert.equal(carol2.pushes[1].meta.message_id, later.message_id, 'pushed once');
     assert.equal(carol2.pushes[0].meta.message_id, sent.message_id);
     assert.equal(carol2.pushes[0].meta.replayed, 'false', 'first push to this identity is not a replay');
     await carol2.close();

@@ -12,6 +12,7 @@ import { describe, it } from 'node:test';
 import { connectAgent, plainBody } from '../helpers/agent';
 import { DIST, NODE, spawnHub, startHub, tempDir } from '../helpers/hubProcess';
 import { rawAgent } from '../helpers/rawAgent';
+import { waitUntil } from '../helpers/wait';
 import { hubSocketPath } from '../../extension/shared/paths';
 
 const run = promisify(execFile);
@@ -158,13 +159,8 @@ describe('hub process', () => {
       await zombie.initialize();
       const live = async () =>
         (await watcher.ok('list_peers')).peers.find((p: any) => p.identity === 'zombie')?.live_sessions;
-      const until = async (n: number) => {
-        const end = Date.now() + 5000;
-        while ((await live()) !== n && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-        return live();
-      };
-      assert.equal(await until(1), 1, 'live once initialised');
-      assert.equal(await until(0), 0, 'an unanswered heartbeat removes the session');
+      await waitUntil(async () => (await live()) === 1, 5000, 'live once initialised');
+      await waitUntil(async () => (await live()) === 0, 5000, 'an unanswered heartbeat removes the session');
       zombie.close();
       await watcher.close();
     } finally {
@@ -243,12 +239,11 @@ describe('hub process', () => {
         (await cli2('send', '--as', 'human', '--to', 'dev', '--json', 'ack me within a second')).stdout,
       );
       assert.equal((await cli2('status')).code, 0);
-      await new Promise((r) => setTimeout(r, 1300));
+      await dev.waitForPushes(2, 15_000); // the one chase: the hub's timer has seen it past its SLA
+      assert.equal(dev.pushes[1].meta.chase, 'true');
       const late = await cli2('status');
       assert.equal(late.code, 1);
       assert.match(late.stdout, new RegExp(`OVERDUE ${sent.message_id} human → dev:pushed`));
-      await dev.waitForPushes(2); // the one chase past the SLA
-      assert.equal(dev.pushes[1].meta.chase, 'true');
       await dev.ok('ack', { message_id: sent.message_id });
       assert.equal((await cli2('status')).code, 0, 'the ACK clears it');
       await dev.close();
@@ -266,14 +261,17 @@ describe('hub process', () => {
       for (let i = 0; i < 8; i++) await alice.ok('send_handoff', { to: 'bob', body: `queued ${i}` });
       const bob = await connectAgent({ socket: hub.socket, name: 'bob' });
       await bob.waitForPushes(6);
-      await new Promise((r) => setTimeout(r, 200));
-      assert.equal(bob.pushes.length, 6);
+      // A seventh replayed push would come before the push of a message sent now.
+      const marker = await alice.ok('send_handoff', { to: 'bob', body: 'after the replay' });
+      await bob.waitForPushes(7);
+      assert.equal(bob.pushes.length, 7);
+      assert.equal(bob.pushes[6].meta.message_id, marker.message_id, 'the replay stopped at five and its notice');
       assert.deepEqual(
         bob.pushes.slice(0, 5).map((p) => p.content.match(/queued \d/)![0]),
         ['queued 0', 'queued 1', 'queued 2', 'queued 3', 'queued 4'],
       );
       assert.match(bob.pushes[5].content, /Replay truncated: 3 more unacked handoffs/);
-      assert.equal((await bob.ok('inbox')).messages.length, 8, 'the rest are in the inbox');
+      assert.equal((await bob.ok('inbox')).messages.length, 9, 'the rest are in the inbox (and the later one)');
       await Promise.all([alice.close(), bob.close()]);
     } finally {
       await hub.stop();
@@ -287,9 +285,14 @@ describe('hub process', () => {
       const ghost = await connectAgent({ socket: hub.socket, name: 'ghost' });
       await ghost.close();
       const sent = await alice.ok('send_handoff', { to: 'ghost', body: 'anyone there?', ttl_seconds: 1 });
-      await new Promise((r) => setTimeout(r, 1500));
-      const pending = await alice.ok('pending');
-      const entry = pending.pending.find((e: any) => e.id === sent.message_id);
+      const entry = await waitUntil(
+        async () => {
+          const e = (await alice.ok('pending')).pending.find((x: any) => x.id === sent.message_id);
+          return e?.deadLettered && e;
+        },
+        15_000,
+        'the dead letter, past its TTL',
+      );
       assert.equal(entry.deadLettered, true);
       assert.equal(entry.recipients[0].state, 'failed');
       assert.match(entry.recipients[0].failure, /dead-lettered: no ACK within the TTL of 1 s/);

@@ -13,6 +13,7 @@ import type { HotMessage } from '../../extension/hub/bus/model';
 import type { HookHello } from '../../extension/protocol/hook';
 import { connectAgent, type Agent } from '../helpers/agent';
 import { tempDir } from '../helpers/hubProcess';
+import { waitFor } from '../helpers/wait';
 
 interface World {
   hub: Hub;
@@ -31,10 +32,19 @@ after(async () => {
   for (const w of worlds) await w.close();
 });
 
-/** A hub in process with `open` unacked handoffs alice → bob, and bob connected over the bridge. */
-async function world(open: number, tickMs = 3_600_000): Promise<World> {
+/**
+ * A hub in process with `open` unacked handoffs alice → bob, and bob connected over the bridge.
+ * With a clock, its timer runs only when the test calls hub.tick().
+ */
+async function world(open: number, clock?: () => number): Promise<World> {
   const base = tempDir('cost');
-  const hub = new Hub({ workspace: join(base, 'ws'), storeDir: join(base, 'store'), node: 'cost', tickMs });
+  const hub = new Hub({
+    workspace: join(base, 'ws'),
+    storeDir: join(base, 'store'),
+    node: 'cost',
+    tickMs: clock ? 0 : 3_600_000,
+    clock,
+  });
   await hub.start();
   for (const name of ['alice', 'bob', 'carol']) await hub.remember(name);
   const alice = { identity: 'alice', session: 'fill', node: 'cost' };
@@ -161,23 +171,36 @@ describe('open mail: what a tool call and the timer read does not grow with it',
 
   it('the SLA/TTL tick reads only what is due: none at 1k or 10k open, then the 3 past their SLA', async () => {
     for (const open of [1000, 10_000]) {
-      const w = await world(open, 20);
-      await new Promise((r) => setTimeout(r, 200)); // ticks run, nothing is due
-      w.reset();
-      await new Promise((r) => setTimeout(r, 200));
-      assert.equal(w.reads(), 0, `idle ticks read ${w.reads()} open messages at ${open} open`);
+      const clock = { t: Date.now() };
+      const w = await world(open, () => clock.t);
+      const ticks = async (n: number, stepMs: number) => {
+        for (let i = 0; i < n; i++) {
+          clock.t += stepMs;
+          await w.hub.tick();
+        }
+      };
       const carol = { identity: 'carol', session: 'due', node: 'cost' };
+      /** Sends carol → bob and waits for its push: what the hub pushed to bob before has arrived. */
+      const marker = async (body: string) => {
+        const { message_id } = await w.hub.send(carol, { to: ['bob'], body });
+        await waitFor(() => w.bob.pushes.some((p) => p.meta.message_id === message_id), 10_000, body);
+      };
+      await marker('after the replay');
+      await ticks(5, 1000); // ticks run, nothing is due
+      w.reset();
+      await ticks(5, 1000);
+      assert.equal(w.reads(), 0, `idle ticks read ${w.reads()} open messages at ${open} open`);
       const pushes = w.bob.pushes.length;
       w.reset();
       for (let i = 0; i < 3; i++) await w.hub.send(carol, { to: ['bob'], body: `due soon ${i}`, slaMs: 50 });
+      await ticks(10, 20); // 200 ms past the sends, a tick every 20 ms
       await w.bob.waitForPushes(pushes + 6); // 3 live pushes, then 3 chases
-      await new Promise((r) => setTimeout(r, 200));
+      const read = w.reads();
+      await marker('after the chases'); // a second chase would come before it
       const chases = w.bob.pushes.slice(pushes).filter((p) => p.meta.chase === 'true');
       assert.equal(chases.length, 3, 'one chase per overdue handoff');
-      assert.ok(
-        w.reads() < 60,
-        `3 sends and the ticks that chased them read ${w.reads()} open messages at ${open} open`,
-      );
+      assert.equal(w.bob.pushes.length, pushes + 7, 'the sends, their chases and the marker');
+      assert.ok(read < 60, `3 sends and the ticks that chased them read ${read} open messages at ${open} open`);
     }
   });
 });

@@ -6,21 +6,11 @@
 // escalates to the person on the hub's real timer.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { call, PresenceRequest, ReceiptRequest, SendRequest, SnapshotRequest } from '../../extension/protocol/control';
 import { connectControl, type ControlClient } from '../../extension/shared/controlClient';
 import { connectAgent, type Agent } from '../helpers/agent';
 import { startHub, type HubProcess } from '../helpers/hubProcess';
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
+import { waitFor, waitUntil } from '../helpers/wait';
 
 describe('the person at the editor, over a real hub', () => {
   let hub: HubProcess;
@@ -61,8 +51,10 @@ describe('the person at the editor, over a real hub', () => {
 
   it('a handoff to the person is in their inbox; read, reply and done travel back to the agent, the reply pushed once', async () => {
     const sent = await builder.ok('send_handoff', { to: 'maria', body: 'approve the migration', sla_seconds: 600 });
-    const item = await until('the inbox item', async () =>
-      (await maria())?.inbox.find((i) => i.id === sent.message_id),
+    const item = await waitUntil(
+      async () => (await maria())?.inbox.find((i) => i.id === sent.message_id),
+      10_000,
+      'the inbox item',
     );
     assert.equal(item.unread, true);
     // Receipts are the person's: from the editor window that runs the hub, not the socket.
@@ -76,9 +68,19 @@ describe('the person at the editor, over a real hub', () => {
       thread: sent.thread,
       replyTo: sent.message_id,
     })) as { message_id: string };
-    await builder.waitForPushes(before + 1);
-    await sleep(300);
+    // A second push of the reply would come before the push of a later message: send one, wait for it.
+    const marker = (await window.connection.sendRequest(SendRequest.method, {
+      as: 'maria',
+      to: ['builder'],
+      body: 'a later message',
+    })) as { message_id: string };
+    await waitFor(
+      () => builder.pushes.some((x) => x.meta.message_id === marker.message_id),
+      10_000,
+      'the later message pushed',
+    );
     assert.equal(builder.pushes.filter((x) => x.meta.message_id === reply.message_id).length, 1, 'pushed once');
+    assert.equal(builder.pushes.length, before + 2, 'the reply and the later message, nothing else');
     const got = await builder.ok('get_message', { message_id: reply.message_id });
     assert.deepEqual([got.reply_to, got.thread, got.from], [sent.message_id, sent.thread, 'maria']);
     await hub.editor!.sendRequest(ReceiptRequest.method, {
@@ -107,14 +109,19 @@ describe('the person at the editor, over a real hub', () => {
     const bob = await connectAgent({ socket: hub.socket, name: 'bob', session: 'bob-1' });
     await bob.close(); // known, then gone: its mail waits unacknowledged
     const sent = await builder.ok('send_handoff', { to: 'bob', body: 'review PR #7', sla_seconds: 1 });
-    const esc = await until(
-      'the escalation',
-      async () => (await maria())?.inbox.find((i) => i.escalation?.of === sent.message_id),
-      15_000,
-    );
+    const escalation = (of: string) =>
+      waitUntil(
+        async () => (await maria())?.inbox.find((i) => i.escalation?.of === of),
+        15_000,
+        `the escalation of ${of}`,
+      );
+    const esc = await escalation(sent.message_id);
     assert.equal(esc.escalation?.silent, 'bob');
     assert.match(esc.preview, /^Escalation: bob has not acknowledged a handoff from builder\./);
-    await sleep(2500); // more periods pass: still one
+    // More periods pass: a handoff sent now escalates two periods on, on the same timer, by when
+    // the first has had two more chances to escalate again.
+    const later = await builder.ok('send_handoff', { to: 'bob', body: 'review PR #8', sla_seconds: 1 });
+    await escalation(later.message_id);
     assert.equal(
       (await maria())?.inbox.filter((i) => i.escalation?.of === sent.message_id).length,
       1,
@@ -133,7 +140,7 @@ describe('the person at the editor, over a real hub', () => {
 
   it("the person is gone from list_peers when the window's connection closes", async () => {
     window.close();
-    await until('maria to leave', async () => ((await peer('maria'))?.person ? undefined : true));
+    await waitUntil(async () => !(await peer('maria'))?.person, 10_000, 'maria to leave');
     const p = await peer('maria');
     assert.equal(p.live, false);
     assert.equal(p.person, undefined);
