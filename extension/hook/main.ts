@@ -3,12 +3,13 @@
 // in the CLI's own shape. It rides on someone else's hot path, so it is small, bounded in time,
 // and silent on every failure: exit 0, no output, the agent goes on.
 import { createConnection } from 'node:net';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, fstatSync, read } from 'node:fs';
 import { HELLO_VERSION } from '../protocol/hello';
 import { procStat } from '../shared/proc';
 import { HOOK_ACK, HOOK_CLIS, type HookAnswer, type HookCli, type HookHello } from '../protocol/hook';
 import { LineBuffer } from '../shared/lines';
-import { hubCandidates } from '../shared/discovery';
+import { hubSockets } from '../shared/discovery';
+import { canonical, findWorkspace } from '../shared/paths';
 import { attentionText, hookOutput, PHASES } from './shapes';
 
 /** Whole budget of a hook on the agent's hot path, hub answer included. */
@@ -42,24 +43,38 @@ function ancestors(): number[] {
   return out;
 }
 
+/**
+ * The CLI's JSON on fd 0, read with fs.read rather than process.stdin: the stream machinery behind
+ * process.stdin costs a hook more than its whole exchange with the hub. fs.read waits in libuv's
+ * pool, so the budget timer still ends a hook whose CLI never closes its stdin.
+ */
 function readStdin(): Promise<HookInput> {
   return new Promise((resolve) => {
-    if (process.stdin.isTTY) return resolve({});
-    const chunks: Buffer[] = [];
-    let size = 0;
-    process.stdin.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_STDIN) chunks.push(c);
-    });
-    process.stdin.on('end', () => {
+    const parse = (bytes: Buffer) => {
       try {
-        const v = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+        const v = JSON.parse(bytes.toString('utf8')) as unknown;
         resolve(v && typeof v === 'object' ? (v as HookInput) : {});
       } catch {
         resolve({});
       }
-    });
-    process.stdin.on('error', () => resolve({}));
+    };
+    try {
+      if (fstatSync(0).isCharacterDevice()) return resolve({}); // a terminal: nobody is piping a payload
+    } catch {
+      return resolve({});
+    }
+    let buf = Buffer.allocUnsafe(64 * 1024);
+    let size = 0;
+    const next = () =>
+      read(0, buf, size, buf.length - size, null, (e, n) => {
+        if (e?.code === 'EAGAIN') return void setTimeout(next, 1); // a non-blocking pipe, not ready yet
+        if (e || n === 0) return parse(buf.subarray(0, size));
+        size += n;
+        if (size > MAX_STDIN) return resolve({});
+        if (size === buf.length) buf = Buffer.concat([buf, Buffer.allocUnsafe(buf.length)]);
+        next();
+      });
+    next();
   });
 }
 
@@ -140,7 +155,8 @@ export async function runHook(argv: string[]): Promise<number> {
   const cwd = typeof input.cwd === 'string' ? input.cwd : process.cwd();
   // Where the hub may be is read anew for each try: a restarted hub may listen elsewhere.
   const askHub = async (): Promise<Asked | undefined> => {
-    for (const socket of hubCandidates(env, cwd, arg(argv, '--workspace')).sockets) {
+    const pinned = arg(argv, '--workspace');
+    for (const socket of hubSockets(env, pinned ? canonical(pinned) : findWorkspace(cwd))) {
       const asked = await ask(socket, hello);
       if (asked) return asked;
     }

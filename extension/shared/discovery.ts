@@ -93,11 +93,27 @@ export interface HubCandidates {
  */
 export function hubCandidates(env: NodeJS.ProcessEnv, cwd: string, pinned?: string): HubCandidates {
   const workspace = pinned ? canonical(pinned) : findWorkspace(cwd);
-  // Found ones must sit in a directory that is ours alone (one named explicitly is the namer's choice).
-  const found = [readPointer(hubPointerPath(workspace))?.socket, hubSocketPath(workspace)].filter(
-    (s): s is string => !!s && inPrivateDir(s),
-  );
-  return { sockets: [...new Set([env.HANDOFF_HUB, ...found].filter((s): s is string => !!s))], workspace };
+  return { sockets: [...hubSockets(env, workspace)], workspace };
+}
+
+/**
+ * The same places one at a time, each worked out only when the one before did not answer: a hook
+ * whose HANDOFF_HUB answers reads no pointer and hashes no path.
+ */
+export function* hubSockets(env: NodeJS.ProcessEnv, workspace: string): Generator<string> {
+  const seen = new Set<string>();
+  const found = [
+    () => env.HANDOFF_HUB,
+    // Found ones must sit in a directory that is ours alone (one named explicitly is the namer's choice).
+    () => readPointer(hubPointerPath(workspace))?.socket,
+    () => hubSocketPath(workspace),
+  ];
+  for (const [i, where] of found.entries()) {
+    const socket = where();
+    if (!socket || seen.has(socket) || (i > 0 && !inPrivateDir(socket))) continue;
+    seen.add(socket);
+    yield socket;
+  }
 }
 
 /** A socket whose directory another user owns or may write could be an impostor's. */

@@ -1,6 +1,5 @@
 // Where a workspace's hub lives. Both the hub and every client derive the same path from the
 // workspace folder, so an agent started outside the editor's terminal still finds the hub.
-import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -19,6 +18,8 @@ export function canonical(dir: string): string {
 }
 
 export function workspaceKey(workspace: string): string {
+  // Loaded on first use: node:crypto is a third of a hook's start, and a hook told its hub needs no key.
+  const { createHash } = process.getBuiltinModule('node:crypto');
   return createHash('sha256').update(canonical(workspace)).digest('hex').slice(0, 16);
 }
 
