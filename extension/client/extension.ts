@@ -18,10 +18,11 @@ import { notifyOverdue } from './overdueNotice';
 import { panelModel } from './panel/model';
 import type { PanelModel } from '../protocol/panel';
 import { PanelViewProvider } from './panel/viewProvider';
+import { UnreadBadge } from './panel/unreadBadge';
 import type { InboxAct } from '../protocol/panel';
 import { InboxActions } from './person/actions';
 import { notifyArrivals } from './person/arrivals';
-import { Arrivals, personView } from './person/inbox';
+import { Arrivals, personView, unreadBadge } from './person/inbox';
 import { reportPresence } from './person/presence';
 import { humanIdentity } from './settings';
 import { StatusBar } from './statusBar';
@@ -36,6 +37,8 @@ export interface HandoffApi {
   snapshot(): Snapshot | undefined;
   panelModel(): PanelModel;
   statusBar(): StatusView;
+  /** The unread badge on the Handoff icon (undefined: none). */
+  unreadBadge(): vscode.ViewBadge | undefined;
   onDidChange: vscode.Event<void>;
   copilotServer(): vscode.McpStdioServerDefinition;
   /** Whether SecretStorage holds a Matrix token for this homeserver (never the token itself). */
@@ -103,6 +106,8 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
     humanIdentity,
     (items) => notifyOverdue(items, () => showPanel('overdue'), chase),
   );
+  // On the activity-bar icon from activation, not only once the view has been shown.
+  const badge = new UnreadBadge();
   const arrivals = new Arrivals();
   const openInboxCommand = (args?: { id?: string; act?: InboxAct }) =>
     openInbox(() => supervisor.snapshot, inbox, args);
@@ -123,6 +128,7 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
         `${fresh.length} new handoff(s) for ${humanIdentity()}: window ${me?.notifier} notifies, not this one (${supervisor.window ?? 'no key yet'})`,
       );
     status.update();
+    badge.set(supervisor.state.kind === 'running' ? unreadBadge(supervisor.snapshot, humanIdentity()) : undefined);
     panel.refresh();
     changed.fire();
   };
@@ -131,6 +137,7 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
     log,
     changed,
     status,
+    badge,
     panel,
     { dispose: () => void supervisor.dispose() },
     supervisor.onDidChangeState(refresh),
@@ -177,6 +184,7 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
     snapshot: () => supervisor.snapshot,
     panelModel: () => panel.currentModel(),
     statusBar: () => status.current,
+    unreadBadge: () => badge.current,
     onDidChange: changed.event,
     copilotServer: () => copilotServer(context.extensionPath, location, version),
     hasMatrixToken: async (homeserver) => !!(await matrix.token(homeserver)),

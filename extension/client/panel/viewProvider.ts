@@ -56,13 +56,10 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
 
   refresh(): void {
     if (!this.view) return;
-    const model = this.currentModel();
-    // The view's badge is the person's unread count, even while the view is collapsed.
-    this.view.badge = model.inbox.unread
-      ? { value: model.inbox.unread, tooltip: `${model.inbox.unread} unread handoff(s) for ${model.inbox.identity}` }
-      : undefined;
+    // No badge on this view: the editor adds up the number badges of a container's views, and the
+    // unread count is already on the icon from activation (UnreadBadge, in unreadBadge.ts).
     if (!this.ready) return;
-    const message: HostToPanel = { type: 'update', update: this.diff.update(model) };
+    const message: HostToPanel = { type: 'update', update: this.diff.update(this.currentModel()) };
     void this.view.webview.postMessage(message);
   }
 

@@ -2,7 +2,7 @@
 // (a read receipt written in one is in the next snapshot of all).
 import type { PersonInboxItem, PersonView, Snapshot } from '../../protocol/views';
 import type { QuickPickItem } from 'vscode';
-import { clock } from '../../shared/format';
+import { clock, plural } from '../../shared/format';
 import { inertLinks } from '../format';
 
 export function personView(snapshot: Snapshot | undefined, identity: string): PersonView | undefined {
@@ -15,6 +15,15 @@ export function inboxItems(snapshot: Snapshot | undefined, identity: string): Pe
 
 export function unreadCount(snapshot: Snapshot | undefined, identity: string): number {
   return personView(snapshot, identity)?.unread ?? 0;
+}
+
+/** The Handoff icon's badge: the person's unread count, none at zero (a `vscode.ViewBadge`). */
+export function unreadBadge(
+  snapshot: Snapshot | undefined,
+  identity: string,
+): { value: number; tooltip: string } | undefined {
+  const unread = unreadCount(snapshot, identity);
+  return unread ? { value: unread, tooltip: `${plural(unread, 'unread handoff')} for ${identity}` } : undefined;
 }
 
 /** One line naming a handoff for the person: who, and what (an escalation says who went silent). */
