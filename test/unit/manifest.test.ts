@@ -16,7 +16,6 @@ interface Step {
 }
 interface Manifest {
   icon: string;
-  repository?: { url: string };
   scripts: Record<string, string>;
   contributes: {
     commands: { command: string }[];
@@ -98,7 +97,7 @@ describe('package.json: the walkthrough, the keybinding, the icons', () => {
     assert.equal(unread?.when, 'false');
   });
 
-  it('ships the icons, and packages against its repository', () => {
+  it("ships the icons and the marketplace page's screenshots", () => {
     for (const f of [manifest.icon, ...manifest.contributes.viewsContainers.activitybar.map((a) => a.icon)]) {
       assert.ok(existsSync(join(ROOT, f)), `${f} exists`);
       assert.ok(ships(f), `${f} ships`);
@@ -106,7 +105,12 @@ describe('package.json: the walkthrough, the keybinding, the icons', () => {
     const svg = readFileSync(join(ROOT, 'media', 'handoff.svg'), 'utf8');
     assert.match(svg, /viewBox="0 0 24 24"/);
     assert.doesNotMatch(svg.replace(/currentColor/g, ''), /#[0-9a-f]{3,8}\b|rgb\(/i, 'one colour: the editor tints it');
-    assert.ok(manifest.repository?.url);
-    assert.doesNotMatch(manifest.scripts.package, /--allow-missing-repository/);
+    const page = readFileSync(join(ROOT, 'docs', 'marketplace.md'), 'utf8');
+    const images = [...page.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)].map((m) => join('docs', m[1]));
+    assert.ok(images.length > 0, 'the marketplace page shows screenshots');
+    for (const f of images) {
+      assert.ok(existsSync(join(ROOT, f)), `${f} exists`);
+      assert.ok(ships(f), `${f} ships`);
+    }
   });
 });
