@@ -11,6 +11,7 @@ import { connectAgent, waitFor, type Agent } from '../helpers/agent';
 import { RESEND_META } from '../../extension/protocol/mcp';
 import { spawnHub, stoppable, tempDir, type HubSpec } from '../helpers/hubProcess';
 import { rawAgent } from '../helpers/rawAgent';
+import { waitUntil } from '../helpers/wait';
 
 interface RunningHub {
   kill9(): Promise<void>;
@@ -34,13 +35,15 @@ function place(): { workspace: string; store: string; socket: string } {
 
 /** The agent's session is live on the hub again: alice (a fresh agent) sees bob's session. */
 async function liveAgain(alice: Agent, since: number): Promise<number> {
-  const start = Date.now();
-  for (;;) {
-    const peers = (await alice.ok('list_peers')).peers as { identity: string; live_sessions: number }[];
-    if (peers.some((p) => p.identity === 'bob' && p.live_sessions === 1)) return Date.now() - since;
-    if (Date.now() - start > 10_000) throw new Error(`bob not live again: ${JSON.stringify(peers)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  return waitUntil(
+    async () => {
+      const peers = (await alice.ok('list_peers')).peers as { identity: string; live_sessions: number }[];
+      return peers.some((p) => p.identity === 'bob' && p.live_sessions === 1) && Date.now() - since;
+    },
+    10_000,
+    'bob live again',
+    20,
+  );
 }
 
 /** A handoff from alice reaches bob's one session, pushed once, and bob ACKs it through his tools. */
@@ -114,7 +117,7 @@ describe('never cut off: one agent session across hubs', () => {
       process.kill(hub.pid, 'SIGSTOP'); // the calls reach its socket and nothing answers them
       const read = bob.call('get_unread_summary');
       const send = alice.call('send_handoff', { to: 'bob', body: 'in flight at the crash' });
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, 300)); // sleep: the bridges' writes into a stopped hub's socket show nowhere
       await hub.kill9();
       hub = await hubOn(spec);
       const [r, s] = await Promise.all([read, send]);
@@ -181,7 +184,7 @@ describe('never cut off: one agent session across hubs', () => {
       assert.match(early.content[0].type === 'text' ? early.content[0].text : '', /no restart of this agent is needed/);
       // A call made while no hub is there waits for one that comes within the bound.
       const waiting = bob.call('whoami');
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 100)); // sleep: a call waiting in the bridge for a hub shows nowhere
       const hub = await hubOn(spec);
       cleanup.push(() => hub.stop());
       const me = await waiting;

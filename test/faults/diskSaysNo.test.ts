@@ -119,7 +119,7 @@ describe('G4: the disk says no', () => {
           () => void acked.refused.push(body),
         ),
       );
-      await new Promise((r) => setTimeout(r, 1)); // a batch per millisecond: several in flight at once
+      await new Promise((r) => setTimeout(r, 1)); // sleep: the pace of the load, a batch per millisecond: several in flight at once
     }
     await Promise.all(sends);
     await hub.close();

@@ -12,6 +12,7 @@ import { connectControl, type ControlClient } from '../../extension/shared/contr
 import { connectAgent, plainBody, type Agent } from '../helpers/agent';
 import { spawnHub, startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
 import { rawAgent } from '../helpers/rawAgent';
+import { waitFor } from '../helpers/wait';
 
 const PROTO_NAMES = ['toString', 'constructor', '__proto__', 'valueOf', 'hasOwnProperty'];
 
@@ -181,8 +182,7 @@ describe('hostile input cannot crash, brick or impersonate', () => {
     const raw = await rawAgent(hub.socket, { identity: 'mallory', session: 'mallory-1', client: forged });
     await raw.initialize();
     await raw.response(0);
-    for (let i = 0; i < 50 && !hub.log().includes('attached as mallory'); i++)
-      await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => hub.log().includes('attached as mallory'), 5000, "the hub's log line");
     const lines = hub.log().split('\n');
     assert.ok(
       lines.some((l) => /session mallory-1 attached as mallory \(x\?session s-forged/.test(l)),

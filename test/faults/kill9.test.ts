@@ -70,7 +70,9 @@ describe('G1: persist before acknowledge, under kill -9', () => {
           }
         }
       });
-      await new Promise((r) => setTimeout(r, 20 + Math.random() * 150));
+      // Killed at a random instant of the stream: after a random number of acknowledged sends.
+      const due = acknowledged.size + 1 + Math.floor(Math.random() * 15);
+      await waitFor(() => acknowledged.size >= due, 30_000, 'sends acknowledged before the kill');
       await hub.kill9();
       stop = true;
       await Promise.all(senders);

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { connectAgent, type ChannelPush } from '../helpers/agent';
+import { waitFor } from '../helpers/wait';
 import { startHub } from '../helpers/hubProcess';
 
 describe('G2: one push per session', () => {
@@ -19,19 +20,23 @@ describe('G2: one push per session', () => {
       const sender = (async () => {
         for (let i = 0; sending; i++) {
           sent.push((await alice.ok('send_handoff', { to: 'bob', body: `work item ${i}` })).message_id);
-          await new Promise((r) => setTimeout(r, 5));
+          await new Promise((r) => setTimeout(r, 5)); // sleep: the sender's pace, not a wait
         }
       })();
       for (let i = 0; i < 20; i++) {
-        await new Promise((r) => setTimeout(r, 30 + Math.random() * 70));
+        const before = sent.length; // two to four messages flow to each connection before it drops
+        await waitFor(() => sent.length >= before + 2 + Math.floor(Math.random() * 3), 10_000, 'messages flowing');
         await bob.close();
         bob = await connectAgent({ socket: hub.socket, name: 'bob', session: 'bob-stable' });
         connections.push(bob.pushes);
       }
       sending = false;
       await sender;
-      // Let the last connection catch up with everything (replay limit 50 per attach).
-      await new Promise((r) => setTimeout(r, 300));
+      // The last connection has caught up with everything (replay limit 50 per attach) once a
+      // message sent now reaches it: what the hub pushes it comes in order.
+      const last = (await alice.ok('send_handoff', { to: 'bob', body: 'the last item' })).message_id;
+      sent.push(last);
+      await waitFor(() => bob.pushes.some((p) => p.meta.message_id === last), 10_000, 'the last item pushed');
       const all = connections.flat();
       const perConnectionDuplicates = connections.map((c) => c.length - new Set(c.map((p) => p.meta.message_id)).size);
       const unflagged = new Map<string, number>();
@@ -73,8 +78,14 @@ describe('G2: one push per session', () => {
       for (const id of sent) await bob.ok('ack', { message_id: id });
       await bob.close();
       const calm = await connectAgent({ socket: hub.socket, name: 'bob', session: 'bob-stable' });
-      await new Promise((r) => setTimeout(r, 300));
-      assert.equal(calm.pushes.length, 0, 'acked messages are not replayed');
+      // A replay would come before the push of a message sent now.
+      const fresh = (await alice.ok('send_handoff', { to: 'bob', body: 'after the calm' })).message_id;
+      await calm.waitForPushes(1);
+      assert.deepEqual(
+        calm.pushes.map((p) => p.meta.message_id),
+        [fresh],
+        'acked messages are not replayed',
+      );
       await calm.close();
       await alice.close();
     } finally {
@@ -94,11 +105,12 @@ describe('G2: one push per session', () => {
         assert.equal(r.recipients[0].sessions, 2);
         ids.push(r.message_id);
       }
-      await left.waitForPushes(50);
-      await right.waitForPushes(50);
-      await new Promise((r) => setTimeout(r, 200));
+      // A second copy would come before the push of a message sent after the fifty.
+      ids.push((await alice.ok('send_handoff', { to: 'bob', body: 'shared, the last' })).message_id);
+      await left.waitForPushes(51);
+      await right.waitForPushes(51);
       for (const s of [left, right]) {
-        assert.equal(s.pushes.length, 50);
+        assert.equal(s.pushes.length, 51);
         assert.deepEqual(
           s.pushes.map((p) => p.meta.message_id),
           ids,

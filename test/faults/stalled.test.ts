@@ -7,6 +7,7 @@ import { createConnection, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import { connectAgent, plainBody } from '../helpers/agent';
 import { spawnHub, startHub } from '../helpers/hubProcess';
+import { waitFor } from '../helpers/wait';
 
 describe('a stalled hub keeps its socket', () => {
   it(
@@ -27,17 +28,21 @@ describe('a stalled hub keeps its socket', () => {
           if (!r.isError) acked.push(body);
         }
       });
-      await new Promise((r) => setTimeout(r, 500));
+      await waitFor(() => acked.length >= 20, 30_000, 'the senders busy'); // under load when it stops
       process.kill(a.proc.pid!, 'SIGSTOP');
       const flood: Socket[] = [];
       try {
         // Fill the stopped hub's accept queue: a probe then gets EAGAIN, as if nothing were there.
+        let settled = 0;
+        let refused = 0;
         for (let i = 0; i < 1200; i++) {
           const c = createConnection(a.socket);
-          c.on('error', () => undefined);
+          c.on('connect', () => settled++);
+          c.on('error', () => (settled++, refused++));
           flood.push(c);
         }
-        await new Promise((r) => setTimeout(r, 500));
+        await waitFor(() => settled === flood.length, 30_000, 'every flood connect queued or refused');
+        assert.ok(refused > 0, 'the accept queue is full');
         const b = spawnHub({ workspace: a.workspace, store: a.store, socket: a.socket });
         b.ready.catch(() => undefined); // it must never listen
         const code = await new Promise<number | null>((r) => b.proc.once('exit', r));
@@ -47,7 +52,8 @@ describe('a stalled hub keeps its socket', () => {
         for (const c of flood) c.destroy();
         process.kill(a.proc.pid!, 'SIGCONT');
       }
-      await new Promise((r) => setTimeout(r, 300));
+      const beforeResume = acked.length;
+      await waitFor(() => acked.length >= beforeResume + 8, 30_000, 'the senders acknowledged again once A runs');
       sending = false;
       await Promise.all(loops);
       assert.ok(acked.length > 20, `senders were busy (${acked.length} acknowledged)`);

@@ -8,18 +8,23 @@ import { Hub } from '../../extension/hub/hub';
 import type { Homeserver } from '../../extension/hub/matrix/homeserver';
 import { Outbox } from '../../extension/hub/matrix/outbox';
 import { tempDir } from '../helpers/hubProcess';
+import { waitFor } from '../helpers/wait';
 
 /** A room that keeps one event per txnId, as a homeserver's transaction dedupe does. */
 function flakyRoom(failures: number) {
   const room = { failures };
   const events = new Map<string, Record<string, any>>();
   let puts = 0;
+  let lost = 0;
   const hs = {
     async send(_room: string, _type: string, txnId: string, content: Record<string, any>): Promise<string> {
       puts++;
       if (!events.has(txnId)) events.set(txnId, content);
-      await new Promise((r) => setTimeout(r, 2));
-      if (room.failures-- > 0) throw new Error('socket hang up'); // stored, the answer lost
+      await new Promise((r) => setTimeout(r, 2)); // sleep: the fake homeserver's round trip, not a wait
+      if (room.failures-- > 0) {
+        lost++;
+        throw new Error('socket hang up'); // stored, the answer lost
+      }
       return `$${txnId}`;
     },
   };
@@ -40,6 +45,7 @@ function flakyRoom(failures: number) {
     heal: () => (room.failures = 0),
     batches: () => [...events.keys()].filter((t) => t.startsWith('batch.')).length,
     puts: () => puts,
+    lost: () => lost,
   };
 }
 
@@ -65,14 +71,11 @@ describe('Matrix outbox: an entry once PUT alone stays alone', () => {
       const alice = { identity: 'alice', session: 'a-1', node: 'nodeA' };
       const ids = [(await hub.send(alice, { to: ['bob@nodeB'], body: 'the first, its answer lost' })).message_id];
       const running = outbox.run();
-      await new Promise((r) => setTimeout(r, 20)); // the first PUT is out (and failing) before the backlog arrives
+      await waitFor(() => room.lost() > 0, 10_000, 'the first PUT out, its answer lost, before the backlog arrives');
       for (let i = 0; i < 20; i++)
         ids.push((await hub.send(alice, { to: ['bob@nodeB'], body: `backlog #${i}` })).message_id);
       outbox.poke();
-      for (const end = Date.now() + 10_000; outbox.pending > 0;) {
-        if (Date.now() > end) throw new Error(`the outbox did not drain: ${outbox.pending} left`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await waitFor(() => outbox.pending === 0, 10_000, 'the outbox to drain');
       outbox.stop();
       await running;
       const copies = room.copies();
@@ -104,10 +107,7 @@ describe('Matrix outbox: an entry once PUT alone stays alone', () => {
     );
     let outbox = new Outbox(hub, room.hs, '!room:test', 50, undefined, hooks);
     let running = outbox.run();
-    for (const end = Date.now() + 5000; room.puts() === 0;) {
-      if (Date.now() > end) throw new Error('no PUT');
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await waitFor(() => room.puts() > 0, 5000, 'a PUT');
     outbox.stop();
     await running;
     for (let i = 0; i < 20; i++)
@@ -120,10 +120,7 @@ describe('Matrix outbox: an entry once PUT alone stays alone', () => {
     outbox = new Outbox(hub, room.hs, '!room:test', 50, undefined, hooks);
     running = outbox.run();
     try {
-      for (const end = Date.now() + 10_000; outbox.pending > 0;) {
-        if (Date.now() > end) throw new Error(`the outbox did not drain: ${outbox.pending} left`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await waitFor(() => outbox.pending === 0, 10_000, 'the outbox to drain');
       const copies = room.copies();
       assert.deepEqual(
         ids.filter((id) => copies.get(id) !== 1).map((id) => [id, copies.get(id) ?? 0]),
