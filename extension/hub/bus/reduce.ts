@@ -75,14 +75,19 @@ function takeEntries(state: BusState, txnId: string): OutboxEntry[] {
  * and copies every other line as it stands (store/checkpointFile.ts), so each change to a hot
  * message must come through here.
  */
-function changing(state: BusState, id: string, changed?: Set<string>): HotMessage | undefined {
+/** Told of each open message just before an event changes it. */
+export interface ChangeNote {
+  add(id: string): unknown;
+}
+
+function changing(state: BusState, id: string, changed?: ChangeNote): HotMessage | undefined {
   const hot = state.hot[id];
   if (hot) changed?.add(id);
   return hot;
 }
 
 /** Applies one event in place, noting in `changed` the open messages it changed. Events for messages no longer hot (archived) are ignored. */
-export function apply(state: BusState, event: BusEvent, changed?: Set<string>): void {
+export function apply(state: BusState, event: BusEvent, changed?: ChangeNote): void {
   switch (event.type) {
     case 'identity': {
       const known = state.identities[event.name];

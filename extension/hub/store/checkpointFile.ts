@@ -24,6 +24,23 @@ export interface Checkpoint {
   state: BusState;
 }
 
+/**
+ * The document as it stood at one moment, taken at once, to be written while commits go on: the
+ * rest of the state is serialised here, each open message's line when it is written — or, for a
+ * message an event changes first, just before that change (`freeze`).
+ */
+export interface CheckpointSnapshot {
+  readonly head: Buffer;
+  readonly tail: Buffer;
+  readonly ids: readonly string[];
+  /** Whether a message is as the document being replaced holds it, at the snapshot. */
+  readonly unchanged: (id: string) => boolean;
+  /** Lines of messages changed since the snapshot, as they stood at it. */
+  readonly frozen: Map<string, Buffer>;
+  /** Messages whose line is not written yet: only those need freezing. */
+  readonly pending: Set<string>;
+}
+
 const HOT_OPEN = '"hot":{';
 const COMMA = 0x2c;
 /** What follows an open message's line: a comma unless it is the last. */
@@ -149,13 +166,54 @@ export class CheckpointFile implements Adapter<Checkpoint> {
   }
 
   async write(data: Checkpoint): Promise<void> {
+    await this.writeSnapshot(this.snapshot(data, this.unchanged), data.state.hot);
+  }
+
+  snapshot(data: Checkpoint, unchanged: (id: string) => boolean): CheckpointSnapshot {
+    const { hot, ...rest } = data.state;
+    // `hot` first, after two numbers: the document with an empty hot set splits right after its `"hot":{`.
+    const outline = JSON.stringify({ format: data.format, journalN: data.journalN, state: { hot: {}, ...rest } });
+    const split = outline.indexOf(HOT_OPEN) + HOT_OPEN.length;
+    const ids = Object.keys(hot);
+    return {
+      head: Buffer.from(`${outline.slice(0, split)}\n`),
+      tail: Buffer.from(`${outline.slice(split)}\n`),
+      ids,
+      unchanged,
+      frozen: new Map(),
+      pending: new Set(ids),
+    };
+  }
+
+  /** An event is about to change this open message: keep its line as the snapshot has it. */
+  freeze(snapshot: CheckpointSnapshot, id: string, hot: HotMessage): void {
+    if (snapshot.pending.has(id) && !snapshot.frozen.has(id))
+      snapshot.frozen.set(id, this.lineOf(id, hot, snapshot.unchanged));
+  }
+
+  /** Writes the snapshot's document, leaving out `skip` (messages archived since). */
+  async writeSnapshot(
+    snapshot: CheckpointSnapshot,
+    hot: Readonly<Record<string, HotMessage>>,
+    skip: ReadonlySet<string> = new Set(),
+  ): Promise<void> {
     const placed: [StoredMessage, number][] = [];
+    const ids = snapshot.ids.filter((id) => !skip.has(id) && hot[id]);
     this.bytesOnDisk = await replaceDurably(this.fs, this.path, (fh) =>
-      writeDocument(fh, data, placed, (id, m, head) => this.copied(id, m, head)),
+      writeDocument(fh, snapshot, ids, placed, (id) => {
+        const line = snapshot.frozen.get(id) ?? this.lineOf(id, hot[id], snapshot.unchanged);
+        snapshot.pending.delete(id);
+        snapshot.frozen.delete(id);
+        return [hot[id].message, line];
+      }),
     );
     // The new document is in place: every body is read from it from now on, at once.
     this.bodies.switchTo(this.path);
     for (const [m, offset] of placed) m.body = this.bodies.ref(offset);
+  }
+
+  private lineOf(id: string, hot: HotMessage, unchanged: (id: string) => boolean): Buffer {
+    return (unchanged(id) && this.copied(hot.message, Buffer.from(bodyHead(id)))) || Buffer.from(entryLine(id, hot));
   }
 
   close(): void {
@@ -167,8 +225,8 @@ export class CheckpointFile implements Adapter<Checkpoint> {
    * and its body left here, so the line starts that many bytes before the body. At 100 000 open a
    * checkpoint that wrote every line anew took 440 ms of the main thread, while commits waited.
    */
-  private copied(id: string, m: StoredMessage, head: Buffer): Buffer | undefined {
-    if (typeof m.body !== 'number' || !this.unchanged(id)) return undefined;
+  private copied(m: StoredMessage, head: Buffer): Buffer | undefined {
+    if (typeof m.body !== 'number') return undefined;
     const body = this.bodies.offsetOf(m.body);
     if (body === undefined || body < head.length) return undefined;
     const line = this.bodies.line(body - head.length);
@@ -185,19 +243,15 @@ function revived(doc: Checkpoint): Checkpoint {
 
 /**
  * The document in the line layout, written a chunk at a time; its size in bytes. `placed`: each
- * message and where its body's literal went. `copied`: a message's line as the document being
- * replaced holds it, if it can be copied from there.
+ * message and where its body's literal went. `line`: an open message and its line.
  */
 async function writeDocument(
   fh: StoreFile,
-  data: Checkpoint,
+  snapshot: CheckpointSnapshot,
+  ids: readonly string[],
   placed: [StoredMessage, number][],
-  copied: (id: string, m: StoredMessage, head: Buffer) => Buffer | undefined,
+  line: (id: string) => [StoredMessage, Buffer],
 ): Promise<number> {
-  const { hot, ...rest } = data.state;
-  // `hot` first, after two numbers: the document with an empty hot set splits right after its `"hot":{`.
-  const outline = JSON.stringify({ format: data.format, journalN: data.journalN, state: { hot: {}, ...rest } });
-  const split = outline.indexOf(HOT_OPEN) + HOT_OPEN.length;
   let bytes = 0;
   /** Bytes put so far, flushed or pending. */
   let written = 0;
@@ -216,18 +270,15 @@ async function writeDocument(
     pending.push(part);
     pendingLength += part.length;
   };
-  put(Buffer.from(`${outline.slice(0, split)}\n`));
-  const ids = Object.keys(hot);
+  put(snapshot.head);
   for (let i = 0; i < ids.length; i++) {
-    const id = ids[i];
-    const m = hot[id].message;
-    const head = Buffer.from(bodyHead(id));
-    placed.push([m, written + head.length]);
-    put(copied(id, m, head) ?? Buffer.from(entryLine(id, hot[id])));
+    const [m, text] = line(ids[i]);
+    placed.push([m, written + Buffer.byteLength(bodyHead(ids[i]))]);
+    put(text);
     put(i < ids.length - 1 ? SEPARATOR : LAST);
     if (pendingLength >= CHUNK) await flush();
   }
-  put(Buffer.from(`${outline.slice(split)}\n`));
+  put(snapshot.tail);
   await flush();
   return bytes;
 }

@@ -1,5 +1,6 @@
-// The hub's durable state. Three files in a private directory, one writer (the hub):
-//   journal.ndjson   every bus event, appended and fdatasync'd before a send is acknowledged
+// The hub's durable state. Files in a private directory, one writer (the hub):
+//   journal.ndjson,  every bus event, appended and fdatasync'd before a send is acknowledged; two
+//   journal.2.ndjson files taking turns, so a checkpoint is written while commits go on in the other
 //   state.json       the lowdb checkpoint: the hot (unsettled) state as of journal record n, a line per open message
 //   archive.ndjson   settled messages, appended at checkpoints and looked up by offset
 // Write cost does not grow with history: a send costs one batched append; a checkpoint rewrites
@@ -7,7 +8,7 @@
 // amortised cost per send stays constant.
 import { dirname, join, resolve } from 'node:path';
 import { Low } from 'lowdb';
-import { apply, isSettled, pruneIdempotency } from '../bus/reduce';
+import { apply, isSettled, pruneIdempotency, type ChangeNote } from '../bus/reduce';
 import {
   emptyState,
   type BusEvent,
@@ -19,15 +20,14 @@ import {
 import { withBody } from '../bus/body';
 import { messagesTouched } from '../bus/relay';
 import { AppendLog } from './appendLog';
-import { CheckpointFile, type Checkpoint } from './checkpointFile';
+import { CheckpointFile, type Checkpoint, type CheckpointSnapshot } from './checkpointFile';
 import { reviveHot } from './revive';
 import { nodeFs, type StoreFs } from './storeFs';
 
 const FORMAT = 1;
 /**
- * The journal a checkpoint waits for (or the hot document's size, if larger): a checkpoint pauses
- * the journal while it writes the hot set, so it must be rare, and the journal replayed at start
- * short.
+ * The journal a checkpoint waits for (or the hot document's size, if larger): it rewrites the hot
+ * set, so it must be rare, and the journal replayed at start short.
  */
 const MIN_CHECKPOINT_JOURNAL_BYTES = 4 * 1024 * 1024;
 /** Zeros written ahead of the journal's lines (AppendLog): a few grows between two checkpoints. */
@@ -51,6 +51,8 @@ interface Commit {
   resolve: () => void;
   reject: (e: Error) => void;
 }
+
+const JOURNALS = ['journal.ndjson', 'journal.2.ndjson'] as const;
 
 export interface StoreOptions {
   idempotencyWindowMs: number;
@@ -106,13 +108,33 @@ export class Store {
   private untrusted?: Error;
   private recovering?: Promise<void>;
   /** Open messages an event changed since the checkpoint document was written: the next one writes their lines anew, and copies the rest. */
-  private readonly changed = new Set<string>();
+  private changed = new Set<string>();
+  /** Open messages that are settled or will be once their time is up (isSettled at +∞): a checkpoint looks at these only. */
+  private readonly settling = new Set<string>();
+  /** The journal commits go to; the other is empty, or holds records the running checkpoint covers. */
+  private active = 0;
+  /** A checkpoint being written while commits go on. */
+  private behind?: Promise<void>;
+  /** Told before an event changes an open message: the running checkpoint keeps its line first. */
+  private freezing?: (id: string) => void;
+  /** Batches written and not yet settled: a checkpoint must not archive what they change. */
+  private readonly flying = new Set<Commit[]>();
+  /** A checkpoint is due once the batches in flight have settled. */
+  private due = false;
+  /** The spare journal holds records no document covers (a crash mid-checkpoint, a failed one): the next checkpoint is a whole one. */
+  private wholeNext = false;
+  private readonly note: ChangeNote = {
+    add: (id) => {
+      this.freezing?.(id);
+      this.changed.add(id);
+    },
+  };
 
   private constructor(
     readonly dir: string,
     private readonly db: Low<Checkpoint>,
     private readonly adapter: CheckpointFile,
-    private readonly journalFile: AppendLog<JournalRecord>,
+    private readonly journals: [AppendLog<JournalRecord>, AppendLog<JournalRecord>],
     private readonly archive: AppendLog<ArchivedMessage>,
     private readonly archiveIndex: Map<string, { offset: number; length: number }>,
     private readonly options: StoreOptions,
@@ -123,6 +145,14 @@ export class Store {
     // Paced by the document already on disk, so a restart with a large hot set does not checkpoint it again at once.
     this.lastCheckpointBytes = adapter.bytesOnDisk;
     adapter.unchanged = (id) => !this.changed.has(id);
+  }
+
+  private get journalFile(): AppendLog<JournalRecord> {
+    return this.journals[this.active];
+  }
+
+  private get now(): number {
+    return (this.options.now ?? Date.now)();
   }
 
   /** Opens (or creates) the store and recovers: checkpoint + journal records after it. */
@@ -146,22 +176,28 @@ export class Store {
     const archiveIndex = new Map<string, { offset: number; length: number }>();
     for (const line of await archive.open())
       archiveIndex.set(line.value.message.id, { offset: line.offset, length: line.length });
-    const journal = new AppendLog<JournalRecord>(
-      join(dir, 'journal.ndjson'),
-      (r: JournalRecord) => r,
-      JOURNAL_PREALLOCATE_BYTES,
-      fs,
-    ); // events hold no name-keyed records
-    const records = await journal.open();
-    const store = new Store(dir, db, adapter, journal, archive, archiveIndex, options);
-    for (const { value } of records) {
-      if (value.n <= store.n) continue; // already in the checkpoint
+    // events hold no name-keyed records
+    const journals = JOURNALS.map(
+      (name) => new AppendLog<JournalRecord>(join(dir, name), (r) => r, JOURNAL_PREALLOCATE_BYTES, fs),
+    ) as [AppendLog<JournalRecord>, AppendLog<JournalRecord>];
+    const loaded = [await journals[0].open(), await journals[1].open()];
+    const store = new Store(dir, db, adapter, journals, archive, archiveIndex, options);
+    const after = loaded.map((records) => records.filter(({ value }) => value.n > store.n)); // the rest is in the checkpoint
+    // Commits go on in the journal with the newest records; the other must be empty before it takes its turn.
+    store.active = (after[1].at(-1)?.value.n ?? 0) > (after[0].at(-1)?.value.n ?? 0) ? 1 : 0;
+    const spare = 1 - store.active;
+    if (after[spare].length > 0) store.wholeNext = true;
+    else if (loaded[spare].length > 0) await journals[spare].truncate();
+    for (const { value } of [...after[0], ...after[1]].sort((a, b) => a.value.n - b.value.n)) {
       for (const e of value.e) apply(store.state, e, store.changed);
       store.n = value.n;
     }
     store.written = store.n;
     // A crash between archiving and checkpointing leaves a message in both: the hot copy wins.
-    for (const id of Object.keys(store.state.hot)) archiveIndex.delete(id);
+    for (const id of Object.keys(store.state.hot)) {
+      archiveIndex.delete(id);
+      if (isSettled(store.state.hot[id], Infinity)) store.settling.add(id);
+    }
     return store;
   }
 
@@ -206,12 +242,14 @@ export class Store {
       const first = this.written + 1;
       this.written += batch.length;
       const epoch = this.epoch;
-      const start = this.journalFile.bytes;
+      const journal = this.journalFile;
+      const start = journal.bytes;
       this.inflight++;
+      this.flying.add(batch);
       const durable = (async () => {
         try {
-          await this.journalFile.write(batch.map((c, i) => ({ n: first + i, e: c.events })));
-          await this.journalFile.sync();
+          await journal.write(batch.map((c, i) => ({ n: first + i, e: c.events })));
+          await journal.sync();
         } catch (e) {
           this.paused = true; // write nothing more until settle has cut the failed batch off
           throw e;
@@ -238,6 +276,8 @@ export class Store {
       await durable;
     } catch (e) {
       error = e as Error;
+    } finally {
+      this.flying.delete(batch);
     }
     if (epoch !== this.epoch)
       error ??= new Error('an earlier write to the journal failed; this one was cut off with it');
@@ -247,16 +287,27 @@ export class Store {
       return;
     }
     this.n = first + batch.length - 1;
-    for (const c of batch) for (const e of c.events) apply(this.state, e, this.changed);
+    for (const c of batch) {
+      for (const e of c.events) apply(this.state, e, this.note);
+      for (const id of messagesTouched(this.state, c.events)) {
+        const hot = this.state.hot[id];
+        if (hot && isSettled(hot, Infinity)) this.settling.add(id);
+        else this.settling.delete(id);
+      }
+    }
     for (const c of batch) c.resolve();
     if (
+      !this.behind &&
       this.journalFile.bytes >
-      Math.max(this.options.minCheckpointBytes ?? MIN_CHECKPOINT_JOURNAL_BYTES, this.lastCheckpointBytes)
+        Math.max(this.options.minCheckpointBytes ?? MIN_CHECKPOINT_JOURNAL_BYTES, this.lastCheckpointBytes)
     )
-      this.paused = true;
-    // The checkpoint runs once the batches in flight have settled (it empties the journal).
-    if (this.paused && this.written === this.n) {
-      await this.checkpoint().catch((e) => this.options.onError?.('checkpoint', e));
+      this.due = true;
+    // Commits wait only while the batches in flight settle: the journals then change turns, at once.
+    if (this.due) this.paused = true;
+    if (this.due && this.written === this.n) {
+      this.due = false;
+      if (this.wholeNext) await this.checkpoint().catch((e) => this.options.onError?.('checkpoint', e));
+      else this.checkpointBehind();
       this.paused = false;
       this.pump();
     }
@@ -287,44 +338,119 @@ export class Store {
 
   /** Replaces an untrusted journal with a checkpoint of the acknowledged state and an empty journal. */
   private recover(): Promise<void> {
-    this.recovering ??= this.checkpoint()
+    this.recovering ??= (this.behind ?? Promise.resolve())
+      .then(() => this.checkpoint())
       .then(() => void (this.untrusted = undefined))
       .finally(() => (this.recovering = undefined));
     return this.recovering;
   }
 
-  /** Moves settled messages to the archive, rewrites the hot document, empties the journal. */
-  private async checkpoint(): Promise<void> {
-    const now = (this.options.now ?? Date.now)();
-    const settled = Object.values(this.state.hot).filter((h) => isSettled(h, now));
-    if (settled.length > 0) {
-      const rows = settled
-        .filter((h) => !this.archiveIndex.has(h.message.id))
-        .map((h) => ({ ...h, message: withBody(h.message), archivedAt: now }));
-      const places = await this.archive.writeBatch(rows);
-      rows.forEach((r, i) => this.archiveIndex.set(r.message.id, places[i]));
-      // A commit still queued was decided against the hot set as it stood (a receipt already
-      // answered "recorded" while this checkpoint waited on the archive): the messages it changes
-      // stay hot for it, or apply would drop its events, and are archived anew at a later checkpoint.
-      const awaited = this.awaited();
-      const moved = settled.filter((h) => !awaited.has(h.message.id));
-      for (const id of awaited) this.archiveIndex.delete(id);
-      for (const h of moved) delete this.state.hot[h.message.id];
-      this.options.onArchived?.(moved.map((h) => h.message));
+  /** Open messages settled by now. */
+  private settledNow(now: number): HotMessage[] {
+    const out: HotMessage[] = [];
+    for (const id of this.settling) {
+      const hot = this.state.hot[id];
+      if (hot && isSettled(hot, now)) out.push(hot);
     }
+    return out;
+  }
+
+  /**
+   * A checkpoint written behind the commits. Here, at once, with no batch in flight: the document
+   * as of record n is snapshot, commits go on in the other journal, and the next event to change
+   * an open message not yet written keeps that message's line as it was. Then settled messages go
+   * to the archive, the document is written, and the journal it covers is emptied for its next turn.
+   * If any of that fails, the journal it covers holds records no document does: the next
+   * checkpoint is a whole one.
+   */
+  private checkpointBehind(): void {
+    const now = this.now;
+    pruneIdempotency(this.state, now, this.options.idempotencyWindowMs);
+    const settled = this.settledNow(now);
+    this.db.data.journalN = this.n;
+    const before = this.changed;
+    const snapshot = this.adapter.snapshot(this.db.data, (id) => !before.has(id));
+    this.changed = new Set();
+    const touched = new Set<string>();
+    this.freezing = (id) => {
+      touched.add(id);
+      const hot = this.state.hot[id];
+      if (hot) this.adapter.freeze(snapshot, id, hot);
+    };
+    const covered = this.active;
+    this.active = 1 - covered;
+    this.behind = this.writeBehind(snapshot, settled, touched, covered, now)
+      .catch((e) => {
+        for (const id of before) this.changed.add(id); // still changed from the document on disk
+        this.wholeNext = true;
+        this.options.onError?.('checkpoint', e);
+      })
+      .finally(() => {
+        this.freezing = undefined;
+        this.behind = undefined;
+      });
+  }
+
+  private async writeBehind(
+    snapshot: CheckpointSnapshot,
+    settled: HotMessage[],
+    touched: Set<string>,
+    covered: number,
+    now: number,
+  ): Promise<void> {
+    const moved = await this.archiveSettled(settled, now, touched);
+    await this.adapter.writeSnapshot(snapshot, this.state.hot, new Set(moved.map((h) => h.message.id)));
+    this.lastCheckpointBytes = this.adapter.bytesOnDisk;
+    await this.journals[covered].truncate();
+  }
+
+  /**
+   * Writes settled messages to the archive and takes them out of the hot set, except those an
+   * event changed meanwhile (`touched`) or a commit not yet applied changes: they stay hot (apply
+   * would drop their events) and are archived anew at a later checkpoint.
+   */
+  private async archiveSettled(settled: HotMessage[], now: number, touched?: Set<string>): Promise<HotMessage[]> {
+    if (settled.length === 0) return [];
+    const rows = settled
+      .filter((h) => !this.archiveIndex.has(h.message.id))
+      .map((h) => ({ ...h, message: withBody(h.message), archivedAt: now }));
+    const places = await this.archive.writeBatch(rows);
+    rows.forEach((r, i) => this.archiveIndex.set(r.message.id, places[i]));
+    const awaited = this.awaited();
+    const stays = (id: string) => awaited.has(id) || !!touched?.has(id);
+    const moved = settled.filter((h) => !stays(h.message.id));
+    for (const h of settled) if (stays(h.message.id)) this.archiveIndex.delete(h.message.id);
+    for (const h of moved) {
+      delete this.state.hot[h.message.id];
+      this.settling.delete(h.message.id);
+    }
+    this.options.onArchived?.(moved.map((h) => h.message));
+    return moved;
+  }
+
+  /** A whole checkpoint, with commits paused: archive, document, both journals emptied. */
+  private async checkpoint(): Promise<void> {
+    const now = this.now;
+    await this.archiveSettled(this.settledNow(now), now);
     pruneIdempotency(this.state, now, this.options.idempotencyWindowMs);
     this.db.data.journalN = this.n;
     await this.db.write();
     this.changed.clear(); // the document holds every open message as it is now
     this.lastCheckpointBytes = this.adapter.bytesOnDisk;
+    await this.journals[1 - this.active].truncate();
     await this.journalFile.truncate();
+    this.wholeNext = false;
   }
 
-  /** The open messages the queued commits change. */
+  /**
+   * The open messages that commits decided but not yet applied change (a receipt answered
+   * "recorded" while a checkpoint waited on the archive): queued, or written and not settled.
+   */
   private awaited(): Set<string> {
     const ids = new Set<string>();
-    for (const c of this.queue)
-      for (const id of messagesTouched(this.state, c.events)) if (this.state.hot[id]) ids.add(id);
+    for (const batch of [this.queue, ...this.flying])
+      for (const c of batch)
+        for (const id of messagesTouched(this.state, c.events)) if (this.state.hot[id]) ids.add(id);
     return ids;
   }
 
@@ -345,10 +471,14 @@ export class Store {
   async close(): Promise<void> {
     // Pumped on every turn, not left to flushSoon: its setImmediate never runs while this loop
     // awaits a settled promise, so a commit queued during close spun here at 100 % CPU forever.
-    for (this.pump(); this.queue.length > 0 || this.written > this.n || this.paused; this.pump()) await this.settled;
+    for (;;) {
+      for (this.pump(); this.queue.length > 0 || this.written > this.n || this.paused; this.pump()) await this.settled;
+      if (!this.behind) break;
+      await this.behind;
+    }
     this.closed = true;
     await this.checkpoint().catch((e) => this.options.onError?.('checkpoint on close', e));
-    await this.journalFile.close();
+    for (const journal of this.journals) await journal.close();
     await this.archive.close();
     this.adapter.close(); // the bodies left in the checkpoint cannot be read from here on
   }
