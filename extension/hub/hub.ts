@@ -57,7 +57,7 @@ export interface HubOptions {
   /** The store's fdatasyncs in flight at once (default 4; the bench compares 1). */
   maxSyncs?: number;
   /** The store's file system and checkpoint pace, for the power-cut tests. */
-  store?: Pick<JournalOptions, 'fs' | 'minCheckpointBytes'>;
+  store?: Pick<JournalOptions, 'fs' | 'minCheckpointBytes' | 'checkpointAtBytes' | 'checkpointBehind'>;
 }
 
 export class Hub {

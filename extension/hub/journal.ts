@@ -21,6 +21,8 @@ export interface JournalOptions {
   maxSyncs?: number;
   /** Checkpoint once the journal holds this many bytes (default: the store's). */
   minCheckpointBytes?: number;
+  checkpointAtBytes?: number;
+  checkpointBehind?: boolean;
   fs?: StoreFs;
   log: Log;
   now: () => number;
@@ -65,6 +67,8 @@ export class Journal {
         idempotencyWindowMs: this.options.idempotencyWindowMs,
         maxSyncs: this.options.maxSyncs,
         minCheckpointBytes: this.options.minCheckpointBytes,
+        checkpointAtBytes: this.options.checkpointAtBytes,
+        checkpointBehind: this.options.checkpointBehind,
         fs: this.options.fs,
         now: this.options.now,
         onError: (what, e) => this.options.log(`store ${what} failed: ${(e as Error).message}`, 'error'),

@@ -58,6 +58,10 @@ export interface StoreOptions {
   idempotencyWindowMs: number;
   /** Checkpoint once the journal holds this many bytes, or the hot document's size if larger. */
   minCheckpointBytes?: number;
+  /** Checkpoint at exactly this many journal bytes, not paced by the document (the bench). */
+  checkpointAtBytes?: number;
+  /** false: every checkpoint is a whole one, commits paused (the bench compares). */
+  checkpointBehind?: boolean;
   onError?: (what: string, e: unknown) => void;
   /** Settled messages just moved to the archive (they leave `state.hot` without a journal event). */
   onArchived?: (archived: StoredMessage[]) => void;
@@ -299,14 +303,15 @@ export class Store {
     if (
       !this.behind &&
       this.journalFile.bytes >
-        Math.max(this.options.minCheckpointBytes ?? MIN_CHECKPOINT_JOURNAL_BYTES, this.lastCheckpointBytes)
+        (this.options.checkpointAtBytes ??
+          Math.max(this.options.minCheckpointBytes ?? MIN_CHECKPOINT_JOURNAL_BYTES, this.lastCheckpointBytes))
     )
       this.due = true;
     // Commits wait only while the batches in flight settle: the journals then change turns, at once.
     if (this.due) this.paused = true;
     if (this.due && this.written === this.n) {
       this.due = false;
-      if (this.wholeNext) await this.checkpoint().catch((e) => this.options.onError?.('checkpoint', e));
+      if (this.wholeNext || this.options.checkpointBehind === false) await this.checkpoint().catch((e) => this.options.onError?.('checkpoint', e));
       else this.checkpointBehind();
       this.paused = false;
       this.pump();
