@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import { connectAgent, type Agent } from '../helpers/agent';
+import { waitUntil } from '../helpers/wait';
 import { NODE, ROOT } from '../helpers/hubProcess';
 import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
 import { runCommand, runVsCode, statusBarItem } from '../vscode/harness.mjs';
@@ -27,19 +27,11 @@ interface Entry {
   at: number;
 }
 
-async function until<T>(
+const until = <T>(
   what: string,
   probe: () => T | undefined | false | Promise<T | undefined | false>,
   timeoutMs = 30_000,
-): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
+): Promise<T> => waitUntil(probe, timeoutMs, what);
 
 describe('Never cut off, in a real VS Code', () => {
   itNeeds(
@@ -52,6 +44,8 @@ describe('Never cut off, in a real VS Code', () => {
       const res = await runVsCode({
         extensionPath: ROOT,
         viewport: { width: 1280, height: 800 },
+        // The DOM renderer, so the terminal's text (the shell's prompt) can be read from the page.
+        userSettings: { 'terminal.integrated.gpuAcceleration': 'off' },
         timeoutMs: 210_000,
         onPage: async (page: Page, ctx) => {
           const log = join(ctx.tempDir, 'terminal-agent.jsonl');
@@ -70,7 +64,17 @@ describe('Never cut off, in a real VS Code', () => {
           // The agent, started in an integrated terminal as a person would start a CLI.
           await runCommand(page, 'Terminal: Create New Terminal');
           await page.locator('.terminal-wrapper.active .xterm').first().waitFor({ timeout: 30_000 });
-          await sleep(500); // the shell draws its prompt
+          await until(
+            'the shell to draw its prompt',
+            async () =>
+              (
+                await page
+                  .locator('.terminal-wrapper.active .xterm-rows')
+                  .first()
+                  .innerText()
+                  .catch(() => '')
+              ).trim() !== '',
+          );
           await page.keyboard.type(
             `${NODE} ${join(ROOT, 'test', 'e2e', 'terminalAgent.mjs')} ${ROOT} ${log} bob ${ctx.workspace}`,
           );

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Locator, Page } from 'playwright-core';
 import { connectAgent, type Agent } from '../helpers/agent';
+import { waitUntil } from '../helpers/wait';
 import { ROOT } from '../helpers/hubProcess';
 import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
 import { runCommand, runVsCode, statusBarItem, webviewFrame } from '../vscode/harness.mjs';
@@ -42,11 +42,11 @@ async function theme(page: Page, t: (typeof THEMES)[number]): Promise<void> {
     .first()
     .waitFor({ timeout: 10_000 });
   await page.keyboard.press('Enter');
-  const end = Date.now() + 15_000;
-  while (!t.workbenchClass.test((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? '')) {
-    if (Date.now() > end) throw new Error(`the ${t.label} theme was not applied`);
-    await sleep(100);
-  }
+  await waitUntil(
+    async () => t.workbenchClass.test((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? ''),
+    15_000,
+    `the ${t.label} theme to be applied`,
+  );
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
 }
 
@@ -60,9 +60,10 @@ function handoffIcon(page: Page): Locator {
 async function shot(page: Page, locator: Locator | undefined, name: string, clip?: Clip): Promise<void> {
   const file = `${name}.png`;
   const paths = [join(ARTIFACTS, file), ...(DOCS ? [join(DOCS, file)] : [])];
+  // Animations (a palette's fade-out, the walkthrough's step list expanding) are run to their end.
   for (const path of paths) {
-    if (locator) await locator.screenshot({ path });
-    else await page.screenshot({ path, clip });
+    if (locator) await locator.screenshot({ path, animations: 'disabled' });
+    else await page.screenshot({ path, clip, animations: 'disabled' });
   }
 }
 type Clip = { x: number; y: number; width: number; height: number };
@@ -146,7 +147,7 @@ describe('A first run of Handoff in a real VS Code', () => {
             // The activity bar with the Handoff icon and its badge (the Explorer is what is open).
             await runCommand(page, 'View: Show Explorer');
             await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
-            await sleep(300);
+            await page.locator('#workbench\\.view\\.explorer').waitFor({ state: 'visible' });
             // Still the count once the view has been shown: the editor adds up a container's view badges.
             assert.equal(await badge.innerText(), '2', 'one badge, not the view and the icon added up');
             const icon = await handoffIcon(page).boundingBox();
@@ -190,7 +191,6 @@ describe('A first run of Handoff in a real VS Code', () => {
               20_000,
             );
             assert.match(await media.locator('body').innerText(), /npx handoff connect claude/);
-            await sleep(500); // the step list's expand animation
             await shot(page, page.locator('#workbench\\.parts\\.editor'), `walkthrough-${t.name}`);
             await runCommand(page, 'View: Close All Editors');
 
@@ -207,7 +207,6 @@ describe('A first run of Handoff in a real VS Code', () => {
             );
             await frame.locator('.inbox-row').first().waitFor();
             await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
-            await sleep(500);
             await shot(page, page.locator('#workbench\\.parts\\.sidebar'), `view-${t.name}`);
           }
 

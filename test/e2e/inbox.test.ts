@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Frame, Page } from 'playwright-core';
 import { call, PresenceRequest, SnapshotRequest } from '../../extension/protocol/control';
 import { connectControl } from '../../extension/shared/controlClient';
@@ -19,6 +18,7 @@ import { ROOT } from '../helpers/hubProcess';
 import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
 import { runCommand, runVsCode, statusBarItem, webviewFrame } from '../vscode/harness.mjs';
 import { hubSocket } from '../vscode/processes';
+import { waitUntil } from '../helpers/wait';
 
 const missing = vscodeMissing();
 announce('the inbox end-to-end test', missing);
@@ -55,14 +55,11 @@ async function theme(page: Page, t: (typeof THEMES)[number]): Promise<void> {
     .first()
     .waitFor({ timeout: 10_000 });
   await page.keyboard.press('Enter');
-  const end = Date.now() + 15_000;
-  while (!t.workbenchClass.test((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? '')) {
-    if (Date.now() > end)
-      throw new Error(
-        `the ${t.theme} theme was not applied: ${await page.locator('.monaco-workbench').first().getAttribute('class')}`,
-      );
-    await sleep(100);
-  }
+  await waitUntil(
+    async () => t.workbenchClass.test((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? ''),
+    15_000,
+    `the ${t.theme} theme to be applied`,
+  );
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
 }
 
@@ -109,14 +106,14 @@ describe('The person at the editor, in a real VS Code', () => {
           agents.push(builder);
 
           // Presence: the window said who sits at it; agents see the person in list_peers.
-          let peers: any[];
-          const presenceBy = Date.now() + 30_000;
-          for (;;) {
-            peers = (await builder.ok('list_peers')).peers;
-            if (peers.some((p) => p.identity === 'maria' && p.person)) break;
-            if (Date.now() > presenceBy) throw new Error(`maria never showed in list_peers: ${JSON.stringify(peers)}`);
-            await sleep(200);
-          }
+          const peers: any[] = await waitUntil(
+            async () => {
+              const listed: any[] = (await builder.ok('list_peers')).peers;
+              return listed.some((p) => p.identity === 'maria' && p.person) && listed;
+            },
+            30_000,
+            'maria in list_peers',
+          );
           const maria = peers.find((p) => p.identity === 'maria');
           assert.equal(maria.person.at_editor, true);
           assert.equal(maria.person.windows, 1);
@@ -140,8 +137,6 @@ describe('The person at the editor, in a real VS Code', () => {
               .locator('.notifications-center .notification-list-item')
               .filter({ hasText: 'Handoff from builder' });
             await toasts.first().waitFor({ timeout: 30_000 });
-            await sleep(1500); // later snapshots must not notify again
-            assert.equal(await toasts.count(), 1, 'notified once');
             const toastText = (await toasts.first().locator('.notification-list-item-message').innerText()).replace(
               /\u200b/g,
               '',
@@ -176,17 +171,27 @@ describe('The person at the editor, in a real VS Code', () => {
               'no element was made from the body',
             );
             const status = statusBarItem(page, /Handoff/);
-            for (const end = Date.now() + 10_000; !/\b1$/.test(await status.first().innerText());) {
-              if (Date.now() > end)
-                throw new Error(`no unread count on the status bar: ${await status.first().innerText()}`);
-              await sleep(200);
-            }
+            await waitUntil(
+              async () => /\b1$/.test(await status.first().innerText()),
+              10_000,
+              'the unread count on the status bar',
+            );
             const badge = page
               .locator('.activitybar .action-item', { has: page.locator('[aria-label^="Handoff"]') })
               .locator('.badge-content');
             await badge.first().waitFor({ timeout: 10_000 });
             assert.equal((await badge.first().innerText()).trim(), '1', 'the view badge shows the unread count');
             assert.equal((await otherInbox()).find((i) => i.id === id)?.unread, true, 'unread in the other window too');
+            // A later snapshot, still with maria's handoff unread, must not notify again: a handoff to
+            // someone else reaching this window's ledger shows this window has taken one in.
+            const tester = await connectAgent({ socket, name: 'tester', session: 'tester-1' });
+            agents.push(tester);
+            const later = await builder.ok('send_handoff', {
+              to: 'tester',
+              body: 'a later snapshot',
+              sla_seconds: 600,
+            });
+            await frame.locator(`article.event[data-id="${later.message_id}"]`).waitFor({ timeout: 15_000 });
 
             // Screenshots while it is unread, in each theme.
             await runCommand(page, 'Notifications: Show Notifications');
@@ -194,12 +199,14 @@ describe('The person at the editor, in a real VS Code', () => {
               if (t !== THEMES[0]) await theme(page, t);
               await runCommand(page, 'Notifications: Show Notifications');
               await page.locator('.notifications-center .notification-list-item').first().waitFor();
+              if (t === THEMES[0]) assert.equal(await toasts.count(), 1, 'notified once');
               await row.hover();
-              await sleep(300);
+              await row.locator('vscode-icon[data-act="ack"]').waitFor({ state: 'visible' });
+              // Transitions (the hover, the notification centre) are run to their end for the shot.
               const full = join(ARTIFACTS, `inbox-${t.name}-window.png`);
-              await page.screenshot({ path: full });
+              await page.screenshot({ path: full, animations: 'disabled' });
               const sidebar = join(ARTIFACTS, `inbox-${t.name}-panel.png`);
-              await page.locator('#workbench\\.parts\\.sidebar').screenshot({ path: sidebar });
+              await page.locator('#workbench\\.parts\\.sidebar').screenshot({ path: sidebar, animations: 'disabled' });
               shots.push(full, sidebar);
             }
             await runCommand(page, 'Notifications: Clear All Notifications');
@@ -215,10 +222,11 @@ describe('The person at the editor, in a real VS Code', () => {
               'the opened handoff shows the read receipt it wrote',
             );
             const receipts = async () => (await builder.ok('get_receipts', { message_id: id })).deliveries[0];
-            let d = await receipts();
-            for (const end = Date.now() + 10_000; d.state !== 'read' && Date.now() < end; d = await receipts())
-              await sleep(200);
-            assert.equal(d.state, 'read');
+            const stateIs = (state: string) => async () => {
+              const r = await receipts();
+              return r.state === state && r;
+            };
+            let d = await waitUntil(stateIs('read'), 10_000, 'the read receipt');
             const read = d.receipts.find((r: any) => r.kind === 'read');
             assert.equal(read.by, 'maria');
             // get_receipts names sessions by label; the hub's snapshot has the key: the editor's control session.
@@ -227,18 +235,18 @@ describe('The person at the editor, in a real VS Code', () => {
             assert.match(readKey, /^control-/, "written by the editor's control session");
             assert.equal(read.session, sessionLabel(readKey));
             await row.and(frame.locator(':not(.unread)')).waitFor({ timeout: 10_000 });
-            for (const end = Date.now() + 10_000; (await otherInbox()).find((i) => i.id === id)?.unread !== false;) {
-              if (Date.now() > end) throw new Error('the other window never saw it read');
-              await sleep(200);
-            }
+            await waitUntil(
+              async () => (await otherInbox()).find((i) => i.id === id)?.unread === false,
+              10_000,
+              'the other window to see it read',
+            );
             await badge.first().waitFor({ state: 'hidden', timeout: 10_000 });
 
             // ACK from the panel.
             const t0 = Date.now();
             await row.hover();
             await row.locator('vscode-icon[data-act="ack"]').click();
-            for (const end = Date.now() + 10_000; d.state !== 'acked' && Date.now() < end; d = await receipts())
-              await sleep(200);
+            d = await waitUntil(stateIs('acked'), 10_000, 'the ACK');
             const ack = d.receipts.find((r: any) => r.kind === 'ack');
             assert.equal(ack.by, 'maria');
             assert.equal(ack.session, read.session, 'the same editor session');
@@ -259,7 +267,10 @@ describe('The person at the editor, in a real VS Code', () => {
             assert.equal(got.reply_to, id, 'reply_to names the handoff');
             assert.equal(got.thread, sent.thread, 'in the same thread');
             assert.equal(plainBody(got), 'Approved: run it after 18:00');
-            await sleep(1500);
+            // Pushes to builder come in order: a handoff sent after the reply, once pushed, shows any
+            // second push of the reply would have come first.
+            await tester.ok('send_handoff', { to: 'builder', body: 'after the reply', sla_seconds: 600 });
+            await builder.waitForPushes(before + 2);
             assert.equal(
               builder.pushes.filter((p) => p.meta.message_id === replyId).length,
               1,
@@ -271,8 +282,7 @@ describe('The person at the editor, in a real VS Code', () => {
             await row.hover();
             await row.locator('vscode-icon[data-act="done"]').click();
             await answerInputBox(page, 'Handoff: report done', 'Migration approved for tonight');
-            for (const end = Date.now() + 10_000; d.state !== 'done' && Date.now() < end; d = await receipts())
-              await sleep(200);
+            d = await waitUntil(stateIs('done'), 10_000, 'the result');
             const done = d.receipts.find((r: any) => r.kind === 'result');
             assert.deepEqual(
               [done.by, done.outcome, done.summary, done.session],
@@ -299,8 +309,21 @@ describe('The person at the editor, in a real VS Code', () => {
               otherWindow,
               'the other window notifies',
             );
+            // maria comes back to this window, which notifies again: its notice of a later handoff,
+            // once shown, shows a notice of the quiet one would have come first.
+            await other.connection.sendRequest(PresenceRequest.method, { identity: 'maria', focused: false });
+            await waitUntil(
+              async () => (await otherSnapshot()).people.find((p) => p.identity === 'maria')?.notifier !== otherWindow,
+              10_000,
+              'this window to notify again',
+            );
+            await builder.ok('send_handoff', { to: 'maria', body: 'back in this window', sla_seconds: 600 });
             await runCommand(page, 'Notifications: Show Notifications');
-            await sleep(1500);
+            await page
+              .locator('.notifications-center .notification-list-item')
+              .filter({ hasText: 'back in this window' })
+              .first()
+              .waitFor({ timeout: 15_000 });
             assert.equal(
               await page
                 .locator('.notifications-center .notification-list-item')

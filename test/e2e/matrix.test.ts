@@ -13,6 +13,7 @@ import { after, before, describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Frame, Page } from 'playwright-core';
 import { connectAgent, type Agent } from '../helpers/agent';
+import { waitUntil } from '../helpers/wait';
 import { ROOT, type HubProcess } from '../helpers/hubProcess';
 import { api, matrixHub, synapse, unique, user, waitPeer, type Synapse } from '../matrix/world';
 import { runCommand, runVsCode, statusBarItem, webviewFrame } from '../vscode/harness.mjs';
@@ -30,13 +31,11 @@ const THEMES = [
 ];
 
 async function hubOf(workspace: string, not?: number): Promise<{ pid: number; socket: string }> {
-  const end = Date.now() + 30_000;
-  for (;;) {
-    const hub = hubProcesses(workspace).find((h) => h.pid !== not);
-    if (hub) return hub;
-    if (Date.now() > end) throw new Error(`no hub for ${workspace}${not ? ` other than ${not}` : ''}`);
-    await sleep(100);
-  }
+  return waitUntil(
+    () => hubProcesses(workspace).find((h) => h.pid !== not),
+    30_000,
+    `a hub for ${workspace}${not ? ` other than ${not}` : ''}`,
+  );
 }
 
 /**
@@ -265,11 +264,11 @@ describe('Connect Matrix in a real VS Code against a real Synapse', () => {
           );
 
           await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
-          await sleep(300);
+          // The palette's fade-out is run to its end for the shots.
           const sidebar = join(ARTIFACTS, `${t.name}-matrix-panel.png`);
-          await page.locator('#workbench\\.parts\\.sidebar').screenshot({ path: sidebar });
+          await page.locator('#workbench\\.parts\\.sidebar').screenshot({ path: sidebar, animations: 'disabled' });
           const status = join(ARTIFACTS, `${t.name}-matrix-statusbar.png`);
-          await page.locator('#workbench\\.parts\\.statusbar').screenshot({ path: status });
+          await page.locator('#workbench\\.parts\\.statusbar').screenshot({ path: status, animations: 'disabled' });
           shots.push(sidebar, status);
 
           // A restarted hub links again from the saved settings and the SecretStorage token.
@@ -290,6 +289,9 @@ describe('Connect Matrix in a real VS Code against a real Synapse', () => {
           await runCommand(page, 'Handoff: Restart Hub');
           const third = await hubOf(ctx.workspace, second.pid);
           await frame.locator('.hub-text', { hasText: `pid ${third.pid}` }).waitFor({ timeout: 30_000 });
+          // sleep: a window with no saved token links nothing and says nothing (reconnectOnStart logs only
+          // a link it starts), so no event marks "decided not to link": a link it wrongly started would
+          // show in the header within this time.
           await sleep(2000);
           assert.equal(await header.isHidden(), true, 'no link after Disconnect Matrix and a restart');
           await bar.first().waitFor({ state: 'detached', timeout: 10_000 });

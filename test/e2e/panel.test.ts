@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Frame, Page } from 'playwright-core';
 import { connectAgent, waitFor, type Agent } from '../helpers/agent';
 import { runHook } from '../helpers/hook';
@@ -14,6 +13,7 @@ import { ROOT } from '../helpers/hubProcess';
 import { runCommand, runVsCode, statusBarItem, webviewFrame } from '../vscode/harness.mjs';
 import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
 import { hubSocket } from '../vscode/processes';
+import { waitUntil } from '../helpers/wait';
 
 const missing = vscodeMissing();
 announce('the VS Code end-to-end tests', missing);
@@ -106,13 +106,12 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
               void d.dismiss();
             });
             await statusBarItem(page, 'Handoff').first().waitFor({ timeout: 30_000 });
-            const themed = Date.now() + 10_000;
-            while (
-              !t.workbenchClass.test((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? '')
-            ) {
-              if (Date.now() > themed) throw new Error(`the ${t.theme} theme was not applied`);
-              await sleep(100);
-            }
+            await waitUntil(
+              async () =>
+                t.workbenchClass.test((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? ''),
+              10_000,
+              `the ${t.theme} theme to be applied`,
+            );
             const socket = await hubSocket(ctx.workspace);
 
             const builder = await connectAgent({ socket, name: 'builder', session: 'builder-1' });
@@ -179,10 +178,11 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
             assert.match(await warning.first().innerText(), /1 overdue · \d+s/);
             await frame.locator('.coverage-row.is-ghost[data-identity="tester"]').waitFor();
 
-            // One notification when the item first went overdue, not one per tick.
-            await sleep(1500);
+            // One notification when the item first went overdue, not one per tick: none more after these
+            // are cleared, by the time a later send (below) is in the panel.
             // (The ghost's silence also escalates to maria past its chase: that arrival is not this notice.)
-            const escalations = await notifications(page, /has not acknowledged ".*" past its SLA/);
+            const OVERDUE = /has not acknowledged ".*" past its SLA/;
+            const escalations = await notifications(page, OVERDUE);
             assert.equal(await escalations.count(), 1, 'notified once');
             assert.match(
               await escalations.first().innerText(),
@@ -205,17 +205,23 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
               .locator('article.event .preview', { hasText: 'Please re-run the flaky checkout test' })
               .waitFor();
             assert.equal(await ackRow.getAttribute('data-probe'), 'kept', 'the unchanged row survived four updates');
+            // The notification centre is open (sendFromPalette read its outcome there), the ghost still overdue.
+            assert.equal(
+              await page.locator('.notifications-center .notification-list-item').filter({ hasText: OVERDUE }).count(),
+              0,
+              'the overdue item was not notified again by later snapshots',
+            );
 
             // Keep notifications out of the shot: the sidebar and the status bar are the subject.
             await runCommand(page, 'Notifications: Clear All Notifications');
             await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
-            await sleep(300); // the palette's fade-out
+            // The palette's and the notifications' fade-outs are run to their end for the shots.
             const full = join(ARTIFACTS, `${t.name}-window.png`);
-            await page.screenshot({ path: full });
+            await page.screenshot({ path: full, animations: 'disabled' });
             const sidebar = join(ARTIFACTS, `${t.name}-panel.png`);
-            await page.locator('#workbench\\.parts\\.sidebar').screenshot({ path: sidebar });
+            await page.locator('#workbench\\.parts\\.sidebar').screenshot({ path: sidebar, animations: 'disabled' });
             const status = join(ARTIFACTS, `${t.name}-statusbar.png`);
-            await page.locator('#workbench\\.parts\\.statusbar').screenshot({ path: status });
+            await page.locator('#workbench\\.parts\\.statusbar').screenshot({ path: status, animations: 'disabled' });
             await warning.first().hover();
             await page
               .locator('.monaco-hover, .workbench-hover')
