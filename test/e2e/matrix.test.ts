@@ -289,10 +289,9 @@ describe('Connect Matrix in a real VS Code against a real Synapse', () => {
           await runCommand(page, 'Handoff: Restart Hub');
           const third = await hubOf(ctx.workspace, second.pid);
           await frame.locator('.hub-text', { hasText: `pid ${third.pid}` }).waitFor({ timeout: 30_000 });
-          // sleep: a window with no saved token links nothing and says nothing (reconnectOnStart logs only
-          // a link it starts), so no event marks "decided not to link": a link it wrongly started would
-          // show in the header within this time.
-          await sleep(2000);
+          // A window with no saved token links nothing and says nothing (reconnectOnStart logs only a
+          // link it starts): a link it wrongly started would show in the header within this time.
+          await sleep(2000); // sleep: no event marks "decided not to link"
           assert.equal(await header.isHidden(), true, 'no link after Disconnect Matrix and a restart');
           await bar.first().waitFor({ state: 'detached', timeout: 10_000 });
         }
