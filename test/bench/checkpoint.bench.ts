@@ -16,11 +16,16 @@ const ROUNDS = quick ? 2 : 3;
 /** Journal bytes between two checkpoints: several in every round. */
 const EVERY = quick ? 256 * 1024 : 1024 * 1024;
 
-const MODES = {
+const ALL_MODES = {
   'no checkpoint': { checkpointAtBytes: Number.MAX_SAFE_INTEGER },
   'checkpoints behind the commits': { checkpointAtBytes: EVERY },
   'whole checkpoints, commits paused': { checkpointAtBytes: EVERY, checkpointBehind: false },
 } as const;
+/** `--only=behind` (a substring of a mode's name) runs that way alone, to profile it. */
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+const MODES = Object.fromEntries(
+  Object.entries(ALL_MODES).filter(([name]) => !only || name === 'no checkpoint' || name.includes(only)),
+) as Partial<typeof ALL_MODES>;
 
 async function prefill(dir: string): Promise<void> {
   const hub = new Hub({ workspace: ROOT, storeDir: dir, node: 'bench' });
@@ -36,7 +41,7 @@ async function prefill(dir: string): Promise<void> {
   await hub.close();
 }
 
-async function round(base: string, mode: keyof typeof MODES, r: number): Promise<number[]> {
+async function round(base: string, mode: keyof typeof ALL_MODES, r: number): Promise<number[]> {
   const dir = tempDir(`bench-ckpt-${r}`);
   cpSync(base, dir, { recursive: true });
   const hub = new Hub({ workspace: ROOT, storeDir: dir, node: 'bench', store: MODES[mode] });
@@ -68,7 +73,8 @@ async function main(): Promise<void> {
   console.error(`# ${OPEN} open messages written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const lat: Record<string, number[]> = Object.fromEntries(Object.keys(MODES).map((m) => [m, []]));
   for (let r = 0; r < ROUNDS; r++)
-    for (const mode of Object.keys(MODES) as (keyof typeof MODES)[]) lat[mode].push(...(await round(base, mode, r)));
+    for (const mode of Object.keys(MODES) as (keyof typeof ALL_MODES)[])
+      lat[mode].push(...(await round(base, mode, r)));
   const ref = median(lat['no checkpoint']);
   console.log(
     `\nSend latency at ${OPEN} open, ${SENDERS} senders continuously, ${ROUNDS}×${PER_ROUND} sends per way, a checkpoint every ${EVERY / 1024} KiB of journal (${new Date().toISOString()}):\n`,
