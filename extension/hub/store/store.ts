@@ -311,7 +311,8 @@ export class Store {
     if (this.due) this.paused = true;
     if (this.due && this.written === this.n) {
       this.due = false;
-      if (this.wholeNext || this.options.checkpointBehind === false) await this.checkpoint().catch((e) => this.options.onError?.('checkpoint', e));
+      if (this.wholeNext || this.options.checkpointBehind === false)
+        await this.checkpoint().catch((e) => this.options.onError?.('checkpoint', e));
       else this.checkpointBehind();
       this.paused = false;
       this.pump();
