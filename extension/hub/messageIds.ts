@@ -1,6 +1,6 @@
-// Message ids: ULIDs from one monotonic factory. ulid's own randomness asks the CSPRNG for one
-// byte per character, 16 calls each new millisecond: measured 44–56 µs an id on the bench
-// machine, against 1.3 µs drawing from a pool refilled 4 KiB at a time — the same randomness.
+// Message ids: ULIDs from one monotonic factory. ulid's own randomness asks the CSPRNG once per
+// character; drawing from a pool refilled 4 KiB at a time is the same randomness for a fraction of
+// the calls (docs/performance.md, "Message ids").
 import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 

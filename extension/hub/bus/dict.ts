@@ -15,8 +15,8 @@ export function asDict<T>(record: Record<string, T>): Record<string, T> {
 
 /**
  * JSON.parse for stored bus state: a plain parse, then `revive` turns the name-keyed records into
- * dicts in place. (A reviver that gave every parsed object a null prototype took 14 s and twice
- * the heap to load 100 000 open messages: every message became a slow dictionary object.)
+ * dicts in place. A reviver giving every parsed object a null prototype would turn every message
+ * into a slow dictionary object (docs/performance.md, "Loading the store").
  */
 export function parseState<T>(text: string, revive: (parsed: T) => T): T {
   return revive(JSON.parse(text));

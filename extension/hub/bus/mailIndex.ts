@@ -1,9 +1,8 @@
 // Which open messages each identity has, which of them still wait for its ACK, which it has not
 // read, and which a hook may still hand its sessions: derived from the state, kept in memory and
 // updated as the journal moves, so the questions asked on every tool result (the unacked footer,
-// an inbox page, the unread summary) and by every hook cost the page, not the identity's open mail.
-// A measured failure: the footer scanned every unread message on every tool result, and one
-// sender's send_handoff went from 0.73 to 3.41 ms with 10 000 unread.
+// an inbox page, the unread summary) and by every hook cost the page, not the identity's open mail
+// (docs/performance.md, "The footer").
 import { awaitingAck, isUnread } from './ledger';
 import type { BusEvent, BusState, HotMessage, Message, Surfacing } from './model';
 import { isTerminal } from './reduce';

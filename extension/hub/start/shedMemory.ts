@@ -1,7 +1,6 @@
 // The hub process's V8 heap settings for a large hot set. Loading a store (everything parsed
-// survives) and bursts of sends grew V8's young generation to its 32 MB maximum, and nothing shrank
-// it back, busy or idle: measured, a hub holding 100 000 open messages stayed at 240 MB resident,
-// and an empty hub went from 70 to 113 MB under the bridge bench's traffic.
+// survives) and bursts of sends grow V8's young generation to its maximum, and nothing shrinks it
+// back, busy or idle (docs/performance.md, "Young generation").
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 

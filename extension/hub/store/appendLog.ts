@@ -4,9 +4,8 @@
 //
 // The journal is preallocated: the write that outgrows the file carries zeros after its lines, so
 // the batches after it overwrite blocks that exist, and their fdatasync flushes data only — no
-// size or extent change for the filesystem to commit. Measured on this machine's ext4: 140 µs per
-// fdatasync'd 500-byte write into preallocated blocks, 195 µs per append. The file then ends in
-// zeros after its last line, which a reader takes as the end (no newline: not a line).
+// size or extent change for the filesystem to commit (docs/performance.md, "Group commit"). The file
+// then ends in zeros after its last line, which a reader takes as the end (no newline: not a line).
 import { parseState } from '../bus/dict';
 import { dirname } from 'node:path';
 import { nodeFs, writeAll, type StoreFile, type StoreFs } from './storeFs';

@@ -218,8 +218,7 @@ export class Store {
   /**
    * Commits wait for the end of the event loop's turn, so those made in one turn share a batch:
    * the senders one batch acknowledged send again in the same turn, and take one write, not one
-   * each. Measured (bench part 1, 4 senders): the main thread's cost per write, not the disk, was
-   * the limit — throughput ×0.7 bare with a write per commit, about ×1 batched by turn.
+   * each: the main thread's cost per write, not the disk, is the limit (docs/performance.md, "Group commit").
    */
   private flushSoon(): void {
     if (this.flushing) return;
@@ -476,7 +475,7 @@ export class Store {
   /** Finishes pending writes and checkpoints, so the next start replays nothing. */
   async close(): Promise<void> {
     // Pumped on every turn, not left to flushSoon: its setImmediate never runs while this loop
-    // awaits a settled promise, so a commit queued during close spun here at 100 % CPU forever.
+    // awaits a settled promise, so a commit queued during close would spin here.
     for (;;) {
       for (this.pump(); this.queue.length > 0 || this.written > this.n || this.paused; this.pump()) await this.settled;
       if (!this.behind) break;
