@@ -29,6 +29,10 @@ export function escalateTo(): string | undefined {
   return vscode.workspace.getConfiguration('handoff').get<string>('escalateTo', '').trim() || undefined;
 }
 
+export function wakeIdleAgents(): 'off' | 'on' {
+  return vscode.workspace.getConfiguration('handoff').get<string>('wakeIdleAgents', 'on') === 'off' ? 'off' : 'on';
+}
+
 export function defaultSlaSeconds(): number {
   return vscode.workspace.getConfiguration('handoff').get<number>('defaultSlaSeconds', 600);
 }

@@ -3,7 +3,7 @@
 // waiter) and the claims in flight. A hook's answer is a claim: it becomes a journaled `surfaced`
 // only when the hook confirms it printed it — a hook cut off by its time budget surfaces nothing,
 // and the next hook of the session gets the same handoffs again.
-import type { HookAnswer, HookHello, HookItem } from '../protocol/hook';
+import type { HookAnswer, HookCli, HookHello, HookItem, HookTerminal } from '../protocol/hook';
 import type { SeenWhen } from '../protocol/views';
 import { surfacedEvent, unsurfacedFor } from './bus/surfacing';
 import { withBody } from './bus/body';
@@ -12,6 +12,7 @@ import type { BusEvent, HotMessage, SurfacePath } from './bus/model';
 import { ExpiringMap } from './expiringMap';
 import { renderMessage } from './render';
 import type { SessionRegistry } from './sessions';
+import type { Waking } from './waking';
 
 /** Handoffs per hook answer; the rest wait for the next one (the model is told to call inbox). */
 const PER_ANSWER = 5;
@@ -29,9 +30,11 @@ export interface Claim {
 interface HookSession {
   key: string;
   identity: string;
-  cli: string;
+  cli: HookCli;
   busy: boolean;
   waiter?: { answer: (c: Claim) => void; timer: NodeJS.Timeout };
+  /** Where its CLI runs, as its last hook said. */
+  terminal?: HookTerminal;
 }
 
 export interface AttentionDeps {
@@ -50,6 +53,8 @@ export interface AttentionDeps {
   seenIn(identity: string, session: string): string[];
   commit(events: BusEvent[]): Promise<void>;
   sessions: SessionRegistry;
+  /** Types a wake into an idle session's terminal, for CLIs with no wake of their own. */
+  waking?: Waking;
   node: string;
   log(line: string): void;
   now(): number;
@@ -141,8 +146,12 @@ export class Attention {
     const cliSession = `${h.cli}:${h.session}`;
     const key = await this.sessionKey(h, cliSession);
     const hs = this.hooked.use(key, () => ({ key, identity: h.identity, cli: h.cli, busy: false }));
+    if (h.terminal) hs.terminal = h.terminal;
     if (h.phase === 'wait') return this.wait(hs, h, onClose);
-    if (h.phase === 'prompt' || h.phase === 'tool') hs.busy = true;
+    if (h.phase === 'prompt' || h.phase === 'tool') {
+      hs.busy = true;
+      this.deps.waking?.busy(key);
+    }
     const claim = this.claim(
       h.identity,
       key,
@@ -153,7 +162,10 @@ export class Attention {
     );
     // A turn ends unless the stop hook hands the model something new; the idle waiter may then answer.
     if (h.phase === 'stop' || h.phase === 'start') hs.busy = h.phase === 'stop' && claim.answer.items.length > 0;
-    if (!hs.busy) this.wake(hs);
+    if (!hs.busy) {
+      if (hs.terminal) this.deps.waking?.rested({ ...hs, terminal: hs.terminal });
+      this.wake(hs);
+    }
     return Promise.resolve(claim);
   }
 
@@ -242,11 +254,23 @@ export class Attention {
   }
 
   private wake(hs: HookSession): void {
-    if (!hs.waiter || hs.busy) return;
+    if (hs.busy) return;
+    if (!hs.waiter) return this.typeWake(hs);
     const claim = this.claim(hs.identity, hs.key, 'hook', `${hs.cli} idle wake`);
     if (claim.answer.items.length === 0) return;
     hs.busy = true; // the woken model starts a turn
     hs.waiter.answer(claim);
+  }
+
+  /** No waiter to answer: an idle session in a terminal the hub can type into is woken there. */
+  private typeWake(hs: HookSession): void {
+    const { waking } = this.deps;
+    if (!waking || !hs.terminal) return;
+    void waking.nudge({ ...hs, terminal: hs.terminal }, () => {
+      if (hs.busy || hs.waiter) return false;
+      hs.busy = true; // the woken CLI starts a turn
+      return true;
+    });
   }
 
   /** New mail for these identities: idle waiters answer now. */
@@ -259,7 +283,8 @@ export class Attention {
     let best: SeenWhen = 'when_it_calls_inbox';
     const order: SeenWhen[] = ['when_it_calls_inbox', 'next_turn', 'next_tool_call', 'now'];
     for (const hs of this.hooked.group(identity)) {
-      const here: SeenWhen = hs.waiter && !hs.busy ? 'now' : hs.busy ? 'next_tool_call' : 'next_turn';
+      const wakes = hs.waiter || this.deps.waking?.wakes(hs.cli, hs.terminal);
+      const here: SeenWhen = hs.busy ? 'next_tool_call' : wakes ? 'now' : 'next_turn';
       if (order.indexOf(here) > order.indexOf(best)) best = here;
     }
     return best;

@@ -38,6 +38,7 @@ import { Sending } from './sending';
 import { SessionRegistry, type Session } from './sessions';
 import { changeOf, peopleViews, snapshotOf, type SnapshotInput } from './snapshot';
 import { DueTimer } from './timer';
+import { Waking, type Pane } from './waking';
 import type { Log } from '../protocol/hubLog';
 
 export interface HubOptions {
@@ -58,6 +59,8 @@ export interface HubOptions {
   maxSyncs?: number;
   /** The store's file system and checkpoint pace, for the power-cut tests. */
   store?: Pick<JournalOptions, 'fs' | 'minCheckpointBytes' | 'checkpointAtBytes' | 'checkpointBehind'>;
+  /** How wakes reach an idle agent's terminal (tmux by default); tests count what is typed. */
+  pane?: Pane;
 }
 
 export class Hub {
@@ -69,6 +72,7 @@ export class Hub {
   readonly now: () => number;
   readonly journal: Journal;
   readonly attention: Attention;
+  readonly waking: Waking;
   readonly pushes: Pushes;
   readonly roster: Roster;
   private readonly sending: Sending;
@@ -93,6 +97,15 @@ export class Hub {
     }));
     const commit = (events: BusEvent[]) => journal.commit(events);
     const { sessions, people, node } = this;
+    const waking = (this.waking = new Waking({
+      unsurfaced: (identity, session) => journal.mail.unsurfaced(journal.state, identity, session, new Set(), 5).items,
+      commit,
+      allowed: () => people.wakesAllowed(),
+      node,
+      now,
+      log,
+      pane: options.pane,
+    }));
     const attention = (this.attention = new Attention({
       page: (identity, ids) => journal.mail.openAmong(journal.state, identity, ids),
       unsurfaced: (identity, session, claimed, limit) =>
@@ -101,6 +114,7 @@ export class Hub {
       seenIn: (identity, session) => journal.mail.seenInSession(identity, session),
       commit,
       sessions,
+      waking,
       node,
       log,
       now,
@@ -149,6 +163,7 @@ export class Hub {
 
   async close(): Promise<void> {
     clearInterval(this.interval);
+    this.waking.close();
     await this.remoteLink
       ?.close()
       .catch((e) => this.log(`closing the link to other nodes: ${(e as Error).message}`, 'warn'));

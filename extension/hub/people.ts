@@ -8,6 +8,8 @@ export interface WindowReport {
   focused: boolean;
   /** The window's "handoff.escalateTo" setting: whom its person's unanswered handoffs escalate to. */
   escalateTo?: string;
+  /** The window's "handoff.wakeIdleAgents" setting. */
+  wakeIdleAgents?: 'off' | 'on';
 }
 
 interface EditorWindow extends WindowReport {
@@ -64,6 +66,12 @@ export class People {
       if (!best || r[0] > best.rank[0] || (r[0] === best.rank[0] && r[1] > best.rank[1])) best = { key, rank: r };
     }
     return best?.key;
+  }
+
+  /** Whether the hub may type a wake into an idle agent's terminal: unless a window here says off. */
+  wakesAllowed(): boolean {
+    for (const w of this.windows.values()) if (w.wakeIdleAgents === 'off') return false;
+    return true;
   }
 
   /**

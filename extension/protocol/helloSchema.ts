@@ -40,6 +40,20 @@ export const hookHello: z.ZodType<HookHello> = z.object({
   session: z.string().min(1).max(200),
   ancestors: z.array(pid).max(16),
   waitMs: z.number().int().min(0).max(3_600_000).optional(),
+  terminal: z
+    .object({
+      kind: z.literal('tmux'),
+      socket: z
+        .string()
+        .min(1)
+        .max(1024)
+        .refine((s) => s.startsWith('/') && !/[\n\r]/.test(s) && !s.includes(String.fromCharCode(0)), {
+          message: 'must be an absolute path on one line',
+        }),
+      pane: z.string().regex(/^%\d{1,9}$/, 'must be a tmux pane id (%N)'),
+    })
+    .strict()
+    .optional(),
 });
 
 const kinds: Record<string, z.ZodType<Hello>> = { mcp: agentHello, control: controlHello, hook: hookHello };

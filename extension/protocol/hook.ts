@@ -16,6 +16,18 @@ export type HookCli = (typeof HOOK_CLIS)[number];
 export const HOOK_PHASES = ['start', 'prompt', 'tool', 'stop', 'wait'] as const;
 export type HookPhase = (typeof HOOK_PHASES)[number];
 
+/**
+ * Where the agent's CLI runs, when the hook can tell: the tmux pane (from TMUX and TMUX_PANE), so
+ * the hub can wake an idle session by typing into it as a person would.
+ */
+export interface HookTerminal {
+  kind: 'tmux';
+  /** The tmux server's socket (TMUX's first field). */
+  socket: string;
+  /** The pane id, `%N`. */
+  pane: string;
+}
+
 export interface HookHello {
   handoff: typeof HELLO_VERSION;
   kind: 'hook';
@@ -30,6 +42,7 @@ export interface HookHello {
   ancestors: number[];
   /** wait only: how long to hold the connection before answering with nothing. */
   waitMs?: number;
+  terminal?: HookTerminal;
 }
 
 export interface HookItem {

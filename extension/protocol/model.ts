@@ -112,6 +112,19 @@ export interface Surfacing {
   cliSession?: string;
 }
 
+/**
+ * The hub typed a short prompt into an idle session's terminal so its CLI starts a turn. Not a
+ * receipt: only the hook that then runs records `surfaced`.
+ */
+export interface Wake {
+  session: string;
+  node: string;
+  at: number;
+  how: 'tmux';
+  /** Which terminal: the tmux pane id. */
+  terminal: string;
+}
+
 export interface Delivery {
   recipient: string;
   state: DeliveryState;
@@ -120,6 +133,8 @@ export interface Delivery {
   offeredAt?: number;
   /** Absent in stores written before surfacing existed. */
   surfacings?: Surfacing[];
+  /** Wakes typed into the recipient's idle sessions, at most one per session. */
+  wakes?: Wake[];
   receipts: Receipt[];
   failure?: { reason: string; at: number };
   chasedAt?: number;

@@ -7,7 +7,7 @@ import { connectAgent, type Agent } from '../helpers/agent';
 import { agentHome, cliInstalled } from '../helpers/cli/agents';
 import { handoffConnect } from '../helpers/cli/connect';
 import { startScriptedModel, type ScriptedModel } from '../helpers/cli/scriptedModel';
-import { startInteractiveClaude, tmuxAvailable, type TmuxSession } from '../helpers/cli/tmux';
+import { startInteractive, tmuxAvailable, type TmuxSession } from '../helpers/cli/tmux';
 import { startHub, type HubProcess } from '../helpers/hubProcess';
 import { skipOrFail, whyMissing } from '../helpers/skip.mjs';
 
@@ -40,7 +40,7 @@ describe('attention in claude: an idle interactive session', () => {
     });
     const home = agentHome('claude', model.url);
     handoffConnect('claude', hub.workspace, home.env, 'bob');
-    tmux = startInteractiveClaude(home, hub.workspace);
+    tmux = startInteractive(home, hub.workspace);
     // Idle: bob's session is on the bus (its bridge connected) and no turn is running.
     await waitUntil(
       async () => (await alice!.ok('list_peers')).peers.some((p: any) => p.identity === 'bob' && p.live_sessions > 0),

@@ -22,12 +22,15 @@ export async function waitUntil<T>(
   timeoutMs = 15_000,
   what = 'condition',
   pollMs = 50,
+  /** What to show on timeout besides `what` (a terminal's screen, a log). */
+  explain?: () => string,
 ): Promise<T> {
   const start = Date.now();
   for (;;) {
     const v = await probe();
     if (v !== undefined && v !== null && v !== false) return v;
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() - start > timeoutMs)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${explain ? `:\n${explain()}` : ''}`);
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }

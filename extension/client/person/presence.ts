@@ -3,7 +3,7 @@
 // person live while a window of theirs was focused within the last five minutes.
 import * as vscode from 'vscode';
 import type { HubSupervisor } from '../hubSupervisor';
-import { escalateTo, humanIdentity, humanRoles } from '../settings';
+import { escalateTo, humanIdentity, humanRoles, wakeIdleAgents } from '../settings';
 
 export function reportPresence(hub: HubSupervisor, log: vscode.LogOutputChannel): vscode.Disposable {
   let last = '';
@@ -15,6 +15,7 @@ export function reportPresence(hub: HubSupervisor, log: vscode.LogOutputChannel)
       roles: humanRoles(),
       focused: vscode.window.state.focused,
       escalateTo: escalateTo(),
+      wakeIdleAgents: wakeIdleAgents(),
     };
     const sig = JSON.stringify(params);
     if (sig === last && !force) return;

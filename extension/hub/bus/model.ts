@@ -2,7 +2,7 @@
 // the journal's events. Plain data only — serialised into the journal and the checkpoint as it is.
 // The message and delivery types themselves are protocol (extension/protocol/model.ts).
 import { dict } from './dict';
-import type { Delivery, Message, Push, Receipt, Resolution, SurfacePath, Surfacing } from '../../protocol/model';
+import type { Delivery, Message, Push, Receipt, Resolution, SurfacePath, Surfacing, Wake } from '../../protocol/model';
 export type {
   Channel,
   PushKind,
@@ -18,6 +18,7 @@ export type {
   Receipt,
   Push,
   Surfacing,
+  Wake,
   Delivery,
   Resolution,
 } from '../../protocol/model';
@@ -117,6 +118,7 @@ export type BusEvent =
   | { type: 'offered'; id: string; recipient: string; at: number }
   | { type: 'receipt'; id: string; recipient: string; receipt: Receipt }
   | { type: 'surfaced'; id: string; recipient: string; surfacing: Surfacing }
+  | { type: 'woken'; id: string; recipient: string; wake: Wake }
   | { type: 'failed'; id: string; recipient: string; reason: string; at: number }
   | { type: 'chased'; id: string; recipient: string; at: number }
   /** Chased and still silent: escalated to `to` as handoff `messageId` (sent in the same record). */

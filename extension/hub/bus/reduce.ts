@@ -139,6 +139,11 @@ export function apply(state: BusState, event: BusEvent, changed?: ChangeNote): v
       advance(d, 'surfaced');
       return;
     }
+    case 'woken': {
+      const d = changing(state, event.id, changed)?.deliveries[event.recipient];
+      if (d) (d.wakes ??= []).push(event.wake);
+      return;
+    }
     case 'receipt': {
       const hot = changing(state, event.id, changed);
       const d = hot?.deliveries[event.recipient];

@@ -108,6 +108,7 @@ export function serveControl(
       roles: p.roles,
       focused: p.focused,
       escalateTo: p.escalateTo,
+      wakeIdleAgents: p.wakeIdleAgents,
     });
     return { window: controlSession };
   });

@@ -1,10 +1,10 @@
-// An interactive Claude Code session in a real terminal (tmux on a private socket): the only way
-// to test an idle session that a hook wakes up. send-keys types, capture-pane reads the screen.
+// An interactive agent session in a real terminal (tmux on a private socket): the only way to test
+// an idle session that a hook, or the hub typing into its pane, wakes up. send-keys types, capture-pane reads the screen.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '../hubProcess';
-import { CLI_BIN, trustClaudeFolder, type AgentHome } from './agents';
+import { NODE, tempDir } from '../hubProcess';
+import { CLI_BIN, trustClaudeFolder, trustGeminiFolder, type AgentHome } from './agents';
 
 export interface TmuxSession {
   socket: string;
@@ -34,15 +34,25 @@ export interface InteractiveOptions {
   height?: number;
 }
 
-/** Starts `claude` (interactive) in `workspace` under tmux, with onboarding and folder trust pre-accepted. */
-export function startInteractiveClaude(h: AgentHome, workspace: string, opts: InteractiveOptions = {}): TmuxSession {
+/**
+ * Starts a CLI's interactive TUI in `workspace` under tmux, its first-run dialogs pre-answered
+ * (Claude's onboarding and folder trust, Gemini's folder trust; Codex's custom provider has none).
+ */
+export function startInteractive(h: AgentHome, workspace: string, opts: InteractiveOptions = {}): TmuxSession {
   if (!tmuxAvailable())
-    throw new Error('tmux is not installed: apt-get install -y tmux (needed for interactive Claude Code sessions)');
-  if (h.cli !== 'claude') throw new Error(`startInteractiveClaude needs a claude AgentHome, got ${h.cli}`);
-  trustClaudeFolder(h, workspace);
+    throw new Error('tmux is not installed: apt-get install -y tmux (needed for interactive agent sessions)');
+  if (h.cli === 'claude') trustClaudeFolder(h, workspace);
+  if (h.cli === 'gemini') trustGeminiFolder(h, workspace);
+  const command =
+    h.cli === 'gemini'
+      ? [NODE, CLI_BIN.gemini]
+      : h.cli === 'codex'
+        ? [CLI_BIN.codex, '-C', workspace]
+        : [CLI_BIN.claude];
   const dir = tempDir('tmux');
   const socket = join(dir, 'sock');
-  // The pane runs a script, so the CLI gets exactly our environment rather than tmux's.
+  // The pane runs a script, so the CLI gets exactly our environment rather than tmux's — but for
+  // TMUX and TMUX_PANE, which tell a program (and the hooks it runs) which pane it is in.
   const env = { ...h.env, ...opts.env };
   const script = join(dir, 'run.sh');
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -50,7 +60,7 @@ export function startInteractiveClaude(h: AgentHome, workspace: string, opts: In
     script,
     `#!/bin/sh\ncd ${q(workspace)}\nexec env -i ${Object.entries(env)
       .map(([k, v]) => q(`${k}=${v}`))
-      .join(' ')} ${q(CLI_BIN.claude)} ${(opts.args ?? []).map(q).join(' ')}\n`,
+      .join(' ')} "TMUX=$TMUX" "TMUX_PANE=$TMUX_PANE" ${[...command, ...(opts.args ?? [])].map(q).join(' ')}\n`,
     { mode: 0o755 },
   );
   const tmux = (...args: string[]) => execFileSync('tmux', ['-S', socket, ...args], { encoding: 'utf8' });

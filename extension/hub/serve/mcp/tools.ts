@@ -139,6 +139,16 @@ function receiptData(d: Delivery, relayed?: { eventId: string; at: number }) {
       via: x.via,
       replayed: x.replayed,
     })),
+    ...(d.wakes?.length
+      ? {
+          woken: d.wakes.map((w) => ({
+            session: sessionLabel(w.session),
+            at: new Date(w.at).toISOString(),
+            how: w.how,
+            terminal: w.terminal,
+          })),
+        }
+      : {}),
     receipts: d.receipts.map((r) => ({
       kind: r.kind,
       by: r.by,

@@ -1,0 +1,100 @@
+// G8 for an idle Codex or Gemini TUI, which has no wake of its own: the session runs in tmux, set
+// up only by `handoff connect`, and sits at its prompt with its turn over; a handoff arrives; the hub
+// types one wake line into its pane, the CLI starts a turn, its prompt hook surfaces the handoff,
+// and the model ACKs it — with nobody typing. The wake and the surfacing are recorded apart.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { connectAgent, type Agent } from '../helpers/agent';
+import { agentHome, cliInstalled, type Cli } from '../helpers/cli/agents';
+import { handoffConnect, type HookTrace } from '../helpers/cli/connect';
+import { startScriptedModel, type ScriptedModel } from '../helpers/cli/scriptedModel';
+import { startInteractive, tmuxAvailable, type TmuxSession } from '../helpers/cli/tmux';
+import { startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
+import { skipOrFail, whyMissing } from '../helpers/skip.mjs';
+import { waitUntil } from '../helpers/wait';
+
+/** The hook event after which the TUI sits idle at its prompt: a turn's end, or (Gemini) its start-up. */
+const IDLE_EVENT: Record<Exclude<Cli, 'claude'>, string> = { codex: 'Stop', gemini: 'SessionStart' };
+
+for (const cli of ['codex', 'gemini'] as const) {
+  describe(`attention in ${cli}: an idle TUI in tmux`, () => {
+    let hub: HubProcess | undefined;
+    let alice: Agent | undefined;
+    let model: ScriptedModel | undefined;
+    let tmux: TmuxSession | undefined;
+    after(async () => {
+      tmux?.kill();
+      await model?.close();
+      await alice?.close();
+      await hub?.stop();
+    });
+
+    it('is woken by one line typed into its pane, sees the handoff and ACKs it', { timeout: 180_000 }, async (t) => {
+      if (!cliInstalled(cli)) return skipOrFail(t, `${cli} CLI (npm install)`);
+      if (!tmuxAvailable()) return skipOrFail(t, whyMissing('setup-agents', 'tmux'));
+      hub = await startHub({ socket: null });
+      alice = await connectAgent({ socket: hub.socket, name: 'alice' });
+      const needle = `wake-${cli}-${Date.now().toString(36)}`;
+      let id: string | undefined;
+      let acked = false;
+      model = await startScriptedModel(({ request }) => {
+        if (id && !acked && request.text.includes(needle)) {
+          acked = true;
+          return { tool: 'ack', args: { message_id: id } };
+        }
+        return { text: acked ? 'ACKed the handoff.' : 'Ready.' };
+      });
+      const trace = join(tempDir('hook-trace'), 'trace.jsonl');
+      const traces = (): HookTrace[] =>
+        existsSync(trace)
+          ? readFileSync(trace, 'utf8')
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => JSON.parse(l) as HookTrace)
+          : [];
+      const home = agentHome(cli, model.url, { env: { HANDOFF_HOOK_TRACE: trace } });
+      handoffConnect(cli, hub.workspace, home.env, 'bob');
+      tmux = startInteractive(home, hub.workspace);
+      const screen = () => tmux!.screen();
+      // Codex runs its first hook with its first turn: the person gives it one, and it finishes.
+      if (cli === 'codex') {
+        await tmux.waitForScreen(/Ask Codex to do anything/, 60_000);
+        await tmux.submit('Wait for handoffs.');
+      }
+      await waitUntil(() => traces().some((x) => x.event === IDLE_EVENT[cli]), 60_000, `${cli} idle`, 100, screen);
+      await waitUntil(
+        async () => (await alice!.ok('list_peers')).peers.some((p: any) => p.identity === 'bob' && p.live_sessions > 0),
+        60_000,
+        'bob on the bus',
+        100,
+        screen,
+      );
+      const requestsBefore = model.requests.length;
+      const sentAt = Date.now();
+      const sent = await alice.ok('send_handoff', { to: 'bob', body: `Please look at ${needle} when you can` });
+      id = sent.message_id;
+      assert.equal(sent.recipients[0].seen_when, 'now', 'the sender is told the idle session is woken now');
+      const receipts = async () => (await alice!.ok('get_receipts', { message_id: id })).deliveries[0];
+      await waitUntil(async () => (await receipts()).state === 'acked', 60_000, 'the ACK', 100, screen);
+      const seenAt = model.requests[model.firstRequestWith(needle)].at;
+      const bob = await receipts();
+      assert.equal(bob.woken?.length, 1, 'one wake typed');
+      assert.equal(bob.woken[0].how, 'tmux');
+      assert.equal(bob.surfaced.length, 1, 'surfaced once, by the hook');
+      assert.equal(bob.surfaced[0].via, `${cli} ${cli === 'codex' ? 'UserPromptSubmit' : 'BeforeAgent'}`);
+      assert.equal(model.surfacings(needle), 1, 'the handoff entered the context once');
+      assert.match(screen(), /New handoff from alice — check your Handoff inbox/);
+      assert.equal(
+        model.requests.slice(requestsBefore).filter((r) => r.text.includes('New handoff from alice')).length > 0,
+        true,
+        'the woken turn started from the typed line',
+      );
+      assert.deepEqual(model.errors, []);
+      console.log(
+        `# ${cli} idle in tmux: woken, first model request with the handoff ${seenAt - sentAt} ms after the send`,
+      );
+    });
+  });
+}

@@ -1,0 +1,141 @@
+// Waking an idle session in tmux, against a real tmux server: the pane runs a stand-in CLI that
+// records every line typed into it, so the test counts wakes exactly. The hub types only into a
+// session whose turn has ended, once per handoff, never over a draft, and not when the editor's
+// setting is off; the wake is journaled apart from `surfaced`, which only a hook writes.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { Hub } from '../../extension/hub/hub';
+import type { HookHello, HookTerminal } from '../../extension/protocol/hook';
+import { tmuxAvailable } from '../helpers/cli/tmux';
+import { tempDir } from '../helpers/hubProcess';
+import { skipOrFail, whyMissing } from '../helpers/skip.mjs';
+import { waitFor } from '../helpers/wait';
+
+describe('waking an idle session in its tmux pane', () => {
+  const cleanup: (() => unknown)[] = [];
+  after(async () => {
+    for (const c of cleanup.reverse()) await c();
+  });
+
+  it(
+    'types one wake per handoff into an idle pane, none while busy, over a draft or when turned off',
+    { timeout: 60_000 },
+    async (t) => {
+      if (!tmuxAvailable()) return skipOrFail(t, whyMissing('setup-agents', 'tmux'));
+      const dir = tempDir('wake');
+      const typed = join(dir, 'typed.txt');
+      const cli = join(dir, 'cli.sh');
+      // A prompt, then each line typed is recorded: what the hub typed, exactly, and how often.
+      writeFileSync(
+        cli,
+        `#!/bin/sh\nwhile printf '> ' && IFS= read -r line; do printf '%s\\n' "$line" >> '${typed}'; done\n`,
+        {
+          mode: 0o755,
+        },
+      );
+      const socket = join(dir, 'tmux.sock');
+      const tmux = (...args: string[]) => execFileSync('tmux', ['-S', socket, ...args], { encoding: 'utf8' });
+      tmux('new-session', '-d', '-s', 'agent', '-x', '120', '-y', '30', cli);
+      cleanup.push(() => tmux('kill-server'));
+      const terminal: HookTerminal = {
+        kind: 'tmux',
+        socket,
+        pane: tmux('display-message', '-p', '-t', 'agent', '#{pane_id}').trim(),
+      };
+      const lines = () => (existsSync(typed) ? readFileSync(typed, 'utf8').split('\n').filter(Boolean) : []);
+
+      const logs: string[] = [];
+      const hub = new Hub({
+        workspace: join(dir, 'ws'),
+        storeDir: join(dir, 'store'),
+        node: 'wake',
+        log: (l) => logs.push(l),
+      });
+      await hub.start();
+      cleanup.push(() => hub.close());
+      for (const name of ['alice', 'carol', 'bob']) await hub.remember(name);
+      /** A hook of bob's TUI; `shown` false: cut off by its time budget before its CLI printed it. */
+      const hook = async (phase: HookHello['phase'], event: string, shown = true) => {
+        const claim = await hub.attention.hook(
+          {
+            handoff: 1,
+            kind: 'hook',
+            cli: 'codex',
+            phase,
+            event,
+            identity: 'bob',
+            session: 'tui-1',
+            ancestors: [],
+            terminal,
+          },
+          () => undefined,
+        );
+        await claim.settle(shown);
+        return claim.answer.items.map((i) => i.id);
+      };
+      const send = async (from: string, body: string) =>
+        hub.send({ identity: from, session: `${from}-s`, node: 'wake' }, { to: ['bob'], body });
+      const receipts = (id: string) => hub.state.hot[id].deliveries.bob;
+
+      // Bob's turn ends: idle, at rest.
+      await hook('start', 'SessionStart');
+      const a = await send('alice', 'first');
+      assert.equal(a.recipients[0].seen_when, 'now', 'an idle session in a pane the hub can type into is woken now');
+      await waitFor(() => lines().length === 1, 10_000, 'the wake typed into the pane');
+      assert.deepEqual(lines(), ['New handoff from alice — check your Handoff inbox']);
+      await waitFor(() => (receipts(a.message_id).wakes?.length ?? 0) === 1, 5000, 'the wake journaled');
+      const wake = receipts(a.message_id).wakes![0];
+      assert.equal(wake.how, 'tmux');
+      assert.equal(wake.terminal, terminal.pane);
+      assert.equal(receipts(a.message_id).state, 'queued', 'a wake is not a receipt: nothing surfaced yet');
+
+      // A new session starts in the pane and its hook is cut off before its CLI shows anything: idle
+      // again with the first handoff unseen, but it was woken for once, so only the next is named.
+      await hook('start', 'SessionStart', false);
+      const a2 = await send('carol', 'first and a half');
+      await waitFor(() => lines().length === 2, 10_000, 'the wake for the next handoff');
+      assert.equal(lines()[1], 'New handoff from carol — check your Handoff inbox');
+
+      // Woken, bob is busy until its turn ends: a handoff now is not typed, its prompt hook shows it.
+      const b = await send('alice', 'second, while busy');
+      assert.equal(b.recipients[0].seen_when, 'next_tool_call');
+      assert.deepEqual(await hook('prompt', 'UserPromptSubmit'), [a.message_id, a2.message_id, b.message_id]);
+      assert.equal(receipts(a.message_id).state, 'surfaced', 'the hook that ran wrote surfaced');
+      await hook('stop', 'Stop');
+
+      // Idle again: the next handoff wakes it once more, and only that one is named.
+      await send('carol', 'third');
+      await waitFor(() => lines().length === 3, 10_000, 'the third wake');
+      assert.equal(lines()[2], 'New handoff from carol — check your Handoff inbox');
+      assert.equal(receipts(b.message_id).wakes, undefined, 'b surfaced while busy: never woken for');
+      await hook('prompt', 'UserPromptSubmit');
+      await hook('stop', 'Stop');
+
+      // A draft in the prompt: the pane no longer looks as it did at rest, so nothing is typed.
+      await new Promise((r) => setTimeout(r, 1500)); // sleep: the rest look is taken once the pane is still
+      tmux('send-keys', '-t', terminal.pane, '-l', 'half a thought');
+      const d = await send('alice', 'fourth, over a draft');
+      await waitFor(() => logs.some((l) => l.includes('a draft in its prompt')), 10_000, 'the refusal logged');
+      assert.equal(lines().length, 3, 'nothing typed over the draft');
+      assert.equal(receipts(d.message_id).wakes, undefined);
+      tmux('send-keys', '-t', terminal.pane, 'C-u'); // the person clears the draft and prompts: its hook shows it
+      assert.deepEqual(await hook('prompt', 'UserPromptSubmit'), [d.message_id]);
+      await hook('stop', 'Stop');
+
+      // Turned off in the editor: nothing typed, and the sender is told the truth.
+      await hub.roster.reportWindow('win', { identity: 'dave', focused: true, wakeIdleAgents: 'off' });
+      const off = await send('alice', 'fifth, wakes off');
+      assert.equal(off.recipients[0].seen_when, 'next_turn');
+      // Back on: the next arrival wakes it once, for both waiting handoffs; had the fifth been typed, this would be a fifth line.
+      await hub.roster.reportWindow('win', { identity: 'dave', focused: true, wakeIdleAgents: 'on' });
+      const six = await send('carol', 'sixth');
+      await waitFor(() => lines().length === 4, 10_000, 'the wake once turned on');
+      assert.equal(lines()[3], 'New handoffs from alice, carol — check your Handoff inbox');
+      assert.deepEqual(await hook('prompt', 'UserPromptSubmit'), [off.message_id, six.message_id]);
+      assert.equal(lines().length, 4);
+    },
+  );
+});
