@@ -156,6 +156,13 @@ export async function runHook(argv: string[]): Promise<number> {
   const identity = arg(argv, '--name') ?? process.env.HANDOFF_AGENT;
   const phase = HOOK_CLIS.includes(cli) ? PHASES[cli][event] : undefined;
   if (!phase || !identity) return 0;
+  // VS Code's own agent runs the Claude-format hooks of .claude/settings*.json too, with its own
+  // payload: those turns are not the Claude Code session's, and nothing is surfaced for them.
+  // Claude Code marks every process it starts with CLAUDECODE=1.
+  if (cli === 'claude' && process.env.CLAUDECODE !== '1') {
+    trace({ cli, event, outcome: 'not claude code' });
+    return 0;
+  }
   // `claude -p` waits for running async hooks before it exits: a one-shot run has no idle to wake.
   if (phase === 'wait' && process.env.CLAUDE_CODE_ENTRYPOINT !== 'cli') return 0;
   if (phase !== 'wait') {

@@ -26,7 +26,8 @@ export function runHook(
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(NODE, [join(DIST, 'hook.js'), ...args], {
-      env: { PATH: process.env.PATH ?? '', ...env },
+      // As Claude Code runs it (it marks its processes CLAUDECODE=1), unless the test says otherwise.
+      env: { PATH: process.env.PATH ?? '', ...(args[0] === 'claude' ? { CLAUDECODE: '1' } : {}), ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const killer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);

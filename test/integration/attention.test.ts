@@ -81,6 +81,30 @@ describe('attention: hooks surface handoffs once per session', () => {
     assert.equal(receipts.deliveries[0].state, 'surfaced');
   });
 
+  it("VS Code's own agent running the Claude-format hooks surfaces nothing into Claude Code's session", async () => {
+    const sent = await alice.ok('send_handoff', { to: 'bob', body: 'for the Claude Code session only' });
+    // VS Code runs .claude/settings*.json hooks with its own payload (camelCase, its session id)
+    // and its own environment: no CLAUDECODE, which Claude Code sets on every process it starts.
+    const vscodeInput = {
+      timestamp: new Date().toISOString(),
+      cwd: hub.workspace,
+      sessionId: 'vscode-chat-1',
+      hookEventName: 'PostToolUse',
+      tool_name: 'editFiles',
+    };
+    const inVsCode = await runHook(['claude', 'PostToolUse', '--name', 'bob'], vscodeInput, {
+      HANDOFF_HUB: hub.socket,
+      CLAUDECODE: '',
+      VSCODE_PID: '4242',
+    });
+    assert.equal(inVsCode.code, 0);
+    assert.equal(inVsCode.stdout, '', "nothing printed into VS Code's agent");
+    assert.equal((await alice.ok('get_receipts', { message_id: sent.message_id })).deliveries[0].surfaced.length, 0);
+    const inClaude = await hook('claude', 'PostToolUse', 'S-vscode-check');
+    assert.ok(context(inClaude)?.includes(sent.message_id), "Claude Code's own hook still gets it");
+    await receiptsOnceSurfaced(sent.message_id, 1);
+  });
+
   it('two sessions of one identity each get their own copy, the second flagged as seen before', async () => {
     // carol has no MCP session here, so each CLI session id is its own surfacing session.
     await (await connectAgent({ socket: hub.socket, name: 'carol' })).close();

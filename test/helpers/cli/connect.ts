@@ -16,7 +16,7 @@ export function handoffConnect(cli: Cli, workspace: string, env: Record<string, 
 export interface HookTrace {
   cli: string;
   event: string;
-  outcome: 'answered' | 'no hub' | 'budget';
+  outcome: 'answered' | 'no hub' | 'budget' | 'not claude code';
   ids?: string[];
   ms: number;
 }
