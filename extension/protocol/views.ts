@@ -29,6 +29,8 @@ export interface LedgerRecipient {
   };
   /** When the handoff first entered the recipient model's context, in which session and how. */
   surfaced?: { session: string; node: string; at: number; path: string; via: string };
+  /** The last wake typed into an idle session's terminal for it (not a receipt). */
+  woken?: { at: number; how: string; terminal: string };
   /** No recipient ACK (or result) yet. */
   awaitingAck: boolean;
   failure?: string;

@@ -197,6 +197,29 @@ describe('panel model', () => {
     assert.match(bob.detail, /surfaced in the model's context by claude PostToolUse \(hook\)/);
   });
 
+  it('a woken recipient says so until its hook surfaces the handoff; the tooltip names the pane', () => {
+    const woken = entry('D', false, [
+      {
+        recipient: 'bob',
+        state: 'pushed',
+        sessionsPushed: 1,
+        overdue: false,
+        awaitingAck: true,
+        woken: { at: now - 500, how: 'tmux', terminal: '%3' },
+      },
+    ]);
+    const m = panelModel(
+      { kind: 'running', pid: 42 },
+      { ...snapshot, pending: [woken], messages: [woken] },
+      'all',
+      'maria',
+    );
+    const bob = m.events[0].recipients[0];
+    assert.match(bob.label, /^woken · tmux \d\d:\d\d:\d\d$/);
+    assert.match(bob.detail, /woken at .*: a prompt typed into its idle session \(tmux pane %3\)/);
+    assert.match(bob.detail, /pushed to 1 session/);
+  });
+
   it('filters to the overdue items when the status bar asks', () => {
     const m = panelModel({ kind: 'running', pid: 42 }, snapshot, 'overdue', 'maria');
     assert.deepEqual(

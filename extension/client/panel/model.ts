@@ -41,7 +41,8 @@ export function recipientView(r: LedgerRecipient, people: ReadonlySet<string> = 
   const receipt = r.lastReceipt;
   let label: string;
   // A person has no MCP session: their handoffs wait in the inbox of their editor.
-  if (r.state === 'queued')
+  if ((r.state === 'queued' || r.state === 'pushed') && r.woken) label = `woken · ${r.woken.how} ${clock(r.woken.at)}`;
+  else if (r.state === 'queued')
     label = people.has(r.recipient) ? 'in their editor inbox · unread' : 'queued · no live session';
   else if (r.state === 'pushed') label = `pushed · ${plural(r.sessionsPushed, 'session')}`;
   // The CLI is enough for the row (the tooltip names the hook event): the sidebar is narrow.
@@ -55,6 +56,10 @@ export function recipientView(r: LedgerRecipient, people: ReadonlySet<string> = 
   else label = look.word;
   const lines = [`${r.recipient}: ${look.word}`];
   if (r.sessionsPushed) lines.push(`pushed to ${plural(r.sessionsPushed, 'session')}`);
+  if (r.woken)
+    lines.push(
+      `woken at ${new Date(r.woken.at).toLocaleString()}: a prompt typed into its idle session (${r.woken.how} pane ${r.woken.terminal})`,
+    );
   if (r.surfaced)
     lines.push(
       `surfaced in the model's context by ${r.surfaced.via} (${r.surfaced.path}), session ${r.surfaced.session}, at ${new Date(r.surfaced.at).toLocaleString()}`,

@@ -64,6 +64,11 @@ export function ledgerEntry(hot: HotMessage, now: number): LedgerEntry {
         outcome: last.outcome,
       },
       surfaced: first && { session: first.session, node: first.node, at: first.at, path: first.path, via: first.via },
+      woken: d.wakes?.at(-1) && {
+        at: d.wakes.at(-1)!.at,
+        how: d.wakes.at(-1)!.how,
+        terminal: d.wakes.at(-1)!.terminal,
+      },
       awaitingAck: m.requiresAck && !hot.resolution && awaitingAck(d),
       failure: d.failure?.reason,
       chasedAt: d.chasedAt,
