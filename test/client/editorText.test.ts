@@ -216,6 +216,7 @@ describe('panel model', () => {
     );
     const bob = m.events[0].recipients[0];
     assert.match(bob.label, /^woken · tmux \d\d:\d\d:\d\d$/);
+    assert.equal(bob.icon, 'bell');
     assert.match(bob.detail, /woken at .*: a prompt typed into its idle session \(tmux pane %3\)/);
     assert.match(bob.detail, /pushed to 1 session/);
   });

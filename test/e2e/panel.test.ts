@@ -3,13 +3,14 @@
 // command palette, and sees the status bar warn. Screenshots in a light and a dark theme go to
 // .test-artifacts/e2e/. Skips loudly when the VS Code server is not installed (fails under CI=true).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { connectAgent, waitFor, type Agent } from '../helpers/agent';
 import { runHook } from '../helpers/hook';
-import { ROOT } from '../helpers/hubProcess';
+import { ROOT, tempDir } from '../helpers/hubProcess';
 import { runCommand, runVsCode, statusBarItem, webviewFrame } from '../vscode/harness.mjs';
 import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
 import { hubSocket } from '../vscode/processes';
@@ -172,6 +173,36 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
               .locator('.receipt[data-recipient="coder"][data-state="surfaced"]')
               .waitFor({ timeout: 15_000 });
             assert.match(await seenRow.locator('.receipt .label').innerText(), /^surfaced · claude \d\d:\d\d:\d\d$/);
+
+            // Woken: a Codex session idle in a tmux pane (a stand-in that reads lines) is typed a wake.
+            const paneDir = tempDir('e2e-pane');
+            const tmuxSocket = join(paneDir, 'tmux.sock');
+            const tmux = (...args: string[]) => execFileSync('tmux', ['-S', tmuxSocket, ...args], { encoding: 'utf8' });
+            tmux('new-session', '-d', '-s', 'worker', '-x', '100', '-y', '20', `sh -c 'while read -r l; do :; done'`);
+            try {
+              const pane = tmux('display-message', '-p', '-t', 'worker', '#{pane_id}').trim();
+              agents.push(await connectAgent({ socket, name: 'worker', session: 'worker-1' }));
+              const idle = await runHook(
+                ['codex', 'Stop', '--name', 'worker'],
+                { session_id: `e2e-worker-${t.name}` },
+                { HANDOFF_HUB: socket, TMUX: `${tmuxSocket},1,0`, TMUX_PANE: pane },
+              );
+              assert.equal(idle.code, 0);
+              const work = await builder.ok('send_handoff', {
+                to: 'worker',
+                body: 'Bump the parser to 2.4 and update the lockfile.',
+                sla_seconds: 600,
+              });
+              assert.equal(work.recipients[0].seen_when, 'now');
+              const wokenRow = frame.locator(`article.event[data-id="${work.message_id}"]`);
+              await waitUntil(
+                async () => /^woken · tmux \d\d:\d\d:\d\d$/.test(await wokenRow.locator('.receipt .label').innerText()),
+                15_000,
+                'the woken row',
+              );
+            } finally {
+              tmux('kill-server');
+            }
 
             const warning = statusBarItem(page, /overdue/);
             await warning.first().waitFor({ timeout: 15_000 });

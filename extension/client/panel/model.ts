@@ -41,7 +41,9 @@ export function recipientView(r: LedgerRecipient, people: ReadonlySet<string> = 
   const receipt = r.lastReceipt;
   let label: string;
   // A person has no MCP session: their handoffs wait in the inbox of their editor.
-  if ((r.state === 'queued' || r.state === 'pushed') && r.woken) label = `woken · ${r.woken.how} ${clock(r.woken.at)}`;
+  // Woken and not yet surfaced: the wake is the latest step, until the hook that runs records surfaced.
+  const woken = (r.state === 'queued' || r.state === 'pushed') && r.woken;
+  if (woken) label = `woken · ${woken.how} ${clock(woken.at)}`;
   else if (r.state === 'queued')
     label = people.has(r.recipient) ? 'in their editor inbox · unread' : 'queued · no live session';
   else if (r.state === 'pushed') label = `pushed · ${plural(r.sessionsPushed, 'session')}`;
@@ -79,7 +81,7 @@ export function recipientView(r: LedgerRecipient, people: ReadonlySet<string> = 
     state: r.state,
     label,
     detail: lines.join('\n'),
-    icon: r.overdue ? 'warning' : look.icon,
+    icon: r.overdue ? 'warning' : woken ? 'bell' : look.icon,
     tone: r.overdue ? 'warn' : look.tone,
     overdue: r.overdue,
   };
