@@ -1,6 +1,7 @@
 // handoff-mcp: the agent's stdio MCP server. The hub serves MCP; the bridge keeps the client's
 // session across hubs (bridge.ts) and finds the workspace's hub wherever it listens (discovery).
 // It never exits while its client is there, and never tells the client to restart it.
+import { tmuxTerminal } from '../shared/terminal';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { hubCandidates } from '../shared/discovery';
@@ -33,6 +34,7 @@ const hello: AgentHello = {
   pid: process.pid,
   agentPid: process.ppid,
   client: process.env.HANDOFF_CLIENT,
+  terminal: tmuxTerminal(process.env),
 };
 const { workspace } = hubCandidates(env, process.cwd(), pinned);
 const log = (line: string) => process.stderr.write(`handoff-mcp: ${line}\n`);

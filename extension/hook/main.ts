@@ -6,14 +6,8 @@ import { createConnection } from 'node:net';
 import { appendFileSync, fstatSync, read } from 'node:fs';
 import { HELLO_VERSION } from '../protocol/hello';
 import { procStat } from '../shared/proc';
-import {
-  HOOK_ACK,
-  HOOK_CLIS,
-  type HookAnswer,
-  type HookCli,
-  type HookHello,
-  type HookTerminal,
-} from '../protocol/hook';
+import { HOOK_ACK, HOOK_CLIS, type HookAnswer, type HookCli, type HookHello } from '../protocol/hook';
+import { tmuxTerminal } from '../shared/terminal';
 import { LineBuffer } from '../shared/lines';
 import { hubSockets } from '../shared/discovery';
 import { canonical, findWorkspace } from '../shared/paths';
@@ -48,13 +42,6 @@ function ancestors(): number[] {
     pid = parent;
   }
   return out;
-}
-
-/** The tmux pane the CLI runs in, if any: TMUX is `socket,pid,session`, TMUX_PANE `%N`. */
-function terminal(): HookTerminal | undefined {
-  const socket = process.env.TMUX?.split(',')[0];
-  const pane = process.env.TMUX_PANE;
-  return socket?.startsWith('/') && pane && /^%\d{1,9}$/.test(pane) ? { kind: 'tmux', socket, pane } : undefined;
 }
 
 /**
@@ -197,7 +184,7 @@ export async function runHook(argv: string[]): Promise<number> {
     ancestors: ancestors(),
     ...(phase === 'wait' ? { waitMs: WAIT_MS } : {}),
   };
-  const where = terminal();
+  const where = tmuxTerminal(process.env);
   if (where) hello.terminal = where;
   let asked = await askHub();
   // The waiter outlives hub restarts: while no hub answers it asks again, until its own time is up.

@@ -60,6 +60,13 @@ export interface AttentionDeps {
   now(): number;
 }
 
+/** The agent CLI behind an MCP client name (its initialize's clientInfo.name). */
+function cliOfClient(client: string): HookCli | undefined {
+  if (client === 'codex-mcp-client') return 'codex';
+  if (client === 'gemini-cli-mcp-client') return 'gemini';
+  return undefined;
+}
+
 const nothing = (session: string): Claim => ({
   answer: { items: [], more: 0, session },
   settle: () => Promise.resolve(),
@@ -260,6 +267,26 @@ export class Attention {
     if (claim.answer.items.length === 0) return;
     hs.busy = true; // the woken model starts a turn
     hs.waiter.answer(claim);
+  }
+
+  /**
+   * An agent's MCP session came up in a tmux pane: until a hook says otherwise it sits at its
+   * prompt. Codex runs no hook before its first turn, so without this a fresh session could not be
+   * woken; the hooks that run later key on the same session (their process ancestry).
+   */
+  attached(s: { key: string; identity: string; client: string; terminal?: HookTerminal }): void {
+    const cli = cliOfClient(s.client);
+    if (!cli || !s.terminal) return;
+    let fresh = false;
+    const hs = this.hooked.use(s.key, () => {
+      fresh = true;
+      return { key: s.key, identity: s.identity, cli, busy: false, terminal: s.terminal };
+    });
+    // Its hooks have said where it is. (After a hub restart a CLI mid-turn is marked idle here, but
+    // its pane never holds still, so no rest look is taken and nothing is typed until its turn ends.)
+    if (!fresh) return;
+    this.deps.waking?.rested({ key: hs.key, identity: hs.identity, cli, terminal: s.terminal });
+    this.wake(hs);
   }
 
   /** No waiter to answer: an idle session in a terminal the hub can type into is woken there. */

@@ -185,8 +185,9 @@ export class Hub {
   remember(identity: string, roles?: string[]): Promise<void> {
     return this.roster.remember(identity, roles);
   }
-  attach(session: Session): Promise<void> {
-    return this.roster.attach(session);
+  async attach(session: Session): Promise<void> {
+    await this.roster.attach(session);
+    this.attention.attached(session);
   }
   detach(session: Session): void {
     this.roster.detach(session);

@@ -1,7 +1,7 @@
 // The first line a client writes on the hub socket says what it is; everything after it is
 // newline-delimited JSON-RPC (MCP for agents, the control protocol for the editor and CLI).
 
-import type { HookHello } from './hook';
+import type { HookHello, HookTerminal } from './hook';
 
 export const HELLO_VERSION = 1;
 
@@ -19,6 +19,8 @@ export interface AgentHello {
   client?: string;
   /** The bridge reconnecting after its hub went away, for the same client session as before. */
   resume?: boolean;
+  /** The tmux pane the agent runs in, if the bridge can tell. */
+  terminal?: HookTerminal;
 }
 
 export interface ControlHello {

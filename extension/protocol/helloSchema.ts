@@ -14,6 +14,21 @@ const pid = z
 /** What a peer says it is, for logs and the panel; the hub shortens and sanitises it again. */
 const client = z.string().max(256).optional();
 
+/** The tmux pane a hook or bridge says its agent runs in: the hub may type a wake into it. */
+const tmuxTerminal = z
+  .object({
+    kind: z.literal('tmux'),
+    socket: z
+      .string()
+      .min(1)
+      .max(1024)
+      .refine((s) => s.startsWith('/') && !/[\n\r]/.test(s) && !s.includes(String.fromCharCode(0)), {
+        message: 'must be an absolute path on one line',
+      }),
+    pane: z.string().regex(/^%\d{1,9}$/, 'must be a tmux pane id (%N)'),
+  })
+  .strict();
+
 // The agent's name and roles are checked by the hub after this, so a bad name gets the fix in
 // every tool's answer instead of a closed connection.
 const agentHello: z.ZodType<AgentHello> = z.object({
@@ -26,6 +41,7 @@ const agentHello: z.ZodType<AgentHello> = z.object({
   agentPid: pid.optional(),
   client,
   resume: z.boolean().optional(),
+  terminal: tmuxTerminal.optional(),
 });
 
 const controlHello: z.ZodType<ControlHello> = z.object({ handoff: version, kind: z.literal('control'), client });
@@ -40,20 +56,7 @@ export const hookHello: z.ZodType<HookHello> = z.object({
   session: z.string().min(1).max(200),
   ancestors: z.array(pid).max(16),
   waitMs: z.number().int().min(0).max(3_600_000).optional(),
-  terminal: z
-    .object({
-      kind: z.literal('tmux'),
-      socket: z
-        .string()
-        .min(1)
-        .max(1024)
-        .refine((s) => s.startsWith('/') && !/[\n\r]/.test(s) && !s.includes(String.fromCharCode(0)), {
-          message: 'must be an absolute path on one line',
-        }),
-      pane: z.string().regex(/^%\d{1,9}$/, 'must be a tmux pane id (%N)'),
-    })
-    .strict()
-    .optional(),
+  terminal: tmuxTerminal.optional(),
 });
 
 const kinds: Record<string, z.ZodType<Hello>> = { mcp: agentHello, control: controlHello, hook: hookHello };

@@ -1,5 +1,5 @@
 // G8 for an idle Codex or Gemini TUI, which has no wake of its own: the session runs in tmux, set
-// up only by `handoff connect`, and sits at its prompt with its turn over; a handoff arrives; the hub
+// up only by `handoff connect`, and sits at its prompt, started and never prompted; a handoff arrives; the hub
 // types one wake line into its pane, the CLI starts a turn, its prompt hook surfaces the handoff,
 // and the model ACKs it — with nobody typing. The wake and the surfacing are recorded apart.
 import assert from 'node:assert/strict';
@@ -7,16 +7,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
-import { agentHome, cliInstalled, type Cli } from '../helpers/cli/agents';
+import { agentHome, cliInstalled } from '../helpers/cli/agents';
 import { handoffConnect, type HookTrace } from '../helpers/cli/connect';
 import { startScriptedModel, type ScriptedModel } from '../helpers/cli/scriptedModel';
 import { startInteractive, tmuxAvailable, type TmuxSession } from '../helpers/cli/tmux';
 import { startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
 import { skipOrFail, whyMissing } from '../helpers/skip.mjs';
 import { waitUntil } from '../helpers/wait';
-
-/** The hook event after which the TUI sits idle at its prompt: a turn's end, or (Gemini) its start-up. */
-const IDLE_EVENT: Record<Exclude<Cli, 'claude'>, string> = { codex: 'Stop', gemini: 'SessionStart' };
 
 for (const cli of ['codex', 'gemini'] as const) {
   describe(`attention in ${cli}: an idle TUI in tmux`, () => {
@@ -58,12 +55,8 @@ for (const cli of ['codex', 'gemini'] as const) {
       handoffConnect(cli, hub.workspace, home.env, 'bob');
       tmux = startInteractive(home, hub.workspace);
       const screen = () => tmux!.screen();
-      // Codex runs its first hook with its first turn: the person gives it one, and it finishes.
-      if (cli === 'codex') {
-        await tmux.waitForScreen(/Ask Codex to do anything/, 60_000);
-        await tmux.submit('Wait for handoffs.');
-      }
-      await waitUntil(() => traces().some((x) => x.event === IDLE_EVENT[cli]), 60_000, `${cli} idle`, 100, screen);
+      // Nobody types: Codex has run no hook yet (it runs them with its first turn), its bridge says
+      // which pane it is in; Gemini's SessionStart hook runs at start-up.
       await waitUntil(
         async () => (await alice!.ok('list_peers')).peers.some((p: any) => p.identity === 'bob' && p.live_sessions > 0),
         60_000,
@@ -71,6 +64,8 @@ for (const cli of ['codex', 'gemini'] as const) {
         100,
         screen,
       );
+      if (cli === 'gemini')
+        await waitUntil(() => traces().some((x) => x.event === 'SessionStart'), 60_000, 'gemini idle', 100, screen);
       const requestsBefore = model.requests.length;
       const sentAt = Date.now();
       const sent = await alice.ok('send_handoff', { to: 'bob', body: `Please look at ${needle} when you can` });
@@ -83,7 +78,11 @@ for (const cli of ['codex', 'gemini'] as const) {
       assert.equal(bob.woken?.length, 1, 'one wake typed');
       assert.equal(bob.woken[0].how, 'tmux');
       assert.equal(bob.surfaced.length, 1, 'surfaced once, by the hook');
-      assert.equal(bob.surfaced[0].via, `${cli} ${cli === 'codex' ? 'UserPromptSubmit' : 'BeforeAgent'}`);
+      assert.equal(
+        bob.surfaced[0].via,
+        // The woken turn's first hook: Codex's first turn starts with SessionStart; Gemini ran that at start-up.
+        cli === 'codex' ? 'codex SessionStart' : 'gemini BeforeAgent',
+      );
       assert.equal(model.surfacings(needle), 1, 'the handoff entered the context once');
       assert.match(screen(), /New handoff from alice — check your Handoff inbox/);
       assert.equal(

@@ -14,11 +14,11 @@ const table = codexServerTable('handoff', launch);
 const upsertCodexServer = (toml: string, name: string, t: string) => upsertTable(toml, `mcp_servers.${name}`, t);
 
 describe('Codex config', () => {
-  it('appends the table, naming HANDOFF_HUB in env_vars', () => {
+  it('appends the table, naming HANDOFF_HUB, TMUX and TMUX_PANE in env_vars', () => {
     const out = upsertCodexServer('', 'handoff', table);
     assert.equal(
       out,
-      '[mcp_servers.handoff]\ncommand = "/opt/code/node"\nargs = ["/ext/dist/bridge.js"]\nenv = { ELECTRON_RUN_AS_NODE = "1" }\nenv_vars = ["HANDOFF_HUB"]\n',
+      '[mcp_servers.handoff]\ncommand = "/opt/code/node"\nargs = ["/ext/dist/bridge.js"]\nenv = { ELECTRON_RUN_AS_NODE = "1" }\nenv_vars = ["HANDOFF_HUB", "TMUX", "TMUX_PANE"]\n',
     );
   });
 

@@ -1,6 +1,7 @@
 // Codex's config.toml, edited by table: ours are replaced or removed whole, every other line is
 // kept as the user wrote it. Codex forwards to stdio servers only whitelisted env vars plus those
-// named in `env_vars`, so HANDOFF_HUB is named there.
+// named in `env_vars`, so HANDOFF_HUB is named there, and TMUX/TMUX_PANE (the pane the hub may
+// type a wake into, before Codex has run any hook).
 
 /** JSON string escapes are valid TOML basic-string escapes. */
 export const tomlString = (s: string) => JSON.stringify(s);
@@ -17,7 +18,7 @@ export function codexServerTable(
     `command = ${tomlString(launch.command)}`,
     `args = [${launch.args.map(tomlString).join(', ')}]`,
     ...(env ? [`env = { ${env} }`] : []),
-    'env_vars = ["HANDOFF_HUB"]',
+    'env_vars = ["HANDOFF_HUB", "TMUX", "TMUX_PANE"]',
     '',
   ].join('\n');
 }

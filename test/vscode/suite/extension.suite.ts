@@ -185,7 +185,7 @@ describe('Handoff in a real VS Code', () => {
     }
   });
 
-  it('"Connect Codex" writes the server table with env_vars = ["HANDOFF_HUB"] and keeps the rest', async () => {
+  it('"Connect Codex" writes the server table with env_vars naming HANDOFF_HUB, TMUX and TMUX_PANE and keeps the rest', async () => {
     const home = process.env.CODEX_HOME;
     assert.ok(home, 'the runner sets CODEX_HOME to a temp dir');
     const file = join(home, 'config.toml');
@@ -213,7 +213,7 @@ describe('Handoff in a real VS Code', () => {
     assert.match(toml, /^model = "o4"$/m);
     assert.match(toml, /^\[mcp_servers\.other\]\ncommand = "other"$/m);
     assert.equal(toml.match(/^\[mcp_servers\.handoff\]$/gm)?.length, 1);
-    assert.match(toml, /^env_vars = \["HANDOFF_HUB"\]$/m);
+    assert.match(toml, /^env_vars = \["HANDOFF_HUB", "TMUX", "TMUX_PANE"\]$/m);
     // The table is JSON-compatible TOML: launch exactly what Codex would, with HANDOFF_HUB forwarded.
     const table = toml.split('[mcp_servers.handoff]')[1];
     const command = JSON.parse(table.match(/^command = (".*")$/m)![1]) as string;

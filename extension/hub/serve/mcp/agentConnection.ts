@@ -99,6 +99,7 @@ export function serveAgent(
           .slice(0, 64);
       },
       agentPid: typeof hello.agentPid === 'number' ? hello.agentPid : undefined,
+      terminal: hello.terminal,
       connectedAt: Date.now(),
       lastSeen: Date.now(),
       pushed: new Set(),
