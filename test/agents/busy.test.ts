@@ -5,11 +5,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
-import { agentHome, cliInstalled, runAgent, type Cli } from '../helpers/cli/agents';
+import { agentHome, cliInstalled, commandRunning, runAgent, type Cli } from '../helpers/cli/agents';
 import { startScriptedModel, type Script } from '../helpers/cli/scriptedModel';
 import { handoffConnect } from '../helpers/cli/connect';
 import { startHub, type HubProcess } from '../helpers/hubProcess';
 import { skipOrFail } from '../helpers/skip.mjs';
+import { waitUntil } from '../helpers/wait';
 
 const CLIS: Cli[] = ['claude', 'codex', 'gemini'];
 const STEPS = 6;
@@ -38,13 +39,15 @@ for (const cli of CLIS) {
         const script: Script = ({ step, request }) => {
           if (step === 0) {
             // Sent while tool call 1 runs: it sleeps long enough for the send to land first.
-            sending = new Promise((r) => setTimeout(r, 300)).then(async () => {
+            const call1 = 'sleep 2; echo step 1';
+            sending = waitUntil(() => commandRunning(call1), 60_000, 'tool call 1 running', 20).then(async () => {
               sent = await alice!.ok('send_handoff', {
                 to: 'bob',
                 body: `Please ${needle} the integration suite and report`,
               });
             });
-            return { shell: 'sleep 2; echo step 1' };
+            sending.catch(() => undefined); // failed, it fails the test at `await sending`, not the process now
+            return { shell: call1 };
           }
           if (sent && !acked && request.text.includes(needle)) {
             acked = true;

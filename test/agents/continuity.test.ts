@@ -9,11 +9,12 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
-import { agentHome, cliInstalled, runAgent, type Cli } from '../helpers/cli/agents';
+import { agentHome, cliInstalled, commandRunning, runAgent, type Cli } from '../helpers/cli/agents';
 import { handoffConnect } from '../helpers/cli/connect';
 import { startScriptedModel, type Script } from '../helpers/cli/scriptedModel';
 import { spawnHub, stoppable, tempDir } from '../helpers/hubProcess';
 import { skipOrFail } from '../helpers/skip.mjs';
+import { waitUntil } from '../helpers/wait';
 
 const CLIS: Cli[] = ['claude', 'codex', 'gemini'];
 type Fault = 'kill -9' | 'late hub' | 'graceful restart';
@@ -34,13 +35,16 @@ async function startHubAt(
 
 /** Milliseconds from `since` until bob's session is live on the hub again, as alice sees it. */
 async function bobLive(alice: Agent, since: number): Promise<number> {
-  const start = Date.now();
-  for (;;) {
-    const peers = (await alice.ok('list_peers')).peers as { identity: string; live_sessions: number }[];
-    if (peers.some((p) => p.identity === 'bob' && p.live_sessions > 0)) return Date.now() - since;
-    if (Date.now() - start > 20_000) throw new Error(`bob is not live again: ${JSON.stringify(peers)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  let peers: { identity: string; live_sessions: number }[] = [];
+  return waitUntil(
+    async () => {
+      peers = (await alice.ok('list_peers')).peers;
+      return peers.some((p) => p.identity === 'bob' && p.live_sessions > 0) && Date.now() - since;
+    },
+    20_000,
+    () => `bob live again: ${JSON.stringify(peers)}`,
+    20,
+  );
 }
 
 async function scenario(cli: Cli, fault: Fault, opts: { xdg?: boolean } = {}): Promise<string> {
@@ -54,12 +58,14 @@ async function scenario(cli: Cli, fault: Fault, opts: { xdg?: boolean } = {}): P
   let acked = false;
   let troubled: Promise<void> | undefined;
   const needle = `resume-${cli}-${fault.replace(/\W/g, '')}-${Date.now().toString(36)}`;
+  // Long enough for the trouble and the send to land before the call ends (PostToolUse surfaces it).
+  const call1 = fault === 'late hub' ? 'sleep 10; echo step 1' : 'sleep 6; echo step 1';
   const trouble = async () => {
-    await new Promise((r) => setTimeout(r, 500));
+    await waitUntil(() => commandRunning(call1), 60_000, 'tool call 1 running'); // mid-turn
     if (fault === 'kill -9') await hub!.kill9();
     if (fault === 'graceful restart') await hub!.stop();
     await alice?.close();
-    if (fault === 'late hub') await new Promise((r) => setTimeout(r, 1500));
+    if (fault === 'late hub') await new Promise((r) => setTimeout(r, 1500)); // sleep: the scenario: the hub comes late
     hub = await startHubAt(place);
     alice = await connectAgent({ socket: '', name: 'alice', cwd: place.workspace, env: place.env });
     livedAfterMs = await bobLive(alice, hub.listeningAt);
@@ -68,8 +74,8 @@ async function scenario(cli: Cli, fault: Fault, opts: { xdg?: boolean } = {}): P
   const script: Script = ({ step, request }) => {
     if (step === 0) {
       troubled = trouble();
-      // Long enough for the trouble and the send to land before the call ends (PostToolUse surfaces it).
-      return { shell: fault === 'late hub' ? 'sleep 10; echo step 1' : 'sleep 6; echo step 1' };
+      troubled.catch(() => undefined); // failed, it fails the test at `await troubled`, not the process now
+      return { shell: call1 };
     }
     if (sent && !acked && request.text.includes(needle)) {
       acked = true;

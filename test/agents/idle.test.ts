@@ -10,6 +10,7 @@ import { startScriptedModel, type ScriptedModel } from '../helpers/cli/scriptedM
 import { startInteractive, tmuxAvailable, type TmuxSession } from '../helpers/cli/tmux';
 import { startHub, type HubProcess } from '../helpers/hubProcess';
 import { skipOrFail, whyMissing } from '../helpers/skip.mjs';
+import { waitUntil } from '../helpers/wait';
 
 describe('attention in claude: an idle interactive session', () => {
   let hub: HubProcess | undefined;
@@ -45,9 +46,12 @@ describe('attention in claude: an idle interactive session', () => {
     await waitUntil(
       async () => (await alice!.ok('list_peers')).peers.some((p: any) => p.identity === 'bob' && p.live_sessions > 0),
       60_000,
-      () => tmux!.screen(),
+      () => `bob's session on the bus; the screen:\n${tmux!.screen()}`,
+      100,
     );
-    await new Promise((r) => setTimeout(r, 1500)); // the SessionStart waiter is armed
+    // The SessionStart waiter is armed once the hub holds it, which shows nowhere outside the hub
+    // (a send shows it, but that is the test): this leaves it time to ask.
+    await new Promise((r) => setTimeout(r, 1500)); // sleep: no event tells the hub holds the waiter
     const sentAt = Date.now();
     const sent = await alice.ok('send_handoff', { to: 'bob', body: `Please look at ${needle} when you can` });
     id = sent.message_id;
@@ -55,7 +59,8 @@ describe('attention in claude: an idle interactive session', () => {
     await waitUntil(
       async () => (await alice!.ok('get_receipts', { message_id: id })).deliveries[0].state === 'acked',
       10_000,
-      () => tmux!.screen(),
+      () => `the ACK; the screen:\n${tmux!.screen()}`,
+      100,
     );
     const wokeIn = Date.now() - sentAt;
     const bob = (await alice.ok('get_receipts', { message_id: id })).deliveries[0];
@@ -64,11 +69,3 @@ describe('attention in claude: an idle interactive session', () => {
     console.log(`# claude idle: woken and ACKed ${wokeIn} ms after the send`);
   });
 });
-
-async function waitUntil(cond: () => Promise<boolean>, timeoutMs: number, screen: () => string): Promise<void> {
-  const start = Date.now();
-  while (!(await cond())) {
-    if (Date.now() - start > timeoutMs) throw new Error(`not within ${timeoutMs} ms; the screen:\n${screen()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

@@ -7,11 +7,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
-import { agentHome, cliInstalled, runAgent, type Cli } from '../helpers/cli/agents';
+import { agentHome, cliInstalled, commandRunning, runAgent, type Cli } from '../helpers/cli/agents';
 import { handoffConnect, type HookTrace } from '../helpers/cli/connect';
 import { startScriptedModel, type Script } from '../helpers/cli/scriptedModel';
 import { startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
 import { skipOrFail } from '../helpers/skip.mjs';
+import { waitUntil } from '../helpers/wait';
 
 const CLIS: Cli[] = ['claude', 'codex', 'gemini'];
 
@@ -74,9 +75,15 @@ for (const cli of CLIS) {
         const script: Script = ({ step }) => {
           // Handoff k lands while tool call k runs (calls 1, 2, 4, 6, 8 — spread, not one per call).
           const k = [1, 2, 4, 6, 8].indexOf(step + 1);
-          if (k >= 0)
-            sends.push(new Promise((r) => setTimeout(r, 150)).then(() => env.send(`Please handle ${needles[k]}`)));
-          if (step < 8) return { shell: `sleep 0.6; echo call ${step + 1}` };
+          const call = `sleep 0.6; echo call ${step + 1}`;
+          if (k >= 0) {
+            const sending = waitUntil(() => commandRunning(call), 60_000, `tool call ${step + 1} running`, 20).then(
+              () => env.send(`Please handle ${needles[k]}`),
+            );
+            sending.catch(() => undefined); // failed, it fails the test at Promise.all below, not the process now
+            sends.push(sending);
+          }
+          if (step < 8) return { shell: call };
           return { text: 'Done with the steps.' };
         };
         const { model } = await run(script, env.trace);

@@ -54,25 +54,23 @@ for (const cli of ['codex', 'gemini'] as const) {
       const home = agentHome(cli, model.url, { env: { HANDOFF_HOOK_TRACE: trace } });
       handoffConnect(cli, hub.workspace, home.env, 'bob');
       tmux = startInteractive(home, hub.workspace);
-      const screen = () => tmux!.screen();
+      const seen = (what: string) => () => `${what}; the screen:\n${tmux!.screen()}`;
       // Nobody types: Codex has run no hook yet (it runs them with its first turn), its bridge says
       // which pane it is in; Gemini's SessionStart hook runs at start-up.
       await waitUntil(
         async () => (await alice!.ok('list_peers')).peers.some((p: any) => p.identity === 'bob' && p.live_sessions > 0),
         60_000,
-        'bob on the bus',
-        100,
-        screen,
+        seen('bob on the bus'),
       );
       if (cli === 'gemini')
-        await waitUntil(() => traces().some((x) => x.event === 'SessionStart'), 60_000, 'gemini idle', 100, screen);
+        await waitUntil(() => traces().some((x) => x.event === 'SessionStart'), 60_000, seen('gemini idle'));
       const requestsBefore = model.requests.length;
       const sentAt = Date.now();
       const sent = await alice.ok('send_handoff', { to: 'bob', body: `Please look at ${needle} when you can` });
       id = sent.message_id;
       assert.equal(sent.recipients[0].seen_when, 'now', 'the sender is told the idle session is woken now');
       const receipts = async () => (await alice!.ok('get_receipts', { message_id: id })).deliveries[0];
-      await waitUntil(async () => (await receipts()).state === 'acked', 60_000, 'the ACK', 100, screen);
+      await waitUntil(async () => (await receipts()).state === 'acked', 60_000, seen('the ACK'));
       const seenAt = model.requests[model.firstRequestWith(needle)].at;
       const bob = await receipts();
       assert.equal(bob.woken?.length, 1, 'one wake typed');
@@ -84,7 +82,7 @@ for (const cli of ['codex', 'gemini'] as const) {
         cli === 'codex' ? 'codex SessionStart' : 'gemini BeforeAgent',
       );
       assert.equal(model.surfacings(needle), 1, 'the handoff entered the context once');
-      assert.match(screen(), /New handoff from alice — check your Handoff inbox/);
+      assert.match(tmux.screen(), /New handoff from alice — check your Handoff inbox/);
       assert.equal(
         model.requests.slice(requestsBefore).filter((r) => r.text.includes('New handoff from alice')).length > 0,
         true,

@@ -88,7 +88,7 @@ async function panel(socket: string, bob: Agent) {
     const t = performance.now();
     await waitFor(() => posted.length > have, 10_000, 'a change notification');
     arrival.push(performance.now() - t);
-    await new Promise((r) => setTimeout(r, 120)); // past the debounce: one notification per change
+    await new Promise((r) => setTimeout(r, 120)); // sleep: bench pacing, past the debounce: one notification per change
   }
   const roundTrip = await timed(PANEL_CHANGES, () => call(control.connection, SnapshotRequest));
   control.close();
@@ -170,7 +170,7 @@ async function main() {
       throughput8: median(l.rates),
       rssMb: rssMb(l.hub.proc.pid!), // before the panel's multi-MB snapshots raise the high-water mark
     }));
-    await new Promise((r) => setTimeout(r, IDLE_MS));
+    await new Promise((r) => setTimeout(r, IDLE_MS)); // sleep: bench: idling is what is measured
     for (const [i, l] of levels.entries()) rows[i].idleRssMb = rssMb(l.hub.proc.pid!);
     for (const [i, l] of levels.entries()) if (l.unread === PANEL_AT) rows[i].panel = await panel(l.hub.socket, l.bob);
   } finally {

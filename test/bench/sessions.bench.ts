@@ -43,7 +43,7 @@ async function level(sessions: number): Promise<Level> {
   const pid = hub.proc.pid!;
   const boss = await connectAgent({ socket: hub.socket, name: 'boss' });
   console.error(`# ${sessions}: hub up`);
-  await new Promise((r) => setTimeout(r, 500)); // bench: let the hub's start-up garbage go before the baseline
+  await new Promise((r) => setTimeout(r, 500)); // sleep: bench: let the hub's start-up garbage go before the baseline
   const before = rssMb(pid);
   const workers: Agent[] = [];
   const attach: number[] = [];

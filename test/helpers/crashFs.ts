@@ -275,7 +275,8 @@ export class CrashFs implements StoreFs {
     };
     const sync = async (call: 'sync' | 'datasync') => {
       check();
-      if (this.options.syncDelayMs) await new Promise((r) => setTimeout(r, this.options.syncDelayMs));
+      const latency = this.options.syncDelayMs;
+      if (latency) await new Promise((r) => setTimeout(r, latency)); // sleep: the fake disk's fsync latency, not a wait
       if (this.options.skip?.(call, path, [])) return void this.calls.push(`${call} ${path} (skipped)`);
       // What was pending reaches the disk — not what a read sees, which a failed sync left behind.
       const flush = () => {

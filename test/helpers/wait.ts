@@ -4,11 +4,21 @@
 // process, it waits for what the timer does. The pause between polls below is the only sleep a
 // test needs; any other is marked `// sleep: <why no event exists>`.
 
+/**
+ * What is waited for, in the timeout's message: a phrase, or a function called on timeout that
+ * says it with what was seen (the screen, the last answer), for a failure that explains itself.
+ */
+export type What = string | (() => string);
+
+function timedOut(timeoutMs: number, what: What): Error {
+  return new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'function' ? what() : what}`);
+}
+
 /** Polls a cheap synchronous condition (a push arrived, a flag is set) until it holds. */
-export async function waitFor(cond: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+export async function waitFor(cond: () => boolean, timeoutMs = 10_000, what: What = 'condition'): Promise<void> {
   const start = Date.now();
   while (!cond()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() - start > timeoutMs) throw timedOut(timeoutMs, what);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
@@ -20,17 +30,14 @@ export async function waitFor(cond: () => boolean, timeoutMs = 10_000, what = 'c
 export async function waitUntil<T>(
   probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
   timeoutMs = 15_000,
-  what = 'condition',
+  what: What = 'condition',
   pollMs = 50,
-  /** What to show on timeout besides `what` (a terminal's screen, a log). */
-  explain?: () => string,
 ): Promise<T> {
   const start = Date.now();
   for (;;) {
     const v = await probe();
     if (v !== undefined && v !== null && v !== false) return v;
-    if (Date.now() - start > timeoutMs)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${explain ? `:\n${explain()}` : ''}`);
+    if (Date.now() - start > timeoutMs) throw timedOut(timeoutMs, what);
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }

@@ -111,12 +111,14 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     await bob.ok('report_result', { message_id: id, outcome: 'done', summary: 'Reviewed, two nits' });
 
     let d: any;
-    const start = Date.now();
-    while (Date.now() - start < 15_000) {
-      d = (await alice.ok('get_receipts', { message_id: id })).deliveries[0];
-      if (d.state === 'done') break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitUntil(
+      async () => {
+        d = (await alice.ok('get_receipts', { message_id: id })).deliveries[0];
+        return d.state === 'done';
+      },
+      15_000,
+      () => `bob's result at the sender: ${JSON.stringify(d)}`,
+    );
     assert.equal(d.recipient, 'bob@nodeB');
     assert.equal(d.state, 'done');
     assert.deepEqual(
@@ -141,8 +143,11 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     assert.equal(snap.link?.state, 'connected');
     assert.equal(snap.link?.outbox, 0);
 
-    // Exactly one push, and bob's own hub knows it is handled.
-    await new Promise((r) => setTimeout(r, 300));
+    // Exactly one push: a second would come before the push of a later handoff (bob's hub pushes
+    // what it reads from the room in the room's order). And bob's own hub knows it is handled.
+    const later = await alice.ok('send_handoff', { to: 'bob', body: 'And PR #8 after it', thread: 'pr-8' });
+    await waitFor(() => bob.pushes.some((p) => p.meta.message_id === later.message_id), 15_000, 'a later handoff');
+    await bob.ok('ack', { message_id: later.message_id });
     assert.equal(bob.pushes.filter((p) => p.meta.message_id === id).length, 1);
     assert.equal((await bob.ok('get_message', { message_id: id })).handled, true);
 
@@ -190,19 +195,21 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
     await bob.ok('ack', { message_id: sent.message_id });
     const roomId = (await snapshot(hubA)).link!.room!;
     let events: any[] = [];
-    const start = Date.now();
-    let ack: any;
-    while (Date.now() - start < 15_000 && !ack) {
-      events = (await api(hs, a.accessToken, 'GET', `/rooms/${encodeURIComponent(roomId)}/messages?dir=b&limit=50`))
-        .chunk;
-      // The ACK, not the push report that relates to the same event and may come first.
-      ack = events.find(
-        (e) =>
-          e.content?.['m.relates_to']?.event_id === sent.relay.event_id &&
-          e.content?.['org.handoff.receipt']?.kind === 'ack',
-      );
-      if (!ack) await new Promise((r) => setTimeout(r, 100));
-    }
+    const ack = await waitUntil(
+      async () => {
+        events = (await api(hs, a.accessToken, 'GET', `/rooms/${encodeURIComponent(roomId)}/messages?dir=b&limit=50`))
+          .chunk;
+        // The ACK, not the push report that relates to the same event and may come first.
+        return events.find(
+          (e) =>
+            e.content?.['m.relates_to']?.event_id === sent.relay.event_id &&
+            e.content?.['org.handoff.receipt']?.kind === 'ack',
+        );
+      },
+      15_000,
+      () => `the ACK in the room; its last events: ${JSON.stringify(events.slice(0, 5).map((e) => e.content))}`,
+      100,
+    );
     const handoff = events.find((e) => e.event_id === sent.relay.event_id);
     assert.equal(handoff.type, 'm.room.message');
     assert.equal(handoff.content.msgtype, 'm.text');
@@ -230,13 +237,15 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
       `/rooms/${encodeURIComponent(snap.link!.room!)}/receipt/m.read/${encodeURIComponent(sent.relay.event_id)}`,
       {},
     );
-    const start = Date.now();
-    while (Date.now() - start < 15_000) {
-      snap = await snapshot(hubA);
-      if (snap.link!.advisoryReads[sent.message_id]?.length) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const reads = snap.link!.advisoryReads[sent.message_id];
+    const reads = await waitUntil(
+      async () => {
+        snap = await snapshot(hubA);
+        const r = snap.link!.advisoryReads[sent.message_id];
+        return r?.length ? r : undefined;
+      },
+      15_000,
+      () => `the m.read as an advisory read: ${JSON.stringify(snap.link!.advisoryReads)}`,
+    );
     assert.equal(reads?.length, 1);
     assert.equal(reads[0].user, b.userId);
     // Advisory only: the delivery itself is not "read" until a recipient session says so.
@@ -354,7 +363,13 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
       20_000,
       'every session got its messages',
     );
-    await new Promise((r) => setTimeout(r, 500)); // let any duplicate show itself
+    // A duplicate would come before a later handoff (each hub pushes in the room's order).
+    const later = await alice.ok('send_handoff', { to: ['bob@nodeB', 'carol'], body: 'shared account, later' });
+    await waitFor(
+      () => [...bobs, ...carols].every((s) => s.pushes.some((p) => p.meta.message_id === later.message_id)),
+      20_000,
+      'a later handoff at every session',
+    );
     for (const s of [...bobs, ...carols]) {
       const mine = bobs.includes(s) ? toBob : toCarol;
       const other = bobs.includes(s) ? toCarol : toBob;
@@ -491,7 +506,9 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
       20_000,
       'all handoffs sent while hub A was down',
     );
-    await new Promise((r) => setTimeout(r, 300));
+    // A second push of one would come before a later handoff (hub A pushes in the room's order).
+    const later = await bob.ok('send_handoff', { to: 'alice', body: 'after hub A is back' });
+    await waitFor(() => alice.pushes.some((p) => p.meta.message_id === later.message_id), 15_000, 'a later handoff');
     assert.ok(
       [...countPushes([alice], want).unflagged.values()].every((n) => n === 1),
       'each once',

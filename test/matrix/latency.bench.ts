@@ -16,7 +16,18 @@ import {
 } from 'matrix-js-sdk/lib/matrix.js';
 import { logger as sdkLogger } from 'matrix-js-sdk/lib/logger.js';
 import { connectAgent } from '../helpers/agent';
-import { matrixHub, snapshot, synapse, unique, user, waitPeer, type MatrixUser, type Synapse } from './world';
+import {
+  matrixHub,
+  snapshot,
+  synapse,
+  unique,
+  user,
+  waitFor,
+  waitPeer,
+  waitUntil,
+  type MatrixUser,
+  type Synapse,
+} from './world';
 // The plain-JS harness, bundled by esbuild.
 import { synapseAvailable, synapseVenvDir } from './synapse.mjs';
 
@@ -83,21 +94,21 @@ async function backlog(
       );
     await hs.restart();
     let first = 0;
-    let drainedAt = 0;
-    for (;;) {
-      const outbox = (await snapshot(hubA)).link?.outbox ?? count;
-      const now = performance.now();
-      if (!first && outbox < count) first = now;
-      if (outbox === 0) {
-        drainedAt = now;
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 100)); // a snapshot of a big backlog costs the hub too
-    }
+    let outbox = count;
+    const drainedAt = await waitUntil(
+      async () => {
+        outbox = (await snapshot(hubA)).link?.outbox ?? count;
+        const now = performance.now();
+        if (!first && outbox < count) first = now;
+        return outbox === 0 && now;
+      },
+      600_000,
+      () => `the outbox to drain (${outbox} of ${count} left)`,
+      100, // a snapshot of a big backlog costs the hub too
+    );
     const got = () => bob.pushes.filter((p) => ids.has(p.meta.message_id));
-    const deadline = Date.now() + 120_000;
-    while (new Set(got().map((p) => p.meta.message_id)).size < count && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
+    // On a timeout the lost count says what is missing.
+    await waitFor(() => new Set(got().map((p) => p.meta.message_id)).size >= count, 120_000).catch(() => undefined);
     const deliveredAt = got().length ? got().at(-1)!.at : Date.now();
     const perId = new Map<string, number>();
     for (const p of got()) perId.set(p.meta.message_id, (perId.get(p.meta.message_id) ?? 0) + 1);
@@ -152,7 +163,7 @@ async function main(): Promise<void> {
       const body = `plain ${tag} ${i}`;
       const t = performance.now();
       await C.sendMessage(plainRoom, { msgtype: 'm.text', body } as never);
-      while (!seenByD.has(body)) await new Promise((r) => setTimeout(r, 1));
+      await waitFor(() => seenByD.has(body), 30_000, `${body} at D`); // timed by the event, not by the poll
       return seenByD.get(body)! - t;
     };
 
@@ -176,7 +187,7 @@ async function main(): Promise<void> {
       const before = bob.pushes.length;
       const t = Date.now();
       const sent = await alice.ok('send_handoff', { to: 'bob', body: `latency ${tag} ${i}`, requires_ack: false });
-      while (bob.pushes.length === before) await new Promise((r) => setTimeout(r, 1));
+      await waitFor(() => bob.pushes.length > before, 30_000, `${sent.message_id} at bob`); // timed by the push
       if (bob.pushes[before].meta.message_id !== sent.message_id) throw new Error('pushed out of order');
       return bob.pushes[before].at - t;
     };

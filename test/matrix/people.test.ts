@@ -99,7 +99,19 @@ matrixSuite('Matrix: people answer from a plain client', () => {
       15_000,
       "carol's two answers at both of alice's sessions",
     );
-    await new Promise((r) => setTimeout(r, 1000)); // let a duplicate show itself
+    // A duplicate, or an answer pushed to bob, would come before a later handoff: each hub pushes
+    // what it reads in the room's order.
+    const toAlice = await bob.ok('send_handoff', { to: 'alice', body: 'a later handoff' });
+    const toBob = await alice.ok('send_handoff', { to: 'bob', body: 'a later handoff' });
+    await waitFor(
+      () =>
+        [alice, alice2].every((s) => s.pushes.some((p) => p.meta.message_id === toAlice.message_id)) &&
+        bob.pushes.some((p) => p.meta.message_id === toBob.message_id),
+      15_000,
+      "later handoffs at alice's two sessions and at bob's",
+    );
+    await alice.ok('ack', { message_id: toAlice.message_id });
+    await bob.ok('ack', { message_id: toBob.message_id });
     const ids = new Set(fromCarol(alice).map((p) => p.meta.message_id));
     assert.equal(ids.size, 2);
     for (const s of [alice, alice2]) {

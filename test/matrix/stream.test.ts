@@ -19,6 +19,7 @@ import {
   waitFor,
   waitMatrix,
   waitPeer,
+  waitUntil,
   type Synapse,
 } from './world';
 
@@ -86,19 +87,15 @@ matrixSuite('Matrix: a stream of handoffs through a homeserver outage and kill -
     agents.push(alice);
     for (; i < 3 * q; i++) await send(i);
     const outageTo = i;
-    await new Promise((r) => setTimeout(r, 1000));
+    // The restarted hub A has met the outage itself before the homeserver returns.
+    await waitMatrix(hubA, 'retrying', 30_000);
     await hs.restart();
     phase('homeserver back');
 
     // 3. Hub B is killed mid-stream and restarted; what reached the homeserver meanwhile is a gap
     //    longer than its sync window (10 events), to be backfilled.
-    const outboxEmpty = async (what: string) => {
-      const start = Date.now();
-      while ((await snapshot(hubA)).link?.outbox !== 0) {
-        if (Date.now() - start > 60_000) throw new Error(`hub A's outbox did not drain ${what}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
+    const outboxEmpty = (what: string) =>
+      waitUntil(async () => (await snapshot(hubA)).link?.outbox === 0, 60_000, `hub A's outbox to drain ${what}`, 100);
     for (; i < 4 * q; i++) await send(i);
     await outboxEmpty('before hub B is killed');
     await hubB.kill9();
@@ -126,14 +123,19 @@ matrixSuite('Matrix: a stream of handoffs through a homeserver outage and kill -
     await waitFor(() => reached() === N, 180_000).catch(() => undefined);
     // Every ACK back at the sender: nothing pending that is not acked.
     let pending: any[] = [];
-    const start = Date.now();
-    while (Date.now() - start < 120_000) {
-      pending = (await alice.ok('pending')).pending;
-      if (pending.filter((e) => want.has(e.id)).every((e) => e.recipients[0].state === 'acked')) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitUntil(
+      async () => {
+        pending = (await alice.ok('pending')).pending;
+        return pending.filter((e) => want.has(e.id)).every((e) => e.recipients[0].state === 'acked');
+      },
+      120_000,
+      'every ACK at the sender',
+      200,
+    ).catch(() => undefined); // the assertions below say which are not
     const mine = pending.filter((e) => want.has(e.id));
-    await new Promise((r) => setTimeout(r, 1000)); // let a late duplicate show itself
+    // A late duplicate would come before a later handoff: hub B pushes in the room's order.
+    const later = (await alice.ok('send_handoff', { to: 'bob', body: `stream ${tag} after the rest` })).message_id;
+    await waitFor(() => bob.pushes.some((p) => p.meta.message_id === later), 60_000, 'a later handoff');
 
     const { unflagged, flagged } = countPushes(bobs, want);
     const twice = [...unflagged].filter(([, n]) => n > 1);

@@ -130,7 +130,8 @@ function tail(file, lines = 40) {
 }
 
 const PID_FILE = 'handoff-synapse.pid';
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// This harness is plain JS, so its loops poll with their own pause rather than test/helpers/wait.ts.
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms)); // sleep: the pause between polls below
 
 /**
  * Start Synapse.
@@ -267,7 +268,7 @@ export async function startSynapse({
         throw new Error(`Synapse exited during startup (${JSON.stringify(exitInfo)})\n` + logs());
       }
       if (await reachable(url)) return;
-      await sleep(100);
+      await sleep(100); // sleep: the pause between polls of the client port
     }
     killGroup(c.pid, 'SIGKILL');
     await awaitExit(10_000);
@@ -282,7 +283,7 @@ export async function startSynapse({
   async function awaitExit(ms) {
     let timer;
     const t = new Promise((r) => {
-      timer = setTimeout(r, ms);
+      timer = setTimeout(r, ms); // sleep: not a wait: the deadline raced against the exit event
     });
     await Promise.race([exited, t]);
     clearTimeout(timer);
@@ -290,7 +291,7 @@ export async function startSynapse({
 
   async function waitGroupGone(pid, ms) {
     const deadline = Date.now() + ms;
-    while (groupAlive(pid) && Date.now() < deadline) await sleep(50);
+    while (groupAlive(pid) && Date.now() < deadline) await sleep(50); // sleep: the pause between polls
     return !groupAlive(pid);
   }
 
@@ -388,7 +389,7 @@ async function killStale(dir, baseConfig) {
   if (cmdline.includes('synapse.app.homeserver') && cmdline.includes(baseConfig)) {
     killGroup(pid, 'SIGKILL');
     const deadline = Date.now() + 5000;
-    while (existsSync(`/proc/${pid}`) && Date.now() < deadline) await sleep(50);
+    while (existsSync(`/proc/${pid}`) && Date.now() < deadline) await sleep(50); // sleep: the pause between polls
   }
 }
 

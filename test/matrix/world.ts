@@ -118,26 +118,29 @@ export async function snapshot(hub: HubProcess): Promise<Snapshot> {
 }
 
 export async function waitMatrix(hub: HubProcess, state: string, timeoutMs: number): Promise<void> {
-  const start = Date.now();
   let last: Snapshot['link'];
-  while (Date.now() - start < timeoutMs) {
-    last = (await snapshot(hub)).link;
-    if (last?.state === state) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`hub did not reach Matrix state ${state} in ${timeoutMs} ms: ${JSON.stringify(last)}\n${hub.log()}`);
+  await waitUntil(
+    async () => {
+      last = (await snapshot(hub)).link;
+      return last?.state === state;
+    },
+    timeoutMs,
+    () => `Matrix state ${state}: ${JSON.stringify(last)}\n${hub.log()}`,
+    100,
+  );
 }
 
 /** Waits until the agent's hub knows a (remote) identity: its node announced it. */
 export async function waitPeer(agent: Agent, identity: string, timeoutMs = 15_000): Promise<void> {
   let peers: string[] = [];
-  const start = Date.now();
-  while (Date.now() - start < timeoutMs) {
-    peers = (await agent.ok('list_peers')).peers.map((p: { identity: string }) => p.identity);
-    if (peers.includes(identity)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${agent.name} never learned ${identity}; peers: ${peers.join(', ')}`);
+  await waitUntil(
+    async () => {
+      peers = (await agent.ok('list_peers')).peers.map((p: { identity: string }) => p.identity);
+      return peers.includes(identity);
+    },
+    timeoutMs,
+    () => `${agent.name} to learn ${identity}; peers: ${peers.join(', ')}`,
+  );
 }
 
 /** Raw client-server API as a person's client would call it. */

@@ -6,10 +6,10 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { workspaceKey } from '../../extension/shared/paths';
 import { connectAgent } from '../helpers/agent';
 import { ROOT, startHub } from '../helpers/hubProcess';
+import { waitUntil } from '../helpers/wait';
 import { runCommand, runVsCode, statusBarItem, webviewFrame, type RunResult } from './harness.mjs';
 import { alive, hubProcesses, type HubProc } from './processes';
 import { synapse, user, type Synapse } from '../matrix/world';
@@ -97,28 +97,26 @@ describe('Handoff in a real VS Code', () => {
         timeoutMs: 100_000,
         onPage: async (page, ctx) => {
           await statusBarItem(page, 'Handoff').first().waitFor({ timeout: 30_000 });
-          const end = Date.now() + 20_000;
-          let hubs: HubProc[];
-          while ((hubs = hubProcesses(ctx.workspace)).length === 0 || !existsSync(hubs[0].socket)) {
-            if (Date.now() > end)
-              throw new Error(`no running hub with a socket for ${ctx.workspace}: ${JSON.stringify(hubs)}`);
-            await sleep(100);
-          }
+          let hubs: HubProc[] = [];
+          await waitUntil(
+            () => (hubs = hubProcesses(ctx.workspace)).length > 0 && existsSync(hubs[0].socket),
+            20_000,
+            () => `a running hub with a socket for ${ctx.workspace}: ${JSON.stringify(hubs)}`,
+            100,
+          );
           assert.equal(hubs.length, 1, 'exactly one hub for the window');
           const first = hubs[0];
           const pids0 = first.pid;
 
           // Reload: the old hub goes with the old extension host, a new one takes the same socket.
           await runCommand(page, 'Developer: Reload Window');
-          const reloaded = Date.now() + 40_000;
-          while (
-            (hubs = hubProcesses(ctx.workspace)).length !== 1 ||
-            hubs[0].pid === pids0 ||
-            !existsSync(hubs[0].socket)
-          ) {
-            if (Date.now() > reloaded) throw new Error(`after a reload: ${JSON.stringify(hubs)} (before: ${pids0})`);
-            await sleep(100);
-          }
+          await waitUntil(
+            () =>
+              (hubs = hubProcesses(ctx.workspace)).length === 1 && hubs[0].pid !== pids0 && existsSync(hubs[0].socket),
+            40_000,
+            () => `one new hub after a reload: ${JSON.stringify(hubs)} (before: ${pids0})`,
+            100,
+          );
           await page
             .locator(
               '#workbench\\.parts\\.statusbar .statusbar-item[aria-label^="Handoff: everything is acknowledged"]',
@@ -128,14 +126,13 @@ describe('Handoff in a real VS Code', () => {
           const { pid, socket } = facts;
           assert.equal(socket, first.socket, 'HANDOFF_HUB stays the same across reloads');
           await page.close();
-          const gone = Date.now() + 30_000;
-          while (alive(pid) || existsSync(socket)) {
-            if (Date.now() > gone)
-              throw new Error(
-                `after closing the window: hub ${pid} alive=${alive(pid)}, socket exists=${existsSync(socket)}`,
-              );
-            await sleep(100);
-          }
+          await waitUntil(
+            () => !alive(pid) && !existsSync(socket),
+            30_000,
+            () =>
+              `the hub gone after closing the window: hub ${pid} alive=${alive(pid)}, socket exists=${existsSync(socket)}`,
+            100,
+          );
         },
       });
       assert.equal(res.exitCode, 0, `${res.error?.stack ?? ''}\n${report(res)}`);
@@ -193,15 +190,15 @@ describe('Handoff in a real VS Code', () => {
             await agent.close();
 
             await headless.stop();
-            const end = Date.now() + 30_000;
-            while (
-              !(own = hubProcesses(ctx.workspace).find((h) => h.pid !== headless.proc.pid)) ||
-              !existsSync(own.socket)
-            ) {
-              if (Date.now() > end)
-                throw new Error('the window did not start its own hub after the shared one stopped');
-              await sleep(100);
-            }
+            own = await waitUntil(
+              () => {
+                const h = hubProcesses(ctx.workspace).find((x) => x.pid !== headless.proc.pid);
+                return h && existsSync(h.socket) && h;
+              },
+              30_000,
+              'the window to start its own hub after the shared one stopped',
+              100,
+            );
             assert.equal(own.socket, socket);
             await frame.locator('.hub-text', { hasText: `pid ${own.pid}` }).waitFor({ timeout: 15_000 });
             assert.doesNotMatch(await frame.locator('.hub-text').innerText(), /shared/);

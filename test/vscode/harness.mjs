@@ -72,6 +72,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+// Plain JS (scripts/start.mjs imports it unbundled), so its loops poll with their own pause
+// rather than test/helpers/wait.ts: each such pause is marked.
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export const CODE_SERVER_VERSION = process.env.HANDOFF_CODE_SERVER_VERSION || '4.139.1';
@@ -177,12 +179,12 @@ async function killTree(child) {
   };
   signal('SIGTERM');
   const end = Date.now() + 3000;
-  while (Date.now() < end && all.some(alive)) await sleep(50);
+  while (Date.now() < end && all.some(alive)) await sleep(50); // sleep: the pause between polls
   // Anything spawned meanwhile, plus anything that ignored SIGTERM.
   for (const p of descendants(pid)) if (!all.includes(p)) all.push(p);
   signal('SIGKILL');
   const end2 = Date.now() + 2000;
-  while (Date.now() < end2 && all.some(alive)) await sleep(50);
+  while (Date.now() < end2 && all.some(alive)) await sleep(50); // sleep: the pause between polls
 }
 
 async function waitForHttp(url, deadline, isDead) {
@@ -196,7 +198,7 @@ async function waitForHttp(url, deadline, isDead) {
       /* not yet */
     }
     if (Date.now() > deadline) throw new Error(`VS Code server did not answer at ${url}`);
-    await sleep(100);
+    await sleep(100); // sleep: the pause between polls
   }
 }
 
@@ -514,6 +516,6 @@ export async function webviewFrame(page, predicate = async () => true, timeoutMs
       }
     }
     if (Date.now() > end) throw new Error('no matching webview frame');
-    await sleep(200);
+    await sleep(200); // sleep: the pause between polls
   }
 }

@@ -1,6 +1,6 @@
 // Finding the hub process of a VS Code window from outside it, through /proc.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitUntil } from '../helpers/wait';
 
 export interface HubProc {
   pid: number;
@@ -25,14 +25,16 @@ export function hubProcesses(workspace: string): HubProc[] {
 }
 
 /** The socket of the window's hub, once the hub has made it. */
-export async function hubSocket(workspace: string, timeoutMs = 20_000): Promise<string> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const hub = hubProcesses(workspace)[0];
-    if (hub && existsSync(hub.socket)) return hub.socket;
-    if (Date.now() > end) throw new Error(`no hub socket for ${workspace}`);
-    await sleep(100);
-  }
+export function hubSocket(workspace: string, timeoutMs = 20_000): Promise<string> {
+  return waitUntil(
+    () => {
+      const hub = hubProcesses(workspace)[0];
+      return hub && existsSync(hub.socket) && hub.socket;
+    },
+    timeoutMs,
+    `a hub socket for ${workspace}`,
+    100,
+  );
 }
 
 export function alive(pid: number): boolean {

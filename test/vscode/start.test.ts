@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT, tempDir } from '../helpers/hubProcess';
+import { waitFor } from '../helpers/wait';
 import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
 import { statusBarItem } from './harness.mjs';
 import { alive } from './processes';
@@ -94,12 +95,14 @@ describe('npm start', () => {
       let tree: number[];
       try {
         const urlRe = new RegExp(`^\\s+(http://127\\.0\\.0\\.1:${port}/\\?folder=\\S+)$`, 'm');
-        const end = Date.now() + 180_000;
-        while (!urlRe.test(out)) {
-          assert.equal(exited, undefined, `npm start exited before printing the URL:\n${out}`);
-          assert.ok(Date.now() < end, `no URL after 180 s:\n${out}`);
-          await sleep(100);
-        }
+        await waitFor(
+          () => {
+            assert.equal(exited, undefined, `npm start exited before printing the URL:\n${out}`);
+            return urlRe.test(out);
+          },
+          180_000,
+          () => `the URL:\n${out}`,
+        );
         const url = urlRe.exec(out)![1];
 
         const res = await fetch(url);
@@ -133,7 +136,7 @@ describe('npm start', () => {
           await page.goto(url);
           await statusBarItem(page, 'Handoff').first().waitFor({ timeout: 60_000 });
           // Give the server the time in which it used to look for extension updates and fail.
-          await sleep(5000);
+          await sleep(5000); // sleep: proving an absence: nothing marks "would have looked by now"
         } finally {
           await browser.close();
         }
@@ -141,12 +144,11 @@ describe('npm start', () => {
         assert.ok(tree.length > 0, 'the VS Code server runs under npm start');
       } finally {
         start.kill('SIGTERM');
-        await Promise.race([exit, sleep(20_000, undefined, { ref: false })]);
+        await Promise.race([exit, sleep(20_000, undefined, { ref: false })]); // sleep: not a wait: the exit's deadline
         if (!exited) start.kill('SIGKILL');
       }
       assert.deepEqual(exited, { code: 0, signal: null }, `npm start stops cleanly on SIGTERM:\n${out}`);
-      const end = Date.now() + 10_000;
-      while (tree.some(alive) && Date.now() < end) await sleep(100);
+      await waitFor(() => !tree.some(alive), 10_000).catch(() => undefined); // the assertion says which are left
       assert.deepEqual(tree.filter(alive), [], 'no process of the server is left');
       assert.ok(await portFree(port), `port ${port} is free again`);
 

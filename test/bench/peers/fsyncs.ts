@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../helpers/hubProcess';
+import { waitFor } from '../../helpers/wait';
 
 const SYNCS = ['fsync', 'fdatasync', 'sync_file_range'];
 
@@ -16,12 +17,14 @@ export async function fsyncsPerSend(pid: number, n: number, send: (i: number) =>
   let err = '';
   strace.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<void>((r) => strace.once('exit', () => r()));
-  const start = Date.now();
-  while (!err.includes('attached')) {
-    if (strace.exitCode !== null || Date.now() - start > 10_000)
-      throw new Error(`strace did not attach to ${pid}: ${err}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor(
+    () => {
+      if (strace.exitCode !== null) throw new Error(`strace exited before it attached to ${pid}: ${err}`);
+      return err.includes('attached');
+    },
+    10_000,
+    () => `strace to attach to ${pid}: ${err}`,
+  );
   for (let i = 0; i < n; i++) await send(i);
   strace.kill('SIGINT');
   await exited;

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { stoppable } from '../../helpers/hubProcess';
+import { waitUntil } from '../../helpers/wait';
 
 const TOOLS = process.env.HANDOFF_TOOLS ?? join(homedir(), '.cache', 'handoff-tools');
 
@@ -55,16 +56,19 @@ export async function spawnServer(
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (!(await opts.ready(out))) {
-    if (proc.exitCode !== null || proc.signalCode !== null)
-      throw new Error(`${command} ${args.join(' ')} exited before it was ready:\n${out.slice(-2000)}`);
-    if (Date.now() > deadline) {
-      proc.kill('SIGKILL');
-      throw new Error(`${command} ${args.join(' ')} not ready after ${START_TIMEOUT_MS} ms:\n${out.slice(-2000)}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitUntil(
+    async () => {
+      if (proc.exitCode !== null || proc.signalCode !== null)
+        throw new Error(`${command} ${args.join(' ')} exited before it was ready:\n${out.slice(-2000)}`);
+      return opts.ready(out);
+    },
+    START_TIMEOUT_MS,
+    () => `${command} ${args.join(' ')} to be ready:\n${out.slice(-2000)}`,
+    100,
+  ).catch((e: Error) => {
+    proc.kill('SIGKILL');
+    throw e;
+  });
   return { proc, output: () => out, ...stoppable(proc) };
 }
 

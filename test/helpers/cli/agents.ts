@@ -2,7 +2,7 @@
 // Only the model endpoint and the CLI's own first-run state are configured here: registering
 // Handoff (MCP server, hooks, trust) is `handoff connect <cli>`'s job, and tests check it did.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { NODE, ROOT, tempDir } from '../hubProcess';
 
@@ -265,4 +265,20 @@ export function runAgent(h: AgentHome, workspace: string, prompt: string, opts: 
       resolve({ code, signal, stdout, stderr, durationMs: Date.now() - started, timedOut });
     });
   });
+}
+
+/**
+ * Whether a process runs whose command line holds `command`: a tool call's shell command while it
+ * runs (each CLI hands it to a shell as one argument), for a test to act during the call.
+ */
+export function commandRunning(command: string): boolean {
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(command)) return true;
+    } catch {
+      // exited while we looked
+    }
+  }
+  return false;
 }

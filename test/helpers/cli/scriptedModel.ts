@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import * as zlib from 'node:zlib';
 import { conversation, occurrences, offeredTools, type Item, type Wire } from './conversation';
 import { answer, type Move } from './wire';
+import { waitFor } from '../wait';
 
 /** What the script wants next: run a shell command, call an MCP tool by its short name, or answer text (ends the turn). */
 export type Action =
@@ -171,16 +172,6 @@ const GEMINI_SIDE_JSON = JSON.stringify({
   unproductive_state_analysis: 'none',
 });
 
-async function poll<T>(get: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const v = get();
-    if (v !== undefined) return v;
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 export async function startScriptedModel(script: Script, opts: ScriptedModelOptions = {}): Promise<ScriptedModel> {
   const serverName = opts.server ?? 'handoff';
   const maxRequests = opts.maxRequests ?? 40;
@@ -317,17 +308,11 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
     newItems,
     insertions,
     surfacings: (needle) => new Set(insertions(needle).map((x) => x.request)).size,
-    waitForRequests: (n, timeoutMs = 30_000) =>
-      poll(() => requests.length >= n || undefined, timeoutMs, `${n} model requests`).then(() => undefined),
-    waitForText: (needle, timeoutMs = 30_000) =>
-      poll(
-        () => {
-          const i = requests.findIndex((r) => r.text.includes(needle));
-          return i >= 0 ? i : undefined;
-        },
-        timeoutMs,
-        `a model request containing ${JSON.stringify(needle)}`,
-      ),
+    waitForRequests: (n, timeoutMs = 30_000) => waitFor(() => requests.length >= n, timeoutMs, `${n} model requests`),
+    waitForText: (needle, timeoutMs = 30_000) => {
+      const first = () => requests.findIndex((r) => r.text.includes(needle));
+      return waitFor(() => first() >= 0, timeoutMs, `a model request containing ${JSON.stringify(needle)}`).then(first);
+    },
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();

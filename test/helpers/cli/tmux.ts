@@ -4,6 +4,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NODE, tempDir } from '../hubProcess';
+import { waitUntil } from '../wait';
 import { CLI_BIN, trustClaudeFolder, trustGeminiFolder, type AgentHome } from './agents';
 
 export interface TmuxSession {
@@ -73,20 +74,20 @@ export function startInteractive(h: AgentHome, workspace: string, opts: Interact
     async submit(text) {
       session.type(text);
       // Enter a moment later: text and Enter in one burst reads as a paste, which Claude Code does not submit.
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, 300)); // sleep: what tells a keystroke from a paste is time, not an event
       session.keys('Enter');
     },
     screen: () => tmux('capture-pane', '-p', '-t', 'agent'),
-    async waitForScreen(pattern, timeoutMs = 20_000) {
-      const start = Date.now();
-      for (;;) {
-        const s = session.screen();
-        if (pattern.test(s)) return s;
-        if (Date.now() - start > timeoutMs)
-          throw new Error(`timed out after ${timeoutMs} ms waiting for ${pattern} on the screen:\n${s}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    },
+    waitForScreen: (pattern, timeoutMs = 20_000) =>
+      waitUntil(
+        () => {
+          const s = session.screen();
+          return pattern.test(s) && s;
+        },
+        timeoutMs,
+        () => `${pattern} on the screen:\n${session.screen()}`,
+        100,
+      ),
     exited: () => tmux('display-message', '-p', '-t', 'agent', '#{pane_dead}').trim() === '1',
     kill() {
       try {
