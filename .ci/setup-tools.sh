@@ -13,7 +13,7 @@ mkdir -p "$TOOLS"
 declare -A untested=(
   [setup-vscode]="the editor suites (test/vscode), the npm start smoke test and the end-to-end suites (test/e2e)"
   [setup-synapse]="the Matrix suites (test/matrix), the editor's Matrix suite and the Connect Matrix end-to-end test"
-  [setup-agents]="the idle interactive Claude Code test (test/agents/idle.test.ts)"
+  [setup-agents]="the idle sessions in tmux (test/agents/wake.test.ts, test/integration/wake.test.ts)"
 )
 # Both at once: the VS Code server's native builds keep the CPU busy, Synapse mostly downloads.
 declare -A pids
