@@ -2,7 +2,7 @@
 // acknowledged what, and offer to show it or chase it.
 import * as vscode from 'vscode';
 import type { LedgerEntry } from '../protocol/views';
-import { inertLinks } from './format';
+import { inertLinks } from './inertLinks';
 
 export function overdueText(items: LedgerEntry[]): string {
   if (items.length > 1) return `Handoff: ${items.length} handoffs went past their SLA without an ACK.`;

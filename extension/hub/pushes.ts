@@ -94,7 +94,7 @@ export class Pushes {
     await committing;
     const admitted = sent.flatMap((m) => this.deps.hotOf(m.id) ?? []);
     o.beforeArrive?.(admitted);
-    return new Map(admitted.map((hot) => [hot.message.id, this.arrive(hot)]));
+    return new Map(admitted.map((hot) => [hot.message.id, this.pushNew(hot)]));
   }
 
   /** The push intent for a new message: one `offered` per recipient with a live session, to commit with the message itself. */
@@ -105,7 +105,7 @@ export class Pushes {
   }
 
   /** A new message to every live session of each local recipient; sessions reached by recipient. */
-  private arrive(hot: HotMessage): Map<string, number> {
+  private pushNew(hot: HotMessage): Map<string, number> {
     const reached = new Map<string, number>();
     for (const r of hot.message.recipients) reached.set(r, this.toIdentity(r, hot, 'live'));
     this.deps.arrived(hot.message.recipients);

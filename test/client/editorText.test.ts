@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { codexServerTable, upsertTable } from '../../extension/shared/connect/codexToml';
 import { describeResult, recipientPicks } from '../../extension/client/commands/sendText';
-import { inertLinks } from '../../extension/client/format';
+import { inertLinks } from '../../extension/client/inertLinks';
 import { panelModel } from '../../extension/client/panel/model';
 import { statusView } from '../../extension/client/statusView';
 import type { LedgerEntry, Snapshot } from '../../extension/protocol/views';

@@ -3,7 +3,7 @@
 import type { PersonInboxItem, PersonView, Snapshot } from '../../protocol/views';
 import type { QuickPickItem } from 'vscode';
 import { clock, plural } from '../../shared/format';
-import { inertLinks } from '../format';
+import { inertLinks } from '../inertLinks';
 
 export function personView(snapshot: Snapshot | undefined, identity: string): PersonView | undefined {
   return snapshot?.people?.find((p) => p.identity === identity);

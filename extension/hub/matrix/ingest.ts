@@ -12,7 +12,7 @@ import { classify, type Homeserver, type JoinedRoom, type RawEvent, type SyncRes
 import type { NodeBindings } from './binding';
 import type { Drops } from './drops';
 import { verifyWire } from './keys';
-import { personReaction, personReply, type PeopleContext, type PersonOutcome } from './people';
+import { personReaction, personReply, type PeopleContext, type PersonOutcome } from './personEvents';
 import {
   BATCH_KEY,
   HANDOFF_KEY,
