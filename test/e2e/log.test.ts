@@ -10,6 +10,7 @@ import { ROOT } from '../helpers/hubProcess';
 import { runCommand, runVsCode, statusBarItem } from '../vscode/harness.mjs';
 import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
 import { hubSocket } from '../vscode/processes';
+import { waitUntil } from '../helpers/wait';
 
 const missing = vscodeMissing();
 announce('the Show Log end-to-end test', missing);
@@ -43,6 +44,12 @@ describe('Handoff: Show Log in a real VS Code', () => {
           onPage: async (page, ctx) => {
             await statusBarItem(page, 'Handoff').first().waitFor({ timeout: 30_000 });
             const builder = await connectAgent({ socket: await hubSocket(ctx.workspace), name: 'builder' });
+            // The window says who sits at it once its hub runs: the person is addressable from then on.
+            await waitUntil(
+              async () => (await builder.ok('list_peers')).peers.some((p: any) => p.identity === 'maria' && p.person),
+              30_000,
+              'maria in list_peers',
+            );
             await builder.ok('send_handoff', { to: 'maria', body: 'The release notes are drafted; please read them.' });
             await builder.close();
             await waitFor(() => /\(builder\) detached/.test(handoffLog(ctx.tempDir)), 20_000, 'the detach line');
