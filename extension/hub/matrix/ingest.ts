@@ -99,11 +99,14 @@ export class Ingest {
       },
     };
     let failures = 0;
+    // The first sync of a run returns at once: a long poll from a saved position would keep a
+    // restarted hub 'connecting' until the room next changes.
+    let caughtUp = false;
     while (!this.abort.signal.aborted) {
       const since = this.restart ? undefined : this.hub.state.relay?.since;
       let res: SyncResponse;
       try {
-        res = await this.hs.sync(since, filter, since ? POLL_MS : 0, this.abort.signal);
+        res = await this.hs.sync(since, filter, since && caughtUp ? POLL_MS : 0, this.abort.signal);
       } catch (e) {
         if (this.abort.signal.aborted) return;
         const f = classify(e);
@@ -129,6 +132,7 @@ export class Ingest {
       try {
         await this.take(res);
         this.restart = false;
+        caughtUp = true;
         this.hooks.onSynced();
       } catch (e) {
         if (this.abort.signal.aborted) return;
