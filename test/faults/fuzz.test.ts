@@ -123,6 +123,7 @@ describe('fuzzing every boundary of the hub', () => {
           s.on('error', () => resolve());
           s.on('connect', () => {
             s.write(`${JSON.stringify(h)}\n${lines.join('\n')}\n`);
+            // sleep: the scenario: a client that writes its lines and leaves a moment later
             setTimeout(() => {
               s.destroy();
               resolve();

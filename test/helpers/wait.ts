@@ -19,7 +19,7 @@ export async function waitFor(cond: () => boolean, timeoutMs = 10_000, what: Wha
   const start = Date.now();
   while (!cond()) {
     if (Date.now() - start > timeoutMs) throw timedOut(timeoutMs, what);
-    await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 10)); // sleep: the pause between polls
   }
 }
 
@@ -38,6 +38,6 @@ export async function waitUntil<T>(
     const v = await probe();
     if (v !== undefined && v !== null && v !== false) return v;
     if (Date.now() - start > timeoutMs) throw timedOut(timeoutMs, what);
-    await new Promise((r) => setTimeout(r, pollMs));
+    await new Promise((r) => setTimeout(r, pollMs)); // sleep: the pause between polls
   }
 }

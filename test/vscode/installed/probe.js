@@ -10,7 +10,7 @@ async function eventually(what, cond, ms = 30000) {
     const v = await cond();
     if (v) return v;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 5)); // sleep: the pause between polls
   }
 }
 
