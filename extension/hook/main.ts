@@ -12,6 +12,7 @@ import { LineBuffer } from '../shared/lines';
 import { hubSockets } from '../shared/discovery';
 import { canonical, findWorkspace } from '../shared/paths';
 import { attentionText, hookOutput, PHASES } from './shapes';
+import { fromVsCodeAgent } from './vsCodeAgent';
 
 /** Whole budget of a hook on the agent's hot path, hub answer included. */
 const BUDGET_MS = 120;
@@ -145,7 +146,7 @@ export async function runHook(argv: string[]): Promise<number> {
   if (!phase || !identity) return 0;
   // VS Code's own agent runs the Claude-format hooks of .claude/settings*.json too, with its own
   // payload: those turns are not the Claude Code session's, and nothing is surfaced for them.
-  // Claude Code marks every process it starts with CLAUDECODE=1.
+  // Claude Code marks every process it starts with CLAUDECODE=1; the payload is checked below.
   if (cli === 'claude' && process.env.CLAUDECODE !== '1') {
     trace({ cli, event, outcome: 'not claude code' });
     return 0;
@@ -159,6 +160,11 @@ export async function runHook(argv: string[]): Promise<number> {
     }, BUDGET_MS).unref();
   }
   const input = await readStdin();
+  // A VS Code started from a Claude Code session inherits CLAUDECODE=1: its payload still tells.
+  if (cli === 'claude' && fromVsCodeAgent(input)) {
+    trace({ cli, event, outcome: 'not claude code', by: 'payload' });
+    return 0;
+  }
   const env = arg(argv, '--hub') ? { ...process.env, HANDOFF_HUB: arg(argv, '--hub') } : process.env;
   const cwd = typeof input.cwd === 'string' ? input.cwd : process.cwd();
   // Where the hub may be is read anew for each try: a restarted hub may listen elsewhere.

@@ -61,6 +61,8 @@ export interface HubOptions {
   store?: Pick<JournalOptions, 'fs' | 'minCheckpointBytes' | 'checkpointAtBytes' | 'checkpointBehind'>;
   /** How wakes reach an idle agent's terminal (tmux by default); tests count what is typed. */
   pane?: Pane;
+  /** How long a wake waits after someone typed in the agent's tmux session (10 s by default). */
+  wakeQuietMs?: number;
 }
 
 export class Hub {
@@ -105,6 +107,7 @@ export class Hub {
       now,
       log,
       pane: options.pane,
+      quietMs: options.wakeQuietMs,
     }));
     const attention = (this.attention = new Attention({
       page: (identity, ids) => journal.mail.openAmong(journal.state, identity, ids),

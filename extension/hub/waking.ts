@@ -40,6 +40,8 @@ export interface WakingDeps {
   now(): number;
   log: Log;
   pane?: Pane;
+  /** How long after input in the pane's tmux session a wake waits (QUIET_MS; tests shorten it). */
+  quietMs?: number;
 }
 
 /** The prompt typed into the pane: who sent what is waiting, and where to look. */
@@ -54,9 +56,11 @@ export class Waking {
   private readonly rests = new Map<string, Promise<PaneLook | undefined>>();
   private readonly retries = new Map<string, NodeJS.Timeout>();
   private readonly nudging = new Set<string>();
+  private readonly quietMs: number;
 
   constructor(private readonly deps: WakingDeps) {
     this.pane = deps.pane ?? { lookAt, typeLine };
+    this.quietMs = deps.quietMs ?? QUIET_MS;
   }
 
   /** Whether an idle session of this CLI in this terminal would be woken now. */
@@ -90,7 +94,12 @@ export class Waking {
         .filter((h) => !h.deliveries[t.identity]?.wakes?.some((w) => w.session === t.key));
       if (items.length === 0) return;
       const why = await this.refusal(t);
-      if (why === 'input') return this.retryLater(t, begin);
+      if (why === 'input') {
+        this.deps.log(
+          `waiting to wake ${t.identity} (${t.cli}) in tmux pane ${t.terminal.pane}: someone typed there lately`,
+        );
+        return this.retryLater(t, begin);
+      }
       if (why) return this.deps.log(`did not wake ${t.identity} (${t.cli}) in tmux pane ${t.terminal.pane}: ${why}`);
       if (!begin()) return;
       await this.pane.typeLine(t.terminal, wakeText(items));
@@ -113,7 +122,7 @@ export class Waking {
     if (!rest) return 'its pane was not seen at rest since its turn ended';
     const now = await this.pane.lookAt(t.terminal);
     if (now.unusable) return 'the pane is in copy mode or its program has exited';
-    if (this.deps.now() - now.inputAt < QUIET_MS) return 'input';
+    if (this.deps.now() - now.inputAt < this.quietMs) return 'input';
     if (now.cursor !== rest.cursor || now.screen !== rest.screen)
       return 'the pane changed since the turn ended (a draft in its prompt?)';
     return undefined;
@@ -124,7 +133,7 @@ export class Waking {
     const timer = setTimeout(() => {
       this.retries.delete(t.key);
       void this.nudge(t, begin);
-    }, QUIET_MS);
+    }, this.quietMs);
     timer.unref();
     this.retries.set(t.key, timer);
   }

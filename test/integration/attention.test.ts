@@ -3,6 +3,7 @@
 // `surfaced` with session, path and time, and a hook with no hub, or a hub that never answers,
 // returns at once with nothing.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -90,6 +91,7 @@ describe('attention: hooks surface handoffs once per session', () => {
       cwd: hub.workspace,
       sessionId: 'vscode-chat-1',
       hookEventName: 'PostToolUse',
+      transcript_path: join(hub.workspace, 'transcript.json'),
       tool_name: 'editFiles',
     };
     const inVsCode = await runHook(['claude', 'PostToolUse', '--name', 'bob'], vscodeInput, {
@@ -99,10 +101,29 @@ describe('attention: hooks surface handoffs once per session', () => {
     });
     assert.equal(inVsCode.code, 0);
     assert.equal(inVsCode.stdout, '', "nothing printed into VS Code's agent");
+    // A VS Code started from inside a Claude Code session inherits CLAUDECODE=1: the payload tells.
+    const trace = join(tempDir('vscode-trace'), 'trace.jsonl');
+    const inheritedEnv = await runHook(['claude', 'PostToolUse', '--name', 'bob'], vscodeInput, {
+      HANDOFF_HUB: hub.socket,
+      CLAUDECODE: '1',
+      VSCODE_PID: '4242',
+      HANDOFF_HOOK_TRACE: trace,
+    });
+    assert.equal(inheritedEnv.code, 0);
+    assert.equal(inheritedEnv.stdout, '', "nothing printed into VS Code's agent under an inherited CLAUDECODE=1");
+    assert.deepEqual(
+      readFileSync(trace, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).outcome),
+      ['not claude code'],
+      'the hook never asked the hub',
+    );
     assert.equal((await alice.ok('get_receipts', { message_id: sent.message_id })).deliveries[0].surfaced.length, 0);
     const inClaude = await hook('claude', 'PostToolUse', 'S-vscode-check');
     assert.ok(context(inClaude)?.includes(sent.message_id), "Claude Code's own hook still gets it");
-    await receiptsOnceSurfaced(sent.message_id, 1);
+    const receipts = await receiptsOnceSurfaced(sent.message_id, 1);
+    assert.equal(receipts.deliveries[0].surfaced.length, 1, "surfaced once, by Claude Code's hook alone");
   });
 
   it('two sessions of one identity each get their own copy, the second flagged as seen before', async () => {

@@ -1,9 +1,10 @@
 // Waking an idle session in tmux, against a real tmux server: the pane runs a stand-in CLI that
 // records every line typed into it, so the test counts wakes exactly. The hub types only into a
 // session whose turn has ended, once per handoff, never over a draft, and not when the editor's
-// setting is off; the wake is journaled apart from `surfaced`, which only a hook writes.
+// setting is off, nor while someone types in the pane's session; the wake is journaled apart from
+// `surfaced`, which only a hook writes.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -12,7 +13,66 @@ import type { HookHello, HookTerminal } from '../../extension/protocol/hook';
 import { tmuxAvailable } from '../helpers/cli/tmux';
 import { tempDir } from '../helpers/hubProcess';
 import { skipOrFail, whyMissing } from '../helpers/skip.mjs';
-import { waitFor } from '../helpers/wait';
+import { waitFor, waitUntil } from '../helpers/wait';
+
+/** A tmux server on its own socket whose one pane runs a stand-in CLI, and a hub that may type into it. */
+async function paneAndHub(dir: string, cleanup: (() => unknown)[], options: { wakeQuietMs?: number } = {}) {
+  const typed = join(dir, 'typed.txt');
+  const cli = join(dir, 'cli.sh');
+  // A prompt, then each line typed is recorded: what the hub typed, exactly, and how often.
+  writeFileSync(
+    cli,
+    `#!/bin/sh\nwhile printf '> ' && IFS= read -r line; do printf '%s\\n' "$line" >> '${typed}'; done\n`,
+    {
+      mode: 0o755,
+    },
+  );
+  const socket = join(dir, 'tmux.sock');
+  const tmux = (...args: string[]) => execFileSync('tmux', ['-S', socket, ...args], { encoding: 'utf8' });
+  tmux('new-session', '-d', '-s', 'agent', '-x', '120', '-y', '30', cli);
+  cleanup.push(() => tmux('kill-server'));
+  const terminal: HookTerminal = {
+    kind: 'tmux',
+    socket,
+    pane: tmux('display-message', '-p', '-t', 'agent', '#{pane_id}').trim(),
+  };
+  const lines = () => (existsSync(typed) ? readFileSync(typed, 'utf8').split('\n').filter(Boolean) : []);
+
+  const logs: string[] = [];
+  const hub = new Hub({
+    workspace: join(dir, 'ws'),
+    storeDir: join(dir, 'store'),
+    node: 'wake',
+    log: (l) => logs.push(l),
+    ...options,
+  });
+  await hub.start();
+  cleanup.push(() => hub.close());
+  for (const name of ['alice', 'carol', 'bob']) await hub.remember(name);
+  /** A hook of bob's TUI; `shown` false: cut off by its time budget before its CLI printed it. */
+  const hook = async (phase: HookHello['phase'], event: string, shown = true) => {
+    const claim = await hub.attention.hook(
+      {
+        handoff: 1,
+        kind: 'hook',
+        cli: 'codex',
+        phase,
+        event,
+        identity: 'bob',
+        session: 'tui-1',
+        ancestors: [],
+        terminal,
+      },
+      () => undefined,
+    );
+    await claim.settle(shown);
+    return claim.answer.items.map((i) => i.id);
+  };
+  const send = async (from: string, body: string) =>
+    hub.send({ identity: from, session: `${from}-s`, node: 'wake' }, { to: ['bob'], body });
+  const receipts = (id: string) => hub.state.hot[id].deliveries.bob;
+  return { tmux, terminal, lines, logs, hub, hook, send, receipts };
+}
 
 describe('waking an idle session in its tmux pane', () => {
   const cleanup: (() => unknown)[] = [];
@@ -25,60 +85,7 @@ describe('waking an idle session in its tmux pane', () => {
     { timeout: 60_000 },
     async (t) => {
       if (!tmuxAvailable()) return skipOrFail(t, whyMissing('setup-agents', 'tmux'));
-      const dir = tempDir('wake');
-      const typed = join(dir, 'typed.txt');
-      const cli = join(dir, 'cli.sh');
-      // A prompt, then each line typed is recorded: what the hub typed, exactly, and how often.
-      writeFileSync(
-        cli,
-        `#!/bin/sh\nwhile printf '> ' && IFS= read -r line; do printf '%s\\n' "$line" >> '${typed}'; done\n`,
-        {
-          mode: 0o755,
-        },
-      );
-      const socket = join(dir, 'tmux.sock');
-      const tmux = (...args: string[]) => execFileSync('tmux', ['-S', socket, ...args], { encoding: 'utf8' });
-      tmux('new-session', '-d', '-s', 'agent', '-x', '120', '-y', '30', cli);
-      cleanup.push(() => tmux('kill-server'));
-      const terminal: HookTerminal = {
-        kind: 'tmux',
-        socket,
-        pane: tmux('display-message', '-p', '-t', 'agent', '#{pane_id}').trim(),
-      };
-      const lines = () => (existsSync(typed) ? readFileSync(typed, 'utf8').split('\n').filter(Boolean) : []);
-
-      const logs: string[] = [];
-      const hub = new Hub({
-        workspace: join(dir, 'ws'),
-        storeDir: join(dir, 'store'),
-        node: 'wake',
-        log: (l) => logs.push(l),
-      });
-      await hub.start();
-      cleanup.push(() => hub.close());
-      for (const name of ['alice', 'carol', 'bob']) await hub.remember(name);
-      /** A hook of bob's TUI; `shown` false: cut off by its time budget before its CLI printed it. */
-      const hook = async (phase: HookHello['phase'], event: string, shown = true) => {
-        const claim = await hub.attention.hook(
-          {
-            handoff: 1,
-            kind: 'hook',
-            cli: 'codex',
-            phase,
-            event,
-            identity: 'bob',
-            session: 'tui-1',
-            ancestors: [],
-            terminal,
-          },
-          () => undefined,
-        );
-        await claim.settle(shown);
-        return claim.answer.items.map((i) => i.id);
-      };
-      const send = async (from: string, body: string) =>
-        hub.send({ identity: from, session: `${from}-s`, node: 'wake' }, { to: ['bob'], body });
-      const receipts = (id: string) => hub.state.hot[id].deliveries.bob;
+      const { tmux, terminal, lines, logs, hub, hook, send, receipts } = await paneAndHub(tempDir('wake'), cleanup);
 
       // Bob's turn ends: idle, at rest.
       await hook('start', 'SessionStart');
@@ -136,6 +143,52 @@ describe('waking an idle session in its tmux pane', () => {
       assert.equal(lines()[3], 'New handoffs from alice, carol — check your Handoff inbox');
       assert.deepEqual(await hook('prompt', 'UserPromptSubmit'), [off.message_id, six.message_id]);
       assert.equal(lines().length, 4);
+    },
+  );
+
+  it(
+    'waits while someone types in the pane, then types one wake once it has been quiet',
+    { timeout: 60_000 },
+    async (t) => {
+      if (!tmuxAvailable()) return skipOrFail(t, whyMissing('setup-agents', 'tmux'));
+      const quietMs = 3000;
+      const { tmux, terminal, lines, logs, hook, send, receipts } = await paneAndHub(tempDir('wake-input'), cleanup, {
+        wakeQuietMs: quietMs,
+      });
+      // A person at the pane: a real tmux client attached to its session, on a terminal of its own
+      // (script gives it one); what is written to it is typed at the keyboard, and tmux records it
+      // as that client's activity.
+      const person = spawn('script', ['-qfc', `tmux -S '${terminal.socket}' attach -t agent`, '/dev/null'], {
+        env: { ...process.env, TERM: 'xterm' },
+        stdio: ['pipe', 'ignore', 'ignore'],
+      });
+      cleanup.push(() => person.kill());
+      await waitUntil(() => tmux('list-clients', '-F', '#{client_name}').trim(), 10_000, 'the person attached');
+      const prompt = () => tmux('display-message', '-p', '-t', terminal.pane, '#{cursor_x}').trim();
+      await waitUntil(() => prompt() === '2', 10_000, 'the prompt drawn');
+
+      // They type a character and rub it out: the pane looks as before, but someone is at it.
+      const typedAt = Date.now();
+      person.stdin.write('x');
+      await waitUntil(() => prompt() === '3', 10_000, 'the keystroke reached the pane');
+      person.stdin.write('\x7f');
+      await waitUntil(() => prompt() === '2', 10_000, 'the keystroke rubbed out');
+
+      // Bob's turn ends and a handoff arrives: idle, at rest, no draft, but input is recent.
+      await hook('start', 'SessionStart');
+      const a = await send('alice', 'while the person types');
+      await waitFor(() => logs.some((l) => l.includes('someone typed there lately')), 10_000, 'the wake put off');
+      assert.equal(lines().length, 0, 'nothing typed while someone is at the pane');
+      assert.equal(receipts(a.message_id).wakes, undefined);
+
+      // Quiet since: one wake, typed only once the quiet time has passed since the keystroke.
+      await waitFor(() => lines().length === 1, quietMs + 10_000, 'the wake once the pane went quiet');
+      assert.deepEqual(lines(), ['New handoff from alice — check your Handoff inbox']);
+      await waitFor(() => (receipts(a.message_id).wakes?.length ?? 0) === 1, 5000, 'the wake journaled');
+      const wokenAfter = receipts(a.message_id).wakes![0].at - typedAt;
+      assert.ok(wokenAfter >= quietMs, `woken ${wokenAfter} ms after the keystroke, before ${quietMs} ms of quiet`);
+      assert.deepEqual(await hook('prompt', 'UserPromptSubmit'), [a.message_id], 'its prompt hook shows it');
+      assert.equal(lines().length, 1, 'one wake, not one per try');
     },
   );
 });
