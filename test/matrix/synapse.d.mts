@@ -26,4 +26,6 @@ export function startSynapse(opts: {
   startTimeoutMs?: number;
   extraConfig?: Record<string, unknown>;
   venv?: string;
+  /** Federate with other test homeservers on loopback (named 127.0.0.1:<federation port>). */
+  federation?: boolean;
 }): Promise<StartedSynapse>;

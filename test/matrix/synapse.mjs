@@ -143,6 +143,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms)); // sleep: the pause
  * @param {string} [o.serverName='localhost'] only used when the config is first generated
  * @param {number} [o.startTimeoutMs=90000]
  * @param {object} [o.extraConfig] more top-level keys for the override config (replace whole keys)
+ * @param {boolean} [o.federation=false] federate with other test homeservers on loopback, as
+ *        Synapse's own demo/start.sh does: the server is named 127.0.0.1:<federation port> (so
+ *        o.serverName is ignored), a self-signed TLS listener serves federation there, and
+ *        certificates are not verified. Chosen when the data dir is first made, kept by restart().
  * @param {string} [o.venv]     Synapse venv (default synapseAvailable())
  */
 export async function startSynapse({
@@ -153,6 +157,7 @@ export async function startSynapse({
   startTimeoutMs = 90_000,
   extraConfig = {},
   venv,
+  federation = false,
 } = {}) {
   if (!dir) throw new Error('startSynapse: dir is required');
   venv = venv || synapseAvailable();
@@ -167,6 +172,31 @@ export async function startSynapse({
   const stdioLog = path.join(dir, 'synapse.stdio.log');
   const synapseLog = path.join(dir, 'homeserver.log');
 
+  const fedMarker = path.join(dir, 'federation-port');
+  if (federation && !existsSync(baseConfig)) {
+    const fedPort = await freePort();
+    serverName = `127.0.0.1:${fedPort}`;
+    writeFileSync(fedMarker, `${fedPort}\n`);
+    await runOnce(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-keyout',
+        'tls.key',
+        '-out',
+        'tls.crt',
+        '-days',
+        '30',
+        '-nodes',
+        '-subj',
+        '/O=handoff-test',
+      ],
+      dir,
+    );
+  }
   if (!existsSync(baseConfig)) {
     await runOnce(
       python,
@@ -190,6 +220,7 @@ export async function startSynapse({
 
   port = port || (await freePort());
   const secret = randomBytes(24).toString('hex');
+  const fed = existsSync(fedMarker) ? federationConfig(dir, Number(readFileSync(fedMarker, 'utf8'))) : undefined;
   const override = {
     listeners: [
       {
@@ -200,7 +231,9 @@ export async function startSynapse({
         x_forwarded: false,
         resources: [{ names: ['client'], compress: false }],
       },
+      ...(fed?.listeners ?? []),
     ],
+    ...fed?.config,
     registration_shared_secret: secret,
     trusted_key_servers: [],
     suppress_key_server_warning: true,
@@ -391,6 +424,31 @@ async function killStale(dir, baseConfig) {
     const deadline = Date.now() + 5000;
     while (existsSync(`/proc/${pid}`) && Date.now() < deadline) await sleep(50); // sleep: the pause between polls
   }
+}
+
+// Loopback federation for tests only: self-signed certificates, not verified, private addresses
+// allowed. Never a production setting.
+function federationConfig(dir, fedPort) {
+  return {
+    listeners: [
+      {
+        port: fedPort,
+        bind_addresses: ['127.0.0.1'],
+        type: 'http',
+        tls: true,
+        resources: [{ names: ['federation'], compress: false }],
+      },
+    ],
+    config: {
+      tls_certificate_path: path.join(dir, 'tls.crt'),
+      tls_private_key_path: path.join(dir, 'tls.key'),
+      federation_verify_certificates: false,
+      use_insecure_ssl_client_just_for_testing_do_not_use: true,
+      // Loopback is on the default block list, and the allow list does not reach every federation
+      // client in 1.163 (a request to an IP-literal server name is checked against the block list alone).
+      ip_range_blacklist: [],
+    },
+  };
 }
 
 async function reachable(url) {
