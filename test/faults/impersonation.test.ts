@@ -16,6 +16,7 @@ import { connectControl, type ControlClient } from '../../extension/shared/contr
 import { connectAgent, waitFor, type Agent } from '../helpers/agent';
 import { DIST, NODE, tempDir } from '../helpers/hubProcess';
 import { rawAgent } from '../helpers/rawAgent';
+import { waitUntil } from '../helpers/wait';
 
 function cli(
   args: string[],
@@ -29,13 +30,13 @@ function cli(
 }
 
 /** One hook exchange on the socket, as dist/hook.js does it: hello, the reply line, the answer line. */
-function hookAsk(socket: string, identity: string, ancestors: number[]): Promise<any> {
+function hookAsk(socket: string, identity: string, ancestors: number[], session = 'forged'): Promise<any> {
   return new Promise((resolve, reject) => {
     const s = createConnection(socket);
     let buf = '';
     s.on('connect', () =>
       s.write(
-        `${JSON.stringify({ handoff: 1, kind: 'hook', cli: 'claude', phase: 'tool', event: 'PostToolUse', identity, session: 'forged', ancestors })}\n`,
+        `${JSON.stringify({ handoff: 1, kind: 'hook', cli: 'claude', phase: 'tool', event: 'PostToolUse', identity, session, ancestors })}\n`,
       ),
     );
     s.on('data', (d) => {
@@ -145,6 +146,28 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
     );
     dave.close();
     assert.deepEqual((await bobDelivery()).surfaced, [], 'nothing surfaced');
+  });
+
+  it("a hook under dave's agent cannot surface erin's handoffs when erin has no live session either; her own CLI's hook can", async () => {
+    await (await connectAgent({ socket, name: 'erin' })).close();
+    const toErin = (await alice.ok('send_handoff', { to: 'erin', body: 'for erin only' })).message_id;
+    const erinSurfaced = async () =>
+      (await alice.ok('get_receipts', { message_id: toErin })).deliveries[0].surfaced as unknown[];
+    const dave = await rawAgent(socket, { identity: 'dave', agentPid: 4_000_002 });
+    await dave.initialize();
+    await waitFor(() => hubLog.split('attached as dave').length > 2, 5000, 'dave live again');
+    const underDave = await hookAsk(socket, 'erin', [4_000_100, 4_000_002], 'erin-forged');
+    assert.match(
+      underDave.error ?? '',
+      /This hook runs under the agent session of dave, not erin.*Nothing was surfaced/,
+      JSON.stringify(underDave),
+    );
+    assert.deepEqual(await erinSurfaced(), [], 'nothing surfaced for erin');
+    dave.close();
+    // erin's CLI, its bridge not live yet: its hook runs under no live agent and still surfaces.
+    const own = await hookAsk(socket, 'erin', [4_000_200], 'erin-own');
+    assert.equal(own.items?.[0]?.id, toErin, JSON.stringify(own));
+    await waitUntil(async () => (await erinSurfaced()).length === 1, 5000, "erin's own surfacing journaled");
   });
 
   it('the legitimate paths still work, and each receipt says which channel wrote it', async () => {
