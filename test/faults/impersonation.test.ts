@@ -11,7 +11,7 @@ import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
-import { call, PresenceRequest, ReceiptRequest, SendRequest } from '../../extension/protocol/control';
+import { call, MessageRequest, PresenceRequest, ReceiptRequest, SendRequest } from '../../extension/protocol/control';
 import { connectControl, type ControlClient } from '../../extension/shared/controlClient';
 import { connectAgent, waitFor, type Agent } from '../helpers/agent';
 import { DIST, NODE, tempDir } from '../helpers/hubProcess';
@@ -184,5 +184,32 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
     const m = (await alice.ok('get_receipts', { message_id: toMaria })).deliveries[0];
     assert.equal(m.receipts[0].channel, 'editor');
     assert.equal(m.receipts[0].by, 'maria');
+  });
+
+  it("no client but the session itself is shown a live session's key: status, snapshots and message views carry its label", async () => {
+    const keys = await Promise.all(
+      [alice, bob].map(async (a) => (await a.ok('whoami')) as { session: string; session_label: string }),
+    );
+    const status = await cli(['status', '--hub', socket, '--json']);
+    assert.ok(status.stdout.trim(), status.stderr);
+    const snapshot = JSON.parse(status.stdout) as { sessions: { label: string; identity: string }[] };
+    const view = JSON.stringify(await call(control.connection, MessageRequest, { id }));
+    for (const { session, session_label } of keys) {
+      assert.ok(!status.stdout.includes(session), `handoff status --json shows the key ${session}`);
+      assert.ok(!view.includes(session), `the control message view shows the key ${session}`);
+      assert.ok(
+        snapshot.sessions.some((s) => s.label === session_label),
+        `${session_label} listed`,
+      );
+    }
+    assert.ok(view.includes(keys[0].session_label), 'the message names its sending session by label');
+    // A label reads as itself (another node's records arrive by label), so no key may look like one.
+    const posing = await rawAgent(socket, { identity: 'frank', session: keys[1].session_label });
+    await posing.initialize();
+    posing.request(1, 'tools/call', { name: 'whoami', arguments: {} });
+    const who = (await posing.response(1)).result.structuredContent;
+    posing.close();
+    assert.equal(who.identity, 'frank');
+    assert.notEqual(who.session, keys[1].session_label, 'a label is not taken as a key');
   });
 });
