@@ -28,7 +28,8 @@ export function runHook(
   // Every bridge a test spawns has this test process as its agent, so a hook it spawns runs under
   // all of them. 'own' runs the hook as a CLI with no live agent session here would: `setsid -f`
   // forks and its parent exits at once, so the hook's ancestry no longer reaches this process.
-  // The code is then the fork's (0), not the hook's.
+  // The code is then the fork's (0), not the hook's, and killAfterMs cannot reach the hook: use it
+  // for hooks that end by themselves (not an idle waiter).
   const [command, argv] =
     tree === 'own'
       ? ['setsid', ['-f', NODE, join(DIST, 'hook.js'), ...args]]
