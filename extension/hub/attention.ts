@@ -94,9 +94,9 @@ export class Attention {
 
   /**
    * The surfacing session: the agent's MCP session whose agent process the hook runs under. A hook
-   * under another identity's agent is refused for an identity whose own session runs elsewhere.
-   * Otherwise a hook keeps a session of its own (a CLI whose bridge is not connected, or whose
-   * ancestry the hook cannot read).
+   * under another identity's agent is refused, whether or not the identity it names is live: its
+   * output goes into that agent's model, not the named one's. A hook under no live agent keeps a
+   * session of its own (a CLI whose bridge is not connected yet, or whose ancestry it cannot read).
    */
   private async sessionKey(h: HookHello, cliSession: string): Promise<string> {
     const under = this.deps.sessions.all().filter((s) => s.agentPid && h.ancestors.includes(s.agentPid));
@@ -105,8 +105,8 @@ export class Attention {
       await this.join(h.identity, cliSession, own.key);
       return own.key;
     }
-    // Under another identity's agent, asking for one whose session runs elsewhere: not its to surface.
-    if (under.length > 0 && this.deps.sessions.count(h.identity) > 0) {
+    // Under another identity's agent: not its to surface, live or not (nothing is recorded).
+    if (under.length > 0) {
       const whose = [...new Set(under.map((s) => s.identity))].join(', ');
       throw new BusError(
         'not_your_channel',

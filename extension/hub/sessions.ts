@@ -4,12 +4,20 @@ import type { HookTerminal } from '../protocol/hook';
 import { createHash } from 'node:crypto';
 import type { PushKind } from './bus/model';
 
+const LABEL = /^s-[0-9a-f]{12}$/;
+
+/** A label, not a key: the hub takes no key of this shape (agentConnection), so the two never meet. */
+export function isSessionLabel(s: string): boolean {
+  return LABEL.test(s);
+}
+
 /**
  * How a session is named to other agents: a stable label, not its key. A key is the session's
  * secret (a connection presenting it replaces the session), so only its owner is ever shown it.
+ * A label is its own label: records from other nodes arrive named by label, and read the same here.
  */
 export function sessionLabel(key: string): string {
-  return `s-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
+  return isSessionLabel(key) ? key : `s-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
 }
 
 export interface PushPayload {

@@ -16,7 +16,7 @@ import {
 } from '../protocol/views';
 import type { People } from './people';
 import type { RemoteLink } from './remote';
-import type { SessionRegistry } from './sessions';
+import { sessionLabel, type SessionRegistry } from './sessions';
 
 export interface SnapshotInput {
   node: string;
@@ -52,7 +52,7 @@ function summary(i: SnapshotInput): BusSummary {
     now: i.now,
     store: i.store,
     sessions: i.sessions.all().map((s) => ({
-      key: s.key,
+      label: sessionLabel(s.key),
       identity: s.identity,
       roles: s.roles,
       client: s.client,

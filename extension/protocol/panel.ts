@@ -63,7 +63,7 @@ export interface MatrixView {
 }
 
 export interface SessionView {
-  key: string;
+  label: string;
   identity: string;
   client: string;
   roles: string[];

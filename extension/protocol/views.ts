@@ -177,7 +177,8 @@ export interface SendResult {
 }
 
 export interface SessionInfo {
-  key: string;
+  /** sessionLabel of the key: the key itself is the session's secret. */
+  label: string;
   identity: string;
   roles: string[];
   client: string;

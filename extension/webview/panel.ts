@@ -231,7 +231,7 @@ function pendingRow(e: EventView): HTMLElement {
 function sessionRow(s: SessionView): HTMLElement {
   return el(
     'div',
-    { class: 'session-row', title: `session ${s.key}${s.roles.length ? `, roles ${s.roles.join(', ')}` : ''}` },
+    { class: 'session-row', title: `session ${s.label}${s.roles.length ? `, roles ${s.roles.join(', ')}` : ''}` },
     icon('circle-filled', 'live'),
     el('span', { class: 'who' }, s.identity),
     el('span', { class: 'dim' }, s.client || 'agent'),
@@ -413,7 +413,7 @@ function render(m: PanelUpdate): void {
   reconcile(pending.list, m.pending, (e) => e.id, pendingRow);
   pending.badge.textContent = String(m.pending.order.length);
   pending.empty.textContent = m.pending.order.length ? '' : 'Every handoff is acknowledged.';
-  reconcile(sessions.list, m.sessions, (s) => s.key, sessionRow);
+  reconcile(sessions.list, m.sessions, (s) => s.label, sessionRow);
   sessions.badge.textContent = String(m.sessions.order.length);
   sessions.empty.textContent = m.sessions.order.length ? '' : 'No agent is connected.';
   reconcile(coverage.list, m.coverage, (c) => c.identity, coverageRow);

@@ -11,11 +11,12 @@ import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
-import { call, PresenceRequest, ReceiptRequest, SendRequest } from '../../extension/protocol/control';
+import { call, MessageRequest, PresenceRequest, ReceiptRequest, SendRequest } from '../../extension/protocol/control';
 import { connectControl, type ControlClient } from '../../extension/shared/controlClient';
 import { connectAgent, waitFor, type Agent } from '../helpers/agent';
 import { DIST, NODE, tempDir } from '../helpers/hubProcess';
 import { rawAgent } from '../helpers/rawAgent';
+import { waitUntil } from '../helpers/wait';
 
 function cli(
   args: string[],
@@ -29,13 +30,13 @@ function cli(
 }
 
 /** One hook exchange on the socket, as dist/hook.js does it: hello, the reply line, the answer line. */
-function hookAsk(socket: string, identity: string, ancestors: number[]): Promise<any> {
+function hookAsk(socket: string, identity: string, ancestors: number[], session = 'forged'): Promise<any> {
   return new Promise((resolve, reject) => {
     const s = createConnection(socket);
     let buf = '';
     s.on('connect', () =>
       s.write(
-        `${JSON.stringify({ handoff: 1, kind: 'hook', cli: 'claude', phase: 'tool', event: 'PostToolUse', identity, session: 'forged', ancestors })}\n`,
+        `${JSON.stringify({ handoff: 1, kind: 'hook', cli: 'claude', phase: 'tool', event: 'PostToolUse', identity, session, ancestors })}\n`,
       ),
     );
     s.on('data', (d) => {
@@ -147,6 +148,28 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
     assert.deepEqual((await bobDelivery()).surfaced, [], 'nothing surfaced');
   });
 
+  it("a hook under dave's agent cannot surface erin's handoffs when erin has no live session either; her own CLI's hook can", async () => {
+    await (await connectAgent({ socket, name: 'erin' })).close();
+    const toErin = (await alice.ok('send_handoff', { to: 'erin', body: 'for erin only' })).message_id;
+    const erinSurfaced = async () =>
+      (await alice.ok('get_receipts', { message_id: toErin })).deliveries[0].surfaced as unknown[];
+    const dave = await rawAgent(socket, { identity: 'dave', agentPid: 4_000_002 });
+    await dave.initialize();
+    await waitFor(() => hubLog.split('attached as dave').length > 2, 5000, 'dave live again');
+    const underDave = await hookAsk(socket, 'erin', [4_000_100, 4_000_002], 'erin-forged');
+    assert.match(
+      underDave.error ?? '',
+      /This hook runs under the agent session of dave, not erin.*Nothing was surfaced/,
+      JSON.stringify(underDave),
+    );
+    assert.deepEqual(await erinSurfaced(), [], 'nothing surfaced for erin');
+    dave.close();
+    // erin's CLI, its bridge not live yet: its hook runs under no live agent and still surfaces.
+    const own = await hookAsk(socket, 'erin', [4_000_200], 'erin-own');
+    assert.equal(own.items?.[0]?.id, toErin, JSON.stringify(own));
+    await waitUntil(async () => (await erinSurfaced()).length === 1, 5000, "erin's own surfacing journaled");
+  });
+
   it('the legitimate paths still work, and each receipt says which channel wrote it', async () => {
     await bob.ok('ack', { message_id: id });
     const toMaria = (
@@ -161,5 +184,32 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
     const m = (await alice.ok('get_receipts', { message_id: toMaria })).deliveries[0];
     assert.equal(m.receipts[0].channel, 'editor');
     assert.equal(m.receipts[0].by, 'maria');
+  });
+
+  it("no client but the session itself is shown a live session's key: status, snapshots and message views carry its label", async () => {
+    const keys = await Promise.all(
+      [alice, bob].map(async (a) => (await a.ok('whoami')) as { session: string; session_label: string }),
+    );
+    const status = await cli(['status', '--hub', socket, '--json']);
+    assert.ok(status.stdout.trim(), status.stderr);
+    const snapshot = JSON.parse(status.stdout) as { sessions: { label: string; identity: string }[] };
+    const view = JSON.stringify(await call(control.connection, MessageRequest, { id }));
+    for (const { session, session_label } of keys) {
+      assert.ok(!status.stdout.includes(session), `handoff status --json shows the key ${session}`);
+      assert.ok(!view.includes(session), `the control message view shows the key ${session}`);
+      assert.ok(
+        snapshot.sessions.some((s) => s.label === session_label),
+        `${session_label} listed`,
+      );
+    }
+    assert.ok(view.includes(keys[0].session_label), 'the message names its sending session by label');
+    // A label reads as itself (another node's records arrive by label), so no key may look like one.
+    const posing = await rawAgent(socket, { identity: 'frank', session: keys[1].session_label });
+    await posing.initialize();
+    posing.request(1, 'tools/call', { name: 'whoami', arguments: {} });
+    const who = (await posing.response(1)).result.structuredContent;
+    posing.close();
+    assert.equal(who.identity, 'frank');
+    assert.notEqual(who.session, keys[1].session_label, 'a label is not taken as a key');
   });
 });

@@ -22,10 +22,20 @@ export function runHook(
   input: Record<string, unknown>,
   env: Record<string, string> = {},
   killAfterMs = 20_000,
+  tree: 'test' | 'own' = 'test',
 ): Promise<HookRun> {
   const started = performance.now();
+  // Every bridge a test spawns has this test process as its agent, so a hook it spawns runs under
+  // all of them. 'own' runs the hook as a CLI with no live agent session here would: `setsid -f`
+  // forks and its parent exits at once, so the hook's ancestry no longer reaches this process.
+  // The code is then the fork's (0), not the hook's, and killAfterMs cannot reach the hook: use it
+  // for hooks that end by themselves (not an idle waiter).
+  const [command, argv] =
+    tree === 'own'
+      ? ['setsid', ['-f', NODE, join(DIST, 'hook.js'), ...args]]
+      : [NODE, [join(DIST, 'hook.js'), ...args]];
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [join(DIST, 'hook.js'), ...args], {
+    const child = spawn(command, argv, {
       // As Claude Code runs it (it marks its processes CLAUDECODE=1), unless the test says otherwise.
       env: { PATH: process.env.PATH ?? '', ...(args[0] === 'claude' ? { CLAUDECODE: '1' } : {}), ...env },
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -18,11 +18,15 @@ describe('attention: hooks surface handoffs once per session', () => {
   let hub: HubProcess;
   let alice: Agent;
   let bob: Agent;
+  // bob's hooks run under bob's agent (this process, as for every bridge here); the others have no
+  // live session, and a hook under another identity's agent is refused: theirs run in a tree of their own.
   const hook = (cli: string, event: string, session: string, name = 'bob', extra: Record<string, string> = {}) =>
     runHook(
       [cli, event, '--name', name],
       { session_id: session, hook_event_name: event, cwd: hub.workspace },
       { HANDOFF_HUB: hub.socket, ...extra },
+      undefined,
+      name === 'bob' ? 'test' : 'own',
     );
   const context = (r: { json?: any }) => r.json?.hookSpecificOutput?.additionalContext as string | undefined;
   /** The sender's receipts once `n` surfacings are journaled: a hook exits as soon as it has sent its confirmation. */

@@ -24,6 +24,7 @@ import {
   readReply,
 } from '../../extension/hub/matrix/wire';
 import { personCommand, personIdentity, personUser } from '../../extension/hub/matrix/person';
+import { sessionLabel } from '../../extension/hub/sessions';
 import { eventMessageId } from '../../extension/hub/matrix/personEvents';
 import { loadNodeKey, signWire, verifyWire } from '../../extension/hub/matrix/keys';
 import { DIST, NODE, tempDir } from '../helpers/hubProcess';
@@ -322,6 +323,64 @@ describe('wire format', () => {
       undefined,
       'not for nodeZ',
     );
+  });
+
+  it('names sessions by label on the wire, never by key: a key in the room would let anyone take the session over', () => {
+    const key = 'b-3f6c1e2a-secret-session-key';
+    const sent = outboxEvent(
+      { txnId: 'x', order: 0, queuedAt: T0, item: { kind: 'message', message: { ...m, sentBySession: key } } },
+      'nodeA',
+    );
+    const receipt = outboxEvent(
+      {
+        txnId: 'r',
+        order: 1,
+        queuedAt: T0,
+        item: {
+          kind: 'receipt',
+          messageId: m.id,
+          sender: 'alice@nodeA',
+          receipt: { kind: 'ack', by: 'bob', session: key, node: 'nodeB', at: T0 + 5 },
+        },
+      },
+      'nodeB',
+    );
+    const progress = outboxEvent(
+      {
+        txnId: 'p',
+        order: 2,
+        queuedAt: T0,
+        item: {
+          kind: 'progress',
+          messageId: m.id,
+          sender: 'alice@nodeA',
+          recipient: 'bob',
+          step: 'pushed',
+          session: key,
+          node: 'nodeB',
+          at: T0 + 1,
+        },
+      },
+      'nodeB',
+    );
+    for (const e of [sent, receipt, progress]) assert.ok(!JSON.stringify(e).includes(key), JSON.stringify(e));
+    // Still the field every node reads, so an older node takes it as it took a key.
+    const w = readMessage(sent.content);
+    assert.ok(typeof w !== 'string', String(w));
+    assert.equal(w.session, sessionLabel(key));
+    const local = localMessage(
+      w,
+      'nodeB',
+      { event_id: '$e', type: sent.type, sender: '@a:x', origin_server_ts: T0, content: sent.content },
+      '!r:x',
+    );
+    assert.equal(local?.sentBySession, sessionLabel(key));
+    for (const e of [receipt, progress]) {
+      const r = readReceipt(e.content);
+      assert.ok(typeof r !== 'string', String(r));
+      assert.equal(r.session, sessionLabel(key));
+      assert.equal(sessionLabel(r.session), sessionLabel(key), 'shown on the receiving node by the same label');
+    }
   });
 
   it('refuses malformed or inconsistent events', () => {

@@ -18,7 +18,7 @@ export class PanelDiff {
       inbox: { identity: inbox.identity, unread: inbox.unread, rows: this.list('inbox', inbox.rows, (i) => i.id) },
       events: this.list('events', events, (e) => e.id),
       pending: this.list('pending', pending, (e) => e.id),
-      sessions: this.list('sessions', sessions, (s) => s.key),
+      sessions: this.list('sessions', sessions, (s) => s.label),
       coverage: this.list('coverage', coverage, (c) => c.identity),
       ghostCount: ghosts.length,
     };

@@ -223,7 +223,7 @@ export function panelModel(
     events: filter === 'overdue' ? events.filter((e) => overdueIds.has(e.id)) : events,
     pending: (snapshot?.pending ?? []).map((e) => eventView(e, remote, people)),
     sessions: (snapshot?.sessions ?? []).map((s) => ({
-      key: s.key,
+      label: s.label,
       identity: s.identity,
       client: s.client,
       roles: s.roles,

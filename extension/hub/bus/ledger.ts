@@ -15,6 +15,7 @@ import { bodyOf } from './body';
 import type { BusEvent, BusState, Delivery, HotMessage, Message } from './model';
 import { escalate, isEscalationDue, type EscalationContext } from './escalate';
 import { isRemote } from './relay';
+import { sessionLabel } from '../sessions';
 
 export function awaitingAck(d: Delivery): boolean {
   return d.state === 'queued' || d.state === 'pushed' || d.state === 'surfaced' || d.state === 'read';
@@ -57,13 +58,19 @@ export function ledgerEntry(hot: HotMessage, now: number): LedgerEntry {
       lastReceipt: last && {
         kind: last.kind,
         by: last.by,
-        session: last.session,
+        session: sessionLabel(last.session),
         node: last.node,
         at: last.at,
         channel: last.channel,
         outcome: last.outcome,
       },
-      surfaced: first && { session: first.session, node: first.node, at: first.at, path: first.path, via: first.via },
+      surfaced: first && {
+        session: sessionLabel(first.session),
+        node: first.node,
+        at: first.at,
+        path: first.path,
+        via: first.via,
+      },
       woken: d.wakes?.at(-1) && {
         at: d.wakes.at(-1)!.at,
         how: d.wakes.at(-1)!.how,

@@ -11,6 +11,7 @@ import type { Attachment, Message, OutboxEntry, Receipt, SurfacePath } from '../
 import { isRemote, localize, qualify } from '../bus/relay';
 import type { RawEvent } from './homeserver';
 import { personUser, reactionMeaning, REACTIONS, replyText } from './person';
+import { sessionLabel } from '../sessions';
 
 export const MESSAGE_TYPE = 'm.room.message';
 export const REACTION_TYPE = 'm.reaction';
@@ -316,6 +317,11 @@ function wireOf(
     : { receipt: { ...w.receipt, sig: signer(w.receipt) } };
 }
 
+/**
+ * Sessions go out by label, as to every other client: anyone in the room would otherwise hold the
+ * key that takes a live session over. The receiving node keeps `session` as an opaque name (to tell
+ * records apart), so a label reads there as a key did, on old nodes too.
+ */
 function unsigned(entry: OutboxEntry, node: string): { message: WireMessage } | { receipt: WireReceipt } {
   const item = entry.item;
   if (item.kind === 'message') {
@@ -333,7 +339,7 @@ function unsigned(entry: OutboxEntry, node: string): { message: WireMessage } | 
         sla_ms: m.slaMs,
         ttl_ms: m.ttlMs,
         sent_at: m.sentAt,
-        session: m.sentBySession,
+        session: sessionLabel(m.sentBySession),
         node,
       },
     };
@@ -345,7 +351,7 @@ function unsigned(entry: OutboxEntry, node: string): { message: WireMessage } | 
         sender: item.sender,
         kind: item.step,
         by: qualify(item.recipient, node),
-        session: item.session,
+        session: sessionLabel(item.session),
         node,
         at: item.at,
         ...(item.path ? { path: item.path, via: item.via } : {}),
@@ -359,7 +365,7 @@ function unsigned(entry: OutboxEntry, node: string): { message: WireMessage } | 
       sender: item.sender,
       kind: r.kind,
       by: qualify(r.by, node),
-      session: r.session,
+      session: sessionLabel(r.session),
       node,
       at: r.at,
       outcome: r.outcome,

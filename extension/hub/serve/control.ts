@@ -25,6 +25,7 @@ import type { Channel } from '../bus/model';
 import type { Hub } from '../hub';
 import { matrixConfig, MatrixConfigError } from '../matrix/config';
 import { startMatrix } from '../matrix/load';
+import { labelledView } from '../labelled';
 
 /** What both a vscode-languageserver Connection and a vscode-jsonrpc MessageConnection offer. */
 interface Connection {
@@ -113,7 +114,10 @@ export function serveControl(
     return { window: controlSession };
   });
   handle(InboxRequest, (p) => hub.inbox(p.identity, p));
-  handle(MessageRequest, async (p) => (await hub.lookup(p.id)) ?? null);
+  handle(MessageRequest, async (p) => {
+    const view = await hub.lookup(p.id);
+    return view ? labelledView(view) : null;
+  });
   handle(ReceiptRequest, (p) => {
     if (channel !== 'editor') {
       throw new BusError(

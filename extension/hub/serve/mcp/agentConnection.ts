@@ -16,7 +16,7 @@ import type { Caller } from '../../bus/decide';
 import { BusError } from '../../bus/errors';
 import { caseTwinMessage, isIdentityName } from '../../bus/identity';
 import type { Hub } from '../../hub';
-import type { PushPayload, Session } from '../../sessions';
+import { isSessionLabel, type PushPayload, type Session } from '../../sessions';
 import { ReplayCache } from './replayCache';
 import { SocketTransport } from './socketTransport';
 import { registerTools } from './tools';
@@ -34,7 +34,11 @@ export function serveAgent(
   leftover: Buffer,
   options: AgentConnectionOptions,
 ): void {
-  const key = hello.session && /^[\w.:-]{1,128}$/.test(hello.session) ? hello.session : `s-${randomUUID()}`;
+  // A key shaped like a label would be shown as itself: the hub picks one instead.
+  const key =
+    hello.session && /^[\w.:-]{1,128}$/.test(hello.session) && !isSessionLabel(hello.session)
+      ? hello.session
+      : `s-${randomUUID()}`;
   let identity = hello.identity && isIdentityName(hello.identity) ? hello.identity : undefined;
   // A name that is a known one in another case stays unregistered; every tool says why.
   const twin = identity ? hub.roster.caseTwin(identity) : undefined;

@@ -485,15 +485,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     },
     guarded(ctx, () => {
       const me = ctx.caller().identity;
-      // Receipts name the recipient's session by label: its key is its secret.
-      const entries = hub.pending(me).map((e) => ({
-        ...e,
-        recipients: e.recipients.map((r) => ({
-          ...r,
-          lastReceipt: r.lastReceipt && { ...r.lastReceipt, session: sessionLabel(r.lastReceipt.session) },
-          surfaced: r.surfaced && { ...r.surfaced, session: sessionLabel(r.surfaced.session) },
-        })),
-      }));
+      // Ledger entries name the recipient's session by label already: its key is its secret.
+      const entries = hub.pending(me);
       const text =
         entries
           .map(
