@@ -3,7 +3,7 @@
 import { withBody } from './bus/body';
 import type { BusEvent, HotMessage, Message, PushKind } from './bus/model';
 import { renderMessage } from './render';
-import type { Session, SessionRegistry } from './sessions';
+import { sessionLabel, type Session, type SessionRegistry } from './sessions';
 import type { Log } from '../protocol/hubLog';
 
 export interface PushesDeps {
@@ -141,7 +141,7 @@ export class Pushes {
         )
         .catch((e) =>
           this.deps.log(
-            `could not record the replay to ${session.key} before pushing it: ${(e as Error).message}`,
+            `could not record the replay to ${sessionLabel(session.key)} before pushing it: ${(e as Error).message}`,
             'error',
           ),
         );

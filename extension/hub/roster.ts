@@ -6,7 +6,7 @@ import { BusError } from './bus/errors';
 import type { Journal } from './journal';
 import type { People, WindowReport } from './people';
 import type { Pushes } from './pushes';
-import type { Session, SessionRegistry } from './sessions';
+import { sessionLabel, type Session, type SessionRegistry } from './sessions';
 import type { Log } from '../protocol/hubLog';
 
 export interface RosterDeps {
@@ -66,14 +66,14 @@ export class Roster {
     }
     if (!session.isOpen()) return; // closed while we were writing: never list a dead peer
     this.deps.sessions.add(session);
-    this.deps.log(`session ${session.key} attached as ${session.identity} (${session.client})`);
+    this.deps.log(`session ${sessionLabel(session.key)} attached as ${session.identity} (${session.client})`);
     this.deps.journal.changed();
     await this.deps.pushes.replay(session);
   }
 
   detach(session: Session): void {
     if (!this.deps.sessions.remove(session)) return;
-    this.deps.log(`session ${session.key} (${session.identity}) detached`);
+    this.deps.log(`session ${sessionLabel(session.key)} (${session.identity}) detached`);
     // "Last seen" is when its last session left, not when it first connected.
     this.deps.journal
       .commit([{ type: 'identity', name: session.identity, at: this.deps.now(), roles: session.roles }])

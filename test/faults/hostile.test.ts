@@ -9,6 +9,7 @@ import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connectControl, type ControlClient } from '../../extension/shared/controlClient';
+import { sessionLabel } from '../../extension/hub/sessions';
 import { connectAgent, plainBody, type Agent } from '../helpers/agent';
 import { spawnHub, startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
 import { rawAgent } from '../helpers/rawAgent';
@@ -185,9 +186,10 @@ describe('hostile input cannot crash, brick or impersonate', () => {
     await waitFor(() => hub.log().includes('attached as mallory'), 5000, "the hub's log line");
     const lines = hub.log().split('\n');
     assert.ok(
-      lines.some((l) => /session mallory-1 attached as mallory \(x\?session s-forged/.test(l)),
+      lines.some((l) => l.includes(`session ${sessionLabel('mallory-1')} attached as mallory (x?session s-forged`)),
       'the client string is on one line, its newline replaced',
     );
+    assert.ok(!hub.log().includes('mallory-1'), 'the session key is not in the log: its label is');
     assert.ok(!lines.some((l) => l.startsWith('session s-forged')), 'no forged line');
     raw.close();
     await alive();
