@@ -1,0 +1,136 @@
+// Across organisations, measured: two Synapse servers federating on loopback.
+//  1. A handoff's latency (send → push at the recipient) between hubs on two federated servers,
+//     against two hubs on one server, samples alternating in the same run.
+//  2. How it scales: 2, 4 and 8 hubs, half on each server, all in one room, with the same total
+//     traffic (a ring: hub i sends to hub i+1). Every hub syncs the whole room, so each hub's CPU
+//     is read from /proc before and after the traffic, with its RSS at the end.
+//   node_modules/.bin/node out/test/matrix/federation.bench.js      (after node esbuild.mjs)
+import { readFileSync } from 'node:fs';
+import { connectAgent, type Agent } from '../helpers/agent';
+import { tempDir, type HubProcess } from '../helpers/hubProcess';
+import { matrixHub, unique, user, waitFor, waitPeer, type MatrixUser, type Synapse } from './world';
+// The plain-JS harness, bundled by esbuild.
+import { startSynapse, synapseAvailable, synapseVenvDir } from './synapse.mjs';
+
+const SAMPLES = Number(process.env.HANDOFF_FED_SAMPLES) || 30;
+const TRAFFIC = Number(process.env.HANDOFF_FED_TRAFFIC) || 160;
+const WARMUP = 3;
+const TICK = 100; // clock ticks per second of /proc/<pid>/stat on Linux
+
+const federating = () => startSynapse({ dir: tempDir('synapse-fed'), federation: true }) as Promise<Synapse>;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(0.9 * xs.length))];
+
+/** CPU seconds (user + system) a process has used so far, and its RSS in MB. */
+function usage(pid: number): { cpu: number; rssMb: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return { cpu: (Number(f[11]) + Number(f[12])) / TICK, rssMb: rss ? Number(rss[1]) / 1024 : 0 };
+}
+
+interface Ring {
+  hubs: HubProcess[];
+  agents: Agent[];
+  close(): Promise<void>;
+}
+
+/** n hubs in one room on the room's server (servers[0]), accounts spread over the servers in turn. */
+async function ring(servers: Synapse[], n: number): Promise<Ring> {
+  const tag = unique();
+  const home = (i: number) => servers[i % servers.length];
+  const users: MatrixUser[] = [];
+  for (let i = 0; i < n; i++) users.push(await user(home(i), `h${i}-${tag}`));
+  const room = `#ring-${tag}:${servers[0].serverName}`;
+  const hubs: HubProcess[] = [];
+  const agents: Agent[] = [];
+  for (let i = 0; i < n; i++) {
+    const others = users.filter((_, j) => j !== i).map((u) => u.userId);
+    hubs.push(await matrixHub(home(i), { node: `n${i}`, user: users[i], room, allowed: others, relayWaitMs: 3000 }));
+    agents.push(await connectAgent({ socket: hubs[i].socket, name: `agent${i}`, session: `agent${i}-1` }));
+  }
+  for (let i = 0; i < n; i++) await waitPeer(agents[i], `agent${(i + 1) % n}@n${(i + 1) % n}`, 60_000);
+  return {
+    hubs,
+    agents,
+    async close() {
+      for (const a of agents) await a.close().catch(() => undefined);
+      for (const h of hubs) await h.stop().catch(() => undefined);
+    },
+  };
+}
+
+/** One handoff from agent i to agent j: milliseconds from the call to the push. */
+async function sample(r: Ring, i: number, j: number, body: string): Promise<number> {
+  const to = r.agents[j];
+  const before = to.pushes.length;
+  const t = Date.now();
+  const sent = await r.agents[i].ok('send_handoff', { to: `agent${j}@n${j}`, body, requires_ack: false });
+  await waitFor(() => to.pushes.length > before, 60_000, `${sent.message_id} at agent${j}`); // timed by the push
+  return to.pushes[before].at - t;
+}
+
+async function main(): Promise<void> {
+  if (!synapseAvailable()) {
+    console.error(`*** SKIPPED: the federation benchmark needs Synapse at ${synapseVenvDir()} ***`);
+    process.exitCode = process.env.CI ? 1 : 0;
+    return;
+  }
+  const [hs1, hs2] = await Promise.all([federating(), federating()]);
+  try {
+    // 1. Latency: one server against two federated ones, alternating.
+    const one = await ring([hs1], 2);
+    const two = await ring([hs1, hs2], 2);
+    const local: number[] = [];
+    const federated: number[] = [];
+    for (let i = 0; i < WARMUP + SAMPLES; i++) {
+      const l = await sample(one, 0, 1, `one server ${i}`);
+      const f = await sample(two, 0, 1, `federated ${i}`);
+      if (i >= WARMUP) {
+        local.push(l);
+        federated.push(f);
+      }
+    }
+    await one.close();
+    await two.close();
+    console.log(`\nHandoff latency, send → push (${SAMPLES} alternating samples each)\n`);
+    console.log('| hubs on | median | p90 | × one server |');
+    console.log('|---|---|---|---|');
+    console.log(`| one server | ${median(local)} ms | ${p90(local)} ms | 1.00 |`);
+    console.log(
+      `| two federated servers | ${median(federated)} ms | ${p90(federated)} ms | ${(median(federated) / median(local)).toFixed(2)} |`,
+    );
+
+    // 2. Scaling: the same total traffic through a room of 2, 4 and 8 hubs.
+    console.log(`\nOne room, ${TRAFFIC} handoffs in a ring, hubs split over the two servers\n`);
+    console.log('| hubs | latency median | p90 | CPU per hub | CPU, all hubs | RSS per hub | CPU per hub × 2 hubs |');
+    console.log('|---|---|---|---|---|---|---|');
+    let base = 0;
+    for (const n of [2, 4, 8]) {
+      const r = await ring([hs1, hs2], n);
+      const before = r.hubs.map((h) => usage(h.proc.pid!).cpu);
+      const lat: number[] = [];
+      for (let k = 0; k < TRAFFIC; k++) lat.push(await sample(r, k % n, (k + 1) % n, `ring ${n} #${k}`));
+      const after = r.hubs.map((h) => usage(h.proc.pid!));
+      const cpu = after.map((u, i) => u.cpu - before[i]);
+      const perHub = cpu.reduce((a, b) => a + b, 0) / n;
+      const rss = after.reduce((a, u) => a + u.rssMb, 0) / n;
+      if (!base) base = perHub;
+      console.log(
+        `| ${n} | ${median(lat)} ms | ${p90(lat)} ms | ${perHub.toFixed(2)} s | ${(perHub * n).toFixed(2)} s | ${rss.toFixed(0)} MB | ${(perHub / base).toFixed(2)} |`,
+      );
+      await r.close();
+    }
+  } finally {
+    await Promise.all([hs1.stop(), hs2.stop()]);
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});
