@@ -15,6 +15,7 @@ import { runCommand, runVsCode, statusBarItem, webviewFrame } from '../vscode/ha
 import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
 import { hubSocket } from '../vscode/processes';
 import { waitUntil } from '../helpers/wait';
+import { sessionLabel } from '../../extension/hub/sessions';
 
 const missing = vscodeMissing();
 announce('the VS Code end-to-end tests', missing);
@@ -296,7 +297,9 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
             // Monaco renders spaces as no-break spaces.
             assert.match(
               (await editor.innerText()).replace(/\u00a0/g, ' '),
-              /<img src=x onerror=alert\(1\)>[\s\S]*read by reviewer from its MCP session, session reviewer-1/,
+              new RegExp(
+                `<img src=x onerror=alert\\(1\\)>[\\s\\S]*read by reviewer from its MCP session, session ${sessionLabel('reviewer-1')}`,
+              ),
             );
             // Resolve the overdue ghost item: the warning goes away.
             const ghostRow = frame.locator('article.event.overdue');
