@@ -18,8 +18,15 @@ import {
 } from '../../extension/protocol/control';
 import { EDITOR_KEY_ENV } from '../../extension/protocol/editorKey';
 import { connectControl, type ControlClient } from '../../extension/shared/controlClient';
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { EditorKeys, newEditorKey } from '../../extension/client/editorKey';
+import { hubLaunch } from '../../extension/client/hubLaunch';
+import { RunningHub } from '../../extension/client/runningHub';
 import { connectAgent, type Agent } from '../helpers/agent';
-import { startHub, type HubProcess } from '../helpers/hubProcess';
+import { NODE, ROOT, startHub, stoppable, tempDir, type HubProcess } from '../helpers/hubProcess';
+import { waitFor } from '../helpers/wait';
 
 const KEY = randomBytes(32).toString('hex');
 // A homeserver nothing listens on: the link exists (connecting), and no event ever leaves.
@@ -135,6 +142,64 @@ describe('a hub started outside any window has no editor key', () => {
       assert.equal(r.data?.code, 'not_your_channel');
     } finally {
       c.close();
+      await hub.stop();
+    }
+  });
+});
+
+describe("a second window finds the first window's key and is an editor window of its hub", () => {
+  it('the hub launched as the first window launches it; the second window reads the key from the shared SecretStorage', async () => {
+    const base = tempDir('wkey');
+    const location = { workspace: join(base, 'ws'), store: join(base, 'store'), socket: join(base, 'run', 'hub.sock') };
+    mkdirSync(location.workspace, { recursive: true });
+    const secrets = new Map<string, string>();
+    const storage = {
+      get: async (k: string) => secrets.get(k),
+      store: async (k: string, v: string) => void secrets.set(k, v),
+    };
+    // The first window: its launch (dist/hub.js beside the extension), then the key kept once the hub runs.
+    const key = newEditorKey();
+    const { args, env } = hubLaunch(location, ROOT, key, process.env);
+    const proc = spawn(NODE, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const hub = stoppable(proc);
+    let log = '';
+    proc.stderr.on('data', (d: Buffer) => (log += d.toString()));
+    let second: RunningHub | undefined;
+    let stranger: RunningHub | undefined;
+    try {
+      await waitFor(
+        () => log.includes('listening on'),
+        10_000,
+        () => `the hub listening:\n${log}`,
+      );
+      await new EditorKeys(storage).remember(location.socket, key);
+      // The second window, and a window of another VS Code (its own, empty SecretStorage).
+      second = await RunningHub.connect(location.socket, await new EditorKeys(storage).recall(location.socket));
+      stranger = await RunningHub.connect(
+        location.socket,
+        await new EditorKeys({ get: async () => undefined, store: async () => undefined }).recall(location.socket),
+      );
+      assert.equal(second.isEditor, true);
+      assert.equal(stranger.isEditor, false);
+      await call(second.connection, PresenceRequest, { identity: 'maria', focused: true });
+      const alice = await connectAgent({ socket: location.socket, name: 'alice' });
+      try {
+        const id = (await alice.ok('send_handoff', { to: 'maria', body: 'to the person at the second window' }))
+          .message_id;
+        const refused = await refusal(call(stranger.connection, ReceiptRequest, { as: 'maria', id, kind: 'ack' }));
+        assert.equal(refused.data?.code, 'not_your_channel');
+        await call(second.connection, ReceiptRequest, { as: 'maria', id, kind: 'ack' });
+        const receipts = (await alice.ok('get_receipts', { message_id: id })).deliveries[0].receipts;
+        assert.deepEqual(
+          receipts.map((r: { kind: string; channel: string }) => [r.kind, r.channel]),
+          [['ack', 'editor']],
+        );
+      } finally {
+        await alice.close();
+      }
+    } finally {
+      second?.close();
+      stranger?.close();
       await hub.stop();
     }
   });
