@@ -227,7 +227,7 @@ export class HubSupervisor implements vscode.Disposable {
     );
     if (!shared.isEditor)
       this.log.warn(
-        `this window is not an editor window of that hub (it was started outside VS Code, or by another VS Code): its person's ACK, read, reply and resolve work only in the window that runs it`,
+        `this window is not an editor window of that hub (it was started outside VS Code, by another VS Code, or by a window that had not yet kept its key): its person's ACK, read, reply and resolve work only in the window that runs it. If a window of this VS Code started it a moment ago, "Handoff: Restart Hub" here connects again with its key`,
       );
     this.setState({ kind: 'running', pid: shared.pid, shared: true });
     try {
