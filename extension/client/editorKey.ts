@@ -14,8 +14,19 @@ function secretName(socket: string): string {
   return `handoff.hub.editorKey:${socket}`;
 }
 
+type Secrets = Pick<vscode.SecretStorage, 'get' | 'store'> & Partial<Pick<vscode.SecretStorage, 'onDidChange'>>;
+
 export class EditorKeys {
-  constructor(private readonly secrets: Pick<vscode.SecretStorage, 'get' | 'store'>) {}
+  constructor(private readonly secrets: Secrets) {}
+
+  /** When a window keeps a key for `socket`: VS Code fires this in the other windows, which is what they need. */
+  onDidStore(socket: string, listener: () => void): { dispose(): unknown } {
+    return (
+      this.secrets.onDidChange?.((e) => {
+        if (e.key === secretName(socket)) listener();
+      }) ?? { dispose: () => undefined }
+    );
+  }
 
   /** Called once the hub holding `key` serves `socket`: a hub that lost the race must not overwrite the winner's key. */
   remember(socket: string, key: string): Thenable<void> {

@@ -59,6 +59,7 @@ export class HubSupervisor implements vscode.Disposable {
   /** The editor key of the hub this window spawned last, and of the shared hub (if a window stored one). */
   private ownKey = '';
   private sharedKey?: string;
+  private readonly keyWatch: { dispose(): unknown };
   private readonly stateEmitter = new vscode.EventEmitter<HubState>();
   private readonly snapshotEmitter = new vscode.EventEmitter<Snapshot>();
   readonly onDidChangeState = this.stateEmitter.event;
@@ -69,7 +70,9 @@ export class HubSupervisor implements vscode.Disposable {
     private readonly extensionPath: string,
     private readonly log: vscode.LogOutputChannel,
     private readonly keys: EditorKeys,
-  ) {}
+  ) {
+    this.keyWatch = keys.onDidStore(location.socket, () => void this.presentNewKey());
+  }
 
   get state(): HubState {
     return this.current;
@@ -116,6 +119,7 @@ export class HubSupervisor implements vscode.Disposable {
   }
 
   async dispose(): Promise<void> {
+    this.keyWatch.dispose();
     const client = this.client;
     this.client = undefined;
     this.shared?.close();
@@ -227,7 +231,7 @@ export class HubSupervisor implements vscode.Disposable {
     );
     if (!shared.isEditor)
       this.log.warn(
-        `this window is not an editor window of that hub (it was started outside VS Code, by another VS Code, or by a window that had not yet kept its key): its person's ACK, read, reply and resolve work only in the window that runs it. If a window of this VS Code started it a moment ago, "Handoff: Restart Hub" here connects again with its key`,
+        `this window is not an editor window of that hub (it was started outside VS Code, by another VS Code, or by a window that had not yet kept its key): its person's ACK, read, reply and resolve work only in the window that runs it. If a window of this VS Code started it, this window connects again once that window keeps its key`,
       );
     this.setState({ kind: 'running', pid: shared.pid, shared: true });
     try {
@@ -236,6 +240,21 @@ export class HubSupervisor implements vscode.Disposable {
       this.log.error(`snapshot from the shared hub failed: ${(e as Error).message}`);
     }
     return true;
+  }
+
+  /**
+   * Another window kept a key for the shared hub after this one connected without it (two windows
+   * racing to replace a hub that went away): connect again with it, as an editor window.
+   */
+  private async presentNewKey(): Promise<void> {
+    const old = this.shared;
+    if (!old || old.isEditor) return;
+    const key = await this.keys.recall(this.location.socket);
+    if (!key || key === this.sharedKey || this.shared !== old) return;
+    this.shared = undefined; // so its close is not taken for the hub going away
+    old.close();
+    this.log.info(`a window of this VS Code kept the shared hub's editor key: connecting again with it`);
+    if (!(await this.useShared())) await this.stopOwn().then(() => this.start());
   }
 
   private async onRunning(): Promise<void> {

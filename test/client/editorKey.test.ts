@@ -7,13 +7,23 @@ import { EditorKeys, newEditorKey } from '../../extension/client/editorKey';
 import { hubLaunch } from '../../extension/client/hubLaunch';
 import { EDITOR_KEY_ENV, EDITOR_KEY_PATTERN } from '../../extension/protocol/editorKey';
 
-/** SecretStorage as VS Code shares it between the windows of one user's editor: one map. */
-function secretStorage(seed: Record<string, string> = {}) {
-  const map = new Map(Object.entries(seed));
+/** SecretStorage as VS Code shares it between the windows of one user's editor: one map, one change event. */
+function secretStorage() {
+  const map = new Map<string, string>();
+  const listeners = new Set<(e: { key: string }) => void>();
   return {
     map,
+    listeners,
     get: (k: string) => Promise.resolve(map.get(k)),
-    store: (k: string, v: string) => Promise.resolve(void map.set(k, v)),
+    store: (k: string, v: string) => {
+      map.set(k, v);
+      for (const l of listeners) l({ key: k });
+      return Promise.resolve();
+    },
+    onDidChange: (l: (e: { key: string }) => void) => {
+      listeners.add(l);
+      return { dispose: () => listeners.delete(l) };
+    },
   };
 }
 
@@ -31,6 +41,19 @@ describe('the editor key, on the window side', () => {
     const otherWindow = new EditorKeys(shared);
     assert.equal(await otherWindow.recall('/run/user/1/handoff/a.sock'), key);
     assert.equal(await otherWindow.recall('/run/user/1/handoff/b.sock'), undefined, "another folder's hub");
+  });
+
+  it("tells a window when another keeps a key for its hub's socket, and only for it", async () => {
+    const shared = secretStorage();
+    const fired: string[] = [];
+    const watch = new EditorKeys(shared).onDidStore('/a.sock', () => fired.push('a'));
+    const first = new EditorKeys(shared);
+    await first.remember('/b.sock', newEditorKey());
+    assert.deepEqual(fired, [], "another hub's key");
+    await first.remember('/a.sock', newEditorKey());
+    assert.deepEqual(fired, ['a']);
+    watch.dispose();
+    assert.equal(shared.listeners.size, 0);
   });
 
   it('a stored value that is not a key, or a keyring that fails, is no key', async () => {
