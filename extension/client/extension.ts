@@ -9,6 +9,7 @@ import { connectMatrix, disconnectMatrix, type ConnectMatrixArgs } from './comma
 import { openInbox } from './commands/openInbox';
 import { sendHandoff } from './commands/sendHandoff';
 import { HubSupervisor, type HubState } from './hubSupervisor';
+import { EditorKeys } from './editorKey';
 import { hubLocation, type HubLocation } from './location';
 import { MatrixCredentials } from './matrix/credentials';
 import { reconnectOnStart } from './matrix/reconnect';
@@ -60,7 +61,7 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
     log.warn(`could not refresh the agent launchers in ${launcherDir()}: ${(e as Error).message}`);
   }
 
-  const supervisor = new HubSupervisor(location, context.extensionPath, log);
+  const supervisor = new HubSupervisor(location, context.extensionPath, log, new EditorKeys(context.secrets));
   hub = supervisor;
   const changed = new vscode.EventEmitter<void>();
   const matrix = new MatrixCredentials(context.secrets, context.workspaceState);

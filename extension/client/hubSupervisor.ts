@@ -4,7 +4,6 @@
 // agent session registered in it — cannot outlive the window. When another hub already serves
 // the folder, the window uses that one over its socket, and starts its own once it is gone.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import * as vscode from 'vscode';
 import {
   ChangedNotification,
@@ -33,6 +32,8 @@ import { connectControl } from '../shared/controlClient';
 import type { LanguageClient } from './hubClient';
 import type { HubLocation } from './location';
 import { RunningHub } from './runningHub';
+import { newEditorKey, type EditorKeys } from './editorKey';
+import { hubLaunch } from './hubLaunch';
 import { parseHubLine } from '../protocol/hubLog';
 
 export type HubState =
@@ -55,6 +56,10 @@ export class HubSupervisor implements vscode.Disposable {
   private child?: ChildProcess;
   private readonly restarts: number[] = [];
   private shared?: RunningHub;
+  /** The editor key of the hub this window spawned last, and of the shared hub (if a window stored one). */
+  private ownKey = '';
+  private sharedKey?: string;
+  private readonly keyWatch: { dispose(): unknown };
   private readonly stateEmitter = new vscode.EventEmitter<HubState>();
   private readonly snapshotEmitter = new vscode.EventEmitter<Snapshot>();
   readonly onDidChangeState = this.stateEmitter.event;
@@ -64,7 +69,10 @@ export class HubSupervisor implements vscode.Disposable {
     private readonly location: HubLocation,
     private readonly extensionPath: string,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
+    private readonly keys: EditorKeys,
+  ) {
+    this.keyWatch = keys.onDidStore(location.socket, () => void this.presentNewKey());
+  }
 
   get state(): HubState {
     return this.current;
@@ -111,6 +119,7 @@ export class HubSupervisor implements vscode.Disposable {
   }
 
   async dispose(): Promise<void> {
+    this.keyWatch.dispose();
     const client = this.client;
     this.client = undefined;
     this.shared?.close();
@@ -151,11 +160,13 @@ export class HubSupervisor implements vscode.Disposable {
   /**
    * The params carry the access token, so they never travel on the languageclient connection,
    * whose verbose trace (`handoff.hub.trace.server`) would log them: a one-off control connection
-   * on the hub's private socket carries them instead, untraced.
+   * on the hub's private socket carries them instead, untraced, with the hub's editor key (the
+   * hub takes Matrix settings only from an editor window).
    */
   async matrixConnect(params: MatrixConnectParams): Promise<LinkStatus> {
     if (this.current.kind !== 'running') return this.request(MatrixConnectRequest, params); // says why not
-    const control = await connectControl(this.location.socket, 'vscode-matrix-connect');
+    const key = this.shared ? this.sharedKey : this.ownKey;
+    const control = await connectControl(this.location.socket, 'vscode-matrix-connect', key);
     try {
       return await call(control.connection, MatrixConnectRequest, params);
     } finally {
@@ -199,13 +210,15 @@ export class HubSupervisor implements vscode.Disposable {
   /** Uses the hub that holds the socket; false if it is gone by now (then ours can start). */
   private async useShared(): Promise<boolean> {
     let shared: RunningHub;
+    const key = await this.keys.recall(this.location.socket);
     try {
-      shared = await RunningHub.connect(this.location.socket);
+      shared = await RunningHub.connect(this.location.socket, key);
     } catch (e) {
       this.log.info(`the other hub did not answer (${(e as Error).message}); starting ours again`);
       return false;
     }
     this.shared = shared;
+    this.sharedKey = key;
     shared.onChanged((c) => this.onChange(c));
     shared.onClose(() => {
       if (this.shared !== shared) return;
@@ -216,6 +229,10 @@ export class HubSupervisor implements vscode.Disposable {
     this.log.info(
       `another hub (pid ${shared.pid}) serves ${this.location.workspace}; using it over ${this.location.socket}`,
     );
+    if (!shared.isEditor)
+      this.log.warn(
+        `this window is not an editor window of that hub (it was started outside VS Code, by another VS Code, or by a window that had not yet kept its key): its person's ACK, read, reply and resolve work only in the window that runs it. If a window of this VS Code started it, this window connects again once that window keeps its key`,
+      );
     this.setState({ kind: 'running', pid: shared.pid, shared: true });
     try {
       this.setSnapshot(await shared.snapshot());
@@ -225,9 +242,32 @@ export class HubSupervisor implements vscode.Disposable {
     return true;
   }
 
+  /**
+   * Another window kept a key for the shared hub after this one connected without it (two windows
+   * racing to replace a hub that went away): connect again with it, as an editor window.
+   */
+  private async presentNewKey(): Promise<void> {
+    const old = this.shared;
+    if (!old || old.isEditor) return;
+    const key = await this.keys.recall(this.location.socket);
+    if (!key || key === this.sharedKey || this.shared !== old) return;
+    this.shared = undefined; // so its close is not taken for the hub going away
+    old.close();
+    this.log.info(`a window of this VS Code kept the shared hub's editor key: connecting again with it`);
+    if (!(await this.useShared())) await this.stopOwn().then(() => this.start());
+  }
+
   private async onRunning(): Promise<void> {
     this.setState({ kind: 'running', pid: this.pid });
     this.log.info(`hub running (pid ${this.pid}) on ${this.location.socket}`);
+    // Only now: a hub that exits because another serves the socket never got here, so it cannot
+    // overwrite the serving hub's key.
+    const key = this.ownKey;
+    void Promise.resolve(this.keys.remember(this.location.socket, key)).catch((e) =>
+      this.log.warn(
+        `could not keep the hub's editor key in SecretStorage (${(e as Error).message}): another window on this folder will be the CLI to this hub`,
+      ),
+    );
     try {
       this.setSnapshot(await call(this.client!, SnapshotRequest));
     } catch (e) {
@@ -282,27 +322,15 @@ export class HubSupervisor implements vscode.Disposable {
   }
 
   private spawnHub(): ChildProcess {
-    const { workspace, store, socket } = this.location;
-    const hubJs = join(this.extensionPath, 'dist', 'hub.js');
-    // --stdio first: vscode-languageserver takes the first transport flag it sees, and would read
-    // the hub's own `--socket PATH` as its TCP `--socket PORT`.
-    const args = [
-      hubJs,
-      '--stdio',
-      `--clientProcessId=${process.pid}`,
-      '--workspace',
-      workspace,
-      '--store',
-      store,
-      '--socket',
-      socket,
-    ];
+    // A fresh key per hub process: a stale one in SecretStorage opens nothing.
+    this.ownKey = newEditorKey();
+    const { args, env } = hubLaunch(this.location, this.extensionPath, this.ownKey, process.env);
     this.lastStderr = '';
     this.lastExit = undefined;
     // process.execPath is the editor's Node (or Electron, which ELECTRON_RUN_AS_NODE turns into Node).
     const child = spawn(process.execPath, args, {
-      cwd: workspace,
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      cwd: this.location.workspace,
+      env,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.child = child;

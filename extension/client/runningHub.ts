@@ -8,12 +8,18 @@ import type { Snapshot, SnapshotChange } from '../protocol/views';
 export class RunningHub {
   private constructor(private readonly control: ControlClient) {}
 
-  static async connect(socket: string): Promise<RunningHub> {
-    return new RunningHub(await connectControl(socket, 'vscode'));
+  /** With the hub's editor key (client/editorKey.ts) this window is `editor` to it, else `cli`. */
+  static async connect(socket: string, editorKey?: string): Promise<RunningHub> {
+    return new RunningHub(await connectControl(socket, 'vscode', editorKey));
   }
 
   get pid(): number | undefined {
     return this.control.hub.pid;
+  }
+
+  /** Whether the hub took this window as an editor window (its person's receipts work here). */
+  get isEditor(): boolean {
+    return this.control.hub.channel === 'editor';
   }
 
   get connection(): RequestSender {

@@ -27,6 +27,8 @@ export interface ControlHello {
   handoff: typeof HELLO_VERSION;
   kind: 'control';
   client?: string;
+  /** This hub's editor key (protocol/editorKey.ts): an editor window sharing the hub, not the CLI. */
+  editorKey?: string;
 }
 
 export type Hello = AgentHello | ControlHello | HookHello;
@@ -39,6 +41,8 @@ export interface HelloReply {
   node?: string;
   workspace?: string;
   pid?: number;
+  /** For a control connection: what the hub serves it as (`editor` only with the hub's editor key). */
+  channel?: 'editor' | 'cli';
 }
 
 export const MAX_HELLO_BYTES = 4096;

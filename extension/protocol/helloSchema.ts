@@ -44,7 +44,13 @@ const agentHello: z.ZodType<AgentHello> = z.object({
   terminal: tmuxTerminal.optional(),
 });
 
-const controlHello: z.ZodType<ControlHello> = z.object({ handoff: version, kind: z.literal('control'), client });
+const controlHello: z.ZodType<ControlHello> = z.object({
+  handoff: version,
+  kind: z.literal('control'),
+  client,
+  // Bounded, not pattern-checked: a wrong key is a `cli` connection, not a refused one.
+  editorKey: z.string().max(128).optional(),
+});
 
 export const hookHello: z.ZodType<HookHello> = z.object({
   handoff: version,

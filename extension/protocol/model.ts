@@ -64,8 +64,8 @@ export interface Origin {
 /** Who did something, from which session and node, and when. */
 /**
  * The channel a send or receipt came through, which is how the hub knows who may speak: an
- * agent's own MCP session, the editor window that runs the hub (its stdio), the socket's control
- * connections (the CLI, a window sharing another's hub), or another node over Matrix.
+ * agent's own MCP session, an editor window of the hub (its stdio, or the socket with the hub's
+ * editor key), the socket's other control connections (the CLI), or another node over Matrix.
  */
 export type Channel = 'agent' | 'editor' | 'cli' | 'remote';
 

@@ -15,12 +15,20 @@ export interface ControlClient {
   close(): void;
 }
 
-/** Connects to the first of `sockets` where a hub answers (one path, or the places discovery lists). */
-export async function connectControl(sockets: string | readonly string[], client = 'cli'): Promise<ControlClient> {
+/**
+ * Connects to the first of `sockets` where a hub answers (one path, or the places discovery lists).
+ * With the hub's `editorKey` it is served as an editor window (`hub.channel` says which it got).
+ */
+export async function connectControl(
+  sockets: string | readonly string[],
+  client = 'cli',
+  editorKey?: string,
+): Promise<ControlClient> {
   const { socket, reply, rest } = await greetFirst(typeof sockets === 'string' ? [sockets] : sockets, {
     handoff: HELLO_VERSION,
     kind: 'control',
     client,
+    ...(editorKey ? { editorKey } : {}),
   });
   if (rest.length) socket.unshift(rest);
   const connection = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket));

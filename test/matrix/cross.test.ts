@@ -5,6 +5,7 @@
 import { sessionLabel } from '../../extension/hub/sessions';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
@@ -12,6 +13,7 @@ import { connectAgent, type Agent } from '../helpers/agent';
 import { DIST, NODE, startHub, type HubProcess } from '../helpers/hubProcess';
 import { connectControl } from '../../extension/shared/controlClient';
 import { call, MatrixConnectRequest, MatrixDisconnectRequest } from '../../extension/protocol/control';
+import { EDITOR_KEY_ENV } from '../../extension/protocol/editorKey';
 import {
   api,
   countPushes,
@@ -443,9 +445,12 @@ matrixSuite('Matrix: a handoff between two hubs over a real Synapse', () => {
 
   it('the editor connects a running hub with handoff/matrix/connect; bad settings are clear errors', async () => {
     const c = await user(hs, `c-${unique()}`);
-    const hubD = await startHub({ args: ['--node', 'nodeD'] });
+    // Matrix settings come only from an editor window: hub D runs as one starts it, and the test
+    // connects as a second window holding its editor key.
+    const key = randomBytes(32).toString('hex');
+    const hubD = await startHub({ args: ['--node', 'nodeD'], editor: true, env: { [EDITOR_KEY_ENV]: key } });
     hubs.push(hubD);
-    const control = await connectControl(hubD.socket, 'test-editor');
+    const control = await connectControl(hubD.socket, 'test-editor', key);
     try {
       assert.equal((await snapshot(hubD)).link, undefined, 'no Matrix until asked');
       const bad = await call(control.connection, MatrixConnectRequest, {

@@ -1,7 +1,7 @@
 // Serves the control protocol (protocol/control.ts) on a JSON-RPC connection. Which one says what
-// it may do (docs/threat-model.md): the editor window that runs this hub (its stdio, `editor`)
-// writes the person's receipts; the socket's control connections (`cli`: the CLI, a window that
-// shares another's hub) read, and send only as an identity no agent session holds right now.
+// it may do (docs/threat-model.md): an editor window of this hub (`editor`: its stdio, or a socket
+// connection with the hub's editor key) writes the person's receipts and links Matrix; the socket's
+// other control connections (`cli`) read, and send only as an identity no agent session holds.
 import { ResponseError } from 'vscode-jsonrpc';
 import {
   BUS_ERROR,
@@ -65,6 +65,15 @@ function mayCliSendAs(hub: Hub, identity: string): void {
   );
 }
 
+/** The editor's acts; `what` says which, and that nothing happened. */
+function editorOnly(channel: Extract<Channel, 'editor' | 'cli'>, what: string): void {
+  if (channel === 'editor') return;
+  throw new BusError(
+    'not_your_channel',
+    `${what} is the editor's act: from the window that runs this hub, or a window of the same VS Code that holds its editor key. This is the socket's control channel (the CLI, or a window of a hub started outside the editor). Nothing changed.`,
+  );
+}
+
 /** Registers the handlers; returns a function that stops change notifications. */
 export function serveControl(
   hub: Hub,
@@ -122,7 +131,7 @@ export function serveControl(
     if (channel !== 'editor') {
       throw new BusError(
         'not_your_channel',
-        `A ${p.kind} receipt for ${p.as} comes only from ${p.as}'s own channel: an agent's from its MCP session, the person's from the editor window that runs this hub. This is the socket's control channel (the CLI, or a window sharing another window's hub): it may read and send, not write receipts. Nothing was recorded.`,
+        `A ${p.kind} receipt for ${p.as} comes only from ${p.as}'s own channel: an agent's from its MCP session, the person's from an editor window of this hub (the one that runs it, or one holding its editor key). This is the socket's control channel (the CLI, or a window without the key): it may read and send, not write receipts. Nothing was recorded.`,
       );
     }
     return hub.receipt(
@@ -139,7 +148,7 @@ export function serveControl(
     if (channel !== 'editor')
       throw new BusError(
         'not_your_channel',
-        "Marking a handoff resolved is the person's act, from the editor window that runs this hub; this is the socket's control channel. Nothing changed.",
+        "Marking a handoff resolved is the person's act, from an editor window of this hub (the one that runs it, or one holding its editor key); this is the socket's control channel. Nothing changed.",
       );
     return hub.resolve(p.id, p.by, p.note);
   });
@@ -147,12 +156,20 @@ export function serveControl(
     await hub.link?.close();
     hub.setLink(undefined);
   };
+  // Which homeserver and room the bus speaks in is the editor's to say: any local process could
+  // otherwise relink the hub to a room it controls.
   handle(MatrixConnectRequest, async (p) => {
+    editorOnly(channel, 'Connecting this hub to Matrix');
     const config = asInvalidInput(() => matrixConfig(p, MatrixConnectRequest.method));
     await dropRemote();
     return asInvalidInput(() => startMatrix(hub, config, hub.options.log ?? (() => undefined))).status();
   });
-  connection.onRequest(MatrixDisconnectRequest.method, () => guard(dropRemote));
+  connection.onRequest(MatrixDisconnectRequest.method, () =>
+    guard(() => {
+      editorOnly(channel, 'Disconnecting this hub from Matrix');
+      return dropRemote();
+    }),
+  );
 
   // Changes are gathered by message id while the debounce runs, then sent as one change.
   let timer: NodeJS.Timeout | undefined;

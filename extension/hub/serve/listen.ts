@@ -15,6 +15,7 @@ import { serveHook } from './hookService';
 import { serveAgent } from './mcp/agentConnection';
 import { takeOwnership } from '../start/ownership';
 import type { Log } from '../../protocol/hubLog';
+import type { EditorKeyCheck } from './editorKey';
 
 export class HubAlreadyRunning extends Error {
   constructor(running: HelloReply | { stalledPid: number }, path: string) {
@@ -45,6 +46,8 @@ export interface ListenOptions {
   log: Log;
   /** From hello to `initialized`, or the agent connection is closed (default 10 s). */
   handshakeMs?: number;
+  /** Whether a control hello's key is this hub's editor key (absent: no socket connection is `editor`). */
+  isEditorKey?: EditorKeyCheck;
 }
 
 /**
@@ -92,6 +95,14 @@ export async function listen(hub: Hub, path: string, options: ListenOptions): Pr
   return server;
 }
 
+/** An editor window of this hub if it holds the editor key; any other control connection is the CLI's. */
+function controlChannel(key: string | undefined, options: ListenOptions): 'editor' | 'cli' {
+  if (key === undefined) return 'cli';
+  if (options.isEditorKey?.(key)) return 'editor';
+  options.log("a control connection presented a key that is not this hub's editor key: serving it as cli", 'warn');
+  return 'cli';
+}
+
 function accept(hub: Hub, socket: Socket, options: ListenOptions): void {
   const head = new LineBuffer(MAX_HELLO_BYTES);
   const reply = (r: Omit<HelloReply, 'handoff'>) =>
@@ -125,7 +136,8 @@ function accept(hub: Hub, socket: Socket, options: ListenOptions): void {
       socket.destroy();
       return;
     }
-    reply({ ok: true, node: hub.node, workspace: hub.options.workspace, pid: process.pid });
+    const channel = hello.kind === 'control' ? controlChannel(hello.editorKey, options) : undefined;
+    reply({ ok: true, node: hub.node, workspace: hub.options.workspace, pid: process.pid, channel });
     if (hello.kind === 'mcp') {
       serveAgent(hub, socket, hello, rest, {
         heartbeatMs: options.heartbeatMs,
@@ -135,7 +147,7 @@ function accept(hub: Hub, socket: Socket, options: ListenOptions): void {
     } else if (hello.kind === 'control') {
       if (rest.length) socket.unshift(rest);
       const connection = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket));
-      const stop = serveControl(hub, connection, 'cli');
+      const stop = serveControl(hub, connection, channel ?? 'cli');
       connection.onClose(stop);
       connection.listen();
       socket.on('close', () => connection.dispose());

@@ -12,6 +12,7 @@ import { loadMatrixConfig, MatrixConfigError } from '../matrix/config';
 import { startMatrix } from '../matrix/load';
 import { keepYoungGenerationSmall, shedLoadingMemory } from './shedMemory';
 import { formatHubLine, type Log } from '../../protocol/hubLog';
+import { takeEditorKey } from '../serve/editorKey';
 
 export interface HubArgs {
   workspace: string;
@@ -76,11 +77,16 @@ export async function runHub(args: HubArgs): Promise<void> {
     relayWaitMs: args.relayWaitMs,
     log,
   });
+  // Before anything is started that could inherit it (see serve/editorKey.ts).
+  const editorKey = takeEditorKey(process.env, args.editor);
+  if (editorKey.why)
+    log(`${editorKey.why}: every socket control connection is cli, only this stdio is the editor`, 'warn');
   // Claim the socket before touching the store: a second hub for this workspace must stop here,
   // before it could write the running hub's files. Connections wait until the store is open.
   let server;
   try {
     server = await listen(hub, socketPath, {
+      isEditorKey: editorKey.check,
       heartbeatMs: Number(process.env.HANDOFF_HEARTBEAT_MS) || 15_000,
       handshakeMs: Number(process.env.HANDOFF_HANDSHAKE_MS) || 10_000,
       log,
