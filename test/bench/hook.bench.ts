@@ -17,7 +17,8 @@ function timed(args: string[], env: Record<string, string>, input: string): Prom
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(NODE, args, {
-      env: { PATH: process.env.PATH ?? '', ...env },
+      // CLAUDECODE=1 as Claude Code sets it: without it the Claude-format hook ends at once (#24).
+      env: { PATH: process.env.PATH ?? '', CLAUDECODE: '1', ...env },
       stdio: ['pipe', 'ignore', 'ignore'],
     });
     child.on('error', reject);
