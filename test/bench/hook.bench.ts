@@ -10,8 +10,12 @@ import { HOOK_MARK } from '../../extension/shared/connect/launch';
 import { DIST, NODE, startHub, tempDir } from '../helpers/hubProcess';
 
 const quick = process.argv.includes('--quick');
-/** `--against=OLD/hook.js` adds "nothing waiting" with another build of the hook, to compare a change side by side. */
-const against = process.argv.find((a) => a.startsWith('--against='))?.slice('--against='.length);
+/** `--against=OLD/hook.js[,…]` adds "nothing waiting" with other builds of the hook, to compare a change side by side. */
+const against =
+  process.argv
+    .find((a) => a.startsWith('--against='))
+    ?.slice('--against='.length)
+    .split(',') ?? [];
 const N = quick ? 15 : 60;
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
@@ -62,12 +66,12 @@ async function main(): Promise<void> {
   const cases: Record<string, () => Promise<number>> = {
     'bare node -e 0': () => timed(['-e', '0'], {}, ''),
     'hook, nothing waiting': () => timed(hook(hub.workspace), at(hub.socket), input('idle')),
-    ...(against
-      ? {
-          [`hook, nothing waiting (${against})`]: () =>
-            timed(hook(hub.workspace, against), at(hub.socket), input('idle')),
-        }
-      : {}),
+    ...Object.fromEntries(
+      against.map((program) => [
+        `hook, nothing waiting (${program})`,
+        () => timed(hook(hub.workspace, program), at(hub.socket), input('idle')),
+      ]),
+    ),
     'hook, one handoff to surface': async () => {
       await alice.ok('send_handoff', { to: 'bob', body: 'bench handoff', insist: true });
       return timed(hook(hub.workspace), at(hub.socket), input('busy'));
