@@ -54,12 +54,25 @@ export class Journal {
   private readonly ulid = messageIds();
   private seq = 0;
   mail = new MailIndex();
-  due = new DueIndex();
-  /** The summary the editor's views read: counts, overdue, the capped lists' order. */
-  ledger = new LedgerIndex();
+  /**
+   * Built on first use, not at start: the timer's first tick and the editor's first snapshot need
+   * them, an agent's first answer does not. Until then the journal has nothing to keep them up to
+   * date, and built from the state they hold what following it would have.
+   */
+  private dueIndex?: DueIndex;
+  private ledgerIndex?: LedgerIndex;
   private readonly listeners = new Set<(ids: readonly string[]) => void>();
 
   constructor(private readonly options: JournalOptions) {}
+
+  get due(): DueIndex {
+    return (this.dueIndex ??= DueIndex.of(this.state));
+  }
+
+  /** The summary the editor's views read: counts, overdue, the capped lists' order. */
+  get ledger(): LedgerIndex {
+    return (this.ledgerIndex ??= LedgerIndex.of(this.state));
+  }
 
   async open(): Promise<void> {
     try {
@@ -76,8 +89,9 @@ export class Journal {
       });
       this.seq = this.store.state.seq;
       this.mail = MailIndex.of(this.store.state);
-      this.due = DueIndex.of(this.store.state);
-      this.ledger = LedgerIndex.of(this.store.state);
+      // Any built before (on the empty state of a store not open yet) are built again on first use.
+      this.dueIndex = undefined;
+      this.ledgerIndex = undefined;
       this.options.log(
         `store ${this.options.dir}: ${Object.keys(this.store.state.hot).length} open, ${this.store.archivedCount} archived`,
       );
@@ -143,8 +157,8 @@ export class Journal {
       throw this.closing ? shuttingDown() : storeFailure(store.dir, e);
     }
     this.mail.note(this.state, all);
-    this.due.note(this.state, all);
-    this.ledger.note(this.state, touched);
+    this.dueIndex?.note(this.state, all);
+    this.ledgerIndex?.note(this.state, touched);
     this.changed(touched);
   }
 
@@ -152,7 +166,7 @@ export class Journal {
   private archived(archived: StoredMessage[]): void {
     const ids = archived.map((m) => m.id);
     this.mail.forget(archived);
-    this.ledger.forget(archived);
+    this.ledgerIndex?.forget(archived);
     this.changed(ids);
   }
 

@@ -7,7 +7,9 @@ import type { SendResult } from '../protocol/views';
 import type { DuplicateWhy } from './bus/decide';
 
 export class SendMemory {
-  readonly recent = new RecentSends();
+  private readonly remembered = new RecentSends();
+  /** The open messages to remember once a send needs them (seed). */
+  private seeding?: { state: () => BusState; now: () => number };
   private readonly inflight = new Map<string, Promise<SendResult>>();
   /** Sends being committed, by id: their commits, which `landed` reads as stored or refused. */
   private readonly landing = new Map<string, Promise<unknown>>();
@@ -15,11 +17,26 @@ export class SendMemory {
 
   constructor(private readonly windowMs: number) {}
 
-  /** Fingerprints of the open messages still inside the window (after a restart). */
-  seed(state: BusState, now: number): void {
-    for (const h of Object.values(state.hot)) {
-      if (now - h.message.sentAt < this.windowMs) this.track(h.message);
+  /**
+   * Fingerprints of the open messages still inside the window (after a restart), taken when the
+   * first send needs them: a fingerprint reads its message's body back from the checkpoint, and
+   * 100 000 of them were a quarter of a full store's start. Taken then, they are what a hub started
+   * at that moment would hold.
+   */
+  seed(state: () => BusState, now: () => number): void {
+    this.seeding = { state, now };
+  }
+
+  get recent(): RecentSends {
+    if (this.seeding) {
+      const { state, now } = this.seeding;
+      this.seeding = undefined;
+      const at = now();
+      for (const h of Object.values(state().hot)) {
+        if (at - h.message.sentAt < this.windowMs) this.remembered.add(h.message);
+      }
     }
+    return this.remembered;
   }
 
   /** Set before the send is committed, so a racing twin already sees it; returns how to forget it. */

@@ -36,7 +36,10 @@ export class Sending {
 
   /** After the store opened: the open messages still inside the duplicate window. */
   seed(): void {
-    this.memory.seed(this.deps.journal.state, this.deps.now());
+    this.memory.seed(
+      () => this.deps.journal.state,
+      () => this.deps.now(),
+    );
   }
 
   send(caller: Caller, req: SendDraft): Promise<SendResult> {

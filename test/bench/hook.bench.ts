@@ -6,9 +6,16 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { connectAgent } from '../helpers/agent';
+import { HOOK_MARK } from '../../extension/shared/connect/launch';
 import { DIST, NODE, startHub, tempDir } from '../helpers/hubProcess';
 
 const quick = process.argv.includes('--quick');
+/** `--against=OLD/hook.js[,…]` adds "nothing waiting" with other builds of the hook, to compare a change side by side. */
+const against =
+  process.argv
+    .find((a) => a.startsWith('--against='))
+    ?.slice('--against='.length)
+    .split(',') ?? [];
 const N = quick ? 15 : 60;
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
@@ -17,7 +24,8 @@ function timed(args: string[], env: Record<string, string>, input: string): Prom
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(NODE, args, {
-      env: { PATH: process.env.PATH ?? '', ...env },
+      // CLAUDECODE=1 as Claude Code sets it: without it the Claude-format hook ends at once (#24).
+      env: { PATH: process.env.PATH ?? '', CLAUDECODE: '1', ...env },
       stdio: ['pipe', 'ignore', 'ignore'],
     });
     child.on('error', reject);
@@ -34,7 +42,19 @@ async function main(): Promise<void> {
   const silent = join(dir, 'silent.sock');
   const stalled = createServer(() => undefined);
   await new Promise<void>((r) => stalled.listen(silent, r));
-  const hook = (socket: string) => [join(DIST, 'hook.js'), 'claude', 'PostToolUse', '--name', 'bob', '--hub', socket];
+  // The command line connect installs (extension/shared/connect/launch.ts), run as from an editor's
+  // integrated terminal (HANDOFF_HUB set); with no hub, a workspace no hub serves.
+  const hook = (workspace: string, program = join(DIST, 'hook.js')) => [
+    program,
+    'claude',
+    'PostToolUse',
+    '--name',
+    'bob',
+    '--workspace',
+    workspace,
+    ...HOOK_MARK.split(' '),
+  ];
+  const at = (socket: string) => ({ HANDOFF_HUB: socket });
   const input = (s: string) =>
     JSON.stringify({
       session_id: s,
@@ -45,13 +65,19 @@ async function main(): Promise<void> {
     });
   const cases: Record<string, () => Promise<number>> = {
     'bare node -e 0': () => timed(['-e', '0'], {}, ''),
-    'hook, nothing waiting': () => timed(hook(hub.socket), {}, input('idle')),
+    'hook, nothing waiting': () => timed(hook(hub.workspace), at(hub.socket), input('idle')),
+    ...Object.fromEntries(
+      against.map((program) => [
+        `hook, nothing waiting (${program})`,
+        () => timed(hook(hub.workspace, program), at(hub.socket), input('idle')),
+      ]),
+    ),
     'hook, one handoff to surface': async () => {
       await alice.ok('send_handoff', { to: 'bob', body: 'bench handoff', insist: true });
-      return timed(hook(hub.socket), {}, input('busy'));
+      return timed(hook(hub.workspace), at(hub.socket), input('busy'));
     },
-    'hook, no hub': () => timed(hook(join(dir, 'none.sock')), {}, input('x')),
-    'hook, hub never answers': () => timed(hook(silent), {}, input('x')),
+    'hook, no hub': () => timed(hook(dir), at(join(dir, 'none.sock')), input('x')),
+    'hook, hub never answers': () => timed(hook(dir), at(silent), input('x')),
   };
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
   for (let i = 0; i < N; i++) for (const [k, run] of Object.entries(cases)) samples[k].push(await run());

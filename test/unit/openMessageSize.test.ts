@@ -52,10 +52,14 @@ function message(i: number): Message {
   };
 }
 
-/** The hot set with what the hub builds on it at start. */
+/** The hot set with what the hub builds on it, at start or (the lazy ones) on first use. */
 function indexed(state: BusState): unknown[] {
   const memory = new SendMemory(10 * 60_000);
-  memory.seed(state, T0);
+  memory.seed(
+    () => state,
+    () => T0,
+  );
+  assert.equal(memory.recent.size, N); // taken now, as the first send takes it
   return [MailIndex.of(state), DueIndex.of(state), LedgerIndex.of(state), memory];
 }
 

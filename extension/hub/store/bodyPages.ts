@@ -90,7 +90,7 @@ export class CheckpointBodies implements BodyPages {
 }
 
 /** The index of the quote that ends a JSON string whose text starts at `from`, or -1 before `to`. */
-function closingQuote(buf: Buffer, from: number, to: number): number {
+export function closingQuote(buf: Buffer, from: number, to: number): number {
   const text = buf.subarray(0, to);
   for (let i = text.indexOf(QUOTE, from); i >= 0; i = text.indexOf(QUOTE, i + 1)) {
     let slashes = 0;

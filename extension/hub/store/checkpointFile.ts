@@ -13,7 +13,7 @@ import type { Adapter } from 'lowdb';
 import { bodyLiteral } from '../bus/body';
 import { dict, parseState } from '../bus/dict';
 import type { BusState, HotMessage, StoredMessage } from '../bus/model';
-import { CheckpointBodies } from './bodyPages';
+import { CheckpointBodies, closingQuote } from './bodyPages';
 import { replaceDurably } from './durableJsonFile';
 import { nodeFs, writeAll, type StoreFile, type StoreFs } from './storeFs';
 import { reviveHot, reviveState } from './revive';
@@ -43,6 +43,9 @@ export interface CheckpointSnapshot {
 
 const HOT_OPEN = '"hot":{';
 const COMMA = 0x2c;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const CLOSE = 0x7d;
 /** What follows an open message's line: a comma unless it is the last. */
 const SEPARATOR = Buffer.from(',\n');
 const LAST = Buffer.from('\n');
@@ -51,9 +54,9 @@ const CHUNK = 1 << 20;
 
 /**
  * Every line of the file from `position` with the byte offset it starts at, holding a chunk and
- * the line being read, not the file.
+ * the line being read, not the file. A line's bytes may be in the chunk, overwritten by the next read.
  */
-async function* lines(fh: StoreFile, position: number): AsyncGenerator<[text: string, at: number]> {
+async function* lines(fh: StoreFile, position: number): AsyncGenerator<[bytes: Buffer, at: number]> {
   const read = Buffer.allocUnsafe(CHUNK); // one, reused: a fresh megabyte per read stayed in the malloc arena
   let parts: Buffer[] = []; // copies of the line so far, when it spans chunks
   let lineAt = position;
@@ -66,9 +69,7 @@ async function* lines(fh: StoreFile, position: number): AsyncGenerator<[text: st
     let start = 0;
     for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, start)) {
       yield [
-        parts.length === 0
-          ? chunk.toString('utf8', start, nl)
-          : Buffer.concat([...parts, chunk.subarray(start, nl)]).toString('utf8'),
+        parts.length === 0 ? chunk.subarray(start, nl) : Buffer.concat([...parts, chunk.subarray(start, nl)]),
         lineAt,
       ];
       parts = [];
@@ -77,7 +78,7 @@ async function* lines(fh: StoreFile, position: number): AsyncGenerator<[text: st
     }
     if (start < chunk.length) parts.push(Buffer.from(chunk.subarray(start)));
   }
-  if (parts.length > 0) yield [Buffer.concat(parts).toString('utf8'), lineAt];
+  if (parts.length > 0) yield [Buffer.concat(parts), lineAt];
 }
 
 /**
@@ -85,6 +86,27 @@ async function* lines(fh: StoreFile, position: number): AsyncGenerator<[text: st
  * finds the literal where the line starts, with no search (any JSON reader reads the same object).
  */
 const bodyHead = (id: string) => `${JSON.stringify(id)}:{"message":{"body":`;
+/** What follows the id's literal up to the body's. */
+const AFTER_ID = Buffer.from(':{"message":{"body":');
+
+/**
+ * An open message's line as the writer writes it, parsed without its body: the body's literal
+ * (most of the line) is neither decoded nor parsed, only stepped over, and left where it is. Its
+ * offset is where the literal starts. Undefined for a line in any other shape.
+ */
+function entryWithoutBody(bytes: Buffer): { id: string; value: HotMessage; bodyAt: number } | undefined {
+  if (bytes[0] !== QUOTE) return undefined;
+  const idEnd = bytes.indexOf(QUOTE, 1);
+  if (idEnd < 0 || bytes.subarray(1, idEnd).includes(BACKSLASH)) return undefined; // an id with escapes: parsed whole
+  const bodyAt = idEnd + 1 + AFTER_ID.length;
+  if (!bytes.subarray(idEnd + 1, bodyAt).equals(AFTER_ID) || bytes[bodyAt] !== QUOTE) return undefined;
+  const bodyEnd = closingQuote(bytes, bodyAt + 1, bytes.length);
+  if (bodyEnd < 0) return undefined;
+  const end = bytes[bytes.length - 1] === COMMA ? bytes.length - 1 : bytes.length;
+  // The body stays first among the message's fields, as a placeholder: the same object shape as a whole parse.
+  const value = JSON.parse(`{"message":{"body":0${bytes.toString('utf8', bodyEnd + 1, end)}`) as HotMessage;
+  return { id: bytes.toString('utf8', 1, idEnd), value, bodyAt };
+}
 
 /** An open message's line, its body's literal copied from where it is held. */
 function entryLine(id: string, hot: HotMessage): string {
@@ -143,15 +165,22 @@ export class CheckpointFile implements Adapter<Checkpoint> {
     }
   }
 
-  private async parseLines(first: string, rest: AsyncGenerator<[text: string, at: number]>): Promise<Checkpoint> {
+  private async parseLines(first: string, rest: AsyncGenerator<[bytes: Buffer, at: number]>): Promise<Checkpoint> {
     const hot = dict<HotMessage>();
-    for await (const [line, at] of rest) {
+    for await (const [bytes, at] of rest) {
       // An entry line starts with its key (a JSON string); the last line closes the hot set.
-      if (line.startsWith('}')) {
-        const doc = revived(JSON.parse(`${first}${line}`) as Checkpoint);
+      if (bytes[0] === CLOSE) {
+        const doc = revived(JSON.parse(`${first}${bytes.toString('utf8')}`) as Checkpoint);
         doc.state.hot = hot;
         return doc;
       }
+      const fast = entryWithoutBody(bytes);
+      if (fast) {
+        const h = (hot[fast.id] = reviveHot(fast.value, fast.id));
+        h.message.body = this.bodies.ref(at + fast.bodyAt);
+        continue;
+      }
+      const line = bytes.toString('utf8');
       const entry = JSON.parse(`{${line.endsWith(',') ? line.slice(0, -1) : line}}`) as Record<string, HotMessage>;
       for (const id in entry) {
         const h = (hot[id] = reviveHot(entry[id], id));

@@ -1,0 +1,84 @@
+// A hub starting on a full store does no per-message work it can leave to the first call that
+// needs it, counted (not timed): every read of the open-message table after the checkpoint is
+// parsed goes through a proxy. The mail index (an agent's first answer reads it) is built at start;
+// the due times (the timer's), the ledger (the editor's summary) and the duplicate window (a
+// send's) wait for their first use. A measured failure: at 100 000 open they were half a start.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { join } from 'node:path';
+import { Hub } from '../../extension/hub/hub';
+import { MailIndex } from '../../extension/hub/bus/mailIndex';
+import type { BusState, HotMessage } from '../../extension/hub/bus/model';
+import { tempDir } from '../helpers/hubProcess';
+
+const OPEN = 300;
+const alice = { identity: 'alice', session: 'fill', node: 'start' };
+
+async function filledStore(): Promise<{ workspace: string; storeDir: string }> {
+  const base = tempDir('start-work');
+  const where = { workspace: join(base, 'ws'), storeDir: join(base, 'store') };
+  const hub = new Hub({ ...where, node: 'start', tickMs: 0 });
+  await hub.start();
+  for (const name of ['alice', 'bob']) await hub.remember(name);
+  for (let i = 0; i < OPEN; i++) await hub.send(alice, { to: ['bob'], body: `handoff ${i}`, insist: true });
+  await hub.close(); // a checkpoint: the next hub loads them from it
+  return where;
+}
+
+/** Counts reads of open messages from the moment the mail index is built at start. */
+function countReadsAfterTheMailIndex(): { mailIndex: () => number; since: () => number; restore: () => void } {
+  const original = MailIndex.of.bind(MailIndex);
+  let reads = 0;
+  let atMailIndex = -1;
+  MailIndex.of = (state: BusState) => {
+    state.hot = new Proxy(state.hot, {
+      get(target, key, receiver) {
+        const hot = Reflect.get(target, key, receiver) as HotMessage | undefined;
+        if (hot) reads++;
+        return hot;
+      },
+    });
+    const index = original(state);
+    atMailIndex = reads;
+    return index;
+  };
+  return {
+    mailIndex: () => atMailIndex,
+    since: () => reads - atMailIndex,
+    restore: () => {
+      MailIndex.of = original;
+    },
+  };
+}
+
+describe('start-up work on a full store', () => {
+  it('after the checkpoint and the mail index, no open message is visited until a call needs it', async () => {
+    const where = await filledStore();
+    const count = countReadsAfterTheMailIndex();
+    let now = Date.now();
+    const hub = new Hub({ ...where, node: 'start', tickMs: 0, clock: () => now });
+    try {
+      await hub.start();
+      assert.ok(count.mailIndex() >= OPEN, 'the mail index is built at start');
+      assert.equal(count.since(), 0, 'nothing else at start visits the open messages');
+
+      // An agent's first answer reads its mail through the index, not the whole table.
+      assert.equal(hub.unread('bob'), OPEN);
+      assert.ok(count.since() < 10, `an unread count read ${count.since()} messages`);
+
+      // The first send takes the duplicate window: the restarted messages are in it.
+      const again = await hub.send(alice, { to: ['bob'], body: 'handoff 7' });
+      assert.equal(again.duplicate?.why, 'probable_duplicate');
+
+      // The timer's first tick builds the due times: past the SLA, every restarted handoff is chased.
+      now += 11 * 60_000;
+      const chased = new Set<string>();
+      hub.onChanged((ids) => ids.forEach((id) => chased.add(id)));
+      await hub.tick();
+      assert.equal(chased.size, OPEN);
+    } finally {
+      count.restore();
+      await hub.close();
+    }
+  });
+});
