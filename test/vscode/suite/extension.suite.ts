@@ -125,7 +125,7 @@ describe('Handoff in a real VS Code', () => {
     await bob.ok('ack', { message_id: id });
     await eventually('ACK', () => bobState()?.state === 'acked');
     assert.match(bobState()!.label, /^ACK · bob \d\d:\d\d:\d\d$/);
-    assert.match(bobState()!.detail, /ack by bob, written from its MCP session, session bob-\d+, node /);
+    assert.match(bobState()!.detail, /ack by bob, written from its MCP session, session s-[0-9a-f]{12}, node /);
 
     await bob.ok('report_result', { message_id: id, outcome: 'done', summary: 'Looks good' });
     await eventually('done', () => bobState()?.state === 'done');
