@@ -290,6 +290,20 @@ describe('The person at the editor, in a real VS Code', () => {
             assert.ok(Date.parse(done.at) >= t1 - 1000, `result time ${done.at}`);
             await row.waitFor({ state: 'detached', timeout: 10_000 });
             await page.screenshot({ path: join(ARTIFACTS, 'inbox-after-done.png') });
+            // The person's receipt names the channel that wrote it on the event's row, light and dark.
+            const doneRow = frame.locator(`article.event[data-id="${id}"]`);
+            for (const t of [THEMES[1], THEMES[0]]) {
+              await theme(page, t);
+              let text = '';
+              await waitUntil(
+                async () => /done · maria via editor/.test((text = await doneRow.innerText())),
+                10_000,
+                () => `the row to say 'via editor': ${text}`,
+              );
+              const shot = join(ARTIFACTS, `inbox-${t.name}-after-done.png`);
+              await page.locator('#workbench\\.parts\\.sidebar').screenshot({ path: shot, animations: 'disabled' });
+              shots.push(shot);
+            }
 
             // maria moves to the other window: a new handoff reaches this window's inbox, but only the other notifies.
             await runCommand(page, 'Notifications: Clear All Notifications');
