@@ -43,15 +43,17 @@ async function main(): Promise<void> {
       tool_name: 'Bash',
       tool_input: { command: 'ls' },
     });
+  // As Claude Code runs it: without CLAUDECODE=1 the hook exits before it asks the hub at all.
+  const claude = { CLAUDECODE: '1' };
   const cases: Record<string, () => Promise<number>> = {
     'bare node -e 0': () => timed(['-e', '0'], {}, ''),
-    'hook, nothing waiting': () => timed(hook(hub.socket), {}, input('idle')),
+    'hook, nothing waiting': () => timed(hook(hub.socket), claude, input('idle')),
     'hook, one handoff to surface': async () => {
       await alice.ok('send_handoff', { to: 'bob', body: 'bench handoff', insist: true });
-      return timed(hook(hub.socket), {}, input('busy'));
+      return timed(hook(hub.socket), claude, input('busy'));
     },
-    'hook, no hub': () => timed(hook(join(dir, 'none.sock')), {}, input('x')),
-    'hook, hub never answers': () => timed(hook(silent), {}, input('x')),
+    'hook, no hub': () => timed(hook(join(dir, 'none.sock')), claude, input('x')),
+    'hook, hub never answers': () => timed(hook(silent), claude, input('x')),
   };
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
   for (let i = 0; i < N; i++) for (const [k, run] of Object.entries(cases)) samples[k].push(await run());
