@@ -172,6 +172,16 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
     assert.deepEqual((await bobDelivery()).surfaced, [], 'nothing surfaced');
   });
 
+  it('a raw client that never answers the challenge is closed, alone: hooks meanwhile are served', async () => {
+    const silent = rawHook(socket, hello('bob', [process.pid], 'silent'), 'silent');
+    const meanwhile = await rawHook(socket, hello('carol', [], 'meanwhile'), 'detached');
+    assert.ok(Array.isArray(meanwhile.items), JSON.stringify(meanwhile));
+    const closed = await silent;
+    assert.equal(closed.code, 'not_your_channel', JSON.stringify(closed));
+    assert.match(closed.error, /no answer to the challenge within/);
+    assert.deepEqual((await bobDelivery()).surfaced, [], 'nothing surfaced');
+  });
+
   it("a real hook under dave's agent cannot surface bob's handoffs: the nearest agent decides", async () => {
     // dave's agent (a shell) runs under this test process, bob's agent: the hook is dave's.
     const underDave = hookUnderAgent(['claude', 'PostToolUse', '--name', 'bob', '--hub', socket]);

@@ -9,8 +9,9 @@ import { createConnection } from 'node:net';
  * 'self': this process opens the file and says its pid (an honest client). `{ pid }`: says another
  * process's pid without that process opening anything. 'detached': a process outside every
  * agent's tree (`setsid -f`, reparented to init) holds the file open, and its pid is said.
+ * 'silent': never answers.
  */
-export type Prover = 'self' | { pid: number } | 'detached';
+export type Prover = 'self' | { pid: number } | 'detached' | 'silent';
 
 /**
  * A shell in a session of its own that opens `path` on fd 3, prints its pid and sleeps holding it
@@ -64,6 +65,7 @@ export function rawHook(
         if (seen === 0) continue; // the hello reply
         const msg = JSON.parse(lines[seen]);
         if (typeof msg.challenge === 'string') {
+          if (prover === 'silent') continue;
           let pid: number;
           if (prover === 'self') {
             openSync(msg.challenge, 'r'); // held until this process exits

@@ -20,6 +20,7 @@ import { MAX_PROOF_BYTES, type HookChallenge } from '../../protocol/hook';
 import { hookProof } from '../../protocol/helloSchema';
 import { BusError } from '../bus/errors';
 import { LineBuffer } from '../../shared/lines';
+import { ensurePrivateDir } from '../../shared/paths';
 
 /** A hook answers within its own 120 ms budget; this is only the bound on one that never does. */
 const PROOF_WAIT_MS = 2000;
@@ -107,7 +108,15 @@ function lineage(pid: number): number[] {
 export async function proveHook(socket: Socket, dir: string): Promise<number[]> {
   const path = join(dir, randomBytes(16).toString('hex'));
   // O_EXCL|O_NOFOLLOW: a fresh file of our own, never one planted under that name.
-  closeSync(openSync(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600));
+  const create = () =>
+    closeSync(openSync(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600));
+  try {
+    create();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    ensurePrivateDir(dir); // a temp cleaner took the directory of an idle hub: every hook would fail
+    create();
+  }
   try {
     const challenge: HookChallenge = { challenge: path };
     socket.write(`${JSON.stringify(challenge)}\n`);
