@@ -1,6 +1,6 @@
 // The hub's socket: one per workspace, in a user-private directory. Each connection starts with a
 // hello line (protocol/hello.ts) that says whether it is an agent (MCP) or a control client.
-import { existsSync, unlinkSync, chmodSync, realpathSync } from 'node:fs';
+import { existsSync, unlinkSync, chmodSync, realpathSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { greet, NotAHub } from '../../shared/greet';
 import { dirname } from 'node:path';
@@ -73,7 +73,9 @@ export async function listen(hub: Hub, path: string, options: ListenOptions): Pr
   let proofDir: string | undefined;
   if (canProve) {
     ensurePrivateDir(`${path}.proof`);
-    proofDir = realpathSync(`${path}.proof`);
+    const dir = (proofDir = realpathSync(`${path}.proof`));
+    // Each challenge file is deleted once answered; the directory goes with the hub.
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   }
   const server = createServer((socket) => {
     socket.pause();
