@@ -3,10 +3,18 @@
 // in the CLI's own shape. It rides on someone else's hot path, so it is small, bounded in time,
 // and silent on every failure: exit 0, no output, the agent goes on.
 import { createConnection } from 'node:net';
-import { appendFileSync, fstatSync, read } from 'node:fs';
+import { appendFileSync, constants, fstatSync, openSync, read } from 'node:fs';
 import { HELLO_VERSION } from '../protocol/hello';
 import { procStat } from '../shared/proc';
-import { HOOK_ACK, HOOK_CLIS, type HookAnswer, type HookCli, type HookHello } from '../protocol/hook';
+import {
+  HOOK_ACK,
+  HOOK_CLIS,
+  MAX_CHALLENGE_PATH,
+  type HookAnswer,
+  type HookCli,
+  type HookHello,
+  type HookProof,
+} from '../protocol/hook';
 import { tmuxTerminal } from '../shared/terminal';
 import { LineBuffer } from '../shared/lines';
 import { hubSockets } from '../shared/discovery';
@@ -32,7 +40,10 @@ function arg(argv: string[], flag: string): string | undefined {
   return i >= 0 ? argv[i + 1] : undefined;
 }
 
-/** Parent processes, nearest first (Linux /proc; elsewhere just our parent). */
+/**
+ * Parent processes, nearest first (Linux /proc; elsewhere just our parent). A Linux hub reads them
+ * itself once we prove our pid; other hubs take them as stated.
+ */
 function ancestors(): number[] {
   const out: number[] = [];
   let pid = process.ppid;
@@ -86,12 +97,37 @@ interface Asked {
   confirm(): Promise<void>;
 }
 
-/** One exchange: hello (the request) → hello reply line → answer line; `ack` back once printed. */
+/** The file a Linux hub names to prove which process we are: a path, or undefined if this is no challenge. */
+function challengeOf(value: unknown): string | undefined {
+  const c = (value as { challenge?: unknown } | null)?.challenge;
+  return typeof c === 'string' && c.startsWith('/') && c.length <= MAX_CHALLENGE_PATH ? c : undefined;
+}
+
+/**
+ * Opens the hub's challenge file and keeps it open until we exit, so the hub finds it among our
+ * fds; O_NONBLOCK so a FIFO under that name cannot hold the hook past its budget. Our pid either
+ * way: a hub that cannot find the file refuses, and the hook stays silent.
+ */
+function prove(socket: ReturnType<typeof createConnection>, path: string): void {
+  try {
+    openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch {
+    // the hub refuses; nothing to print
+  }
+  const proof: HookProof = { pid: process.pid };
+  socket.write(`${JSON.stringify(proof)}\n`);
+}
+
+/**
+ * One exchange: hello (the request) → hello reply line → (Linux) a challenge, answered with our
+ * pid → answer line; `ack` back once printed.
+ */
 function ask(socketPath: string, hello: HookHello): Promise<Asked | undefined> {
   return new Promise((resolve) => {
     const socket = createConnection(socketPath);
     const input = new LineBuffer(MAX_ANSWER_BYTES);
     const lines: string[] = [];
+    let challenged = false;
     socket.on('connect', () => socket.write(`${JSON.stringify(hello)}\n`));
     const onData = (d: Buffer) => {
       lines.push(...input.lines(d));
@@ -99,14 +135,21 @@ function ask(socketPath: string, hello: HookHello): Promise<Asked | undefined> {
         socket.destroy();
         return resolve(undefined);
       }
-      if (lines.length < 2) return; // the hello reply, then the answer
-      socket.off('data', onData);
+      if (lines.length < 2) return; // the hello reply, then a challenge or the answer
       let answer: (HookAnswer & { error?: string }) | undefined;
       try {
         answer = JSON.parse(lines[1]) as HookAnswer & { error?: string };
       } catch {
         answer = undefined;
       }
+      const challenge = challenged ? undefined : challengeOf(answer);
+      if (challenge) {
+        challenged = true; // one per exchange: a second is no answer
+        lines.splice(1, 1);
+        prove(socket, challenge);
+        return onData(Buffer.alloc(0));
+      }
+      socket.off('data', onData);
       if (!answer || !Array.isArray(answer.items)) {
         socket.destroy();
         return resolve(undefined);

@@ -93,17 +93,24 @@ export class Attention {
   }
 
   /**
-   * The surfacing session: the agent's MCP session whose agent process the hook runs under. A hook
-   * under another identity's agent is refused, whether or not the identity it names is live: its
-   * output goes into that agent's model, not the named one's. A hook under no live agent keeps a
-   * session of its own (a CLI whose bridge is not connected yet, or whose ancestry it cannot read).
+   * The surfacing session: the agent's MCP session whose agent process the hook runs under, the
+   * nearest such ancestor (a CLI started inside another agent's shell is its own). A hook under
+   * another identity's agent is refused, whether or not the identity it names is live: its output
+   * goes into that agent's model, not the named one's. A hook under no live agent keeps a session
+   * of its own (a CLI whose bridge is not connected yet, or whose ancestry it cannot read), and its
+   * surfacings say so.
    */
-  private async sessionKey(h: HookHello, cliSession: string): Promise<string> {
-    const under = this.deps.sessions.all().filter((s) => s.agentPid && h.ancestors.includes(s.agentPid));
+  private async sessionKey(h: HookHello, cliSession: string): Promise<{ key: string; underNoAgent?: true }> {
+    const live = this.deps.sessions.all().filter((s) => s.agentPid);
+    let under: typeof live = [];
+    for (const pid of h.ancestors) {
+      under = live.filter((s) => s.agentPid === pid);
+      if (under.length > 0) break;
+    }
     const own = under.find((s) => s.identity === h.identity);
     if (own) {
       await this.join(h.identity, cliSession, own.key);
-      return own.key;
+      return { key: own.key };
     }
     // Under another identity's agent: not its to surface, live or not (nothing is recorded).
     if (under.length > 0) {
@@ -114,9 +121,10 @@ export class Attention {
       );
     }
     // Its agent's session is not live (yet, or while its bridge reconnects): the one it ran under before, as the journal tells after a restart.
-    return this.agentSessions.use(cliSession, () => ({
+    const key = this.agentSessions.use(cliSession, () => ({
       key: this.deps.agentSessionOf(h.identity, cliSession) ?? cliSession,
     })).key;
+    return { key, underNoAgent: true };
   }
 
   /**
@@ -142,6 +150,7 @@ export class Attention {
               path: before.path,
               via: before.via,
               cliSession,
+              ...(before.underNoAgent ? { underNoAgent: true as const } : {}),
             }),
           ]
         : [];
@@ -151,7 +160,7 @@ export class Attention {
 
   async hook(h: HookHello, onClose: (cancel: () => void) => void): Promise<Claim> {
     const cliSession = `${h.cli}:${h.session}`;
-    const key = await this.sessionKey(h, cliSession);
+    const { key, underNoAgent } = await this.sessionKey(h, cliSession);
     const hs = this.hooked.use(key, () => ({ key, identity: h.identity, cli: h.cli, busy: false }));
     if (h.terminal) hs.terminal = h.terminal;
     if (h.phase === 'wait') return this.wait(hs, h, onClose);
@@ -166,6 +175,7 @@ export class Attention {
       `${h.cli} ${h.event}`,
       undefined,
       key === cliSession ? undefined : cliSession,
+      underNoAgent,
     );
     // A turn ends unless the stop hook hands the model something new; the idle waiter may then answer.
     if (h.phase === 'stop' || h.phase === 'start') hs.busy = h.phase === 'stop' && claim.answer.items.length > 0;
@@ -189,6 +199,7 @@ export class Attention {
     via: string,
     only?: Set<string>,
     cliSession?: string,
+    underNoAgent?: true,
   ): Claim {
     const claimed = this.claims.get(session) ?? new Set<string>();
     const open = only
@@ -207,6 +218,7 @@ export class Attention {
         path,
         via,
         ...(cliSession ? { cliSession } : {}),
+        ...(underNoAgent ? { underNoAgent } : {}),
       }),
     );
     const ids = take.map((hot) => hot.message.id);

@@ -2,7 +2,7 @@
 // the hook and the bridge, which only write hellos, do not load zod on an agent's hot path.
 import { z } from 'zod';
 import type { AgentHello, ControlHello, Hello } from './hello';
-import { HOOK_CLIS, HOOK_PHASES, type HookHello } from './hook';
+import { HOOK_CLIS, HOOK_PHASES, type HookHello, type HookProof } from './hook';
 import { IDENTITY_PATTERN } from './names';
 
 const version = z.literal(1);
@@ -64,6 +64,9 @@ export const hookHello: z.ZodType<HookHello> = z.object({
   waitMs: z.number().int().min(0).max(3_600_000).optional(),
   terminal: tmuxTerminal.optional(),
 });
+
+/** The hook's answer to the hub's challenge (hook.ts): its pid, nothing else. */
+export const hookProof: z.ZodType<HookProof> = z.object({ pid }).strict();
 
 const kinds: Record<string, z.ZodType<Hello>> = { mcp: agentHello, control: controlHello, hook: hookHello };
 

@@ -6,6 +6,23 @@ import type { HELLO_VERSION } from './hello';
 /** The hook's confirmation that it handed the answer to its CLI: then the hub records `surfaced`. */
 export const HOOK_ACK = 'ack';
 
+/**
+ * Linux: after the hello the hub names a fresh file of its own; the hook opens it, keeps it open
+ * and answers with its pid. The hub then finds that file among /proc/<pid>/fd and reads the hook's
+ * ancestry from the kernel, not from the hello (a process can state any ancestry, #23).
+ */
+export interface HookChallenge {
+  /** Absolute path of the file to open, in the hub's private directory. */
+  challenge: string;
+}
+export interface HookProof {
+  pid: number;
+}
+/** Longest challenge path a hook opens; the hub's are far shorter. */
+export const MAX_CHALLENGE_PATH = 1024;
+/** Longest proof line the hub reads before it closes the connection. */
+export const MAX_PROOF_BYTES = 128;
+
 export const HOOK_CLIS = ['claude', 'codex', 'gemini'] as const;
 export type HookCli = (typeof HOOK_CLIS)[number];
 
@@ -38,7 +55,10 @@ export interface HookHello {
   identity: string;
   /** The CLI's own session id (from the hook's stdin), so two sessions of one identity stay apart. */
   session: string;
-  /** The hook's parent processes, nearest first: the hub matches them to the bridge's agent pid. */
+  /**
+   * The hook's parent processes, nearest first: the hub matches them to the bridge's agent pid.
+   * Stated, so trusted only where the hub cannot prove it (no /proc): elsewhere the hub reads them.
+   */
   ancestors: number[];
   /** wait only: how long to hold the connection before answering with nothing. */
   waitMs?: number;

@@ -110,6 +110,11 @@ export interface Surfacing {
   replayed: boolean;
   /** A hook's record under its agent's MCP session: the CLI's own session (`claude:<id>`) it ran in. */
   cliSession?: string;
+  /**
+   * Its hook ran under no live agent session (a CLI whose bridge was not connected yet, or a
+   * process outside every agent's tree, which may speak for any identity): shown so it stands out.
+   */
+  underNoAgent?: true;
 }
 
 /**

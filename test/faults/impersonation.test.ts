@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
@@ -16,6 +15,8 @@ import { connectControl, type ControlClient } from '../../extension/shared/contr
 import { connectAgent, waitFor, type Agent } from '../helpers/agent';
 import { DIST, NODE, tempDir } from '../helpers/hubProcess';
 import { rawAgent } from '../helpers/rawAgent';
+import { rawHook } from '../helpers/rawHook';
+import { runHook, type HookRun } from '../helpers/hook';
 import { waitUntil } from '../helpers/wait';
 
 function cli(
@@ -29,25 +30,38 @@ function cli(
   });
 }
 
-/** One hook exchange on the socket, as dist/hook.js does it: hello, the reply line, the answer line. */
-function hookAsk(socket: string, identity: string, ancestors: number[], session = 'forged'): Promise<any> {
-  return new Promise((resolve, reject) => {
-    const s = createConnection(socket);
-    let buf = '';
-    s.on('connect', () =>
-      s.write(
-        `${JSON.stringify({ handoff: 1, kind: 'hook', cli: 'claude', phase: 'tool', event: 'PostToolUse', identity, session, ancestors })}\n`,
-      ),
-    );
-    s.on('data', (d) => {
-      buf += d.toString();
-      const lines = buf.split('\n');
-      if (lines.length < 3) return;
-      s.end('ack\n');
-      resolve(JSON.parse(lines[1]));
-    });
-    s.on('error', reject);
+const hello = (identity: string, ancestors: number[], session = 'forged') => ({
+  cli: 'claude',
+  phase: 'tool',
+  event: 'PostToolUse',
+  identity,
+  session,
+  ancestors,
+});
+
+/**
+ * The real hook (dist/hook.js) run by a stand-in for another agent CLI: a shell, its own process,
+ * that starts the hook once told to (after the test has registered its pid as that agent's).
+ */
+function hookUnderAgent(args: string[]): { agentPid: number; run(input: object): Promise<HookRun> } {
+  const started = performance.now();
+  const agent = spawn('sh', ['-c', 'read _; "$0" "$@"; exit $?', NODE, join(DIST, 'hook.js'), ...args], {
+    env: { PATH: process.env.PATH ?? '', CLAUDECODE: '1' },
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  let stdout = '';
+  let stderr = '';
+  agent.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  agent.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const closed = new Promise<number | null>((r) => agent.on('close', r));
+  return {
+    agentPid: agent.pid!,
+    async run(input) {
+      agent.stdin.end(`go\n${JSON.stringify(input)}`);
+      const code = await closed;
+      return { code, stdout, stderr, ms: performance.now() - started };
+    },
+  };
 }
 
 describe('G3 on one machine: receipts and sends only from their own channel', () => {
@@ -133,41 +147,97 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
     assert.equal(msg.from, 'carol');
   });
 
-  it("a hook under dave's agent cannot surface bob's handoffs", async () => {
-    // Both bridges here have this test process as their agent; dave's agent is a process of its own.
-    const dave = await rawAgent(socket, { identity: 'dave', agentPid: 4_000_001 });
+  it("a raw hook hello stating gina's agent ancestry is refused: the hub reads the hook's ancestry from the kernel", async () => {
+    // gina's agent is a process of its own; this client states it as its parent but runs under this
+    // test process, the agent of alice's and bob's bridges.
+    const gina = await rawAgent(socket, { identity: 'gina', agentPid: 4_000_001 });
+    await gina.initialize();
+    await waitFor(() => hubLog.includes('attached as gina'), 5000, 'gina live');
+    const toGina = (await alice.ok('send_handoff', { to: 'gina', body: 'for gina only' })).message_id;
+    const forged = await rawHook(socket, hello('gina', [4_000_001]), 'self');
+    assert.match(forged.error ?? '', /This hook runs under the agent session of .*, not gina/, JSON.stringify(forged));
+    gina.close();
+    const d = (await alice.ok('get_receipts', { message_id: toGina })).deliveries[0];
+    assert.deepEqual(d.surfaced, [], 'nothing surfaced for gina');
+  });
+
+  it("a raw client that answers the challenge with another live process's pid is refused", async () => {
+    // The hub process runs under this test process too, so its ancestry would pass as bob's hook.
+    const posing = await rawHook(socket, hello('bob', [process.pid]), { pid: hub.pid! });
+    assert.equal(posing.code, 'not_your_channel', JSON.stringify(posing));
+    assert.match(
+      posing.error,
+      /could not prove which process this hook is.*does not hold the challenge file open.*Nothing was surfaced/,
+    );
+    assert.deepEqual((await bobDelivery()).surfaced, [], 'nothing surfaced');
+  });
+
+  it('a raw client that never answers the challenge is closed, alone: hooks meanwhile are served', async () => {
+    const silent = rawHook(socket, hello('bob', [process.pid], 'silent'), 'silent');
+    const meanwhile = await rawHook(socket, hello('carol', [], 'meanwhile'), 'detached');
+    assert.ok(Array.isArray(meanwhile.items), JSON.stringify(meanwhile));
+    const closed = await silent;
+    assert.equal(closed.code, 'not_your_channel', JSON.stringify(closed));
+    assert.match(closed.error, /no answer to the challenge within/);
+    assert.deepEqual((await bobDelivery()).surfaced, [], 'nothing surfaced');
+  });
+
+  it("a real hook under dave's agent cannot surface bob's handoffs: the nearest agent decides", async () => {
+    // dave's agent (a shell) runs under this test process, bob's agent: the hook is dave's.
+    const underDave = hookUnderAgent(['claude', 'PostToolUse', '--name', 'bob', '--hub', socket]);
+    const dave = await rawAgent(socket, { identity: 'dave', agentPid: underDave.agentPid });
     await dave.initialize();
     await waitFor(() => hubLog.includes('attached as dave'), 5000, 'dave live');
-    const underDave = await hookAsk(socket, 'bob', [4_000_001]);
-    assert.match(
-      underDave.error ?? '',
-      /This hook runs under the agent session of dave, not bob/,
-      JSON.stringify(underDave),
-    );
+    const run = await underDave.run({ session_id: 'under-dave', hook_event_name: 'PostToolUse', cwd: workspace });
+    assert.equal(run.code, 0);
+    assert.equal(run.stdout, '', 'the hook prints nothing');
+    await waitFor(() => /runs under the agent session of dave, not bob/.test(hubLog), 5000, 'the refusal logged');
     dave.close();
     assert.deepEqual((await bobDelivery()).surfaced, [], 'nothing surfaced');
   });
 
-  it("a hook under dave's agent cannot surface erin's handoffs when erin has no live session either; her own CLI's hook can", async () => {
+  it("bob's own hook, under bob's agent, surfaces into bob's session", async () => {
+    const own = await runHook(
+      ['claude', 'PostToolUse', '--name', 'bob', '--hub', socket],
+      { session_id: 'bob-own', hook_event_name: 'PostToolUse', cwd: workspace },
+      {},
+    );
+    assert.ok(own.json?.hookSpecificOutput?.additionalContext?.includes(id), own.stdout);
+    const { session_label } = (await bob.ok('whoami')) as { session_label: string };
+    const [seen] = await waitUntil(
+      async () => {
+        const s = (await bobDelivery()).surfaced;
+        return s.length > 0 && s;
+      },
+      5000,
+      "bob's surfacing journaled",
+    );
+    assert.equal(seen.session, session_label, "recorded in bob's MCP session");
+    assert.equal(seen.under_no_agent, undefined, 'not marked as under no agent');
+  });
+
+  it("a hook under no live agent (outside every agent's tree) still surfaces, and get_receipts marks it", async () => {
     await (await connectAgent({ socket, name: 'erin' })).close();
     const toErin = (await alice.ok('send_handoff', { to: 'erin', body: 'for erin only' })).message_id;
-    const erinSurfaced = async () =>
-      (await alice.ok('get_receipts', { message_id: toErin })).deliveries[0].surfaced as unknown[];
-    const dave = await rawAgent(socket, { identity: 'dave', agentPid: 4_000_002 });
-    await dave.initialize();
-    await waitFor(() => hubLog.split('attached as dave').length > 2, 5000, 'dave live again');
-    const underDave = await hookAsk(socket, 'erin', [4_000_100, 4_000_002], 'erin-forged');
-    assert.match(
-      underDave.error ?? '',
-      /This hook runs under the agent session of dave, not erin.*Nothing was surfaced/,
-      JSON.stringify(underDave),
+    // erin's CLI before its bridge is live, or any process that escaped every agent: setsid -f.
+    await runHook(
+      ['claude', 'PostToolUse', '--name', 'erin', '--hub', socket],
+      { session_id: 'erin-own', hook_event_name: 'PostToolUse', cwd: workspace },
+      {},
+      undefined,
+      'own',
     );
-    assert.deepEqual(await erinSurfaced(), [], 'nothing surfaced for erin');
-    dave.close();
-    // erin's CLI, its bridge not live yet: its hook runs under no live agent and still surfaces.
-    const own = await hookAsk(socket, 'erin', [4_000_200], 'erin-own');
-    assert.equal(own.items?.[0]?.id, toErin, JSON.stringify(own));
-    await waitUntil(async () => (await erinSurfaced()).length === 1, 5000, "erin's own surfacing journaled");
+    const receipts = await waitUntil(
+      async () => {
+        const r = await alice.ok('get_receipts', { message_id: toErin });
+        return r.deliveries[0].surfaced.length > 0 && r;
+      },
+      5000,
+      "erin's surfacing journaled",
+    );
+    assert.equal(receipts.deliveries[0].surfaced[0].under_no_agent, true);
+    const text = ((await alice.call('get_receipts', { message_id: toErin })).content[0] as { text: string }).text;
+    assert.match(text, /its hook under no live agent session/);
   });
 
   it('the legitimate paths still work, and each receipt says which channel wrote it', async () => {

@@ -4,13 +4,14 @@
 // returns at once with nothing.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
 import { runHook } from '../helpers/hook';
 import { startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
 import { rawAgent } from '../helpers/rawAgent';
+import { rawHook } from '../helpers/rawHook';
 import { waitFor, waitUntil } from '../helpers/wait';
 import { sessionLabel } from '../../extension/hub/sessions';
 
@@ -174,24 +175,16 @@ describe('attention: hooks surface handoffs once per session', () => {
   it('a hook cut off before it confirms (budget, kill) surfaces nothing: the next hook of the session gets the handoff', async () => {
     await (await connectAgent({ socket: hub.socket, name: 'dave' })).close();
     const sent = await alice.ok('send_handoff', { to: 'dave', body: 'do not lose me' });
-    const answer = await new Promise<string>((resolve, reject) => {
-      const s = createConnection(hub.socket);
-      let buf = '';
-      s.on('connect', () =>
-        s.write(
-          `${JSON.stringify({ handoff: 1, kind: 'hook', cli: 'claude', phase: 'tool', event: 'PostToolUse', identity: 'dave', session: 'cut', ancestors: [] })}\n`,
-        ),
-      );
-      s.on('data', (d) => {
-        buf += d;
-        if (buf.split('\n').length >= 3) {
-          s.destroy(); // dies with the answer in hand, before printing it
-          resolve(buf.split('\n')[1]);
-        }
-      });
-      s.on('error', reject);
-    });
-    assert.ok(answer.includes(sent.message_id), 'the answer carried it');
+    // Outside this test's tree, as dave's other hooks run: dies with the answer in hand, before printing it.
+    const answer = JSON.stringify(
+      await rawHook(
+        hub.socket,
+        { cli: 'claude', phase: 'tool', event: 'PostToolUse', identity: 'dave', session: 'cut', ancestors: [] },
+        'detached',
+        'cut',
+      ),
+    );
+    assert.ok(answer.includes(sent.message_id), `the answer carried it: ${answer}`);
     // Not surfaced now, and (below) the session's next hook gets it as new, not REPLAYED, and it is
     // surfaced once in all: a surfacing recorded for the cut-off hook would fail both.
     assert.deepEqual(

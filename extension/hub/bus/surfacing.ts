@@ -24,7 +24,15 @@ export function unsurfacedFor(
 export function surfacedEvent(
   hot: HotMessage,
   identity: string,
-  stamp: { session: string; node: string; at: number; path: SurfacePath; via: string; cliSession?: string },
+  stamp: {
+    session: string;
+    node: string;
+    at: number;
+    path: SurfacePath;
+    via: string;
+    cliSession?: string;
+    underNoAgent?: true;
+  },
 ): Extract<BusEvent, { type: 'surfaced' }> {
   const replayed = (hot.deliveries[identity].surfacings?.length ?? 0) > 0;
   return { type: 'surfaced', id: hot.message.id, recipient: identity, surfacing: { ...stamp, replayed } };

@@ -1,6 +1,6 @@
 // The hub's socket: one per workspace, in a user-private directory. Each connection starts with a
 // hello line (protocol/hello.ts) that says whether it is an agent (MCP) or a control client.
-import { existsSync, unlinkSync, chmodSync } from 'node:fs';
+import { existsSync, unlinkSync, chmodSync, realpathSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { greet, NotAHub } from '../../shared/greet';
 import { dirname } from 'node:path';
@@ -12,6 +12,7 @@ import { LineBuffer } from '../../shared/lines';
 import { serveControl } from './control';
 import type { Hub } from '../hub';
 import { serveHook } from './hookService';
+import { canProve } from './hookProof';
 import { serveAgent } from './mcp/agentConnection';
 import { takeOwnership } from '../start/ownership';
 import type { Log } from '../../protocol/hubLog';
@@ -70,10 +71,19 @@ export async function listen(hub: Hub, path: string, options: ListenOptions): Pr
     options.log(`removing stale socket ${path} (nothing answered on it)`);
     unlinkSync(path);
   }
+  // Where hooks are challenged to prove their process: the hub's own private directory beside its
+  // socket, resolved (the kernel names open files by their real path).
+  let proofDir: string | undefined;
+  if (canProve) {
+    ensurePrivateDir(`${path}.proof`);
+    const dir = (proofDir = realpathSync(`${path}.proof`));
+    // Each challenge file is deleted once answered; the directory goes with the hub.
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
   const server = createServer((socket) => {
     socket.pause();
     void hub.started.then(() => {
-      accept(hub, socket, options);
+      accept(hub, socket, options, proofDir);
       socket.resume();
     });
   });
@@ -103,7 +113,7 @@ function controlChannel(key: string | undefined, options: ListenOptions): 'edito
   return 'cli';
 }
 
-function accept(hub: Hub, socket: Socket, options: ListenOptions): void {
+function accept(hub: Hub, socket: Socket, options: ListenOptions, proofDir?: string): void {
   const head = new LineBuffer(MAX_HELLO_BYTES);
   const reply = (r: Omit<HelloReply, 'handoff'>) =>
     socket.write(`${JSON.stringify({ handoff: HELLO_VERSION, ...r })}\n`);
@@ -153,7 +163,7 @@ function accept(hub: Hub, socket: Socket, options: ListenOptions): void {
       socket.on('close', () => connection.dispose());
       socket.resume();
     } else if (hello.kind === 'hook') {
-      serveHook(hub, socket, hello, options.log);
+      serveHook(hub, socket, hello, options.log, proofDir);
     } else {
       socket.destroy();
     }

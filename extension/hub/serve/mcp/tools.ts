@@ -138,6 +138,7 @@ function receiptData(d: Delivery, relayed?: { eventId: string; at: number }) {
       path: x.path,
       via: x.via,
       replayed: x.replayed,
+      ...(x.underNoAgent ? { under_no_agent: true } : {}),
     })),
     ...(d.wakes?.length
       ? {
@@ -513,7 +514,10 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         .map((d) => {
           const seen = d.surfaced
             .filter((x) => !x.replayed)
-            .map((x) => `surfaced by ${x.via} (session ${x.session}) at ${x.at}`);
+            .map(
+              (x) =>
+                `surfaced by ${x.via} (session ${x.session}${x.under_no_agent ? ', its hook under no live agent session' : ''}) at ${x.at}`,
+            );
           const receipts = d.receipts.map(
             (r) =>
               `${r.kind}${r.outcome ? `=${r.outcome}` : ''} by ${r.by} (${CHANNEL_WORDS[r.channel as Channel]}, session ${r.session}, node ${r.node}) at ${r.at}`,
