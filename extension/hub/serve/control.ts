@@ -16,6 +16,7 @@ import {
   ResolveRequest,
   SendRequest,
   SnapshotRequest,
+  TerminalWakeRequest,
   type Params,
   type ValidatedRequest,
 } from '../../protocol/control';
@@ -30,6 +31,7 @@ import { startMatrix } from '../matrix/load';
 interface Connection {
   onRequest(method: string, handler: (params: unknown) => unknown): unknown;
   sendNotification(method: string, params?: unknown): unknown;
+  sendRequest<R>(method: string, params?: unknown): Promise<R>;
 }
 
 function asResponseError(e: unknown): never {
@@ -110,6 +112,8 @@ export function serveControl(
       escalateTo: p.escalateTo,
       wakeIdleAgents: p.wakeIdleAgents,
     });
+    // A window that says who sits at it can be asked to wake an agent in one of its terminals.
+    hub.editorTerminals.add(controlSession, (w) => connection.sendRequest(TerminalWakeRequest.method, w));
     return { window: controlSession };
   });
   handle(InboxRequest, (p) => hub.inbox(p.identity, p));
@@ -168,5 +172,6 @@ export function serveControl(
     clearTimeout(timer);
     stop();
     hub.roster.dropWindow(controlSession);
+    hub.editorTerminals.drop(controlSession);
   };
 }

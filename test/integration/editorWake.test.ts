@@ -1,0 +1,148 @@
+// Waking an idle session in an editor's integrated terminal, from the hub's side: with no tmux pane,
+// the hub asks the editor windows on it (stand-ins here that record each request and answer as a
+// window would) to type the wake. Asked only for an idle session, once per handoff, not when the
+// setting is off; a refusal while the person is at the terminal is asked again later, any other
+// leaves the session idle; a wake is journaled with the terminal's name, apart from `surfaced`.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { Hub } from '../../extension/hub/hub';
+import type { HookHello } from '../../extension/protocol/hook';
+import type { TerminalWakeAnswer, TerminalWakeParams } from '../../extension/protocol/wake';
+import { tempDir } from '../helpers/hubProcess';
+import { waitFor } from '../helpers/wait';
+
+const AGENT = 4242;
+
+async function hubWithWindow(cleanup: (() => unknown)[]) {
+  const dir = tempDir('editor-wake');
+  const logs: string[] = [];
+  const hub = new Hub({
+    workspace: join(dir, 'ws'),
+    storeDir: join(dir, 'store'),
+    node: 'ed',
+    log: (l) => logs.push(l),
+  });
+  await hub.start();
+  cleanup.push(() => hub.close());
+  for (const name of ['alice', 'carol', 'bob']) await hub.remember(name);
+  const asked: TerminalWakeParams[] = [];
+  /** What the window answers next; by default it types and names its terminal. */
+  let answer = (): TerminalWakeAnswer => ({ woken: true, terminal: 'codex bob' });
+  const window = {
+    asked,
+    answer: (a: () => TerminalWakeAnswer) => (answer = a),
+  };
+  await hub.roster.reportWindow('win', { identity: 'dave', focused: true, wakeIdleAgents: 'on' });
+  hub.editorTerminals.add('win', (p) => {
+    asked.push(p);
+    return Promise.resolve(answer());
+  });
+  /** A hook of bob's Codex, running under its agent process (no tmux). */
+  const hook = async (phase: HookHello['phase'], event: string) => {
+    const claim = await hub.attention.hook(
+      {
+        handoff: 1,
+        kind: 'hook',
+        cli: 'codex',
+        phase,
+        event,
+        identity: 'bob',
+        session: 'tui-1',
+        ancestors: [AGENT, 4000, 1000],
+      },
+      () => undefined,
+    );
+    await claim.settle(true);
+    return claim.answer.items.map((i) => i.id);
+  };
+  const send = (from: string, body: string) =>
+    hub.send({ identity: from, session: `${from}-s`, node: 'ed' }, { to: ['bob'], body });
+  const delivery = (id: string) => hub.state.hot[id].deliveries.bob;
+  return { hub, logs, window, hook, send, delivery };
+}
+
+describe('waking an idle session in an editor terminal', () => {
+  const cleanup: (() => unknown)[] = [];
+  after(async () => {
+    for (const c of cleanup.reverse()) await c();
+  });
+
+  it('asks the window once per handoff for an idle session, journals the terminal, and not when off', async () => {
+    const { hub, window, hook, send, delivery } = await hubWithWindow(cleanup);
+    await hook('start', 'SessionStart');
+    const a = await send('alice', 'first');
+    assert.equal(a.recipients[0].seen_when, 'now', 'an idle session an editor window can wake is woken now');
+    await waitFor(() => (delivery(a.message_id).wakes?.length ?? 0) === 1, 5000, 'the wake journaled');
+    assert.deepEqual(window.asked, [{ agentPid: AGENT, ancestors: [AGENT, 4000, 1000], from: ['alice'], count: 1 }]);
+    const wake = delivery(a.message_id).wakes![0];
+    assert.equal(wake.how, 'terminal');
+    assert.equal(wake.terminal, 'codex bob');
+    assert.equal(delivery(a.message_id).state, 'queued', 'a wake is not a receipt');
+
+    // Woken, it is busy: the next handoff is not asked for; its prompt hook shows both.
+    const b = await send('carol', 'second, while busy');
+    assert.equal(b.recipients[0].seen_when, 'next_tool_call');
+    assert.deepEqual(await hook('prompt', 'UserPromptSubmit'), [a.message_id, b.message_id]);
+    await hook('stop', 'Stop');
+    assert.equal(window.asked.length, 1, 'one request per handoff');
+
+    // Idle again: one more request, for the new handoff only.
+    const c = await send('carol', 'third');
+    await waitFor(() => (delivery(c.message_id).wakes?.length ?? 0) === 1, 5000, 'the second wake journaled');
+    assert.equal(window.asked.length, 2);
+    assert.deepEqual(window.asked[1].from, ['carol']);
+    await hook('prompt', 'UserPromptSubmit');
+    await hook('stop', 'Stop');
+
+    // Turned off in a window: no request, and the sender is told the truth.
+    await hub.roster.reportWindow('win', { identity: 'dave', focused: true, wakeIdleAgents: 'off' });
+    const d = await send('alice', 'fourth, off');
+    assert.equal(d.recipients[0].seen_when, 'next_turn');
+    await hub.roster.reportWindow('win', { identity: 'dave', focused: true, wakeIdleAgents: 'on' });
+    const e = await send('alice', 'fifth, on again');
+    await waitFor(() => (delivery(e.message_id).wakes?.length ?? 0) === 1, 5000, 'the wake once turned on');
+    assert.equal(window.asked.length, 3, 'none while off');
+    assert.equal(window.asked[2].count, 2, 'one wake for both waiting handoffs');
+    assert.equal(delivery(d.message_id).wakes?.length, 1);
+    assert.equal(delivery(e.message_id).wakes?.length, 1);
+
+    // No editor window on the hub: an idle Codex outside tmux is not promised a wake.
+    await hook('prompt', 'UserPromptSubmit');
+    await hook('stop', 'Stop');
+    hub.editorTerminals.drop('win');
+    assert.equal((await send('alice', 'sixth, no window')).recipients[0].seen_when, 'next_turn');
+  });
+
+  it('asks again once the person has left the terminal; any other refusal leaves the session idle', async () => {
+    const { window, hook, send, delivery, logs } = await hubWithWindow(cleanup);
+    await hook('start', 'SessionStart');
+    // The person is at the terminal: refused, asked again when the window says.
+    let refusals = 2;
+    window.answer(() =>
+      refusals-- > 0
+        ? { woken: false, found: true, why: '"codex bob" is the active terminal of the focused window', retryInMs: 200 }
+        : { woken: true, terminal: 'codex bob' },
+    );
+    const a = await send('alice', 'while the person is there');
+    await waitFor(() => (delivery(a.message_id).wakes?.length ?? 0) === 1, 10_000, 'the wake once they left');
+    assert.equal(window.asked.length, 3, 'two refusals, then the wake');
+    assert.ok(logs.some((l) => l.includes('waiting to wake bob (codex) in its editor terminal')));
+    await hook('prompt', 'UserPromptSubmit');
+    await hook('stop', 'Stop');
+
+    // No terminal runs it: not asked again for that handoff, but the session stays idle, so the next one asks.
+    window.answer(() => ({ woken: false, found: false, why: 'no integrated terminal of this window runs it' }));
+    const b = await send('carol', 'no terminal');
+    await waitFor(
+      () => logs.some((l) => l.includes('did not wake bob (codex) in an editor terminal')),
+      5000,
+      'refusal',
+    );
+    assert.equal(delivery(b.message_id).wakes, undefined);
+    window.answer(() => ({ woken: true, terminal: 'codex bob' }));
+    const c = await send('alice', 'after the refusal');
+    await waitFor(() => (delivery(c.message_id).wakes?.length ?? 0) === 1, 5000, 'a wake for the next handoff');
+    assert.deepEqual(window.asked.at(-1)?.from, ['carol', 'alice'], 'both waiting handoffs named');
+  });
+});
