@@ -370,6 +370,7 @@ export class Hub {
       store: this.journal.status,
       people: peopleViews(this.people, this.journal.mail, this.state, now),
       person: (identity) => this.people.presence(identity, now),
+      wakesIdleAgents: this.people.wakesAllowed(),
     };
   }
 
