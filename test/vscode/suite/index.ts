@@ -14,6 +14,7 @@ export async function run(): Promise<void> {
   mocha.suite.emit(Mocha.Suite.constants.EVENT_FILE_PRE_REQUIRE, globalThis, 'handoff-suites', mocha);
   await import('./extension.suite');
   await import('./terminalWake.suite');
+  await import('./realCliWake.suite');
   await import('./matrix.suite');
   const failures = await new Promise<number>((resolve) => mocha.run(resolve));
   if (failures > 0) throw new Error(`${failures} extension-host test(s) failed`);
