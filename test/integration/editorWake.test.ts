@@ -3,14 +3,19 @@
 // window would) to type the wake. Asked only for an idle session, once per handoff, not when the
 // setting is off; a refusal while the person is at the terminal is asked again later, any other
 // leaves the session idle; a wake is journaled with the terminal's name, apart from `surfaced`.
+// Over the wire too: the hub's own window (stdio) and a window sharing it (socket) are each asked.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
 import type { HookHello } from '../../extension/protocol/hook';
 import type { TerminalWakeAnswer, TerminalWakeParams } from '../../extension/protocol/wake';
-import { tempDir } from '../helpers/hubProcess';
-import { waitFor } from '../helpers/wait';
+import { PresenceRequest, TerminalWakeRequest } from '../../extension/protocol/control';
+import { connectControl } from '../../extension/shared/controlClient';
+import { connectAgent } from '../helpers/agent';
+import { startHub, tempDir } from '../helpers/hubProcess';
+import { rawAgent } from '../helpers/rawAgent';
+import { waitFor, waitUntil } from '../helpers/wait';
 
 const AGENT = 4242;
 
@@ -144,5 +149,53 @@ describe('waking an idle session in an editor terminal', () => {
     const c = await send('alice', 'after the refusal');
     await waitFor(() => (delivery(c.message_id).wakes?.length ?? 0) === 1, 5000, 'a wake for the next handoff');
     assert.deepEqual(window.asked.at(-1)?.from, ['carol', 'alice'], 'both waiting handoffs named');
+  });
+
+  it('asks over the wire the window that runs the hub and a window sharing it on the socket; the one whose terminal it is types', async () => {
+    const hub = await startHub({ editor: true });
+    cleanup.push(() => hub.stop());
+    const asked: { by: string; p: TerminalWakeParams }[] = [];
+    // The window that runs the hub (its stdio): no terminal of its own runs bob.
+    hub.editor!.onRequest(TerminalWakeRequest.method, (p: TerminalWakeParams) => {
+      asked.push({ by: 'own', p });
+      return { woken: false, found: false, why: 'no integrated terminal of this window runs it' };
+    });
+    await hub.editor!.sendRequest(PresenceRequest.method, { identity: 'dave', focused: false });
+    // A second window on the same folder, sharing the hub over the socket: bob runs in its terminal.
+    const shared = await connectControl(hub.socket, 'vscode');
+    cleanup.push(() => shared.close());
+    shared.connection.onRequest(TerminalWakeRequest.method, (p: TerminalWakeParams) => {
+      asked.push({ by: 'shared', p });
+      return { woken: true, terminal: 'codex bob' };
+    });
+    await shared.connection.sendRequest(PresenceRequest.method, { identity: 'erin', focused: true });
+    // Bob's Codex: its bridge says which process it runs under (no tmux).
+    const bob = await rawAgent(hub.socket, { identity: 'bob', agentPid: AGENT, client: 'codex-mcp-client' });
+    cleanup.push(() => bob.close());
+    await bob.initialize();
+    const alice = await connectAgent({ socket: hub.socket, name: 'alice' });
+    cleanup.push(() => alice.close());
+    await waitUntil(
+      async () => (await alice.ok('list_peers')).peers.some((p: any) => p.identity === 'bob' && p.live_sessions > 0),
+      10_000,
+      'bob live',
+    );
+    const sent = await alice.ok('send_handoff', { to: 'bob', body: 'over the wire' });
+    assert.equal(sent.recipients[0].seen_when, 'now');
+    const woken = await waitUntil(
+      async () => (await alice.ok('get_receipts', { message_id: sent.message_id })).deliveries[0].woken,
+      10_000,
+      'the wake recorded',
+    );
+    assert.deepEqual(
+      woken.map((w: any) => [w.how, w.terminal]),
+      [['terminal', 'codex bob']],
+    );
+    assert.deepEqual(
+      asked.map((a) => a.by),
+      ['own', 'shared'],
+      'each window asked once, in turn, until one woke it',
+    );
+    assert.deepEqual(asked[1].p, { agentPid: AGENT, ancestors: [], from: ['alice'], count: 1 });
   });
 });
