@@ -17,6 +17,8 @@ import { lookAt, typeLine, type PaneLook } from './wake/tmux';
 
 /** Input in the pane's tmux session this recently means a person is there: wait for them. */
 const QUIET_MS = 10_000;
+/** Agents no editor window had a terminal for, remembered (the oldest forgotten first). */
+const NO_TERMINAL_KEPT = 1000;
 /** A window's "ask again in" is kept within these bounds. */
 const RETRY_MIN_MS = 200;
 const RETRY_MAX_MS = 60_000;
@@ -59,7 +61,7 @@ export interface WakingDeps {
   log: Log;
   pane?: Pane;
   /** The editor windows that can type into their integrated terminals. */
-  editor?: Pick<EditorTerminals, 'any' | 'wake'>;
+  editor?: Pick<EditorTerminals, 'any' | 'wake' | 'generation'>;
   /** How long after input in the pane's tmux session a wake waits (QUIET_MS; tests shorten it). */
   quietMs?: number;
 }
@@ -80,6 +82,8 @@ export class Waking {
   private readonly rests = new Map<string, Promise<PaneLook | undefined>>();
   private readonly retries = new Map<string, NodeJS.Timeout>();
   private readonly nudging = new Set<string>();
+  /** Agent pid → the editor windows' generation when none of them had a terminal running it. */
+  private readonly noTerminal = new Map<number, number>();
   private readonly quietMs: number;
 
   constructor(private readonly deps: WakingDeps) {
@@ -90,7 +94,10 @@ export class Waking {
   /** Whether an idle session of this CLI, in its tmux pane or an editor's terminal, would be woken now. */
   wakes(t: Pick<WakeTarget, 'cli' | 'terminal' | 'agentPid'>): boolean {
     if (t.cli === 'claude' || !this.deps.allowed()) return false;
-    return !!t.terminal || (!!t.agentPid && !!this.deps.editor?.any);
+    if (t.terminal) return true;
+    const { editor } = this.deps;
+    // No window had its terminal (an external terminal): not promised until another window comes.
+    return !!t.agentPid && !!editor?.any && this.noTerminal.get(t.agentPid) !== editor.generation;
   }
 
   /** The session's turn ended: how its pane looks at rest, once the CLI has redrawn. */
@@ -141,6 +148,7 @@ export class Waking {
   private async inEditor(t: WakeTarget, items: HotMessage[], begin: Begin): Promise<void> {
     const { editor } = this.deps;
     if (!editor || !t.agentPid || !begin()) return;
+    const generation = editor.generation;
     let answer;
     try {
       answer = await editor.wake({
@@ -155,6 +163,10 @@ export class Waking {
     }
     if (answer.woken) return this.journal(t, items, 'terminal', answer.terminal);
     begin.undo?.();
+    if (!answer.found) {
+      this.noTerminal.set(t.agentPid, generation);
+      if (this.noTerminal.size > NO_TERMINAL_KEPT) this.noTerminal.delete(this.noTerminal.keys().next().value!);
+    }
     if (answer.retryInMs !== undefined) {
       this.deps.log(`waiting to wake ${t.identity} (${t.cli}) in its editor terminal: ${answer.why}`);
       return this.retryLater(t, begin, Math.min(Math.max(answer.retryInMs, RETRY_MIN_MS), RETRY_MAX_MS));

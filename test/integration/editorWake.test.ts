@@ -120,7 +120,7 @@ describe('waking an idle session in an editor terminal', () => {
   });
 
   it('asks again once the person has left the terminal; any other refusal leaves the session idle', async () => {
-    const { window, hook, send, delivery, logs } = await hubWithWindow(cleanup);
+    const { hub, window, hook, send, delivery, logs } = await hubWithWindow(cleanup);
     await hook('start', 'SessionStart');
     // The person is at the terminal: refused, asked again when the window says.
     let refusals = 2;
@@ -136,19 +136,29 @@ describe('waking an idle session in an editor terminal', () => {
     await hook('prompt', 'UserPromptSubmit');
     await hook('stop', 'Stop');
 
-    // No terminal runs it: not asked again for that handoff, but the session stays idle, so the next one asks.
+    // No window has a terminal running it (an external terminal): the session stays idle, but it is
+    // no longer promised a wake, nor asked for, until another window comes.
     window.answer(() => ({ woken: false, found: false, why: 'no integrated terminal of this window runs it' }));
     const b = await send('carol', 'no terminal');
+    assert.equal(b.recipients[0].seen_when, 'now', 'promised before the window said');
     await waitFor(
       () => logs.some((l) => l.includes('did not wake bob (codex) in an editor terminal')),
       5000,
       'refusal',
     );
     assert.equal(delivery(b.message_id).wakes, undefined);
-    window.answer(() => ({ woken: true, terminal: 'codex bob' }));
+    const asked = window.asked.length;
     const c = await send('alice', 'after the refusal');
-    await waitFor(() => (delivery(c.message_id).wakes?.length ?? 0) === 1, 5000, 'a wake for the next handoff');
-    assert.deepEqual(window.asked.at(-1)?.from, ['carol', 'alice'], 'both waiting handoffs named');
+    assert.equal(c.recipients[0].seen_when, 'next_turn', 'told the truth once no window had its terminal');
+    assert.equal(window.asked.length, asked, 'not asked again');
+    // Another window comes (the agent's terminal may be there): the next handoff asks again, and it is woken.
+    window.answer(() => ({ woken: true, terminal: 'codex bob' }));
+    hub.editorTerminals.add('win-2', () => Promise.resolve({ woken: false, found: false, why: 'not here' }));
+    const d = await send('alice', 'a window came');
+    assert.equal(d.recipients[0].seen_when, 'now');
+    await waitFor(() => (delivery(d.message_id).wakes?.length ?? 0) === 1, 5000, 'a wake once a window came');
+    assert.deepEqual(window.asked.at(-1)?.from, ['carol', 'alice'], 'all three waiting handoffs named');
+    assert.equal(window.asked.at(-1)?.count, 3);
   });
 
   it('asks over the wire the window that runs the hub and a window sharing it on the socket; the one whose terminal it is types', async () => {

@@ -20,12 +20,20 @@ function timeout(ms: number): { promise: Promise<never>; clear: () => void } {
 
 export class EditorTerminals {
   private readonly windows = new Map<string, AskWindow>();
+  /** Bumped when a window comes: a terminal no window had may be in the new one. */
+  private windowsSeen = 0;
 
   constructor(private readonly answerMs = ANSWER_MS) {}
 
   /** A window reported presence on this connection: it may be asked. */
   add(window: string, ask: AskWindow): void {
+    if (!this.windows.has(window)) this.windowsSeen++;
     this.windows.set(window, ask);
+  }
+
+  /** Changes whenever a window comes, so a "no window has its terminal" can be asked again. */
+  get generation(): number {
+    return this.windowsSeen;
   }
 
   drop(window: string): void {
