@@ -16,8 +16,8 @@ import { pickTerminal, processChain, type TerminalFacts } from './terminalPick';
 const QUIET_MS = 10_000;
 /** Text and Enter in one burst reads as a paste to some CLIs, which then do not submit it. */
 const ENTER_AFTER_MS = 300;
-/** A terminal whose process id does not resolve in this long is not the one. */
-const PID_MS = 1000;
+/** A terminal whose process id does not resolve in this long is not the one (the hub waits 5 s for the answer). */
+const PID_MS = 3000;
 /** Answers kept for the API (tests, diagnostics). */
 const KEPT = 20;
 

@@ -83,6 +83,7 @@ for (const cli of ['codex', 'gemini'] as const) {
       const mine = vscode.window.createTerminal({ name: `mine ${cli}`, shellPath: '/bin/sh' });
       terminals.push(agentTerminal, mine);
       mine.show(); // the person works in their own terminal, not the agent's
+      await waitFor(() => vscode.window.activeTerminal === mine, 10_000, 'the person at their own terminal');
       await waitUntil(
         async () => (await alice!.ok('list_peers')).peers.some((p: any) => p.identity === name && p.live_sessions > 0),
         90_000,
@@ -94,7 +95,11 @@ for (const cli of ['codex', 'gemini'] as const) {
       const sentAt = Date.now();
       const sent = await alice.ok('send_handoff', { to: name, body: `Please look at ${needle} when you can` });
       id = sent.message_id;
-      assert.equal(sent.recipients[0].seen_when, 'now', 'the sender is told the idle session is woken now');
+      assert.equal(
+        sent.recipients[0].seen_when,
+        'now',
+        `the sender is told the idle session is woken now; hook runs so far: ${JSON.stringify(traces())}`,
+      );
       const receipts = async () => (await alice!.ok('get_receipts', { message_id: id })).deliveries[0];
       await waitUntil(
         async () => (await receipts()).state === 'acked',
@@ -103,16 +108,17 @@ for (const cli of ['codex', 'gemini'] as const) {
       );
       const seenAt = model.requests[model.firstRequestWith(needle)].at;
       const bob = await receipts();
-      assert.equal(bob.surfaced.filter((x: any) => !x.replayed).length, 1, 'surfaced once, by the hook');
-      assert.equal(model.surfacings(needle), 1, 'the handoff entered the context once');
-      assert.equal(bob.woken?.length, 1, 'one wake typed');
+      const facts = `receipts ${JSON.stringify(bob)}; hook runs ${JSON.stringify(traces())}; window answers ${JSON.stringify(api.terminalWakes().slice(-3))}`;
+      assert.equal(bob.surfaced.filter((x: any) => !x.replayed).length, 1, `surfaced once, by the hook: ${facts}`);
+      assert.equal(model.surfacings(needle), 1, `the handoff entered the context once: ${facts}`);
+      assert.equal(bob.woken?.length, 1, `one wake typed: ${facts}`);
       assert.equal(bob.woken[0].how, 'terminal');
       assert.equal(bob.woken[0].terminal, `${cli} bob`);
       assert.ok(
         model.requests.slice(requestsBefore).some((r) => r.text.includes(`New handoff from alice-${cli}`)),
         'the woken turn started from the typed line',
       );
-      assert.deepEqual(model.errors, []);
+      assert.deepEqual(model.errors, [], facts);
       console.log(
         `# ${cli} idle in a VS Code integrated terminal: first model request with the handoff ${seenAt - sentAt} ms after the send`,
       );
