@@ -29,6 +29,7 @@ import { humanIdentity } from './settings';
 import { StatusBar } from './statusBar';
 import type { StatusView } from './statusView';
 import { injectHubEnv } from './terminalEnv';
+import { TerminalWake, type WakeRecord } from './terminalWake';
 
 /** What the extension exports: for tests and for other extensions that want to watch the bus. */
 export interface HandoffApi {
@@ -44,6 +45,8 @@ export interface HandoffApi {
   copilotServer(): vscode.McpStdioServerDefinition;
   /** Whether SecretStorage holds a Matrix token for this homeserver (never the token itself). */
   hasMatrixToken(homeserver: string): Promise<boolean>;
+  /** The last answers this window gave the hub's requests to wake an agent in one of its terminals. */
+  terminalWakes(): readonly WakeRecord[];
 }
 
 let hub: HubSupervisor | undefined;
@@ -63,6 +66,8 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
 
   const supervisor = new HubSupervisor(location, context.extensionPath, log, new EditorKeys(context.secrets));
   hub = supervisor;
+  const terminalWake = new TerminalWake(log);
+  supervisor.answerWakes((p) => terminalWake.wake(p));
   const changed = new vscode.EventEmitter<void>();
   const matrix = new MatrixCredentials(context.secrets, context.workspaceState);
 
@@ -137,6 +142,7 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
   context.subscriptions.push(
     log,
     changed,
+    terminalWake,
     status,
     badge,
     panel,
@@ -189,6 +195,7 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
     onDidChange: changed.event,
     copilotServer: () => copilotServer(context.extensionPath, location, version),
     hasMatrixToken: async (homeserver) => !!(await matrix.token(homeserver)),
+    terminalWakes: () => terminalWake.answers,
   };
 }
 

@@ -16,6 +16,7 @@ import {
   ResolveRequest,
   SendRequest,
   SnapshotRequest,
+  TerminalWakeRequest,
   call,
   onNotice,
   type ActionParams,
@@ -27,6 +28,7 @@ import {
   type SendParams,
 } from '../protocol/control';
 import type { MessageView, ReceiptAnswer, LinkStatus, SendResult, Snapshot, SnapshotChange } from '../protocol/views';
+import type { TerminalWakeAnswer } from '../protocol/wake';
 import { LiveSnapshot } from './liveSnapshot';
 import { connectControl } from '../shared/controlClient';
 import type { LanguageClient } from './hubClient';
@@ -60,6 +62,9 @@ export class HubSupervisor implements vscode.Disposable {
   private ownKey = '';
   private sharedKey?: string;
   private readonly keyWatch: { dispose(): unknown };
+  /** Answers the hub's requests to wake an agent in one of this window's terminals. */
+  private waker: (params: unknown) => Promise<TerminalWakeAnswer> = () =>
+    Promise.resolve({ woken: false, found: false, why: 'this window does not wake agents' });
   private readonly stateEmitter = new vscode.EventEmitter<HubState>();
   private readonly snapshotEmitter = new vscode.EventEmitter<Snapshot>();
   readonly onDidChangeState = this.stateEmitter.event;
@@ -101,12 +106,18 @@ export class HubSupervisor implements vscode.Disposable {
       if (e.newState === State.Starting) this.setState({ kind: 'starting' });
     });
     onNotice(this.client, ChangedNotification, (c) => this.onChange(c));
+    this.client.onRequest(TerminalWakeRequest.method, (p: unknown) => this.waker(p));
     this.setState({ kind: 'starting' });
     try {
       await this.client.start();
     } catch (e) {
       if (!this.shared) this.setState({ kind: 'down', reason: this.explainExit(e), restarting: false });
     }
+  }
+
+  /** Who answers the hub when it asks this window to type a wake into one of its terminals (its own hub or a shared one). */
+  answerWakes(waker: (params: unknown) => Promise<TerminalWakeAnswer>): void {
+    this.waker = waker;
   }
 
   /** "Handoff: Restart Hub": a fresh process, and a fresh crash budget. */
@@ -220,6 +231,7 @@ export class HubSupervisor implements vscode.Disposable {
     this.shared = shared;
     this.sharedKey = key;
     shared.onChanged((c) => this.onChange(c));
+    shared.onWake((p) => this.waker(p));
     shared.onClose(() => {
       if (this.shared !== shared) return;
       this.shared = undefined;

@@ -2,8 +2,16 @@
 // folder, or the previous hub of a reloaded window still shutting down): this window talks to it
 // over its socket with the same control protocol instead of failing.
 import { connectControl, type ControlClient } from '../shared/controlClient';
-import { call, ChangedNotification, onNotice, SnapshotRequest, type RequestSender } from '../protocol/control';
+import {
+  call,
+  ChangedNotification,
+  onNotice,
+  SnapshotRequest,
+  TerminalWakeRequest,
+  type RequestSender,
+} from '../protocol/control';
 import type { Snapshot, SnapshotChange } from '../protocol/views';
+import type { TerminalWakeAnswer } from '../protocol/wake';
 
 export class RunningHub {
   private constructor(private readonly control: ControlClient) {}
@@ -32,6 +40,11 @@ export class RunningHub {
 
   onChanged(listener: (c: SnapshotChange) => void): void {
     onNotice(this.control.connection, ChangedNotification, listener);
+  }
+
+  /** The hub asks this window to wake an agent in one of its terminals. */
+  onWake(handler: (params: unknown) => Promise<TerminalWakeAnswer>): void {
+    this.control.connection.onRequest(TerminalWakeRequest.method, handler);
   }
 
   onClose(listener: () => void): void {

@@ -12,7 +12,7 @@ import type { BusEvent, HotMessage, SurfacePath } from './bus/model';
 import { ExpiringMap } from './expiringMap';
 import { renderMessage } from './render';
 import type { SessionRegistry } from './sessions';
-import type { Waking } from './waking';
+import type { Begin, Waking } from './waking';
 
 /** Handoffs per hook answer; the rest wait for the next one (the model is told to call inbox). */
 const PER_ANSWER = 5;
@@ -35,6 +35,12 @@ interface HookSession {
   waiter?: { answer: (c: Claim) => void; timer: NodeJS.Timeout };
   /** Where its CLI runs, as its last hook said. */
   terminal?: HookTerminal;
+  /** Its agent process (its MCP session's), for an editor window to find the terminal running it. */
+  agentPid?: number;
+  /** Its last hook's process ancestry, nearest first. */
+  ancestors?: number[];
+  /** Set while a wake typed for it has not been followed by a hook: undoing a refused wake clears only that. */
+  wakeToken?: object;
 }
 
 export interface AttentionDeps {
@@ -163,6 +169,9 @@ export class Attention {
     const { key, underNoAgent } = await this.sessionKey(h, cliSession);
     const hs = this.hooked.use(key, () => ({ key, identity: h.identity, cli: h.cli, busy: false }));
     if (h.terminal) hs.terminal = h.terminal;
+    hs.ancestors = h.ancestors;
+    hs.agentPid = this.deps.sessions.get(key)?.agentPid ?? hs.agentPid ?? h.ancestors[0];
+    hs.wakeToken = undefined;
     if (h.phase === 'wait') return this.wait(hs, h, onClose);
     if (h.phase === 'prompt' || h.phase === 'tool') {
       hs.busy = true;
@@ -180,7 +189,7 @@ export class Attention {
     // A turn ends unless the stop hook hands the model something new; the idle waiter may then answer.
     if (h.phase === 'stop' || h.phase === 'start') hs.busy = h.phase === 'stop' && claim.answer.items.length > 0;
     if (!hs.busy) {
-      if (hs.terminal) this.deps.waking?.rested({ ...hs, terminal: hs.terminal });
+      this.deps.waking?.rested(hs);
       this.wake(hs);
     }
     return Promise.resolve(claim);
@@ -282,34 +291,47 @@ export class Attention {
   }
 
   /**
-   * An agent's MCP session came up in a tmux pane: until a hook says otherwise it sits at its
-   * prompt. Codex runs no hook before its first turn, so without this a fresh session could not be
-   * woken; the hooks that run later key on the same session (their process ancestry).
+   * An agent's MCP session came up in a tmux pane, or with its agent's pid (an editor's terminal
+   * may run it): until a hook says otherwise it sits at its prompt. Codex runs no hook before its
+   * first turn, so without this a fresh session could not be woken; the hooks that run later key on
+   * the same session (their process ancestry).
    */
-  attached(s: { key: string; identity: string; client: string; terminal?: HookTerminal }): void {
+  attached(s: { key: string; identity: string; client: string; terminal?: HookTerminal; agentPid?: number }): void {
     const cli = cliOfClient(s.client);
-    if (!cli || !s.terminal) return;
+    if (!cli || (!s.terminal && !s.agentPid)) return;
     let fresh = false;
     const hs = this.hooked.use(s.key, () => {
       fresh = true;
-      return { key: s.key, identity: s.identity, cli, busy: false, terminal: s.terminal };
+      return { key: s.key, identity: s.identity, cli, busy: false, terminal: s.terminal, agentPid: s.agentPid };
     });
     // Its hooks have said where it is. (After a hub restart a CLI mid-turn is marked idle here, but
     // its pane never holds still, so no rest look is taken and nothing is typed until its turn ends.)
-    if (!fresh) return;
+    if (!fresh) {
+      hs.agentPid = s.agentPid ?? hs.agentPid;
+      return;
+    }
     this.deps.waking?.rested({ key: hs.key, identity: hs.identity, cli, terminal: s.terminal });
     this.wake(hs);
   }
 
-  /** No waiter to answer: an idle session in a terminal the hub can type into is woken there. */
+  /** No waiter to answer: an idle session in a terminal the hub or an editor can type into is woken there. */
   private typeWake(hs: HookSession): void {
     const { waking } = this.deps;
-    if (!waking || !hs.terminal) return;
-    void waking.nudge({ ...hs, terminal: hs.terminal }, () => {
+    if (!waking || !(hs.terminal || hs.agentPid)) return;
+    const token = {};
+    const begin: Begin = () => {
       if (hs.busy || hs.waiter) return false;
       hs.busy = true; // the woken CLI starts a turn
+      hs.wakeToken = token;
       return true;
-    });
+    };
+    // Nothing was typed after all: idle again, unless a hook has spoken since.
+    begin.undo = () => {
+      if (hs.wakeToken !== token) return;
+      hs.busy = false;
+      hs.wakeToken = undefined;
+    };
+    void waking.nudge({ ...hs }, begin);
   }
 
   /** New mail for these identities: idle waiters answer now. */
@@ -322,7 +344,7 @@ export class Attention {
     let best: SeenWhen = 'when_it_calls_inbox';
     const order: SeenWhen[] = ['when_it_calls_inbox', 'next_turn', 'next_tool_call', 'now'];
     for (const hs of this.hooked.group(identity)) {
-      const wakes = hs.waiter || this.deps.waking?.wakes(hs.cli, hs.terminal);
+      const wakes = hs.waiter || this.deps.waking?.wakes(hs);
       const here: SeenWhen = hs.busy ? 'next_tool_call' : wakes ? 'now' : 'next_turn';
       if (order.indexOf(here) > order.indexOf(best)) best = here;
     }

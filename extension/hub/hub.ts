@@ -39,6 +39,7 @@ import { SessionRegistry, type Session } from './sessions';
 import { changeOf, peopleViews, snapshotOf, type SnapshotInput } from './snapshot';
 import { DueTimer } from './timer';
 import { Waking, type Pane } from './waking';
+import { EditorTerminals } from './wake/editor';
 import type { Log } from '../protocol/hubLog';
 
 export interface HubOptions {
@@ -70,6 +71,8 @@ export class Hub {
   readonly sessions = new SessionRegistry();
   /** The people at editor windows on this hub (in memory, like sessions). */
   readonly people = new People();
+  /** Those windows as the hub asks them to wake an agent in one of their integrated terminals. */
+  readonly editorTerminals = new EditorTerminals();
   readonly limits: Limits;
   readonly now: () => number;
   readonly journal: Journal;
@@ -107,6 +110,7 @@ export class Hub {
       now,
       log,
       pane: options.pane,
+      editor: this.editorTerminals,
       quietMs: options.wakeQuietMs,
     }));
     const attention = (this.attention = new Attention({
@@ -366,6 +370,7 @@ export class Hub {
       store: this.journal.status,
       people: peopleViews(this.people, this.journal.mail, this.state, now),
       person: (identity) => this.people.presence(identity, now),
+      wakesIdleAgents: this.people.wakesAllowed(),
     };
   }
 

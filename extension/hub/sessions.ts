@@ -86,6 +86,10 @@ export class SessionRegistry {
     else this.byIdentity.delete(session.identity);
   }
 
+  get(key: string): Session | undefined {
+    return this.byKey.get(key);
+  }
+
   forIdentity(identity: string): readonly Session[] {
     return this.byIdentity.get(identity) ?? NONE;
   }

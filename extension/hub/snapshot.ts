@@ -30,6 +30,7 @@ export interface SnapshotInput {
   /** The people at this hub's windows, with their inboxes. */
   people: Snapshot['people'];
   person: (identity: string) => PersonPresence | undefined;
+  wakesIdleAgents: boolean;
 }
 
 /** Each person at a window on this hub, with their inbox (the newest PERSON_INBOX): the snapshot carries it to every window. */
@@ -71,6 +72,7 @@ function summary(i: SnapshotInput): BusSummary {
     pendingCount: counts.pending,
     awaitingAckCount: counts.awaitingAck,
     people: i.people,
+    wakesIdleAgents: i.wakesIdleAgents,
     ...(i.link ? { link: i.link.status() } : {}),
   };
 }

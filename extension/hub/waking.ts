@@ -1,18 +1,27 @@
-// Waking an idle agent whose CLI has no wake of its own (Codex, Gemini): the hub types a short
-// prompt into the session's tmux pane, as a person would, so the CLI starts a turn and its prompt
-// hook surfaces the handoff. The wake is journaled as its own step; `surfaced` is still written
-// only by the hook that then runs, so the receipt proves the model saw it.
+// Waking an idle agent whose CLI has no wake of its own (Codex, Gemini): a short prompt is typed
+// into the session's terminal, as a person would, so the CLI starts a turn and its prompt hook
+// surfaces the handoff. In tmux the hub types it; in an editor's integrated terminal the window
+// that owns the terminal does (wake/editor.ts). The wake is journaled as its own step; `surfaced`
+// is still written only by the hook that then runs, so the receipt proves the model saw it.
 //
-// It types only into a session whose turn has ended and none started since, whose pane looks as it
-// did when the turn ended (no draft in its prompt), where nobody typed in the last seconds, and at
-// most once per handoff per session.
+// It types only into a session whose turn has ended and none started since, at most once per
+// handoff per session, and never where a person is: a tmux pane must look as it did when the turn
+// ended (no draft in its prompt) with nobody typing in the last seconds; an integrated terminal
+// must not be the active one of a focused window, nor have been lately (the window decides).
 import type { HookCli, HookTerminal } from '../protocol/hook';
 import type { Log } from '../protocol/hubLog';
+import { WAKE_FROM_MAX, wakeLine } from '../protocol/wake';
 import type { BusEvent, HotMessage } from './bus/model';
+import type { EditorTerminals } from './wake/editor';
 import { lookAt, typeLine, type PaneLook } from './wake/tmux';
 
 /** Input in the pane's tmux session this recently means a person is there: wait for them. */
 const QUIET_MS = 10_000;
+/** Agents no editor window had a terminal for, remembered (the oldest forgotten first). */
+const NO_TERMINAL_KEPT = 1000;
+/** A window's "ask again in" is kept within these bounds. */
+const RETRY_MIN_MS = 200;
+const RETRY_MAX_MS = 60_000;
 /** A pane's rest look is taken once its CLI has redrawn after the turn: looks this far apart agree. */
 const SETTLE_MS = 400;
 const SETTLE_TRIES = 8;
@@ -22,7 +31,18 @@ export interface WakeTarget {
   key: string;
   identity: string;
   cli: HookCli;
-  terminal: HookTerminal;
+  /** Its tmux pane, if it runs in one: the hub types there itself. */
+  terminal?: HookTerminal;
+  /** Its agent process, if known: an editor window finds the integrated terminal running it. */
+  agentPid?: number;
+  /** The process ancestry its last hook reported, nearest first. */
+  ancestors?: number[];
+}
+
+/** Marks the session busy just before typing (false: it is not idle any more); `undo` if nothing was typed. */
+export interface Begin {
+  (): boolean;
+  undo?: () => void;
 }
 
 export interface Pane {
@@ -40,14 +60,20 @@ export interface WakingDeps {
   now(): number;
   log: Log;
   pane?: Pane;
+  /** The editor windows that can type into their integrated terminals. */
+  editor?: Pick<EditorTerminals, 'any' | 'wake' | 'generation'>;
   /** How long after input in the pane's tmux session a wake waits (QUIET_MS; tests shorten it). */
   quietMs?: number;
 }
 
+/** Who sent what is waiting, for the prompt typed into its terminal. */
+export function wakeSenders(items: HotMessage[]): string[] {
+  return [...new Set(items.map((h) => h.message.from))].slice(0, WAKE_FROM_MAX);
+}
+
 /** The prompt typed into the pane: who sent what is waiting, and where to look. */
 export function wakeText(items: HotMessage[]): string {
-  const from = [...new Set(items.map((h) => h.message.from))].join(', ');
-  return `New handoff${items.length > 1 ? 's' : ''} from ${from} — check your Handoff inbox`;
+  return wakeLine(wakeSenders(items), items.length);
 }
 
 export class Waking {
@@ -56,6 +82,8 @@ export class Waking {
   private readonly rests = new Map<string, Promise<PaneLook | undefined>>();
   private readonly retries = new Map<string, NodeJS.Timeout>();
   private readonly nudging = new Set<string>();
+  /** Agent pid → the editor windows' generation when none of them had a terminal running it. */
+  private readonly noTerminal = new Map<number, number>();
   private readonly quietMs: number;
 
   constructor(private readonly deps: WakingDeps) {
@@ -63,14 +91,18 @@ export class Waking {
     this.quietMs = deps.quietMs ?? QUIET_MS;
   }
 
-  /** Whether an idle session of this CLI in this terminal would be woken now. */
-  wakes(cli: HookCli, terminal: HookTerminal | undefined): boolean {
-    return cli !== 'claude' && !!terminal && this.deps.allowed();
+  /** Whether an idle session of this CLI, in its tmux pane or an editor's terminal, would be woken now. */
+  wakes(t: Pick<WakeTarget, 'cli' | 'terminal' | 'agentPid'>): boolean {
+    if (t.cli === 'claude' || !this.deps.allowed()) return false;
+    if (t.terminal) return true;
+    const { editor } = this.deps;
+    // No window had its terminal (an external terminal): not promised until another window comes.
+    return !!t.agentPid && !!editor?.any && this.noTerminal.get(t.agentPid) !== editor.generation;
   }
 
   /** The session's turn ended: how its pane looks at rest, once the CLI has redrawn. */
   rested(t: WakeTarget): void {
-    if (t.cli === 'claude') return; // Claude Code wakes itself (its idle waiter)
+    if (t.cli === 'claude' || !t.terminal) return; // Claude Code wakes itself (its idle waiter)
     this.rests.set(t.key, this.settle(t.terminal));
   }
 
@@ -85,42 +117,77 @@ export class Waking {
    * Mail may be waiting for an idle session: types a wake if it is safe. `begin` is asked just
    * before typing, and marks the session busy if it is still idle.
    */
-  async nudge(t: WakeTarget, begin: () => boolean): Promise<void> {
-    if (!this.wakes(t.cli, t.terminal) || this.nudging.has(t.key)) return;
+  async nudge(t: WakeTarget, begin: Begin): Promise<void> {
+    if (!this.wakes(t) || this.nudging.has(t.key)) return;
     this.nudging.add(t.key);
     try {
       const items = this.deps
         .unsurfaced(t.identity, t.key)
         .filter((h) => !h.deliveries[t.identity]?.wakes?.some((w) => w.session === t.key));
       if (items.length === 0) return;
-      const why = await this.refusal(t);
+      if (!t.terminal) return await this.inEditor(t, items, begin);
+      const pane = t.terminal;
+      const why = await this.refusal(t, pane);
       if (why === 'input') {
-        this.deps.log(
-          `waiting to wake ${t.identity} (${t.cli}) in tmux pane ${t.terminal.pane}: someone typed there lately`,
-        );
-        return this.retryLater(t, begin);
+        this.deps.log(`waiting to wake ${t.identity} (${t.cli}) in tmux pane ${pane.pane}: someone typed there lately`);
+        return this.retryLater(t, begin, this.quietMs);
       }
-      if (why) return this.deps.log(`did not wake ${t.identity} (${t.cli}) in tmux pane ${t.terminal.pane}: ${why}`);
+      if (why) return this.deps.log(`did not wake ${t.identity} (${t.cli}) in tmux pane ${pane.pane}: ${why}`);
       if (!begin()) return;
-      await this.pane.typeLine(t.terminal, wakeText(items));
-      const at = this.deps.now();
-      const wake = { session: t.key, node: this.deps.node, at, how: 'tmux' as const, terminal: t.terminal.pane };
-      await this.deps.commit(
-        items.map((h) => ({ type: 'woken', id: h.message.id, recipient: t.identity, wake: { ...wake } })),
-      );
-      this.deps.log(`woke ${t.identity} (${t.cli}) in tmux pane ${t.terminal.pane} for ${items.length} handoff(s)`);
+      await this.pane.typeLine(pane, wakeText(items));
+      await this.journal(t, items, 'tmux', pane.pane);
     } catch (e) {
-      this.deps.log(`could not wake ${t.identity} in tmux pane ${t.terminal.pane}: ${(e as Error).message}`, 'warn');
+      const where = t.terminal ? `tmux pane ${t.terminal.pane}` : 'its editor terminal';
+      this.deps.log(`could not wake ${t.identity} in ${where}: ${(e as Error).message}`, 'warn');
     } finally {
       this.nudging.delete(t.key);
     }
   }
 
+  /** No tmux pane: the editor window whose integrated terminal runs the agent types the wake, if the person is not at it. */
+  private async inEditor(t: WakeTarget, items: HotMessage[], begin: Begin): Promise<void> {
+    const { editor } = this.deps;
+    if (!editor || !t.agentPid || !begin()) return;
+    const generation = editor.generation;
+    let answer;
+    try {
+      answer = await editor.wake({
+        agentPid: t.agentPid,
+        ancestors: t.ancestors ?? [],
+        from: wakeSenders(items),
+        count: items.length,
+      });
+    } catch (e) {
+      begin.undo?.();
+      throw e;
+    }
+    if (answer.woken) return this.journal(t, items, 'terminal', answer.terminal);
+    begin.undo?.();
+    if (!answer.found) {
+      this.noTerminal.set(t.agentPid, generation);
+      if (this.noTerminal.size > NO_TERMINAL_KEPT) this.noTerminal.delete(this.noTerminal.keys().next().value!);
+    }
+    if (answer.retryInMs !== undefined) {
+      this.deps.log(`waiting to wake ${t.identity} (${t.cli}) in its editor terminal: ${answer.why}`);
+      return this.retryLater(t, begin, Math.min(Math.max(answer.retryInMs, RETRY_MIN_MS), RETRY_MAX_MS));
+    }
+    this.deps.log(`did not wake ${t.identity} (${t.cli}) in an editor terminal: ${answer.why}`);
+  }
+
+  private async journal(t: WakeTarget, items: HotMessage[], how: 'tmux' | 'terminal', terminal: string): Promise<void> {
+    const wake = { session: t.key, node: this.deps.node, at: this.deps.now(), how, terminal };
+    await this.deps.commit(
+      items.map((h) => ({ type: 'woken', id: h.message.id, recipient: t.identity, wake: { ...wake } })),
+    );
+    const where = how === 'tmux' ? `tmux pane ${terminal}` : `editor terminal "${terminal}"`;
+    this.deps.log(`woke ${t.identity} (${t.cli}) in ${where} for ${items.length} handoff(s)`);
+  }
+
   /** Why typing now is not safe, or 'input' when someone typed there lately; undefined when it is. */
-  private async refusal(t: WakeTarget): Promise<string | undefined> {
+  private async refusal(t: WakeTarget, pane: HookTerminal): Promise<string | undefined> {
     const rest = await this.rests.get(t.key);
     if (!rest) return 'its pane was not seen at rest since its turn ended';
-    const now = await this.pane.lookAt(t.terminal);
+    const now = await this.pane.lookAt(pane);
     if (now.unusable) return 'the pane is in copy mode or its program has exited';
     if (this.deps.now() - now.inputAt < this.quietMs) return 'input';
     if (now.cursor !== rest.cursor || now.screen !== rest.screen)
@@ -128,12 +195,12 @@ export class Waking {
     return undefined;
   }
 
-  private retryLater(t: WakeTarget, begin: () => boolean): void {
+  private retryLater(t: WakeTarget, begin: Begin, ms: number): void {
     clearTimeout(this.retries.get(t.key));
     const timer = setTimeout(() => {
       this.retries.delete(t.key);
       void this.nudge(t, begin);
-    }, this.quietMs);
+    }, ms);
     timer.unref();
     this.retries.set(t.key, timer);
   }

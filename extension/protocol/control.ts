@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import type { PARAMS, ValidatedMethod } from './controlSchemas';
 import type { InboxItem, MessageView, ReceiptAnswer, LinkStatus, SendResult, Snapshot, SnapshotChange } from './views';
+import type { TerminalWakeAnswer, TerminalWakeParams } from './wake';
 
 /** A validated method's params: exactly what its schema produces. */
 export type Params<M extends ValidatedMethod> = z.infer<(typeof PARAMS)[M]>;
@@ -59,6 +60,14 @@ export const PresenceRequest = validated<{ window: string }>()('handoff/presence
 export const SnapshotRequest = request<void, Snapshot, 'handoff/snapshot'>('handoff/snapshot');
 /** Stops the Matrix link; the outbox stays persisted and is sent on the next connect. */
 export const MatrixDisconnectRequest = request<void, void, 'handoff/matrix/disconnect'>('handoff/matrix/disconnect');
+
+/**
+ * Hub → window: type a wake into the integrated terminal that runs this idle agent, if the person
+ * is not at it (protocol/wake.ts). Sent to each window that reported presence, until one woke it.
+ */
+export const TerminalWakeRequest = request<TerminalWakeParams, TerminalWakeAnswer, 'handoff/wakeTerminal'>(
+  'handoff/wakeTerminal',
+);
 
 /** Sent (debounced) whenever the bus changes: what changed, keyed by message id (not the whole snapshot). */
 export const ChangedNotification: { readonly method: 'handoff/changed'; readonly types?: (c: SnapshotChange) => void } =

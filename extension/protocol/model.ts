@@ -125,8 +125,9 @@ export interface Wake {
   session: string;
   node: string;
   at: number;
-  how: 'tmux';
-  /** Which terminal: the tmux pane id. */
+  /** tmux, typed by the hub; terminal, typed by an editor window into its integrated terminal. */
+  how: 'tmux' | 'terminal';
+  /** Which terminal: the tmux pane id, or the integrated terminal's name. */
   terminal: string;
 }
 

@@ -218,6 +218,8 @@ export interface BusSummary {
   link?: LinkStatus;
   /** The people at editor windows on this hub, each with their inbox. */
   people: PersonView[];
+  /** Whether idle agents are woken in their terminals: no window on this hub says handoff.wakeIdleAgents off (absent from older hubs). */
+  wakesIdleAgents?: boolean;
 }
 
 /** How many rows a snapshot carries of each list; the counts say how many there are. */

@@ -11,3 +11,10 @@ export function procStat(pid: number): string[] | undefined {
     return undefined;
   }
 }
+
+/** The process's parents, nearest first, up to (not including) init; [] where there is no /proc. */
+export function ancestry(pid: number, max = 32): number[] {
+  const out: number[] = [];
+  for (let p = Number(procStat(pid)?.[1]); out.length < max && p > 1; p = Number(procStat(p)?.[1])) out.push(p);
+  return out;
+}

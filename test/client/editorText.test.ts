@@ -221,6 +221,28 @@ describe('panel model', () => {
     assert.match(bob.detail, /pushed to 1 session/);
   });
 
+  it('a recipient woken in an editor terminal names the terminal on the row and in the tooltip', () => {
+    const woken = entry('E', false, [
+      {
+        recipient: 'bob',
+        state: 'queued',
+        sessionsPushed: 0,
+        overdue: false,
+        awaitingAck: true,
+        woken: { at: now - 500, how: 'terminal', terminal: 'codex bob' },
+      },
+    ]);
+    const m = panelModel(
+      { kind: 'running', pid: 42 },
+      { ...snapshot, pending: [woken], messages: [woken] },
+      'all',
+      'maria',
+    );
+    const bob = m.events[0].recipients[0];
+    assert.match(bob.label, /^woken · terminal codex bob \d\d:\d\d:\d\d$/);
+    assert.match(bob.detail, /a prompt typed into its idle session \(the editor's integrated terminal "codex bob"\)/);
+  });
+
   it('filters to the overdue items when the status bar asks', () => {
     const m = panelModel({ kind: 'running', pid: 42 }, snapshot, 'overdue', 'maria');
     assert.deepEqual(

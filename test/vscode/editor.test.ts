@@ -60,6 +60,8 @@ describe('Handoff in a real VS Code', () => {
       // The real claude CLI (a devDependency) writes its config to a temp dir.
       env: {
         HANDOFF_TICK_MS: '200',
+        // A person who left the agent's terminal 1.5 s ago is gone (10 s in use).
+        HANDOFF_WAKE_QUIET_MS: '1500',
         CODEX_HOME: mkdtempSync(join(tmpdir(), 'handoff-codex-')),
         CLAUDE_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'handoff-claude-')),
         DISABLE_AUTOUPDATER: '1',

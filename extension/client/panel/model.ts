@@ -36,6 +36,11 @@ const STATE_LOOK: Record<LedgerRecipient['state'], { icon: string; tone: Tone; w
   failed: { icon: 'error', tone: 'error', word: 'failed' },
 };
 
+/** Where a wake was typed, for the row: tmux (the pane is in the tooltip), or the editor terminal by name. */
+function wakePlace(w: { how: string; terminal: string }): string {
+  return w.how === 'terminal' ? `terminal ${w.terminal}` : w.how;
+}
+
 export function recipientView(r: LedgerRecipient, people: ReadonlySet<string> = new Set()): RecipientView {
   const look = STATE_LOOK[r.state];
   const receipt = r.lastReceipt;
@@ -43,7 +48,7 @@ export function recipientView(r: LedgerRecipient, people: ReadonlySet<string> = 
   // A person has no MCP session: their handoffs wait in the inbox of their editor.
   // Woken and not yet surfaced: the wake is the latest step, until the hook that runs records surfaced.
   const woken = (r.state === 'queued' || r.state === 'pushed') && r.woken;
-  if (woken) label = `woken · ${woken.how} ${clock(woken.at)}`;
+  if (woken) label = `woken · ${wakePlace(woken)} ${clock(woken.at)}`;
   else if (r.state === 'queued')
     label = people.has(r.recipient) ? 'in their editor inbox · unread' : 'queued · no live session';
   else if (r.state === 'pushed') label = `pushed · ${plural(r.sessionsPushed, 'session')}`;
@@ -60,7 +65,7 @@ export function recipientView(r: LedgerRecipient, people: ReadonlySet<string> = 
   if (r.sessionsPushed) lines.push(`pushed to ${plural(r.sessionsPushed, 'session')}`);
   if (r.woken)
     lines.push(
-      `woken at ${new Date(r.woken.at).toLocaleString()}: a prompt typed into its idle session (${r.woken.how} pane ${r.woken.terminal})`,
+      `woken at ${new Date(r.woken.at).toLocaleString()}: a prompt typed into its idle session (${r.woken.how === 'terminal' ? `the editor's integrated terminal "${r.woken.terminal}"` : `${r.woken.how} pane ${r.woken.terminal}`})`,
     );
   if (r.surfaced)
     lines.push(

@@ -16,6 +16,7 @@ import {
   ResolveRequest,
   SendRequest,
   SnapshotRequest,
+  TerminalWakeRequest,
   type Params,
   type ValidatedRequest,
 } from '../../protocol/control';
@@ -31,6 +32,7 @@ import { labelledView } from '../labelled';
 interface Connection {
   onRequest(method: string, handler: (params: unknown) => unknown): unknown;
   sendNotification(method: string, params?: unknown): unknown;
+  sendRequest<R>(method: string, params?: unknown): Promise<R>;
 }
 
 function asResponseError(e: unknown): never {
@@ -120,6 +122,10 @@ export function serveControl(
       escalateTo: p.escalateTo,
       wakeIdleAgents: p.wakeIdleAgents,
     });
+    // An editor window can be asked to wake an agent in one of its terminals; its answer is
+    // journaled as the wake, so a connection without the editor key is not asked.
+    if (channel === 'editor')
+      hub.editorTerminals.add(controlSession, (w) => connection.sendRequest(TerminalWakeRequest.method, w));
     return { window: controlSession };
   });
   handle(InboxRequest, (p) => hub.inbox(p.identity, p));
@@ -189,5 +195,6 @@ export function serveControl(
     clearTimeout(timer);
     stop();
     hub.roster.dropWindow(controlSession);
+    hub.editorTerminals.drop(controlSession);
   };
 }

@@ -1,0 +1,81 @@
+// The editor windows on this hub that can type a wake into one of their integrated terminals: the
+// one whose stdio runs the hub and those sharing it over the socket. Only the window whose terminal
+// runs the agent can; the hub asks each in turn and takes the first that did.
+import type { TerminalWakeAnswer, TerminalWakeParams } from '../../protocol/wake';
+
+/** A window that does not answer in this long is passed over: the hub never waits on an editor. */
+const ANSWER_MS = 5000;
+/** A terminal's name as journaled and shown: one short line. */
+const NAME_CHARS = 80;
+
+export type AskWindow = (p: TerminalWakeParams) => Promise<TerminalWakeAnswer>;
+
+function timeout(ms: number): { promise: Promise<never>; clear: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
+  });
+  return { promise, clear: () => clearTimeout(timer) };
+}
+
+export class EditorTerminals {
+  private readonly windows = new Map<string, AskWindow>();
+  /** Bumped when a window comes: a terminal no window had may be in the new one. */
+  private windowsSeen = 0;
+
+  constructor(private readonly answerMs = ANSWER_MS) {}
+
+  /** A window reported presence on this connection: it may be asked. */
+  add(window: string, ask: AskWindow): void {
+    if (!this.windows.has(window)) this.windowsSeen++;
+    this.windows.set(window, ask);
+  }
+
+  /** Changes whenever a window comes, so a "no window has its terminal" can be asked again. */
+  get generation(): number {
+    return this.windowsSeen;
+  }
+
+  drop(window: string): void {
+    this.windows.delete(window);
+  }
+
+  get any(): boolean {
+    return this.windows.size > 0;
+  }
+
+  /**
+   * Asks each window until one woke the agent. Otherwise the refusal of the window whose terminal
+   * runs it (the person is at it: `retryInMs`), or that no window has such a terminal.
+   */
+  async wake(p: TerminalWakeParams): Promise<TerminalWakeAnswer> {
+    const refusals: string[] = [];
+    for (const [window, ask] of [...this.windows]) {
+      const limit = timeout(this.answerMs);
+      let a: TerminalWakeAnswer;
+      try {
+        a = await Promise.race([ask(p), limit.promise]);
+      } catch (e) {
+        refusals.push(`window ${window}: ${(e as Error).message}`);
+        continue;
+      } finally {
+        limit.clear();
+      }
+      if (a?.woken === true) return { woken: true, terminal: cleanName(a.terminal) };
+      if (a?.found) return { woken: false, found: true, why: String(a.why), retryInMs: a.retryInMs };
+      refusals.push(String(a?.why));
+    }
+    const why =
+      refusals.length === 0
+        ? 'no editor window is on this hub'
+        : `no integrated terminal runs it (${refusals.join('; ')})`;
+    return { woken: false, found: false, why };
+  }
+}
+
+/** A terminal's name is shown and logged on one line. */
+const cleanName = (name: unknown) =>
+  String(name)
+    // eslint-disable-next-line no-control-regex -- control characters are what it takes out
+    .replace(/[\u0000-\u001f\u007f]/g, '?')
+    .slice(0, NAME_CHARS);
