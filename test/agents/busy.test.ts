@@ -30,7 +30,7 @@ for (const cli of CLIS) {
       async (t) => {
         if (!cliInstalled(cli)) return skipOrFail(t, `${cli} CLI (npm install)`);
         hub = await startHub({ socket: null }); // the socket derived from the folder, as agents find it
-        alice = await connectAgent({ socket: hub.socket, name: 'alice' });
+        alice = await connectAgent({ socket: hub.socket, name: 'alice', ownAgentProcess: true });
         let sent: { message_id: string } | undefined;
         let sending: Promise<void> | undefined;
         let acked = false;

@@ -67,7 +67,13 @@ async function scenario(cli: Cli, fault: Fault, opts: { xdg?: boolean } = {}): P
     await alice?.close();
     if (fault === 'late hub') await new Promise((r) => setTimeout(r, 1500)); // sleep: the scenario: the hub comes late
     hub = await startHubAt(place);
-    alice = await connectAgent({ socket: '', name: 'alice', cwd: place.workspace, env: place.env });
+    alice = await connectAgent({
+      socket: '',
+      name: 'alice',
+      cwd: place.workspace,
+      env: place.env,
+      ownAgentProcess: true,
+    });
     livedAfterMs = await bobLive(alice, hub.listeningAt);
     sent = await alice.ok('send_handoff', { to: 'bob', body: `Please pick up ${needle} and ACK it` });
   };
@@ -97,7 +103,13 @@ async function scenario(cli: Cli, fault: Fault, opts: { xdg?: boolean } = {}): P
     alice =
       fault === 'late hub'
         ? undefined
-        : await connectAgent({ socket: '', name: 'alice', cwd: place.workspace, env: place.env });
+        : await connectAgent({
+            socket: '',
+            name: 'alice',
+            cwd: place.workspace,
+            env: place.env,
+            ownAgentProcess: true,
+          });
     handoffConnect(cli, place.workspace, home.env, 'bob');
     const run = await runAgent(home, place.workspace, 'Run the four steps, one shell command each.', {
       timeoutMs: 180_000,

@@ -42,7 +42,7 @@ for (const cli of CLIS) {
         return undefined;
       }
       hub ??= await startHub({ socket: null });
-      alice ??= await connectAgent({ socket: hub.socket, name: 'alice' });
+      alice ??= await connectAgent({ socket: hub.socket, name: 'alice', ownAgentProcess: true });
       const trace = join(tempDir('hook-trace'), 'trace.jsonl');
       return {
         trace,

@@ -34,7 +34,7 @@ for (const cli of ['claude', 'codex', 'gemini'] as const) {
       if (!cliInstalled(cli)) return skipOrFail(t, `${cli} CLI (npm install)`);
       if (!tmuxAvailable()) return skipOrFail(t, whyMissing('setup-agents', 'tmux'));
       hub = await startHub({ socket: null });
-      alice = await connectAgent({ socket: hub.socket, name: 'alice' });
+      alice = await connectAgent({ socket: hub.socket, name: 'alice', ownAgentProcess: true });
       const needle = `wake-${cli}-${Date.now().toString(36)}`;
       let id: string | undefined;
       let acked = false;

@@ -37,6 +37,12 @@ export interface AgentSpec {
   env?: Record<string, string>;
   /** false: do not insist the session is live on a hub once connected (there may be none yet). */
   live?: boolean;
+  /**
+   * The bridge runs under an agent process of its own (a shell), as a CLI's bridge does. Without
+   * it the test process is this agent's, so a CLI the test starts runs under it, and the hub
+   * refuses that CLI's hooks until its own bridge is live (a CLI started inside another agent).
+   */
+  ownAgentProcess?: boolean;
 }
 
 export async function connectAgent(spec: AgentSpec): Promise<Agent> {
@@ -48,8 +54,10 @@ export async function connectAgent(spec: AgentSpec): Promise<Agent> {
   delete env.HANDOFF_HUB;
   if (spec.socket) env.HANDOFF_HUB = spec.socket; // '' → the bridge derives the hub from its cwd
   const transport = new StdioClientTransport({
-    command: NODE,
-    args,
+    // `; exit` keeps the shell from exec'ing the bridge: the shell stays its parent.
+    ...(spec.ownAgentProcess
+      ? { command: 'sh', args: ['-c', '"$0" "$@"; exit $?', NODE, ...args] }
+      : { command: NODE, args }),
     cwd: spec.cwd,
     env,
     stderr: 'pipe',
