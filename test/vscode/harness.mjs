@@ -75,6 +75,7 @@ import path from 'node:path';
 // Plain JS (scripts/start.mjs imports it unbundled), so its loops poll with their own pause
 // rather than test/helpers/wait.ts: each such pause is marked.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { killStrays } from '../helpers/strays.mjs';
 
 export const CODE_SERVER_VERSION = process.env.HANDOFF_CODE_SERVER_VERSION || '4.139.1';
 const CHROMIUM = process.env.HANDOFF_CHROMIUM || '/usr/bin/chromium';
@@ -469,6 +470,8 @@ export async function runVsCode(opts) {
     clearTimeout(timer);
     if (browser) await browser.close().catch((e) => log(`[harness] browser.close: ${e}`));
     await killTree(server);
+    // Daemons an agent CLI in one of its terminals left behind (Codex's app-server) are in no tree.
+    killStrays(tempDir);
     if (emergency) process.removeListener('exit', emergency);
     if (onSignal) for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.removeListener(sig, onSignal);
     if (!keepTemp) fs.rmSync(tempDir, { recursive: true, force: true, maxRetries: 3 });

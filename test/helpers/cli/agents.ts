@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { NODE, ROOT, tempDir } from '../hubProcess';
+import { killStrays } from '../strays.mjs';
 
 export type Cli = 'claude' | 'codex' | 'gemini';
 
@@ -154,9 +155,14 @@ function geminiHome(home: string, modelUrl: string, model: string): AgentHome {
   return { cli: 'gemini', home, configDir: join(home, '.gemini'), env };
 }
 
+const homes = new Set<string>();
+
 /** A fresh HOME for one CLI, pointed at the scripted model at `modelUrl`. */
 export function agentHome(cli: Cli, modelUrl: string, opts: AgentHomeOptions = {}): AgentHome {
   const home = tempDir(`${cli}-home`);
+  // What the CLI leaves running from this HOME (Codex's app-server daemon) ends with the test file.
+  if (homes.size === 0) process.once('exit', () => homes.forEach((h) => killStrays(h)));
+  homes.add(home);
   const h =
     cli === 'claude'
       ? claudeHome(home, modelUrl)
