@@ -3,28 +3,17 @@
 // after the last tool call keeps the turn going once, then it ends; with the hub killed mid-turn
 // every hook returns within 200 ms and every tool call completes.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
 import { agentHome, cliInstalled, commandRunning, runAgent, type Cli } from '../helpers/cli/agents';
-import { handoffConnect, type HookTrace } from '../helpers/cli/connect';
+import { handoffConnect, hookTraces } from '../helpers/cli/connect';
 import { startScriptedModel, type Script } from '../helpers/cli/scriptedModel';
 import { startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
 import { skipOrFail } from '../helpers/skip.mjs';
 import { waitUntil } from '../helpers/wait';
 
 const CLIS: Cli[] = ['claude', 'codex', 'gemini'];
-
-function traces(file: string): HookTrace[] {
-  return existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .trim()
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as HookTrace)
-    : [];
-}
 
 for (const cli of CLIS) {
   describe(`attention in ${cli}: whole turns`, () => {
@@ -102,7 +91,7 @@ for (const cli of CLIS) {
         console.log(
           `# ${cli}: five handoffs first seen in requests ${firsts.join(', ')}; paths ${[
             ...new Set(
-              traces(env.trace)
+              hookTraces(env.trace)
                 .filter((x) => x.ids?.length)
                 .map((x) => x.event),
             ),
@@ -144,10 +133,10 @@ for (const cli of CLIS) {
         assert.equal(
           finals,
           2,
-          `the turn went on exactly once after the block (final answers: ${finals}):\n${tail}\nhooks: ${JSON.stringify(traces(env.trace))}`,
+          `the turn went on exactly once after the block (final answers: ${finals}):\n${tail}\nhooks: ${JSON.stringify(hookTraces(env.trace))}`,
         );
-        const blocks = traces(env.trace).filter((x) => x.ids?.length && /Stop|AfterAgent/.test(x.event));
-        assert.equal(blocks.length, 1, `one end-of-turn block: ${JSON.stringify(traces(env.trace))}`);
+        const blocks = hookTraces(env.trace).filter((x) => x.ids?.length && /Stop|AfterAgent/.test(x.event));
+        assert.equal(blocks.length, 1, `one end-of-turn block: ${JSON.stringify(hookTraces(env.trace))}`);
       },
     );
 
@@ -165,8 +154,8 @@ for (const cli of CLIS) {
       hub = await hub!.restart(); // for the next test and the after() hook
       for (let i = 1; i <= 6; i++)
         assert.ok(model.requests.at(-1)!.text.includes(`survived-${i}`), `tool call ${i} completed`);
-      const after = traces(env.trace).filter((x) => x.outcome !== 'answered');
-      assert.ok(after.length >= 3, `hooks ran while the hub was gone: ${JSON.stringify(traces(env.trace))}`);
+      const after = hookTraces(env.trace).filter((x) => x.outcome !== 'answered');
+      assert.ok(after.length >= 3, `hooks ran while the hub was gone: ${JSON.stringify(hookTraces(env.trace))}`);
     });
   });
 }

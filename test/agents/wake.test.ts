@@ -4,12 +4,11 @@
 // types one wake line into its pane, the CLI starts a turn, its prompt hook surfaces the handoff,
 // and the model ACKs it — with nobody typing. The wake and the surfacing are recorded apart.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
 import { agentHome, cliInstalled } from '../helpers/cli/agents';
-import { handoffConnect, type HookTrace } from '../helpers/cli/connect';
+import { handoffConnect, hookTraces } from '../helpers/cli/connect';
 import { startScriptedModel, type ScriptedModel } from '../helpers/cli/scriptedModel';
 import { startInteractive, tmuxAvailable, type TmuxSession } from '../helpers/cli/tmux';
 import { startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
@@ -46,13 +45,7 @@ for (const cli of ['claude', 'codex', 'gemini'] as const) {
         return { text: acked ? 'ACKed the handoff.' : 'Ready.' };
       });
       const trace = join(tempDir('hook-trace'), 'trace.jsonl');
-      const traces = (): HookTrace[] =>
-        existsSync(trace)
-          ? readFileSync(trace, 'utf8')
-              .split('\n')
-              .filter(Boolean)
-              .map((l) => JSON.parse(l) as HookTrace)
-          : [];
+      const traces = () => hookTraces(trace);
       const home = agentHome(cli, model.url, { env: { HANDOFF_HOOK_TRACE: trace } });
       handoffConnect(cli, hub.workspace, home.env, 'bob');
       tmux = startInteractive(home, hub.workspace);

@@ -1,5 +1,6 @@
 // `handoff connect` exactly as a user runs it: the real CLI, in the folder, with the agent CLI's HOME.
 import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DIST, NODE } from '../hubProcess';
 import type { Cli } from './agents';
@@ -19,4 +20,14 @@ export interface HookTrace {
   outcome: 'answered' | 'no hub' | 'budget' | 'not claude code';
   ids?: string[];
   ms: number;
+}
+
+/** The hook's trace file (HANDOFF_HOOK_TRACE), one record per hook run; none yet is empty. */
+export function hookTraces(file: string): HookTrace[] {
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as HookTrace)
+    : [];
 }

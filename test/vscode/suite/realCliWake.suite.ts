@@ -3,13 +3,13 @@
 // the wake line into the agent's terminal, the CLI starts a turn, its prompt hook surfaces the
 // handoff and the model ACKs it — with nobody typing. Skips loudly when a CLI is not installed.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { HandoffApi } from '../../../extension/client/extension';
 import { connectAgent, type Agent } from '../../helpers/agent';
 import { agentHome, CLI_BIN, cliInstalled, trustGeminiFolder } from '../../helpers/cli/agents';
-import { handoffConnect, type HookTrace } from '../../helpers/cli/connect';
+import { handoffConnect, hookTraces } from '../../helpers/cli/connect';
 import { startScriptedModel, type ScriptedModel } from '../../helpers/cli/scriptedModel';
 import { NODE, tempDir } from '../../helpers/hubProcess';
 import { skipOrFail } from '../../helpers/skip.mjs';
@@ -52,13 +52,7 @@ for (const cli of ['codex', 'gemini'] as const) {
         return { text: acked ? 'ACKed the handoff.' : 'Ready.' };
       });
       const trace = join(tempDir('hook-trace'), 'trace.jsonl');
-      const traces = (): HookTrace[] =>
-        existsSync(trace)
-          ? readFileSync(trace, 'utf8')
-              .split('\n')
-              .filter(Boolean)
-              .map((l) => JSON.parse(l) as HookTrace)
-          : [];
+      const traces = () => hookTraces(trace);
       const home = agentHome(cli, model.url, {
         env: { HANDOFF_HOOK_TRACE: trace, HANDOFF_HUB: api.location.socket },
       });
