@@ -8,6 +8,7 @@ import { hubCandidates } from '../shared/discovery';
 import { greetFirst, NotAHub } from '../shared/greet';
 import { HELLO_VERSION, type AgentHello } from '../protocol/hello';
 import { Bridge } from './bridge';
+import { challengeOf, proveProcess } from '../shared/proveProcess';
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -35,6 +36,7 @@ const hello: AgentHello = {
   agentPid: process.ppid,
   client: process.env.HANDOFF_CLIENT,
   terminal: tmuxTerminal(process.env),
+  proves: true,
 };
 const { workspace } = hubCandidates(env, process.cwd(), pinned);
 const log = (line: string) => process.stderr.write(`handoff-mcp: ${line}\n`);
@@ -52,6 +54,8 @@ const bridge = new Bridge({
         5000,
       );
       refusal = undefined;
+      const challenge = challengeOf(greeted.reply);
+      if (challenge) proveProcess(greeted.socket, challenge);
       return greeted;
     } catch (e) {
       const err = e as NodeJS.ErrnoException;

@@ -3,18 +3,11 @@
 // in the CLI's own shape. It rides on someone else's hot path, so it is small, bounded in time,
 // and silent on every failure: exit 0, no output, the agent goes on.
 import { createConnection } from 'node:net';
-import { appendFileSync, constants, fstatSync, openSync, read } from 'node:fs';
+import { appendFileSync, fstatSync, read } from 'node:fs';
+import { challengeOf, proveProcess } from '../shared/proveProcess';
 import { HELLO_VERSION } from '../protocol/hello';
 import { procStat } from '../shared/proc';
-import {
-  HOOK_ACK,
-  HOOK_CLIS,
-  MAX_CHALLENGE_PATH,
-  type HookAnswer,
-  type HookCli,
-  type HookHello,
-  type HookProof,
-} from '../protocol/hook';
+import { HOOK_ACK, HOOK_CLIS, type HookAnswer, type HookCli, type HookHello } from '../protocol/hook';
 import { tmuxTerminal } from '../shared/terminal';
 import { LineBuffer } from '../shared/lines';
 import { hubSockets } from '../shared/discovery';
@@ -97,27 +90,6 @@ interface Asked {
   confirm(): Promise<void>;
 }
 
-/** The file a Linux hub names to prove which process we are: a path, or undefined if this is no challenge. */
-function challengeOf(value: unknown): string | undefined {
-  const c = (value as { challenge?: unknown } | null)?.challenge;
-  return typeof c === 'string' && c.startsWith('/') && c.length <= MAX_CHALLENGE_PATH ? c : undefined;
-}
-
-/**
- * Opens the hub's challenge file and keeps it open until we exit, so the hub finds it among our
- * fds; O_NONBLOCK so a FIFO under that name cannot hold the hook past its budget. Our pid either
- * way: a hub that cannot find the file refuses, and the hook stays silent.
- */
-function prove(socket: ReturnType<typeof createConnection>, path: string): void {
-  try {
-    openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY);
-  } catch {
-    // the hub refuses; nothing to print
-  }
-  const proof: HookProof = { pid: process.pid };
-  socket.write(`${JSON.stringify(proof)}\n`);
-}
-
 /**
  * One exchange: hello (the request) → hello reply line → (Linux) a challenge, answered with our
  * pid → answer line; `ack` back once printed.
@@ -146,7 +118,7 @@ function ask(socketPath: string, hello: HookHello): Promise<Asked | undefined> {
       if (challenge) {
         challenged = true; // one per exchange: a second is no answer
         lines.splice(1, 1);
-        prove(socket, challenge);
+        proveProcess(socket, challenge);
         return onData(Buffer.alloc(0));
       }
       socket.off('data', onData);

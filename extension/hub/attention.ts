@@ -7,6 +7,7 @@ import type { HookAnswer, HookCli, HookHello, HookItem, HookTerminal } from '../
 import type { SeenWhen } from '../protocol/views';
 import { surfacedEvent, unsurfacedFor } from './bus/surfacing';
 import { withBody } from './bus/body';
+import { nearestAgent } from './agentTree';
 import { BusError } from './bus/errors';
 import type { BusEvent, HotMessage, SurfacePath } from './bus/model';
 import { ExpiringMap } from './expiringMap';
@@ -107,12 +108,7 @@ export class Attention {
    * surfacings say so.
    */
   private async sessionKey(h: HookHello, cliSession: string): Promise<{ key: string; underNoAgent?: true }> {
-    const live = this.deps.sessions.all().filter((s) => s.agentPid);
-    let under: typeof live = [];
-    for (const pid of h.ancestors) {
-      under = live.filter((s) => s.agentPid === pid);
-      if (under.length > 0) break;
-    }
+    const under = nearestAgent(h.ancestors, this.deps.sessions.all());
     const own = under.find((s) => s.identity === h.identity);
     if (own) {
       await this.join(h.identity, cliSession, own.key);

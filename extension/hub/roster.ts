@@ -2,6 +2,7 @@
 // people at editor windows. A name is recorded before its session shows as live, so sending to a
 // live peer always works; a session closed while that was written is never listed.
 import { caseTwin, caseTwinMessage } from './bus/identity';
+import { bridgeRefusal } from './agentTree';
 import { BusError } from './bus/errors';
 import type { Journal } from './journal';
 import type { People, WindowReport } from './people';
@@ -56,6 +57,8 @@ export class Roster {
   async attach(session: Session): Promise<void> {
     const twin = this.caseTwin(session.identity);
     if (twin) throw new BusError('invalid_identity', caseTwinMessage(session.identity, twin));
+    const refusal = bridgeRefusal(session, this.deps.sessions.all());
+    if (refusal) throw refusal;
     const known = this.deps.journal.state.identities[session.identity];
     if (!known || (session.roles.length > 0 && known.roles.join() !== session.roles.join())) {
       try {

@@ -37,6 +37,8 @@ export interface Session {
   readonly client: string;
   /** The agent CLI process that spawned the bridge: its hooks run under the same process. */
   readonly agentPid?: number;
+  /** The bridge's pid and its parents as the kernel has them, when the bridge proved its process. */
+  readonly ancestry?: readonly number[];
   /** The tmux pane the bridge says its agent runs in. */
   readonly terminal?: HookTerminal;
   lastSeen: number;

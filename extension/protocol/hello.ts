@@ -21,6 +21,11 @@ export interface AgentHello {
   resume?: boolean;
   /** The tmux pane the agent runs in, if the bridge can tell. */
   terminal?: HookTerminal;
+  /**
+   * The bridge answers the hub's challenge (reply's `challenge`) with a ProcessProof line before
+   * any MCP, so the hub knows its process and ancestry from the kernel (Linux, hook.ts).
+   */
+  proves?: boolean;
 }
 
 export interface ControlHello {
@@ -43,6 +48,8 @@ export interface HelloReply {
   pid?: number;
   /** For a control connection: what the hub serves it as (`editor` only with the hub's editor key). */
   channel?: 'editor' | 'cli';
+  /** For a bridge that `proves`: the file to open and keep open before answering with its pid. */
+  challenge?: string;
 }
 
 export const MAX_HELLO_BYTES = 4096;

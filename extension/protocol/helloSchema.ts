@@ -2,7 +2,7 @@
 // the hook and the bridge, which only write hellos, do not load zod on an agent's hot path.
 import { z } from 'zod';
 import type { AgentHello, ControlHello, Hello } from './hello';
-import { HOOK_CLIS, HOOK_PHASES, type HookHello, type HookProof } from './hook';
+import { HOOK_CLIS, HOOK_PHASES, type HookHello, type ProcessProof } from './hook';
 import { IDENTITY_PATTERN } from './names';
 
 const version = z.literal(1);
@@ -42,6 +42,7 @@ const agentHello: z.ZodType<AgentHello> = z.object({
   client,
   resume: z.boolean().optional(),
   terminal: tmuxTerminal.optional(),
+  proves: z.boolean().optional(),
 });
 
 const controlHello: z.ZodType<ControlHello> = z.object({
@@ -66,7 +67,7 @@ export const hookHello: z.ZodType<HookHello> = z.object({
 });
 
 /** The hook's answer to the hub's challenge (hook.ts): its pid, nothing else. */
-export const hookProof: z.ZodType<HookProof> = z.object({ pid }).strict();
+export const processProof: z.ZodType<ProcessProof> = z.object({ pid }).strict();
 
 const kinds: Record<string, z.ZodType<Hello>> = { mcp: agentHello, control: controlHello, hook: hookHello };
 

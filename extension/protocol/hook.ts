@@ -7,15 +7,16 @@ import type { HELLO_VERSION } from './hello';
 export const HOOK_ACK = 'ack';
 
 /**
- * Linux: after the hello the hub names a fresh file of its own; the hook opens it, keeps it open
- * and answers with its pid. The hub then finds that file among /proc/<pid>/fd and reads the hook's
- * ancestry from the kernel, not from the hello (a process can state any ancestry, #23).
+ * Linux: after the hello the hub names a fresh file of its own; the hook (or a bridge, in its hello
+ * reply) opens it, keeps it open and answers with its pid. The hub then finds that file among
+ * /proc/<pid>/fd and reads the ancestry from the kernel, not from the hello (a process can state
+ * any ancestry, #23).
  */
 export interface HookChallenge {
   /** Absolute path of the file to open, in the hub's private directory. */
   challenge: string;
 }
-export interface HookProof {
+export interface ProcessProof {
   pid: number;
 }
 /** Longest challenge path a hook opens; the hub's are far shorter. */

@@ -240,6 +240,62 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
     assert.match(text, /its hook under no live agent session/);
   });
 
+  it("a bridge started under alice's agent cannot speak for carol, live in her own: nothing read, acked or sent", async () => {
+    // carol's bridge under a shell of its own; the test process is alice's (and bob's) agent.
+    const carol = await connectAgent({ socket, name: 'carol', ownAgentProcess: true });
+    const forCarol = (await alice.ok('send_handoff', { to: 'carol', body: 'only carol may answer this' })).message_id;
+    const forged = await connectAgent({ socket, name: 'carol', live: false });
+    try {
+      for (const [tool, args] of [
+        ['inbox', {}],
+        ['ack', { message_id: forCarol }],
+        ['send_handoff', { to: 'bob', body: 'forged, says carol' }],
+      ] as const) {
+        const r = await forged.call(tool, args);
+        assert.ok(r.isError, `${tool} answered: ${JSON.stringify(r.structuredContent)}`);
+        assert.match(
+          JSON.stringify(r.content),
+          /runs under the agent session of (alice, bob|bob, alice), and carol is live in a session of its own.*Nothing was recorded/,
+          tool,
+        );
+      }
+      const d = (await alice.ok('get_receipts', { message_id: forCarol })).deliveries[0];
+      assert.deepEqual(d.receipts, [], 'nothing recorded');
+      assert.equal(
+        (await bob.ok('inbox', {})).messages.filter((m: { body: string }) => m.body.includes('forged')).length,
+        0,
+        'nothing sent',
+      );
+      // The legitimate paths beside it: carol's own session, and a sub-agent alice starts under a name of its own.
+      await carol.ok('ack', { message_id: forCarol });
+      assert.equal(
+        (await alice.ok('get_receipts', { message_id: forCarol })).deliveries[0].receipts[0].channel,
+        'agent',
+      );
+      const helper = await connectAgent({ socket, name: 'alices-helper' });
+      await helper.ok('send_handoff', { to: 'alice', body: 'a sub-agent reporting' });
+      await helper.close();
+    } finally {
+      await forged.close();
+      await carol.close();
+    }
+  });
+
+  it("a bridge that answers the challenge with another process's pid is refused on every tool", async () => {
+    const raw = await rawAgent(socket, { identity: 'frank', proves: true });
+    await waitFor(() => raw.socket.bytesRead > 0, 5000, 'the hello reply');
+    raw.socket.write(`${JSON.stringify({ pid: hub.pid })}\n`);
+    await raw.initialize();
+    raw.request(1, 'tools/call', { name: 'whoami', arguments: {} });
+    const r = (await raw.response(1)).result;
+    raw.close();
+    assert.equal(r.isError, true);
+    assert.match(
+      JSON.stringify(r.content),
+      /could not prove which process this bridge is \(process \d+ does not hold the challenge file open\)/,
+    );
+  });
+
   it('the legitimate paths still work, and each receipt says which channel wrote it', async () => {
     await bob.ok('ack', { message_id: id });
     const toMaria = (

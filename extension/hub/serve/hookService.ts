@@ -2,7 +2,7 @@
 // is untrusted input like any socket line), one line answers it; when the answer carries handoffs
 // the hook writes `ack` once it has handed them to its CLI, and only then are they journaled as
 // surfaced. A hook that never confirms (cut off by its budget, killed) surfaces nothing. On Linux
-// the hook first proves which process it is (hookProof.ts): its stated ancestry is not used.
+// the hook first proves which process it is (processProof.ts): its stated ancestry is not used.
 import type { Socket } from 'node:net';
 import { HOOK_ACK, type HookHello } from '../../protocol/hook';
 import { hookHello } from '../../protocol/helloSchema';
@@ -10,7 +10,7 @@ import type { Claim } from '../attention';
 import type { Hub } from '../hub';
 import type { Log } from '../../protocol/hubLog';
 import { BusError } from '../bus/errors';
-import { proveHook } from './hookProof';
+import { proveHook } from './processProof';
 
 /** How long the hub waits for the hook's `ack` before it frees the claim. */
 const ACK_WAIT_MS = 5000;

@@ -12,7 +12,8 @@ import { LineBuffer } from '../../shared/lines';
 import { serveControl } from './control';
 import type { Hub } from '../hub';
 import { serveHook } from './hookService';
-import { canProve } from './hookProof';
+import { canProve, challenge } from './processProof';
+import type { BusError } from '../bus/errors';
 import { serveAgent } from './mcp/agentConnection';
 import { takeOwnership } from '../start/ownership';
 import type { Log } from '../../protocol/hubLog';
@@ -147,13 +148,34 @@ function accept(hub: Hub, socket: Socket, options: ListenOptions, proofDir?: str
       return;
     }
     const channel = hello.kind === 'control' ? controlChannel(hello.editorKey, options) : undefined;
-    reply({ ok: true, node: hub.node, workspace: hub.options.workspace, pid: process.pid, channel });
+    // A bridge that can prove its process is challenged in the reply itself (processProof.ts).
+    const proof = hello.kind === 'mcp' && hello.proves && proofDir ? challenge(proofDir, 'bridge') : undefined;
+    reply({
+      ok: true,
+      node: hub.node,
+      workspace: hub.options.workspace,
+      pid: process.pid,
+      channel,
+      challenge: proof?.path,
+    });
     if (hello.kind === 'mcp') {
-      serveAgent(hub, socket, hello, rest, {
-        heartbeatMs: options.heartbeatMs,
-        handshakeMs: options.handshakeMs ?? 10_000,
+      const serve = (leftover: Buffer, ancestry?: number[] | BusError) => {
+        serveAgent(hub, socket, hello, leftover, {
+          heartbeatMs: options.heartbeatMs,
+          handshakeMs: options.handshakeMs ?? 10_000,
+          ancestry,
+        });
+        socket.resume();
+      };
+      if (!proof) return serve(rest);
+      if (rest.length) socket.unshift(rest);
+      void proof.answer(socket).then((p) => {
+        if ('refused' in p) {
+          // Served all the same, so its client hears why on every tool instead of a bridge that retries.
+          options.log(`bridge for ${hello.identity ?? '(no name yet)'}: ${p.refused.message}`, 'warn');
+          serve(p.rest, p.refused);
+        } else serve(p.rest, p.ancestors);
       });
-      socket.resume();
     } else if (hello.kind === 'control') {
       if (rest.length) socket.unshift(rest);
       const connection = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket));

@@ -25,6 +25,8 @@ export interface AgentConnectionOptions {
   heartbeatMs: number;
   /** How long a connection may take from its hello to `initialized` before it is closed. */
   handshakeMs: number;
+  /** The bridge's ancestry (itself first) as the hub proved it, or why it could not be proved. */
+  ancestry?: readonly number[] | BusError;
 }
 
 export function serveAgent(
@@ -60,7 +62,12 @@ export function serveAgent(
   let release!: () => void;
   const transport = new SocketTransport(socket, leftover, new Promise<void>((resolve) => (release = resolve)));
 
+  // A bridge that failed its proof, or may not speak for its name here, is served so its client hears why.
+  let refusal = options.ancestry instanceof BusError ? options.ancestry : undefined;
+  const ancestry = Array.isArray(options.ancestry) ? options.ancestry : undefined;
+
   const caller = (): Caller => {
+    if (refusal) throw refusal;
     if (!identity) {
       if (clash) throw new BusError('invalid_identity', clash);
       const why = badName
@@ -91,7 +98,7 @@ export function serveAgent(
   };
 
   const attach = async (): Promise<void> => {
-    if (!identity || session || !initialized) return;
+    if (!identity || session || !initialized || refusal) return;
     session = {
       key,
       identity,
@@ -102,7 +109,9 @@ export function serveAgent(
           .replace(/[^\w .:/@+-]/g, '?')
           .slice(0, 64);
       },
-      agentPid: typeof hello.agentPid === 'number' ? hello.agentPid : undefined,
+      // Proven: the bridge's parent, as the kernel has it; else what the hello says.
+      agentPid: ancestry ? ancestry[1] : typeof hello.agentPid === 'number' ? hello.agentPid : undefined,
+      ancestry,
       terminal: hello.terminal,
       connectedAt: Date.now(),
       lastSeen: Date.now(),
@@ -123,6 +132,7 @@ export function serveAgent(
       // A twin registered in the meantime (two hellos racing): this one stays unregistered, saying why.
       session = undefined;
       if (e instanceof BusError && e.code === 'invalid_identity') [identity, clash] = [undefined, e.message];
+      if (e instanceof BusError && e.code === 'not_your_channel') refusal = e;
       throw e;
     }
   };
@@ -132,6 +142,7 @@ export function serveAgent(
     sessionKey: key,
     caller,
     register: async (name, newRoles) => {
+      if (refusal) throw refusal;
       if (identity && identity !== name) {
         throw new BusError(
           'invalid_input',
