@@ -30,6 +30,7 @@ import { StatusBar } from './statusBar';
 import type { StatusView } from './statusView';
 import { injectHubEnv } from './terminalEnv';
 import { TerminalWake, type WakeRecord } from './terminalWake';
+import { WakeAsk, type WakeQuestion } from './wakeAsk';
 
 /** What the extension exports: for tests and for other extensions that want to watch the bus. */
 export interface HandoffApi {
@@ -47,6 +48,8 @@ export interface HandoffApi {
   hasMatrixToken(homeserver: string): Promise<boolean>;
   /** The last answers this window gave the hub's requests to wake an agent in one of its terminals. */
   terminalWakes(): readonly WakeRecord[];
+  /** The last questions this window put to its person before a wake (handoff.wakeIdleAgents "ask"). */
+  wakeQuestions(): readonly WakeQuestion[];
 }
 
 let hub: HubSupervisor | undefined;
@@ -67,7 +70,8 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
   const supervisor = new HubSupervisor(location, context.extensionPath, log, new EditorKeys(context.secrets));
   hub = supervisor;
   const terminalWake = new TerminalWake(log);
-  supervisor.answerWakes((p) => terminalWake.wake(p));
+  const wakeAsk = new WakeAsk(log);
+  supervisor.answerWakes({ wake: (p) => terminalWake.wake(p), ask: (p) => wakeAsk.ask(p) });
   const changed = new vscode.EventEmitter<void>();
   const matrix = new MatrixCredentials(context.secrets, context.workspaceState);
 
@@ -196,6 +200,7 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
     copilotServer: () => copilotServer(context.extensionPath, location, version),
     hasMatrixToken: async (homeserver) => !!(await matrix.token(homeserver)),
     terminalWakes: () => terminalWake.answers,
+    wakeQuestions: () => wakeAsk.asked,
   };
 }
 

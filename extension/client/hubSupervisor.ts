@@ -17,6 +17,7 @@ import {
   SendRequest,
   SnapshotRequest,
   TerminalWakeRequest,
+  WakeAskRequest,
   call,
   onNotice,
   type ActionParams,
@@ -28,7 +29,13 @@ import {
   type SendParams,
 } from '../protocol/control';
 import type { MessageView, ReceiptAnswer, LinkStatus, SendResult, Snapshot, SnapshotChange } from '../protocol/views';
-import type { TerminalWakeAnswer } from '../protocol/wake';
+import type { TerminalWakeAnswer, WakeAskAnswer } from '../protocol/wake';
+
+/** This window's answers to the hub's wake requests. */
+export interface Waker {
+  wake(params: unknown): Promise<TerminalWakeAnswer>;
+  ask(params: unknown): Promise<WakeAskAnswer>;
+}
 import { LiveSnapshot } from './liveSnapshot';
 import { connectControl } from '../shared/controlClient';
 import type { LanguageClient } from './hubClient';
@@ -62,9 +69,11 @@ export class HubSupervisor implements vscode.Disposable {
   private ownKey = '';
   private sharedKey?: string;
   private readonly keyWatch: { dispose(): unknown };
-  /** Answers the hub's requests to wake an agent in one of this window's terminals. */
-  private waker: (params: unknown) => Promise<TerminalWakeAnswer> = () =>
-    Promise.resolve({ woken: false, found: false, why: 'this window does not wake agents' });
+  /** Answers the hub's requests to wake an agent in one of this window's terminals, and its questions to the person. */
+  private waker: Waker = {
+    wake: () => Promise.resolve({ woken: false, found: false, why: 'this window does not wake agents' }),
+    ask: () => Promise.resolve({ wake: false }),
+  };
   private readonly stateEmitter = new vscode.EventEmitter<HubState>();
   private readonly snapshotEmitter = new vscode.EventEmitter<Snapshot>();
   readonly onDidChangeState = this.stateEmitter.event;
@@ -106,7 +115,8 @@ export class HubSupervisor implements vscode.Disposable {
       if (e.newState === State.Starting) this.setState({ kind: 'starting' });
     });
     onNotice(this.client, ChangedNotification, (c) => this.onChange(c));
-    this.client.onRequest(TerminalWakeRequest.method, (p: unknown) => this.waker(p));
+    this.client.onRequest(TerminalWakeRequest.method, (p: unknown) => this.waker.wake(p));
+    this.client.onRequest(WakeAskRequest.method, (p: unknown) => this.waker.ask(p));
     this.setState({ kind: 'starting' });
     try {
       await this.client.start();
@@ -116,7 +126,7 @@ export class HubSupervisor implements vscode.Disposable {
   }
 
   /** Who answers the hub when it asks this window to type a wake into one of its terminals (its own hub or a shared one). */
-  answerWakes(waker: (params: unknown) => Promise<TerminalWakeAnswer>): void {
+  answerWakes(waker: Waker): void {
     this.waker = waker;
   }
 
@@ -231,7 +241,7 @@ export class HubSupervisor implements vscode.Disposable {
     this.shared = shared;
     this.sharedKey = key;
     shared.onChanged((c) => this.onChange(c));
-    shared.onWake((p) => this.waker(p));
+    shared.onWake(this.waker);
     shared.onClose(() => {
       if (this.shared !== shared) return;
       this.shared = undefined;

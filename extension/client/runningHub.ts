@@ -8,10 +8,11 @@ import {
   onNotice,
   SnapshotRequest,
   TerminalWakeRequest,
+  WakeAskRequest,
   type RequestSender,
 } from '../protocol/control';
 import type { Snapshot, SnapshotChange } from '../protocol/views';
-import type { TerminalWakeAnswer } from '../protocol/wake';
+import type { Waker } from './hubSupervisor';
 
 export class RunningHub {
   private constructor(private readonly control: ControlClient) {}
@@ -42,9 +43,10 @@ export class RunningHub {
     onNotice(this.control.connection, ChangedNotification, listener);
   }
 
-  /** The hub asks this window to wake an agent in one of its terminals. */
-  onWake(handler: (params: unknown) => Promise<TerminalWakeAnswer>): void {
-    this.control.connection.onRequest(TerminalWakeRequest.method, handler);
+  /** The hub asks this window to wake an agent in one of its terminals, or its person whether to. */
+  onWake(waker: Waker): void {
+    this.control.connection.onRequest(TerminalWakeRequest.method, (p: unknown) => waker.wake(p));
+    this.control.connection.onRequest(WakeAskRequest.method, (p: unknown) => waker.ask(p));
   }
 
   onClose(listener: () => void): void {

@@ -1,5 +1,6 @@
 // The user's Handoff settings, read fresh each time so changes apply without a reload.
 import { userInfo } from 'node:os';
+import { WAKE_MODES, type WakeMode } from '../protocol/wake';
 import * as vscode from 'vscode';
 
 /** The identity the person at the editor sends as: the setting, else the OS user name. */
@@ -29,8 +30,9 @@ export function escalateTo(): string | undefined {
   return vscode.workspace.getConfiguration('handoff').get<string>('escalateTo', '').trim() || undefined;
 }
 
-export function wakeIdleAgents(): 'off' | 'on' {
-  return vscode.workspace.getConfiguration('handoff').get<string>('wakeIdleAgents', 'on') === 'off' ? 'off' : 'on';
+export function wakeIdleAgents(): WakeMode {
+  const mode = vscode.workspace.getConfiguration('handoff').get<string>('wakeIdleAgents', 'on');
+  return WAKE_MODES.find((m) => m === mode) ?? 'on';
 }
 
 export function defaultSlaSeconds(): number {

@@ -105,7 +105,8 @@ export class Hub {
     const waking = (this.waking = new Waking({
       unsurfaced: (identity, session) => journal.mail.unsurfaced(journal.state, identity, session, new Set(), 5).items,
       commit,
-      allowed: () => people.wakesAllowed(),
+      mode: () => people.wakeMode(),
+      askPerson: (q) => this.editorTerminals.askPerson(people.lastFocusedWindow(), q),
       node,
       now,
       log,
@@ -370,7 +371,7 @@ export class Hub {
       store: this.journal.status,
       people: peopleViews(this.people, this.journal.mail, this.state, now),
       person: (identity) => this.people.presence(identity, now),
-      wakesIdleAgents: this.people.wakesAllowed(),
+      wakeIdleAgents: this.people.wakeMode(),
     };
   }
 

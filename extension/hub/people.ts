@@ -2,6 +2,7 @@
 // connection is open (like a session), and its person counts as there while that window was
 // focused within PRESENCE_WINDOW_MS. Nothing on disk says a person is at the editor.
 import { PRESENCE_WINDOW_MS, type PersonPresence } from '../protocol/views';
+import type { WakeMode } from '../protocol/wake';
 
 export interface WindowReport {
   identity: string;
@@ -9,7 +10,7 @@ export interface WindowReport {
   /** The window's "handoff.escalateTo" setting: whom its person's unanswered handoffs escalate to. */
   escalateTo?: string;
   /** The window's "handoff.wakeIdleAgents" setting. */
-  wakeIdleAgents?: 'off' | 'on';
+  wakeIdleAgents?: WakeMode;
 }
 
 interface EditorWindow extends WindowReport {
@@ -68,10 +69,25 @@ export class People {
     return best?.key;
   }
 
-  /** Whether the hub may type a wake into an idle agent's terminal: unless a window here says off. */
-  wakesAllowed(): boolean {
-    for (const w of this.windows.values()) if (w.wakeIdleAgents === 'off') return false;
-    return true;
+  /**
+   * Whether the hub may type a wake into an idle agent's terminal: the most careful window here
+   * decides (off, else ask, else on; on with no window, for agents in tmux outside any editor).
+   */
+  wakeMode(): WakeMode {
+    let mode: WakeMode = 'on';
+    for (const w of this.windows.values()) {
+      if (w.wakeIdleAgents === 'off') return 'off';
+      if (w.wakeIdleAgents === 'ask') mode = 'ask';
+    }
+    return mode;
+  }
+
+  /** The window focused most recently: where a person is most likely to see a question. */
+  lastFocusedWindow(): string | undefined {
+    let best: { key: string; at: number } | undefined;
+    for (const [key, w] of this.windows)
+      if (!best || (w.focusedAt ?? 0) > best.at) best = { key, at: w.focusedAt ?? 0 };
+    return best?.key;
   }
 
   /**
@@ -79,8 +95,8 @@ export class People {
    * person of the most recently focused window (its escalateTo setting, else its identity).
    */
   escalationTarget(): string | undefined {
-    let best: EditorWindow | undefined;
-    for (const w of this.windows.values()) if (!best || (w.focusedAt ?? 0) > (best.focusedAt ?? 0)) best = w;
+    const key = this.lastFocusedWindow();
+    const best = key === undefined ? undefined : this.windows.get(key);
     return best && (best.escalateTo || best.identity);
   }
 }

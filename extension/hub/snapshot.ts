@@ -3,6 +3,7 @@
 // the hub's clock; the cost of a change is the rows it touched, not the open mail: its summary
 // comes from the LedgerIndex the journal keeps current, and so do the snapshot's capped lists.
 import { coverage, ledgerEntry, PERSON_INBOX, personInbox } from './bus/ledger';
+import type { WakeMode } from '../protocol/wake';
 import type { LedgerIndex } from './bus/ledgerIndex';
 import type { MailIndex } from './bus/mailIndex';
 import type { BusState } from './bus/model';
@@ -30,7 +31,7 @@ export interface SnapshotInput {
   /** The people at this hub's windows, with their inboxes. */
   people: Snapshot['people'];
   person: (identity: string) => PersonPresence | undefined;
-  wakesIdleAgents: boolean;
+  wakeIdleAgents: WakeMode;
 }
 
 /** Each person at a window on this hub, with their inbox (the newest PERSON_INBOX): the snapshot carries it to every window. */
@@ -72,7 +73,7 @@ function summary(i: SnapshotInput): BusSummary {
     pendingCount: counts.pending,
     awaitingAckCount: counts.awaitingAck,
     people: i.people,
-    wakesIdleAgents: i.wakesIdleAgents,
+    wakeIdleAgents: i.wakeIdleAgents,
     ...(i.link ? { link: i.link.status() } : {}),
   };
 }

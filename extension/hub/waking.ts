@@ -7,10 +7,11 @@
 // It types only into a session whose turn has ended and none started since, at most once per
 // handoff per session, and never where a person is: a tmux pane must look as it did when the turn
 // ended (no draft in its prompt) with nobody typing in the last seconds; an integrated terminal
-// must not be the active one of a focused window, nor have been lately (the window decides).
+// must not be the active one of a focused window, nor have been lately (the window decides). With
+// "ask", the person at the most recently focused window says yes first, once per handoff.
 import type { HookCli, HookTerminal } from '../protocol/hook';
 import type { Log } from '../protocol/hubLog';
-import { WAKE_FROM_MAX, wakeLine } from '../protocol/wake';
+import { WAKE_FROM_MAX, wakeLine, type WakeAskParams, type WakeMode } from '../protocol/wake';
 import type { BusEvent, HotMessage } from './bus/model';
 import type { EditorTerminals } from './wake/editor';
 import { lookAt, typeLine, type PaneLook } from './wake/tmux';
@@ -19,6 +20,8 @@ import { lookAt, typeLine, type PaneLook } from './wake/tmux';
 const QUIET_MS = 10_000;
 /** Agents no editor window had a terminal for, remembered (the oldest forgotten first). */
 const NO_TERMINAL_KEPT = 1000;
+/** Handoffs the person said yes or no to, per session, remembered (the oldest forgotten first). */
+const ANSWERS_KEPT = 1000;
 /** A window's "ask again in" is kept within these bounds. */
 const RETRY_MIN_MS = 200;
 const RETRY_MAX_MS = 60_000;
@@ -54,8 +57,10 @@ export interface WakingDeps {
   /** The identity's oldest handoffs not yet surfaced in the session. */
   unsurfaced(identity: string, session: string): HotMessage[];
   commit(events: BusEvent[]): Promise<void>;
-  /** Whether wakes are allowed (no editor window here says handoff.wakeIdleAgents off). */
-  allowed(): boolean;
+  /** What the editor windows here allow together (handoff.wakeIdleAgents). */
+  mode(): WakeMode;
+  /** With "ask": the person's answer (no window, or no answer in time, is no). */
+  askPerson?(p: WakeAskParams): Promise<boolean>;
   node: string;
   now(): number;
   log: Log;
@@ -85,15 +90,24 @@ export class Waking {
   /** Agent pid → the editor windows' generation when none of them had a terminal running it. */
   private readonly noTerminal = new Map<number, number>();
   private readonly quietMs: number;
+  /** Session key → the handoffs its person answered "Wake" or "Not now" for (with "ask"). */
+  private readonly answered = new Map<string, Map<string, boolean>>();
 
   constructor(private readonly deps: WakingDeps) {
     this.pane = deps.pane ?? { lookAt, typeLine };
     this.quietMs = deps.quietMs ?? QUIET_MS;
   }
 
-  /** Whether an idle session of this CLI, in its tmux pane or an editor's terminal, would be woken now. */
+  /**
+   * Whether an idle session of this CLI, in its tmux pane or an editor's terminal, would be woken
+   * now (with "ask" that is the person's choice: not promised).
+   */
   wakes(t: Pick<WakeTarget, 'cli' | 'terminal' | 'agentPid'>): boolean {
-    if (t.cli === 'claude' || !this.deps.allowed()) return false;
+    return this.deps.mode() === 'on' && this.reachable(t);
+  }
+
+  private reachable(t: Pick<WakeTarget, 'cli' | 'terminal' | 'agentPid'>): boolean {
+    if (t.cli === 'claude') return false;
     if (t.terminal) return true;
     const { editor } = this.deps;
     // No window had its terminal (an external terminal): not promised until another window comes.
@@ -118,14 +132,19 @@ export class Waking {
    * before typing, and marks the session busy if it is still idle.
    */
   async nudge(t: WakeTarget, begin: Begin): Promise<void> {
-    if (!this.wakes(t) || this.nudging.has(t.key)) return;
+    if (this.deps.mode() === 'off' || !this.reachable(t) || this.nudging.has(t.key)) return;
     this.nudging.add(t.key);
     try {
+      const answered = this.answered.get(t.key);
       const items = this.deps
         .unsurfaced(t.identity, t.key)
-        .filter((h) => !h.deliveries[t.identity]?.wakes?.some((w) => w.session === t.key));
+        .filter((h) => !h.deliveries[t.identity]?.wakes?.some((w) => w.session === t.key))
+        .filter((h) => answered?.get(h.message.id) !== false);
       if (items.length === 0) return;
-      if (!t.terminal) return await this.inEditor(t, items, begin);
+      if (!t.terminal) {
+        if (!(await this.personAgrees(t, items, 'its editor terminal'))) return;
+        return await this.inEditor(t, items, begin);
+      }
       const pane = t.terminal;
       const why = await this.refusal(t, pane);
       if (why === 'input') {
@@ -133,6 +152,11 @@ export class Waking {
         return this.retryLater(t, begin, this.quietMs);
       }
       if (why) return this.deps.log(`did not wake ${t.identity} (${t.cli}) in tmux pane ${pane.pane}: ${why}`);
+      if (!(await this.personAgrees(t, items, `tmux pane ${pane.pane}`))) return;
+      // The person may have taken a while: the pane must still be as its turn left it.
+      const since = await this.refusal(t, pane);
+      if (since === 'input') return this.retryLater(t, begin, this.quietMs);
+      if (since) return this.deps.log(`did not wake ${t.identity} (${t.cli}) in tmux pane ${pane.pane}: ${since}`);
       if (!begin()) return;
       await this.pane.typeLine(pane, wakeText(items));
       await this.journal(t, items, 'tmux', pane.pane);
@@ -142,6 +166,30 @@ export class Waking {
     } finally {
       this.nudging.delete(t.key);
     }
+  }
+
+  /**
+   * With "ask": whether the person said "Wake" to these handoffs, asking once for any they have not
+   * answered; "Not now" (or no answer) holds for those handoffs, a new one asks again.
+   */
+  private async personAgrees(t: WakeTarget, items: HotMessage[], where: string): Promise<boolean> {
+    if (this.deps.mode() !== 'ask') return true;
+    let answered = this.answered.get(t.key);
+    if (answered && items.every((h) => answered!.get(h.message.id) === true)) return true;
+    const yes =
+      (await this.deps.askPerson?.({
+        identity: t.identity,
+        cli: t.cli,
+        where,
+        from: wakeSenders(items),
+        count: items.length,
+      })) === true;
+    if (!answered) this.answered.set(t.key, (answered = new Map()));
+    if (this.answered.size > ANSWERS_KEPT) this.answered.delete(this.answered.keys().next().value!);
+    for (const h of items) answered.set(h.message.id, yes);
+    while (answered.size > ANSWERS_KEPT) answered.delete(answered.keys().next().value!);
+    if (!yes) this.deps.log(`did not wake ${t.identity} (${t.cli}): the person said not now`);
+    return yes;
   }
 
   /** No tmux pane: the editor window whose integrated terminal runs the agent types the wake, if the person is not at it. */

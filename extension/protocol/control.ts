@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import type { PARAMS, ValidatedMethod } from './controlSchemas';
 import type { InboxItem, MessageView, ReceiptAnswer, LinkStatus, SendResult, Snapshot, SnapshotChange } from './views';
-import type { TerminalWakeAnswer, TerminalWakeParams } from './wake';
+import type { TerminalWakeAnswer, TerminalWakeParams, WakeAskAnswer, WakeAskParams } from './wake';
 
 /** A validated method's params: exactly what its schema produces. */
 export type Params<M extends ValidatedMethod> = z.infer<(typeof PARAMS)[M]>;
@@ -68,6 +68,12 @@ export const MatrixDisconnectRequest = request<void, void, 'handoff/matrix/disco
 export const TerminalWakeRequest = request<TerminalWakeParams, TerminalWakeAnswer, 'handoff/wakeTerminal'>(
   'handoff/wakeTerminal',
 );
+
+/**
+ * Hub → the person's most recently focused window, when a window says "ask": may the hub wake this
+ * idle agent now? Answered when the person chooses (a dismissed question is "no").
+ */
+export const WakeAskRequest = request<WakeAskParams, WakeAskAnswer, 'handoff/askToWake'>('handoff/askToWake');
 
 /** Sent (debounced) whenever the bus changes: what changed, keyed by message id (not the whole snapshot). */
 export const ChangedNotification: { readonly method: 'handoff/changed'; readonly types?: (c: SnapshotChange) => void } =

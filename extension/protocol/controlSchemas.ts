@@ -38,7 +38,7 @@ export const presenceParams = z
     roles: z.array(z.string().regex(IDENTITY_PATTERN, 'must be a role name')).max(32).optional(),
     focused: z.boolean(),
     escalateTo: identity.optional(),
-    wakeIdleAgents: z.enum(['off', 'on']).optional(),
+    wakeIdleAgents: z.enum(['off', 'ask', 'on']).optional(),
   })
   .strict();
 

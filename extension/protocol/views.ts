@@ -1,6 +1,7 @@
 // What the hub reports: a send's answer, the ledger, coverage, the Matrix link's status and the
 // snapshot the editor renders. Plain data; the hub computes it (extension/hub/bus/), clients show it.
 import type { Channel, Delivery, DeliveryState, Message, Resolution } from './model';
+import type { WakeMode } from './wake';
 
 /** When a recipient's model will see a handoff sent now, as far as this hub can tell. */
 export type SeenWhen = 'now' | 'next_tool_call' | 'next_turn' | 'when_it_calls_inbox';
@@ -218,8 +219,8 @@ export interface BusSummary {
   link?: LinkStatus;
   /** The people at editor windows on this hub, each with their inbox. */
   people: PersonView[];
-  /** Whether idle agents are woken in their terminals: no window on this hub says handoff.wakeIdleAgents off (absent from older hubs). */
-  wakesIdleAgents?: boolean;
+  /** How idle agents are woken in their terminals: the most careful handoff.wakeIdleAgents of the windows on this hub (absent from older hubs). */
+  wakeIdleAgents?: WakeMode;
 }
 
 /** How many rows a snapshot carries of each list; the counts say how many there are. */

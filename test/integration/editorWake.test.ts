@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
 import type { HookHello } from '../../extension/protocol/hook';
-import type { TerminalWakeAnswer, TerminalWakeParams } from '../../extension/protocol/wake';
+import type { TerminalWakeAnswer, TerminalWakeParams, WakeAskParams } from '../../extension/protocol/wake';
 import { PresenceRequest, TerminalWakeRequest } from '../../extension/protocol/control';
 import { connectControl } from '../../extension/shared/controlClient';
 import { EDITOR_KEY_ENV } from '../../extension/protocol/editorKey';
@@ -36,14 +36,25 @@ async function hubWithWindow(cleanup: (() => unknown)[]) {
   const asked: TerminalWakeParams[] = [];
   /** What the window answers next; by default it types and names its terminal. */
   let answer = (): TerminalWakeAnswer => ({ woken: true, terminal: 'codex bob' });
+  const questions: WakeAskParams[] = [];
+  /** What the person answers the window's question, with "ask". */
+  let says = true;
   const window = {
     asked,
     answer: (a: () => TerminalWakeAnswer) => (answer = a),
+    questions,
+    personSays: (yes: boolean) => (says = yes),
   };
   await hub.roster.reportWindow('win', { identity: 'dave', focused: true, wakeIdleAgents: 'on' });
-  hub.editorTerminals.add('win', (p) => {
-    asked.push(p);
-    return Promise.resolve(answer());
+  hub.editorTerminals.add('win', {
+    wake: (p) => {
+      asked.push(p);
+      return Promise.resolve(answer());
+    },
+    askPerson: (q) => {
+      questions.push(q);
+      return Promise.resolve(says);
+    },
   });
   /** A hook of bob's Codex, running under its agent process (no tmux). */
   const hook = async (phase: HookHello['phase'], event: string) => {
@@ -121,6 +132,29 @@ describe('waking an idle session in an editor terminal', () => {
     assert.equal((await send('alice', 'sixth, no window')).recipients[0].seen_when, 'next_turn');
   });
 
+  it('with "ask", the person says yes first, once per handoff: "Not now" holds for it, a new handoff asks again', async () => {
+    const { hub, window, hook, send, delivery, logs } = await hubWithWindow(cleanup);
+    await hub.roster.reportWindow('win', { identity: 'dave', focused: true, wakeIdleAgents: 'ask' });
+    await hook('start', 'SessionStart');
+    window.personSays(false);
+    const a = await send('alice', 'declined');
+    assert.equal(a.recipients[0].seen_when, 'next_turn', 'a wake the person may refuse is not promised');
+    await waitFor(() => logs.some((l) => l.includes('the person said not now')), 5000, 'the refusal');
+    assert.deepEqual(window.questions, [
+      { identity: 'bob', cli: 'codex', where: 'its editor terminal', from: ['alice'], count: 1 },
+    ]);
+    assert.equal(window.asked.length, 0, 'nothing typed');
+    // A new handoff asks again, for that one only; "Wake" types the line.
+    window.personSays(true);
+    const b = await send('carol', 'allowed');
+    await waitFor(() => (delivery(b.message_id).wakes?.length ?? 0) === 1, 5000, 'the wake after yes');
+    assert.equal(window.questions.length, 2);
+    assert.deepEqual(window.questions[1].from, ['carol']);
+    assert.equal(delivery(a.message_id).wakes, undefined, 'the declined handoff is not typed for');
+    assert.deepEqual(window.asked[0].from, ['carol'], 'the declined handoff is not asked for again');
+    assert.equal(window.questions[1].count, 1);
+  });
+
   it('asks again once the person has left the terminal; any other refusal leaves the session idle', async () => {
     const { hub, window, hook, send, delivery, logs } = await hubWithWindow(cleanup);
     await hook('start', 'SessionStart');
@@ -155,7 +189,10 @@ describe('waking an idle session in an editor terminal', () => {
     assert.equal(window.asked.length, asked, 'not asked again');
     // Another window comes (the agent's terminal may be there): the next handoff asks again, and it is woken.
     window.answer(() => ({ woken: true, terminal: 'codex bob' }));
-    hub.editorTerminals.add('win-2', () => Promise.resolve({ woken: false, found: false, why: 'not here' }));
+    hub.editorTerminals.add('win-2', {
+      wake: () => Promise.resolve({ woken: false, found: false, why: 'not here' }),
+      askPerson: () => Promise.resolve(false),
+    });
     const d = await send('alice', 'a window came');
     assert.equal(d.recipients[0].seen_when, 'now');
     await waitFor(() => (delivery(d.message_id).wakes?.length ?? 0) === 1, 5000, 'a wake once a window came');

@@ -17,6 +17,7 @@ import {
   SendRequest,
   SnapshotRequest,
   TerminalWakeRequest,
+  WakeAskRequest,
   type Params,
   type ValidatedRequest,
 } from '../../protocol/control';
@@ -125,7 +126,11 @@ export function serveControl(
     // An editor window can be asked to wake an agent in one of its terminals; its answer is
     // journaled as the wake, so a connection without the editor key is not asked.
     if (channel === 'editor')
-      hub.editorTerminals.add(controlSession, (w) => connection.sendRequest(TerminalWakeRequest.method, w));
+      hub.editorTerminals.add(controlSession, {
+        wake: (w) => connection.sendRequest(TerminalWakeRequest.method, w),
+        askPerson: async (q) =>
+          (await connection.sendRequest<{ wake?: unknown } | null>(WakeAskRequest.method, q))?.wake === true,
+      });
     return { window: controlSession };
   });
   handle(InboxRequest, (p) => hub.inbox(p.identity, p));

@@ -1,14 +1,24 @@
 // The editor windows on this hub that can type a wake into one of their integrated terminals: the
 // one whose stdio runs the hub and those sharing it over the socket. Only the window whose terminal
-// runs the agent can; the hub asks each in turn and takes the first that did.
-import type { TerminalWakeAnswer, TerminalWakeParams } from '../../protocol/wake';
+// runs the agent can; the hub asks each in turn and takes the first that did. With "ask", a window
+// also puts the question to its person first.
+import type { TerminalWakeAnswer, TerminalWakeParams, WakeAskParams } from '../../protocol/wake';
 
 /** A window that does not answer in this long is passed over: the hub never waits on an editor. */
 const ANSWER_MS = 5000;
+/** A question the person has not answered in this long is a "no" (it may be asked again later). */
+const PERSON_MS = 120_000;
 /** A terminal's name as journaled and shown: one short line. */
 const NAME_CHARS = 80;
 
 export type AskWindow = (p: TerminalWakeParams) => Promise<TerminalWakeAnswer>;
+
+/** What the hub can ask an editor window. */
+export interface EditorWindowCalls {
+  wake: AskWindow;
+  /** Puts the question to the window's person; true for "Wake". */
+  askPerson(p: WakeAskParams): Promise<boolean>;
+}
 
 function timeout(ms: number): { promise: Promise<never>; clear: () => void } {
   let timer: NodeJS.Timeout | undefined;
@@ -19,16 +29,33 @@ function timeout(ms: number): { promise: Promise<never>; clear: () => void } {
 }
 
 export class EditorTerminals {
-  private readonly windows = new Map<string, AskWindow>();
+  private readonly windows = new Map<string, EditorWindowCalls>();
   /** Bumped when a window comes: a terminal no window had may be in the new one. */
   private windowsSeen = 0;
 
-  constructor(private readonly answerMs = ANSWER_MS) {}
+  constructor(
+    private readonly answerMs = ANSWER_MS,
+    private readonly personMs = PERSON_MS,
+  ) {}
 
   /** A window reported presence on this connection: it may be asked. */
-  add(window: string, ask: AskWindow): void {
+  add(window: string, calls: EditorWindowCalls): void {
     if (!this.windows.has(window)) this.windowsSeen++;
-    this.windows.set(window, ask);
+    this.windows.set(window, calls);
+  }
+
+  /** Asks the person at `window` (or, without it, any window's) whether to wake; no answer in time is "no". */
+  async askPerson(window: string | undefined, p: WakeAskParams): Promise<boolean> {
+    const calls = (window !== undefined && this.windows.get(window)) || this.windows.values().next().value;
+    if (!calls) return false;
+    const limit = timeout(this.personMs);
+    try {
+      return (await Promise.race([calls.askPerson(p), limit.promise])) === true;
+    } catch {
+      return false;
+    } finally {
+      limit.clear();
+    }
   }
 
   /** Changes whenever a window comes, so a "no window has its terminal" can be asked again. */
@@ -50,11 +77,11 @@ export class EditorTerminals {
    */
   async wake(p: TerminalWakeParams): Promise<TerminalWakeAnswer> {
     const refusals: string[] = [];
-    for (const [window, ask] of [...this.windows]) {
+    for (const [window, calls] of [...this.windows]) {
       const limit = timeout(this.answerMs);
       let a: TerminalWakeAnswer;
       try {
-        a = await Promise.race([ask(p), limit.promise]);
+        a = await Promise.race([calls.wake(p), limit.promise]);
       } catch (e) {
         refusals.push(`window ${window}: ${(e as Error).message}`);
         continue;

@@ -139,11 +139,11 @@ describe('Waking an idle agent in an integrated terminal', () => {
     // 4. Off: no line, and the sender is told; back on, the next handoff wakes it once for both.
     const config = vscode.workspace.getConfiguration('handoff');
     await config.update('wakeIdleAgents', 'off', vscode.ConfigurationTarget.Global);
-    await waitFor(() => api.snapshot()?.wakesIdleAgents === false, 10_000, 'the hub told wakes are off');
+    await waitFor(() => api.snapshot()?.wakeIdleAgents === 'off', 10_000, 'the hub told wakes are off');
     const d = await send('fourth, wakes off');
     assert.equal(d.seenWhen, 'next_turn');
     await config.update('wakeIdleAgents', 'on', vscode.ConfigurationTarget.Global);
-    await waitFor(() => api.snapshot()?.wakesIdleAgents === true, 10_000, 'the hub told wakes are on');
+    await waitFor(() => api.snapshot()?.wakeIdleAgents === 'on', 10_000, 'the hub told wakes are on');
     const e = await send('fifth, wakes on');
     await waitFor(() => turnsDone() === 4, 30_000, 'the wake once turned on');
     // Had the fourth been typed, there would be five lines.
@@ -153,6 +153,33 @@ describe('Waking an idle agent in an integrated terminal', () => {
         .filter((x) => x.prompt)
         .at(-1)?.prompt,
       [d.id, e.id],
+    );
+
+    // 5. Ask: the person is asked once per handoff; "Not now" (the notification closed) types
+    // nothing, "Wake" (the notification's primary action) types the line.
+    await config.update('wakeIdleAgents', 'ask', vscode.ConfigurationTarget.Global);
+    await waitFor(() => api.snapshot()?.wakeIdleAgents === 'ask', 10_000, 'the hub told wakes are asked for');
+    const askedFrom = Date.now();
+    const questions = () => api.wakeQuestions().filter((q) => q.at >= askedFrom);
+    const f = await send('sixth, declined');
+    assert.equal(f.seenWhen, 'next_turn', 'a wake the person may refuse is not promised');
+    await waitFor(() => questions().length === 1, 10_000, 'the question');
+    assert.match(questions()[0].text, /is idle with a handoff from alice\. Wake it by typing a line into its editor terminal\?/);
+    await vscode.commands.executeCommand('notifications.clearAll');
+    await waitFor(() => questions()[0].choice === 'closed', 10_000, 'the question closed');
+    const g = await send('seventh, allowed');
+    await waitFor(() => questions().length === 2, 10_000, 'a question for the new handoff only');
+    assert.match(questions()[1].text, /with a handoff from alice/, 'only the new one');
+    await vscode.commands.executeCommand('notification.acceptPrimaryAction');
+    await waitFor(() => turnsDone() === 5, 30_000, 'the wake after "Wake"');
+    assert.equal(questions()[1].choice, 'Wake');
+    assert.equal(lines().length, 5, 'one line for the two asked handoffs, none for "Not now"');
+    assert.deepEqual(
+      entries()
+        .filter((x) => x.prompt)
+        .at(-1)?.prompt,
+      [f.id, g.id],
+      'the turn the wake started shows both (the declined one waited for it)',
     );
   });
 });
