@@ -164,7 +164,10 @@ describe('Waking an idle agent in an integrated terminal', () => {
     const f = await send('sixth, declined');
     assert.equal(f.seenWhen, 'next_turn', 'a wake the person may refuse is not promised');
     await waitFor(() => questions().length === 1, 10_000, 'the question');
-    assert.match(questions()[0].text, /is idle with a handoff from alice\. Wake it by typing a line into its editor terminal\?/);
+    assert.match(
+      questions()[0].text,
+      /is idle with a handoff from alice\. Wake it by typing a line into its editor terminal\?/,
+    );
     await vscode.commands.executeCommand('notifications.clearAll');
     await waitFor(() => questions()[0].choice === 'closed', 10_000, 'the question closed');
     const g = await send('seventh, allowed');
