@@ -2,7 +2,8 @@
 // account of its own server, one room that lives on the first. A handoff and its receipts cross
 // both ways through federation; then a stream goes on while the second homeserver is stopped and
 // restarted and both hubs are killed with SIGKILL meanwhile — counted at the end: nothing
-// acknowledged lost, nothing pushed twice, every ACK back at the sender.
+// acknowledged lost, nothing pushed twice, every ACK back at the sender. Last, the federation link
+// between the two servers is cut for a minute (linkGate.mjs) with both hubs killed during it.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
@@ -178,5 +179,77 @@ matrixSuite('Matrix across organisations: two federated homeservers', () => {
       [],
       'each reply says on_homeserver',
     );
+  });
+  it("the federation link cut for a minute, both hubs kill -9'd during it: the sender says relayed, then 0 lost, 0 twice", async () => {
+    const N = 24;
+    const gates = [hs1.federationLink!, hs2.federationLink!];
+    const ids: string[] = [];
+    const send = async (i: number) => {
+      const r = await alice.ok('send_handoff', { to: 'bob', body: `across a cut link #${i}` });
+      ids.push(r.message_id);
+      // Hub A's own homeserver is up: each send is on it at once, whatever federation does.
+      assert.equal(r.relay.state, 'on_homeserver', `#${i}: ${JSON.stringify(r.relay)}`);
+    };
+    const cutAt = Date.now();
+    await Promise.all(gates.map((g) => g.cut()));
+    for (let i = 0; i < N / 2; i++) await send(i);
+    // Both hubs die during the cut and come back; neither server can reach the other meanwhile.
+    await hubA.kill9();
+    await alice.close().catch(() => undefined);
+    hubA = await hubA.restart();
+    hubs.push(hubA);
+    alice = await connectAgent({ socket: hubA.socket, name: 'alice', session: 'alice-1' });
+    agents.push(alice);
+    await hubB.kill9();
+    await bob.close().catch(() => undefined);
+    hubB = await hubB.restart();
+    hubs.push(hubB);
+    bob = await connectAgent({ socket: hubB.socket, name: 'bob', session: 'bob-1' });
+    agents.push(bob);
+    stops.push(autoAck(bob));
+    await waitMatrix(hubA, 'connected', 30_000);
+    for (let i = N / 2; i < N; i++) await send(i);
+    const want = new Set(ids);
+    const bobs = agents.filter((x) => x.name === 'bob');
+    const reached = () => bobs.some((x) => x.pushes.some((p) => want.has(p.meta.message_id)));
+    // The sender's view while the link is down: on its homeserver, nothing from the other node.
+    const during = await Promise.all(
+      ids.map(async (id) => (await alice.ok('get_receipts', { message_id: id })).deliveries[0]),
+    );
+    assert.deepEqual(
+      during.filter((d: any) => d.state !== 'relayed'),
+      [],
+      'every handoff relayed (on the homeserver), none delivered or ACKed while the link is cut',
+    );
+    assert.equal(reached(), false, 'nothing reached bob while the link is cut');
+    // A minute without federation, then the link is back.
+    await new Promise((r) => setTimeout(r, Math.max(0, 60_000 - (Date.now() - cutAt)))); // sleep: the outage lasts a minute
+    assert.equal(reached(), false, 'nothing reached bob in the whole minute');
+    await Promise.all(gates.map((g) => g.restore()));
+    const restoredAt = Date.now();
+
+    let pending: any[] = [];
+    await waitUntil(
+      async () => {
+        pending = (await alice.ok('pending')).pending.filter((e: any) => want.has(e.id));
+        return pending.every((e) => e.recipients[0].state === 'acked');
+      },
+      120_000,
+      'every ACK back at the sender',
+      200,
+    ).catch(() => undefined); // the counts below say what is missing
+    const drained = Date.now() - restoredAt;
+    const { unflagged } = countPushes(bobs, want);
+    const twice = [...unflagged].filter(([, n]) => n > 1);
+    const lost = ids.filter((id) => !bobs.some((x) => x.pushes.some((p) => p.meta.message_id === id)));
+    const acked = pending.filter((e) => e.recipients[0].state === 'acked').length;
+    console.log(
+      `# federation link cut 60 s, both hubs kill -9'd during it: ${N} sent, ${N} on the sender's homeserver, ` +
+        `lost ${lost.length}, pushed twice ${twice.length}, ACKs back at the sender ${acked}/${N} ` +
+        `${(drained / 1000).toFixed(1)} s after the link came back`,
+    );
+    assert.deepEqual(lost, [], 'lost');
+    assert.deepEqual(twice, [], 'pushed twice');
+    assert.equal(acked, N, 'every ACK back at the sender');
   });
 });

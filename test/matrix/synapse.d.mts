@@ -16,6 +16,8 @@ export interface StartedSynapse {
   restart(): Promise<void>;
   registerUser(localpart: string, password: string): Promise<{ userId: string; accessToken: string; deviceId: string }>;
   logs(): string;
+  /** With federation: the gate other servers reach this one through (linkGate.mjs). */
+  federationLink?: { cut(): Promise<void>; restore(): Promise<void>; readonly open: boolean };
 }
 
 export function startSynapse(opts: {

@@ -20,6 +20,7 @@ import { existsSync, mkdirSync, openSync, closeSync, readFileSync, writeFileSync
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { linkGate } from './linkGate.mjs';
 
 export const SYNAPSE_VERSION = '1.163.2';
 
@@ -174,9 +175,10 @@ export async function startSynapse({
 
   const fedMarker = path.join(dir, 'federation-port');
   if (federation && !existsSync(baseConfig)) {
-    const fedPort = await freePort();
-    serverName = `127.0.0.1:${fedPort}`;
-    writeFileSync(fedMarker, `${fedPort}\n`);
+    // Other servers reach it through a gate (linkGate.mjs) the test can cut; Synapse listens behind it.
+    const [gatePort, fedPort] = [await freePort(), await freePort()];
+    serverName = `127.0.0.1:${gatePort}`;
+    writeFileSync(fedMarker, `${gatePort} ${fedPort}\n`);
     await runOnce(
       'openssl',
       [
@@ -220,7 +222,11 @@ export async function startSynapse({
 
   port = port || (await freePort());
   const secret = randomBytes(24).toString('hex');
-  const fed = existsSync(fedMarker) ? federationConfig(dir, Number(readFileSync(fedMarker, 'utf8'))) : undefined;
+  const [gatePort, fedPort] = existsSync(fedMarker)
+    ? readFileSync(fedMarker, 'utf8').trim().split(' ').map(Number)
+    : [];
+  const fed = fedPort ? federationConfig(dir, fedPort) : undefined;
+  const gate = fedPort ? await linkGate(gatePort, fedPort) : undefined;
   const override = {
     listeners: [
       {
@@ -396,6 +402,8 @@ export async function startSynapse({
     stop,
     kill9,
     restart,
+    /** With federation: the gate other servers reach this one through (cut() / restore()). */
+    federationLink: gate,
     registerUser,
     logs,
   };
@@ -447,6 +455,13 @@ function federationConfig(dir, fedPort) {
       // Loopback is on the default block list, and the allow list does not reach every federation
       // client in 1.163 (a request to an IP-literal server name is checked against the block list alone).
       ip_range_blacklist: [],
+      // Synapse backs off an unreachable server for 10 minutes at first, doubling: a cut link in a
+      // test would drain only then. Seconds here; the hubs wait for it the same either way.
+      federation: {
+        destination_min_retry_interval: '2s',
+        destination_retry_multiplier: 1.5,
+        destination_max_retry_interval: '10s',
+      },
     },
   };
 }
