@@ -9,11 +9,14 @@ import { after, before, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
 import { tempDir, type HubProcess } from '../helpers/hubProcess';
 import { startSynapse } from './synapse.mjs';
+import { personIdentity } from '../../extension/hub/matrix/person';
 import {
+  api,
   autoAck,
   countPushes,
   matrixHub,
   matrixSuite,
+  snapshot,
   stopAll,
   unique,
   user,
@@ -32,7 +35,10 @@ matrixSuite('Matrix across organisations: two federated homeservers', () => {
   let hs2: Synapse;
   let a: MatrixUser;
   let b: MatrixUser;
+  let dan: MatrixUser;
+  let carol: MatrixUser;
   let room: string;
+  let roomId: string;
   let hubA: HubProcess;
   let hubB: HubProcess;
   let alice: Agent;
@@ -47,11 +53,38 @@ matrixSuite('Matrix across organisations: two federated homeservers', () => {
     const tag = unique();
     a = await user(hs1, `a-${tag}`);
     b = await user(hs2, `b-${tag}`);
+    // A person on each server, in a plain client of their own server.
+    dan = await user(hs1, `dan-${tag}`);
+    carol = await user(hs2, `carol-${tag}`);
     // The room is on the first server; hub B joins it through federation.
     room = `#org-${tag}:${hs1.serverName}`;
-    hubA = await matrixHub(hs1, { node: 'nodeA', user: a, room, allowed: [b.userId], relayWaitMs: 3000 });
-    hubB = await matrixHub(hs2, { node: 'nodeB', user: b, room, allowed: [a.userId], relayWaitMs: 3000 });
+    const people = [dan.userId, carol.userId];
+    hubA = await matrixHub(hs1, {
+      node: 'nodeA',
+      user: a,
+      room,
+      allowed: [b.userId, ...people],
+      people,
+      relayWaitMs: 3000,
+    });
+    hubB = await matrixHub(hs2, {
+      node: 'nodeB',
+      user: b,
+      room,
+      allowed: [a.userId, ...people],
+      people,
+      relayWaitMs: 3000,
+    });
     hubs.push(hubA, hubB);
+    roomId = (await snapshot(hubA)).link!.room!;
+    await api(hs1, dan.accessToken, 'POST', `/join/${encodeURIComponent(roomId)}`, {});
+    await api(
+      hs2,
+      carol.accessToken,
+      'POST',
+      `/join/${encodeURIComponent(roomId)}?server_name=${encodeURIComponent(hs1.serverName)}`,
+      {},
+    );
     alice = await connectAgent({ socket: hubA.socket, name: 'alice', session: 'alice-1' });
     bob = await connectAgent({ socket: hubB.socket, name: 'bob', session: 'bob-1' });
     agents.push(alice, bob);
@@ -102,6 +135,85 @@ matrixSuite('Matrix across organisations: two federated homeservers', () => {
     await waitFor(() => bob.pushes.some((p) => p.meta.message_id === later.message_id), 30_000, 'a later handoff');
     assert.equal(bob.pushes.filter((p) => p.meta.message_id === id).length, 1);
     assert.equal(alice.pushes.filter((p) => p.meta.message_id === reply.message_id).length, 1);
+  });
+
+  it('a person on each server answers from a plain client: ✅ and "done" cross to the other org\'s sender, a reply reaches its agent', async () => {
+    let n = 0;
+    const say = (hs: Synapse, who: MatrixUser, type: string, content: unknown) =>
+      api(
+        hs,
+        who.accessToken,
+        'PUT',
+        `/rooms/${encodeURIComponent(roomId)}/send/${type}/p-${unique()}-${n++}`,
+        content,
+      );
+    /** The room as the person's own server shows it to them. */
+    const seen = async (hs: Synapse, who: MatrixUser, eventId: string) =>
+      (
+        (await api(hs, who.accessToken, 'GET', `/rooms/${encodeURIComponent(roomId)}/messages?dir=b&limit=100`))
+          .chunk as any[]
+      ).find((e) => e.event_id === eventId);
+
+    // alice (hub A, first server) hands off to carol, a person on the second server.
+    const toCarol = await alice.ok('send_handoff', {
+      to: personIdentity(carol.userId)!,
+      body: 'Approve the release, other org',
+    });
+    await waitUntil(
+      async () => !!(await seen(hs2, carol, toCarol.relay.event_id)),
+      30_000,
+      "the handoff in carol's own server",
+    );
+    const shown = await seen(hs2, carol, toCarol.relay.event_id);
+    assert.deepEqual(shown.content['m.mentions'], { user_ids: [carol.userId] }, 'carol is mentioned');
+    await say(hs2, carol, 'm.reaction', {
+      'm.relates_to': { rel_type: 'm.annotation', event_id: toCarol.relay.event_id, key: '✅' },
+    });
+    await say(hs2, carol, 'm.room.message', {
+      msgtype: 'm.text',
+      body: 'done: approved across the federation',
+      'm.relates_to': { 'm.in_reply_to': { event_id: toCarol.relay.event_id } },
+    });
+    let d: any;
+    await waitUntil(
+      async () => {
+        d = (await alice.ok('get_receipts', { message_id: toCarol.message_id })).deliveries[0];
+        return d.state === 'done';
+      },
+      30_000,
+      () => `carol's ✅ and "done" at alice: ${JSON.stringify(d)}`,
+    );
+    assert.deepEqual(
+      d.receipts.map((r: any) => [r.kind, r.by, r.outcome, r.summary]),
+      [
+        ['ack', personIdentity(carol.userId), undefined, undefined],
+        ['result', personIdentity(carol.userId), 'done', 'approved across the federation'],
+      ],
+    );
+
+    // bob (hub B, second server) hands off to dan, a person on the first; dan's reply reaches bob once.
+    const toDan = await bob.ok('send_handoff', { to: personIdentity(dan.userId)!, body: 'Which branch ships?' });
+    await waitUntil(
+      async () => !!(await seen(hs1, dan, toDan.relay.event_id)),
+      30_000,
+      "the handoff in dan's own server",
+    );
+    await say(hs1, dan, 'm.room.message', {
+      msgtype: 'm.text',
+      body: 'release/2.0, from dan',
+      'm.relates_to': { 'm.in_reply_to': { event_id: toDan.relay.event_id } },
+    });
+    const fromDan = () => bob.pushes.filter((p) => p.meta.from === personIdentity(dan.userId));
+    await waitFor(() => fromDan().length >= 1, 30_000, "dan's reply at bob");
+    const answer = await bob.ok('get_message', { message_id: fromDan()[0].meta.message_id });
+    assert.equal(answer.reply_to, toDan.message_id);
+    assert.match(answer.body, /release\/2\.0, from dan/);
+    await bob.ok('ack', { message_id: fromDan()[0].meta.message_id });
+    // Once: a later handoff comes after it, and the reply was not pushed again.
+    const later = await alice.ok('send_handoff', { to: 'bob', body: 'after dan' });
+    await waitFor(() => bob.pushes.some((p) => p.meta.message_id === later.message_id), 30_000, 'a later handoff');
+    await bob.ok('ack', { message_id: later.message_id });
+    assert.equal(fromDan().length, 1, "dan's reply pushed once");
   });
 
   it("a stream through an outage of the recipient's homeserver and kill -9 of both hubs: 0 lost, 0 twice", async () => {
