@@ -7,6 +7,7 @@ import { cpSync } from 'node:fs';
 import { Hub } from '../../extension/hub/hub';
 import { ROOT, tempDir } from '../helpers/hubProcess';
 import { body, median } from './stats';
+import { fillStore } from './fillStore';
 
 const quick = process.argv.includes('--quick');
 const OPEN = quick ? 10_000 : 100_000;
@@ -26,20 +27,6 @@ const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.
 const MODES = Object.fromEntries(
   Object.entries(ALL_MODES).filter(([name]) => !only || name === 'no checkpoint' || name.includes(only)),
 ) as Partial<typeof ALL_MODES>;
-
-async function prefill(dir: string): Promise<void> {
-  const hub = new Hub({ workspace: ROOT, storeDir: dir, node: 'bench' });
-  await hub.start();
-  for (const name of ['alice', 'bob']) await hub.remember(name);
-  const alice = { identity: 'alice', session: 'fill', node: 'bench' };
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (next < OPEN) await hub.send(alice, { to: ['bob'], body: body(next++), insist: true });
-    }),
-  );
-  await hub.close();
-}
 
 async function round(base: string, mode: keyof typeof ALL_MODES, r: number): Promise<number[]> {
   const dir = tempDir(`bench-ckpt-${r}`);
@@ -69,7 +56,7 @@ const pct = (xs: number[], p: number) =>
 async function main(): Promise<void> {
   const base = tempDir('bench-ckpt-base');
   const t = performance.now();
-  await prefill(base);
+  await fillStore(base, OPEN);
   console.error(`# ${OPEN} open messages written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const lat: Record<string, number[]> = Object.fromEntries(Object.keys(MODES).map((m) => [m, []]));
   for (let r = 0; r < ROUNDS; r++)

@@ -10,27 +10,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Hub } from '../../extension/hub/hub';
 import { ROOT, startHub, tempDir } from '../helpers/hubProcess';
+import { fillStore } from './fillStore';
 
 const MB = 1024 * 1024;
-const body = (i: number) =>
-  `Handoff ${i}: please review the change in src/module${i % 50}.ts and report back. `.padEnd(300, '.');
-
-async function prefill(storeDir: string, n: number): Promise<void> {
-  const hub = new Hub({ workspace: ROOT, storeDir, node: 'bench' });
-  await hub.start();
-  for (const name of ['alice', 'bob']) await hub.remember(name);
-  const alice = { identity: 'alice', session: 'fill', node: 'bench' };
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (next < n) {
-        next++;
-        await hub.send(alice, { to: ['bob'], body: body(next), insist: true });
-      }
-    }),
-  );
-  await hub.close();
-}
 
 /** In the child: open the hub on the store, collect garbage, report. */
 async function child(storeDir: string): Promise<void> {
@@ -59,7 +41,7 @@ async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 100_000);
   const storeDir = join(tempDir('memory-bench'), 'store');
   const t = performance.now();
-  await prefill(storeDir, n);
+  await fillStore(storeDir, n);
   console.log(`prefilled ${n} open in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const r = spawnSync(process.execPath, ['--expose-gc', __filename, '--child', storeDir], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(r.stderr);

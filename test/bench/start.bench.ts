@@ -8,11 +8,11 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
-import { Hub } from '../../extension/hub/hub';
 import { HELLO_VERSION } from '../../extension/protocol/hello';
 import type { HookHello } from '../../extension/protocol/hook';
-import { DIST, NODE, ROOT, stoppable, tempDir } from '../helpers/hubProcess';
-import { body, median } from './stats';
+import { DIST, NODE, stoppable, tempDir } from '../helpers/hubProcess';
+import { median } from './stats';
+import { fillStore } from './fillStore';
 
 const quick = process.argv.includes('--quick');
 const OPEN = Number(
@@ -20,20 +20,6 @@ const OPEN = Number(
 );
 const ROUNDS = quick ? 3 : 7;
 const against = process.argv.find((a) => a.startsWith('--against='))?.slice('--against='.length);
-
-async function prefill(dir: string, n: number): Promise<void> {
-  const hub = new Hub({ workspace: ROOT, storeDir: dir, node: 'bench' });
-  await hub.start();
-  for (const name of ['alice', 'bob']) await hub.remember(name);
-  const alice = { identity: 'alice', session: 'fill', node: 'bench' };
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (next < n) await hub.send(alice, { to: ['bob'], body: body(next++), insist: true });
-    }),
-  );
-  await hub.close(); // a checkpoint: the hub starts from state.json, not a long journal
-}
 
 /** A hook's exchange as bob: hello, the hello reply, the answer (the first five of his open mail). */
 function firstAnswer(socket: string): Promise<void> {
@@ -98,8 +84,8 @@ async function main(): Promise<void> {
   const full = join(tempDir('bench-start-full'), 'store');
   const empty = join(tempDir('bench-start-empty'), 'store');
   const t = performance.now();
-  await prefill(full, OPEN);
-  await prefill(empty, 0);
+  await fillStore(full, OPEN);
+  await fillStore(empty, 0);
   console.log(`# ${OPEN} open messages written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const hubs = { '': join(DIST, 'hub.js'), ...(against ? { ' (reference build)': against } : {}) };
   const runs: Record<string, { listening: number[]; answered: number[] }> = {};
