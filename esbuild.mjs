@@ -90,7 +90,7 @@ if (tests.length && !process.argv.includes('--no-tests')) {
 }
 
 // Extension-host suites (mocha inside a real VS Code): one bundle per suite folder's index.ts.
-const hostSuites = fs.existsSync('test/vscode/suite/index.ts') ? ['test/vscode/suite/index.ts'] : [];
+const hostSuites = ['test/vscode/suite/index.ts', 'test/vscode/agentSuite/index.ts'].filter((f) => fs.existsSync(f));
 if (hostSuites.length && !process.argv.includes('--no-tests')) {
   builds.push({
     ...common,
