@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { runHook } from '../hook/main';
 import { AGENT_CLIS, connectAgent, disconnectAgent, type AgentCli } from '../shared/connect';
 import { launcherDir, refreshLaunchers } from '../shared/connect/launchers';
+import { VSCODE_AGENT_NAME } from '../shared/connect/vscode';
 import { connectControl } from '../shared/controlClient';
 import { hubCandidates } from '../shared/discovery';
 import { findWorkspace } from '../shared/paths';
@@ -23,10 +24,10 @@ const USAGE = `usage: handoff <command> [options]
   inbox   [--as NAME] [--unread]
   peers
   status                      exits 1 when a handoff is past its SLA or dead-lettered
-  connect    claude|codex|gemini [--name NAME] [--workspace DIR]
+  connect    claude|codex|gemini|vscode [--name NAME] [--workspace DIR]
                               register the bridge and install the hooks that bring handoffs
                               into the agent's model context (idempotent; says what it wrote)
-  disconnect claude|codex|gemini [--workspace DIR]   remove exactly what connect added
+  disconnect claude|codex|gemini|vscode [--workspace DIR]   remove exactly what connect added
   hook       CLI EVENT --name NAME                   what the installed hooks run
 
 common: --hub SOCKET (default: $HANDOFF_HUB, else the hub of the workspace of the cwd)
@@ -45,7 +46,8 @@ function connectCommand(command: 'connect' | 'disconnect', argv: string[]): numb
     return 2;
   }
   const workspace = values.workspace ? resolve(values.workspace) : findWorkspace(process.cwd());
-  const name = values.name ?? cli;
+  // VS Code's agent is on the bus as its MCP provider names it: its hooks must name the same.
+  const name = values.name ?? (cli === 'vscode' ? VSCODE_AGENT_NAME : cli);
   try {
     // Configs name the stable launchers (shared/connect/launchers.ts), pointed at this Node and
     // build now, and at the editor's by every activation: a removed npx cache does not break them.

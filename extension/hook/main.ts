@@ -180,6 +180,11 @@ export async function runHook(argv: string[]): Promise<number> {
     trace({ cli, event, outcome: 'not claude code', by: 'payload' });
     return 0;
   }
+  // The hooks of VS Code's agent act only in its runs (a CLI reading .github/hooks is another agent).
+  if (cli === 'vscode' && !fromVsCodeAgent(input)) {
+    trace({ cli, event, outcome: 'not vscode agent' });
+    return 0;
+  }
   const env = arg(argv, '--hub') ? { ...process.env, HANDOFF_HUB: arg(argv, '--hub') } : process.env;
   const cwd = typeof input.cwd === 'string' ? input.cwd : process.cwd();
   // Where the hub may be is read anew for each try: a restarted hub may listen elsewhere.
@@ -223,7 +228,7 @@ export async function runHook(argv: string[]): Promise<number> {
     await asked.confirm();
     return 2;
   }
-  await write(process.stdout, `${JSON.stringify(hookOutput(event, phase, text))}\n`);
+  await write(process.stdout, `${JSON.stringify(hookOutput(cli, event, phase, text))}\n`);
   await asked.confirm();
   return 0;
 }

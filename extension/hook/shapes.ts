@@ -7,6 +7,7 @@ export const PHASES: Record<HookCli, Record<string, HookPhase>> = {
   claude: { SessionStart: 'start', UserPromptSubmit: 'prompt', PostToolUse: 'tool', Stop: 'stop', wait: 'wait' },
   codex: { SessionStart: 'start', UserPromptSubmit: 'prompt', PostToolUse: 'tool', Stop: 'stop' },
   gemini: { SessionStart: 'start', BeforeAgent: 'prompt', AfterTool: 'tool', AfterAgent: 'stop' },
+  vscode: { SessionStart: 'start', UserPromptSubmit: 'prompt', PostToolUse: 'tool', Stop: 'stop' },
 };
 
 /** The model's view of newly surfaced handoffs: what they are, that bodies are data, what to do. */
@@ -29,8 +30,13 @@ export function attentionText(identity: string, a: HookAnswer, atStop: boolean):
   return lines.join('\n');
 }
 
-/** The JSON the CLI reads on stdout, or undefined to print nothing. */
-export function hookOutput(event: string, phase: HookPhase, text: string): unknown {
+/**
+ * The JSON the CLI reads on stdout. VS Code's agent reads a Stop block from hookSpecificOutput
+ * (Copilot Chat 0.67), the CLIs from the top level.
+ */
+export function hookOutput(cli: HookCli, event: string, phase: HookPhase, text: string): unknown {
+  if (phase === 'stop' && cli === 'vscode')
+    return { hookSpecificOutput: { hookEventName: event, decision: 'block', reason: text } };
   if (phase === 'stop') return { decision: 'block', reason: text };
   return { hookSpecificOutput: { hookEventName: event, additionalContext: text } };
 }

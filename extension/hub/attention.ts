@@ -71,6 +71,7 @@ export interface AttentionDeps {
 function cliOfClient(client: string): HookCli | undefined {
   if (client === 'codex-mcp-client') return 'codex';
   if (client === 'gemini-cli-mcp-client') return 'gemini';
+  if (client === 'copilot') return 'vscode'; // the editor's MCP provider names its bridge so
   return undefined;
 }
 

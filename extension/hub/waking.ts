@@ -107,7 +107,7 @@ export class Waking {
   }
 
   private reachable(t: Pick<WakeTarget, 'cli' | 'terminal' | 'agentPid'>): boolean {
-    if (t.cli === 'claude') return false;
+    if (t.cli === 'claude' || t.cli === 'vscode') return false; // wakes itself; a chat has no terminal
     if (t.terminal) return true;
     const { editor } = this.deps;
     // No window had its terminal (an external terminal): not promised until another window comes.
@@ -116,7 +116,7 @@ export class Waking {
 
   /** The session's turn ended: how its pane looks at rest, once the CLI has redrawn. */
   rested(t: WakeTarget): void {
-    if (t.cli === 'claude' || !t.terminal) return; // Claude Code wakes itself (its idle waiter)
+    if (t.cli === 'claude' || t.cli === 'vscode' || !t.terminal) return; // Claude Code wakes itself; a chat has no pane
     this.rests.set(t.key, this.settle(t.terminal));
   }
 

@@ -24,7 +24,8 @@ export const MAX_CHALLENGE_PATH = 1024;
 /** Longest proof line the hub reads before it closes the connection. */
 export const MAX_PROOF_BYTES = 128;
 
-export const HOOK_CLIS = ['claude', 'codex', 'gemini'] as const;
+/** `vscode`: VS Code's own agent (Copilot Chat), with hooks of its own in .github/hooks. */
+export const HOOK_CLIS = ['claude', 'codex', 'gemini', 'vscode'] as const;
 export type HookCli = (typeof HOOK_CLIS)[number];
 
 /**

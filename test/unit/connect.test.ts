@@ -59,7 +59,7 @@ describe('handoff connect / disconnect', () => {
     assert.match(r.stderr, /is gone: the editor was updated or removed\. Open the folder in VS Code with Handoff once/);
   });
 
-  for (const cli of ['claude', 'codex', 'gemini'] as const) {
+  for (const cli of ['claude', 'codex', 'gemini', 'vscode'] as const) {
     it(`${cli}: keeps the user's entries, is idempotent, and disconnect restores the files`, () => {
       const home = tempDir(`connect-${cli}-home`);
       const workspace = tempDir(`connect-${cli}-ws`);
@@ -88,17 +88,28 @@ describe('handoff connect / disconnect', () => {
                     2,
                   ) + '\n',
               }
-            : {
-                [join(workspace, '.gemini', 'settings.json')]:
-                  JSON.stringify({ mcpServers: { other: { command: 'x' } }, ui: { theme: 'GitHub' } }, null, 2) + '\n',
-              };
+            : cli === 'gemini'
+              ? {
+                  [join(workspace, '.gemini', 'settings.json')]:
+                    JSON.stringify({ mcpServers: { other: { command: 'x' } }, ui: { theme: 'GitHub' } }, null, 2) +
+                    '\n',
+                }
+              : {
+                  // The user's own hook in our file stays (VS Code's flat format: no groups).
+                  [join(workspace, '.github', 'hooks', 'handoff.json')]:
+                    JSON.stringify({ hooks: { Stop: [{ type: 'command', command: 'notify-send done' }] } }, null, 2) +
+                    '\n',
+                };
       for (const [p, text] of Object.entries(files)) {
         mkdirSync(join(p, '..'), { recursive: true });
         writeFileSync(p, text);
       }
       const o = { workspace, name: 'rev', launch, home, codexHome };
       const first = connectAgent(cli, o);
-      assert.ok(first.length >= 2, `says what it wrote where: ${first.map((c) => c.path).join(', ')}`);
+      assert.ok(
+        first.length >= (cli === 'vscode' ? 1 : 2),
+        `says what it wrote where: ${first.map((c) => c.path).join(', ')}`,
+      );
       assert.deepEqual(connectAgent(cli, o), [], 'a second connect changes nothing');
 
       if (cli === 'claude') {
@@ -123,6 +134,11 @@ describe('handoff connect / disconnect', () => {
         assert.equal(toml.match(/^\[mcp_servers\.handoff\]$/gm)?.length, 1);
         assert.equal(toml.match(/^\[hooks\.state\./gm)?.length, 4, 'each of our four hooks is trusted');
         assert.match(toml, new RegExp(`hooks\\.json:stop:1:0`), "ours follows the user's Stop hook");
+      } else if (cli === 'vscode') {
+        const hooks = json(join(workspace, '.github', 'hooks', 'handoff.json')).hooks;
+        assert.deepEqual(Object.keys(hooks).sort(), ['PostToolUse', 'SessionStart', 'Stop', 'UserPromptSubmit']);
+        assert.equal(hooks.Stop.length, 2, "the user's Stop hook stays beside ours");
+        assert.match(hooks.Stop[1].command, /hook\.js vscode Stop --name rev /);
       } else {
         const settings = json(join(workspace, '.gemini', 'settings.json'));
         assert.equal(settings.mcpServers.handoff.trust, true);

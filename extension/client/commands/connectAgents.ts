@@ -7,7 +7,12 @@ import { connectAgent, type AgentCli } from '../../shared/connect';
 import { launcherDir, refreshLaunchers } from '../../shared/connect/launchers';
 import type { HubLocation } from '../location';
 
-const LABEL: Record<AgentCli, string> = { claude: 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI' };
+const LABEL: Record<AgentCli, string> = {
+  claude: 'Claude Code',
+  codex: 'Codex',
+  gemini: 'Gemini CLI',
+  vscode: "VS Code's agent",
+};
 
 export interface ConnectAgentArgs {
   /** The agent's identity on the bus; asked for when absent. */
