@@ -220,10 +220,7 @@ export class Outbox {
    */
   private record(txnId: string, members: string[], eventId: string): void {
     const at = Date.now();
-    for (const t of members) {
-      this.accepted.set(t, { eventId, at });
-      this.notify(t);
-    }
+    for (const t of members) this.accepted.set(t, { eventId, at });
     this.hub
       .applyRemote([{ type: 'relayed', txnId, eventId, at }])
       .catch((e) =>
@@ -232,6 +229,8 @@ export class Outbox {
         ),
       )
       .finally(() => {
+        // A sender told `on_homeserver` then finds the handoff relayed in every view of the ledger.
+        for (const t of members) this.notify(t);
         for (const t of members) {
           this.accepted.delete(t);
           if (!this.hub.state.relay?.outbox[t]) this.alone.delete(t); // recorded: it will not be sent again
@@ -248,7 +247,8 @@ export class Outbox {
   /** Where a message's Matrix event is, waiting up to `waitMs` for the homeserver to take it. */
   async whereIs(messageId: string, waitMs: number): Promise<RelayOutcome> {
     const txnId = messageTxnId(messageId);
-    if (this.hub.state.relay?.outbox[txnId] && !this.accepted.has(txnId) && waitMs > 0) {
+    // Still in the outbox: not taken yet, or taken and its record not written yet (waits for that too).
+    if (this.hub.state.relay?.outbox[txnId] && waitMs > 0) {
       await new Promise<void>((resolve) => {
         const set = this.waiters.get(txnId) ?? new Set();
         this.waiters.set(txnId, set);
