@@ -2,9 +2,10 @@
 // start with an agent attaching and leaving reads as info, never as errors. Screenshots of the
 // output view in a light and a dark theme go to .test-artifacts/e2e/.
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe } from 'node:test';
+import { handoffLog } from './handoffLog';
 import { connectAgent, waitFor } from '../helpers/agent';
 import { ROOT } from '../helpers/hubProcess';
 import { runCommand, runVsCode, statusBarItem } from '../vscode/harness.mjs';
@@ -20,12 +21,6 @@ const THEMES = [
   { name: 'light', theme: 'Default Light Modern' },
   { name: 'dark', theme: 'Default Dark Modern' },
 ];
-
-/** The Handoff output channel as the extension host wrote it (the server keeps its logs in the run's temp dir). */
-function handoffLog(tempDir: string): string {
-  const file = (readdirSync(tempDir, { recursive: true }) as string[]).find((f) => /Handoff\.log$/.test(f));
-  return file ? readFileSync(join(tempDir, file), 'utf8') : '';
-}
 
 describe('Handoff: Show Log in a real VS Code', () => {
   for (const t of THEMES) {

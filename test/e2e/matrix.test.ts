@@ -6,6 +6,7 @@
 // must appear in no file the editor, the hub or the logs wrote. Screenshots (light, dark and high
 // contrast) go to .test-artifacts/e2e/. Skips loudly when Synapse or the VS Code server is not installed
 // (fails under CI=true).
+import { handoffLog } from './handoffLog';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -117,11 +118,9 @@ function filesContaining(dir: string, needle: RegExp): string[] {
   return hits;
 }
 
-/** The Handoff output channel as the editor wrote it, for failure reports. */
-function handoffLog(dir: string, lines = 60): string {
-  const file = (readdirSync(dir, { recursive: true }) as string[]).find((f) => /Handoff\.log$/.test(f));
-  return file ? readFileSync(join(dir, file), 'utf8').split('\n').slice(-lines).join('\n') : '(no Handoff log file)';
-}
+/** The end of the Handoff output channel, for failure reports. */
+const handoffLogTail = (dir: string, lines = 60) =>
+  handoffLog(dir).split('\n').slice(-lines).join('\n') || '(no Handoff log file)';
 
 describe('Connect Matrix in a real VS Code against a real Synapse', () => {
   let hs: Synapse | undefined;
@@ -298,7 +297,7 @@ describe('Connect Matrix in a real VS Code against a real Synapse', () => {
         await Promise.all(agents.map((a) => a.close().catch(() => undefined)));
         await bobHub?.stop();
         try {
-          assert.equal(res.exitCode, 0, `${res.error?.stack ?? res.error}\n${handoffLog(res.tempDir)}`);
+          assert.equal(res.exitCode, 0, `${res.error?.stack ?? res.error}\n${handoffLogTail(res.tempDir)}`);
           assert.deepEqual(cspViolations, [], 'no CSP violations');
           assert.deepEqual(dialogs, [], 'no dialogs');
           // Settings (user and workspace), the output channel, the hub's log and store, every server log:
@@ -315,7 +314,7 @@ describe('Connect Matrix in a real VS Code against a real Synapse', () => {
             `the Handoff output channel was written to a log file (found: ${logs.join(', ')})`,
           );
           // The hub's store lives outside the editor's data (in the user's state dir).
-          const store = /, store (\S+), socket /.exec(handoffLog(res.tempDir, Infinity))?.[1];
+          const store = /, store (\S+), socket /.exec(handoffLog(res.tempDir))?.[1];
           assert.ok(store, 'the log names the hub store');
           for (const dir of [res.tempDir, store]) {
             assert.deepEqual(

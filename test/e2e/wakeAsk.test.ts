@@ -5,10 +5,11 @@
 // .test-artifacts/e2e/.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe } from 'node:test';
+import { handoffLog } from './handoffLog';
 import { connectAgent } from '../helpers/agent';
 import { NODE, ROOT } from '../helpers/hubProcess';
 import { runCommand, runVsCode, statusBarItem } from '../vscode/harness.mjs';
@@ -24,11 +25,6 @@ const THEMES = [
   { name: 'light', theme: 'Default Light Modern' },
   { name: 'dark', theme: 'Default Dark Modern' },
 ];
-
-function handoffLog(tempDir: string): string {
-  const file = (readdirSync(tempDir, { recursive: true }) as string[]).find((f) => /Handoff\.log$/.test(f));
-  return file ? readFileSync(join(tempDir, file), 'utf8') : '';
-}
 
 describe('handoff.wakeIdleAgents "ask" in a real VS Code', () => {
   for (const t of THEMES) {

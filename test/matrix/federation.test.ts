@@ -47,6 +47,40 @@ matrixSuite('Matrix across organisations: two federated homeservers', () => {
   const hubs: HubProcess[] = [];
   const stops: (() => void)[] = [];
 
+  /** A handoff after a stream: hub B pushes in the room's order, so a duplicate would come before it. */
+  const laterHandoff = async () => {
+    const later = await alice.ok('send_handoff', { to: 'bob', body: 'after the stream' });
+    await waitFor(() => bob.pushes.some((p) => p.meta.message_id === later.message_id), 60_000, 'a later handoff');
+  };
+
+  /**
+   * Waits (bounded) for every ACK of `ids` back at alice, then for `then` (a later handoff, which
+   * any duplicate would come before), and counts what bob's sessions got: the caller asserts the
+   * figures, so a shortfall reads as counts, not as a timeout.
+   */
+  const settle = async (ids: string[], then?: () => Promise<void>) => {
+    const want = new Set(ids);
+    const bobs = agents.filter((x) => x.name === 'bob');
+    let pending: any[] = [];
+    await waitUntil(
+      async () => {
+        pending = (await alice.ok('pending')).pending.filter((e: any) => want.has(e.id));
+        return pending.every((e) => e.recipients[0].state === 'acked');
+      },
+      120_000,
+      'every ACK back at the sender',
+      200,
+    ).catch(() => undefined);
+    await then?.();
+    const { unflagged } = countPushes(bobs, want);
+    return {
+      pending,
+      twice: [...unflagged].filter(([, n]) => n > 1),
+      lost: ids.filter((id) => !bobs.some((x) => x.pushes.some((p) => p.meta.message_id === id))),
+      acked: pending.filter((e) => e.recipients[0].state === 'acked').length,
+    };
+  };
+
   before(async () => {
     [hs1, hs2] = await Promise.all([federating(), federating()]);
     assert.notEqual(hs1.serverName, hs2.serverName);
@@ -259,23 +293,7 @@ matrixSuite('Matrix across organisations: two federated homeservers', () => {
     const reached = () =>
       new Set(bobs.flatMap((x) => x.pushes.map((p) => p.meta.message_id)).filter((id) => want.has(id))).size;
     await waitFor(() => reached() === N, 120_000).catch(() => undefined); // the counts below say what is missing
-    let pending: any[] = [];
-    await waitUntil(
-      async () => {
-        pending = (await alice.ok('pending')).pending.filter((e: any) => want.has(e.id));
-        return pending.every((e) => e.recipients[0].state === 'acked');
-      },
-      120_000,
-      'every ACK back at the sender',
-      200,
-    ).catch(() => undefined);
-    const later = await alice.ok('send_handoff', { to: 'bob', body: 'after the stream' });
-    await waitFor(() => bob.pushes.some((p) => p.meta.message_id === later.message_id), 60_000, 'a later handoff');
-
-    const { unflagged } = countPushes(bobs, want);
-    const twice = [...unflagged].filter(([, n]) => n > 1);
-    const lost = ids.filter((id) => !bobs.some((x) => x.pushes.some((p) => p.meta.message_id === id)));
-    const acked = pending.filter((e) => e.recipients[0].state === 'acked').length;
+    const { pending, twice, lost, acked } = await settle(ids, laterHandoff);
     console.log(
       `# federated stream: ${N} sent, ${N} acknowledged (stored), lost ${lost.length}, pushed twice ${twice.length}, ` +
         `ACKs back at the sender ${acked}/${N}; replies: ${replies.filter((r) => r.relay === 'on_homeserver').length} on_homeserver, ` +
@@ -340,21 +358,8 @@ matrixSuite('Matrix across organisations: two federated homeservers', () => {
     await Promise.all(gates.map((g) => g.restore()));
     const restoredAt = Date.now();
 
-    let pending: any[] = [];
-    await waitUntil(
-      async () => {
-        pending = (await alice.ok('pending')).pending.filter((e: any) => want.has(e.id));
-        return pending.every((e) => e.recipients[0].state === 'acked');
-      },
-      120_000,
-      'every ACK back at the sender',
-      200,
-    ).catch(() => undefined); // the counts below say what is missing
+    const { twice, lost, acked } = await settle(ids, laterHandoff);
     const drained = Date.now() - restoredAt;
-    const { unflagged } = countPushes(bobs, want);
-    const twice = [...unflagged].filter(([, n]) => n > 1);
-    const lost = ids.filter((id) => !bobs.some((x) => x.pushes.some((p) => p.meta.message_id === id)));
-    const acked = pending.filter((e) => e.recipients[0].state === 'acked').length;
     console.log(
       `# federation link cut 60 s, both hubs kill -9'd during it: ${N} sent, ${N} on the sender's homeserver, ` +
         `lost ${lost.length}, pushed twice ${twice.length}, ACKs back at the sender ${acked}/${N} ` +
