@@ -13,6 +13,7 @@ import { personIdentity } from '../../extension/hub/matrix/person';
 import {
   api,
   autoAck,
+  crashAndReturn,
   countPushes,
   matrixHub,
   matrixSuite,
@@ -271,21 +272,11 @@ matrixSuite('Matrix across organisations: two federated homeservers', () => {
     await hs2.stop();
     while (i < N / 2) await send();
     // Hub B dies while its homeserver is down, and comes back before it.
-    await hubB.kill9();
-    await bob.close().catch(() => undefined);
-    hubB = await hubB.restart();
-    hubs.push(hubB);
-    bob = await connectAgent({ socket: hubB.socket, name: 'bob', session: 'bob-1' });
-    agents.push(bob);
+    [hubB, bob] = await crashAndReturn(hubB, bob, 'bob-1', hubs, agents);
     stops.push(autoAck(bob));
     while (i < (5 * N) / 8) await send();
     // The sender's hub dies too, with handoffs the other server has not taken yet.
-    await hubA.kill9();
-    await alice.close().catch(() => undefined);
-    hubA = await hubA.restart();
-    hubs.push(hubA);
-    alice = await connectAgent({ socket: hubA.socket, name: 'alice', session: 'alice-1' });
-    agents.push(alice);
+    [hubA, alice] = await crashAndReturn(hubA, alice, 'alice-1', hubs, agents);
     await waitMatrix(hubA, 'connected', 30_000);
     while (i < (3 * N) / 4) await send();
     await hs2.restart();
@@ -328,18 +319,8 @@ matrixSuite('Matrix across organisations: two federated homeservers', () => {
     await Promise.all(gates.map((g) => g.cut()));
     for (let i = 0; i < N / 2; i++) await send(i);
     // Both hubs die during the cut and come back; neither server can reach the other meanwhile.
-    await hubA.kill9();
-    await alice.close().catch(() => undefined);
-    hubA = await hubA.restart();
-    hubs.push(hubA);
-    alice = await connectAgent({ socket: hubA.socket, name: 'alice', session: 'alice-1' });
-    agents.push(alice);
-    await hubB.kill9();
-    await bob.close().catch(() => undefined);
-    hubB = await hubB.restart();
-    hubs.push(hubB);
-    bob = await connectAgent({ socket: hubB.socket, name: 'bob', session: 'bob-1' });
-    agents.push(bob);
+    [hubA, alice] = await crashAndReturn(hubA, alice, 'alice-1', hubs, agents);
+    [hubB, bob] = await crashAndReturn(hubB, bob, 'bob-1', hubs, agents);
     stops.push(autoAck(bob));
     await waitMatrix(hubA, 'connected', 30_000);
     for (let i = N / 2; i < N; i++) await send(i);

@@ -8,6 +8,7 @@ import type { HubProcess } from '../helpers/hubProcess';
 import {
   api,
   autoAck,
+  crashAndReturn,
   countPushes,
   matrixHub,
   matrixSuite,
@@ -79,12 +80,7 @@ matrixSuite('Matrix: a stream of handoffs through a homeserver outage and kill -
     const phase = (what: string) => console.log(`# ${what} at ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     phase('homeserver stopped');
     for (; i < 2 * q; i++) await send(i);
-    await hubA.kill9();
-    await alice.close().catch(() => undefined);
-    hubA = await hubA.restart();
-    hubs.push(hubA);
-    alice = await connectAgent({ socket: hubA.socket, name: 'alice', session: 'alice-1' });
-    agents.push(alice);
+    [hubA, alice] = await crashAndReturn(hubA, alice, 'alice-1', hubs, agents);
     for (; i < 3 * q; i++) await send(i);
     const outageTo = i;
     // The restarted hub A has met the outage itself before the homeserver returns.

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { call, SnapshotRequest } from '../../extension/protocol/control';
 import type { Snapshot } from '../../extension/protocol/views';
 import { connectControl } from '../../extension/shared/controlClient';
-import { type Agent } from '../helpers/agent';
+import { connectAgent, type Agent } from '../helpers/agent';
 import { waitFor, waitUntil } from '../helpers/wait';
 import { startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
 // The plain-JS harness (test/matrix/synapse.mjs), bundled into this test by esbuild.
@@ -197,6 +197,26 @@ export function autoAck(agent: Agent): () => void {
 }
 
 export { waitFor, waitUntil };
+
+/**
+ * kill -9 of a hub under its connected agent, then both back: the hub restarted on its store, the
+ * agent reconnected on the same session. The new ones join `hubs` and `agents` (stopAll stops them).
+ */
+export async function crashAndReturn(
+  hub: HubProcess,
+  agent: Agent,
+  session: string,
+  hubs: HubProcess[],
+  agents: Agent[],
+): Promise<[HubProcess, Agent]> {
+  await hub.kill9();
+  await agent.close().catch(() => undefined);
+  const next = await hub.restart();
+  hubs.push(next);
+  const back = await connectAgent({ socket: next.socket, name: agent.name, session });
+  agents.push(back);
+  return [next, back];
+}
 
 /** What a suite started, stopped: its agents, its hubs, then the homeserver. */
 export async function stopAll(agents: Agent[], hubs: HubProcess[], hs: Synapse | undefined): Promise<void> {
