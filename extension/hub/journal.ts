@@ -93,7 +93,7 @@ export class Journal {
       this.dueIndex = undefined;
       this.ledgerIndex = undefined;
       this.options.log(
-        `store ${this.options.dir}: ${Object.keys(this.store.state.hot).length} open, ${this.store.archivedCount} archived`,
+        `store ${this.options.dir}: ${this.store.openCount} open, ${this.store.archivedCount} archived`,
       );
     } catch (e) {
       this.error = storeFailure(this.options.dir, e).message;

@@ -138,4 +138,34 @@ describe('G6: idempotent sends at the hub', () => {
       await hub.close();
     }
   });
+  it('a message done and archived by a checkpoint is still a probable duplicate inside the window, its body read right', async () => {
+    const dir = tempDir('g6-archived');
+    const bob = { identity: 'bob', session: 'b-1', node: 'n' };
+    // A checkpoint after every batch: the first leaves the body in its document, the next archives it.
+    const hub = new Hub({
+      workspace: tempDir('g6-ws'),
+      storeDir: dir,
+      node: 'n',
+      tickMs: 0,
+      limits: { duplicateWindowMs: WINDOW },
+      store: { checkpointAtBytes: 1 },
+    });
+    await hub.start();
+    try {
+      await hub.remember('bob');
+      const first = await hub.send(alice, { to: ['bob'], body: 'rotate the signing key' });
+      for (let i = 0; i < 3; i++) await hub.send(alice, { to: ['bob'], body: `filler ${i}`, insist: true });
+      await hub.receipt(bob, first.message_id, 'result', 'done', 'rotated');
+      for (let i = 3; hub.state.hot[first.message_id]; i++) {
+        assert.ok(i < 200, 'a checkpoint archived the finished message');
+        await hub.send(alice, { to: ['bob'], body: `filler ${i}`, insist: true });
+      }
+      for (let i = 0; i < 5; i++) await hub.send(alice, { to: ['bob'], body: `after ${i}`, insist: true });
+      const again = await hub.send(alice, { to: ['bob'], body: 'rotate the signing key' });
+      assert.equal(again.message_id, first.message_id, 'the same instruction again, inside the window');
+      assert.equal(again.duplicate?.why, 'probable_duplicate');
+    } finally {
+      await hub.close();
+    }
+  });
 });

@@ -17,7 +17,7 @@ import {
   type Message,
   type StoredMessage,
 } from '../bus/model';
-import { withBody } from '../bus/body';
+import { bodyOf, withBody } from '../bus/body';
 import { messagesTouched } from '../bus/relay';
 import { AppendLog } from './appendLog';
 import { CheckpointFile, type Checkpoint, type CheckpointSnapshot } from './checkpointFile';
@@ -115,6 +115,8 @@ export class Store {
   private changed = new Set<string>();
   /** Open messages that are settled or will be once their time is up (isSettled at +∞): a checkpoint looks at these only. */
   private readonly settling = new Set<string>();
+  /** The hot set's ids, in the order they came: a checkpoint behind the commits walks them live (CheckpointSnapshot.ids). */
+  private readonly open = new Set<string>();
   /** The journal commits go to; the other is empty, or holds records the running checkpoint covers. */
   private active = 0;
   /** A checkpoint being written while commits go on. */
@@ -199,6 +201,7 @@ export class Store {
     store.written = store.n;
     // A crash between archiving and checkpointing leaves a message in both: the hot copy wins.
     for (const id of Object.keys(store.state.hot)) {
+      store.open.add(id);
       archiveIndex.delete(id);
       if (isSettled(store.state.hot[id], Infinity)) store.settling.add(id);
     }
@@ -294,6 +297,7 @@ export class Store {
       for (const e of c.events) apply(this.state, e, this.note);
       for (const id of messagesTouched(this.state, c.events)) {
         const hot = this.state.hot[id];
+        if (hot) this.open.add(id);
         if (hot && isSettled(hot, Infinity)) this.settling.add(id);
         else this.settling.delete(id);
       }
@@ -374,13 +378,14 @@ export class Store {
     const settled = this.settledNow(now);
     this.db.data.journalN = this.n;
     const before = this.changed;
-    const snapshot = this.adapter.snapshot(this.db.data, (id) => !before.has(id));
+    const snapshot = this.adapter.snapshot(this.db.data, (id) => !before.has(id), this.open);
     this.changed = new Set();
     const touched = new Set<string>();
     this.freezing = (id) => {
       touched.add(id);
       const hot = this.state.hot[id];
       if (hot) this.adapter.freeze(snapshot, id, hot);
+      else snapshot.born.add(id); // a new message: not in the snapshot's document
     };
     const covered = this.active;
     this.active = 1 - covered;
@@ -404,7 +409,7 @@ export class Store {
     now: number,
   ): Promise<void> {
     const moved = await this.archiveSettled(settled, now, touched);
-    await this.adapter.writeSnapshot(snapshot, this.state.hot, new Set(moved.map((h) => h.message.id)));
+    await this.adapter.writeSnapshot(snapshot, this.state.hot, new Set(moved.map((h) => h.message.id)), true);
     this.lastCheckpointBytes = this.adapter.bytesOnDisk;
     await this.journals[covered].truncate();
   }
@@ -426,8 +431,12 @@ export class Store {
     const moved = settled.filter((h) => !stays(h.message.id));
     for (const h of settled) if (stays(h.message.id)) this.archiveIndex.delete(h.message.id);
     for (const h of moved) {
+      // Its body's ref points into a document that is about to be replaced, and the message may
+      // still be held elsewhere (the duplicate window): it keeps its text.
+      h.message.body = bodyOf(h.message);
       delete this.state.hot[h.message.id];
       this.settling.delete(h.message.id);
+      this.open.delete(h.message.id);
     }
     this.options.onArchived?.(moved.map((h) => h.message));
     return moved;
@@ -466,6 +475,10 @@ export class Store {
   async archived(id: string): Promise<ArchivedMessage | undefined> {
     const at = this.archiveIndex.get(id);
     return at ? this.archive.readAt(at.offset, at.length) : undefined;
+  }
+
+  get openCount(): number {
+    return this.open.size;
   }
 
   get archivedCount(): number {
