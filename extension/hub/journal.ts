@@ -92,9 +92,7 @@ export class Journal {
       // Any built before (on the empty state of a store not open yet) are built again on first use.
       this.dueIndex = undefined;
       this.ledgerIndex = undefined;
-      this.options.log(
-        `store ${this.options.dir}: ${this.store.openCount} open, ${this.store.archivedCount} archived`,
-      );
+      this.options.log(`store ${this.options.dir}: ${this.store.openCount} open, ${this.store.archivedCount} archived`);
     } catch (e) {
       this.error = storeFailure(this.options.dir, e).message;
       this.options.log(this.error);

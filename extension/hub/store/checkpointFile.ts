@@ -214,7 +214,7 @@ export class CheckpointFile implements Adapter<Checkpoint> {
     ids: Iterable<string> = Object.keys(data.state.hot),
   ): CheckpointSnapshot {
     this.bodies.moveAll(); // the last document's refs, before this one's are made
-    const { hot, ...rest } = data.state;
+    const { hot: _listed, ...rest } = data.state; // its lines are written one by one
     // `hot` first, after two numbers: the document with an empty hot set splits right after its `"hot":{`.
     const outline = JSON.stringify({ format: data.format, journalN: data.journalN, state: { hot: {}, ...rest } });
     const split = outline.indexOf(HOT_OPEN) + HOT_OPEN.length;
