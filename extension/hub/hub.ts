@@ -40,6 +40,7 @@ import { changeOf, peopleViews, snapshotOf, type SnapshotInput } from './snapsho
 import { DueTimer } from './timer';
 import { Waking, type Pane } from './waking';
 import { EditorTerminals } from './wake/editor';
+import { fillInTurns } from './backfill';
 import type { Log } from '../protocol/hubLog';
 
 export interface HubOptions {
@@ -154,13 +155,21 @@ export class Hub {
   }
 
   private markStarted!: () => void;
+  /** The indexes being filled in after start (backfill.ts). */
+  private filling?: { stop: () => void; done: Promise<void> };
+
+  /** Resolves once the indexes left out of start are filled in (or the hub closed first). */
+  get backfilled(): Promise<void> {
+    return this.filling?.done ?? this.started.then(() => this.filling?.done);
+  }
   /** Resolves once start() has opened (or failed to open) the store. */
   readonly started = new Promise<void>((resolve) => (this.markStarted = resolve));
 
   /** Opens the store. If it cannot be opened the hub still serves and every write says why. */
   async start(): Promise<void> {
     await this.journal.open();
-    this.sending.seed();
+    // The duplicate window first (a send needs it), then the timer's and the editor's indexes.
+    this.filling = fillInTurns([this.sending.seed(), ...this.journal.backfills]);
     const tickMs = this.options.tickMs ?? 1000;
     if (tickMs > 0) {
       this.interval = setInterval(() => void this.tick(), tickMs);
@@ -171,6 +180,7 @@ export class Hub {
 
   async close(): Promise<void> {
     clearInterval(this.interval);
+    this.filling?.stop();
     this.waking.close();
     await this.remoteLink
       ?.close()

@@ -5,6 +5,7 @@ import { BusError } from './bus/errors';
 import { emptyState, type BusEvent, type BusState, type HotMessage, type StoredMessage } from './bus/model';
 import { DueIndex } from './bus/dueIndex';
 import { LedgerIndex } from './bus/ledgerIndex';
+import { Backfill } from './backfill';
 import { MailIndex } from './bus/mailIndex';
 import { answeredEscalations } from './bus/escalate';
 import { messagesTouched, outboxFor } from './bus/relay';
@@ -55,23 +56,40 @@ export class Journal {
   private seq = 0;
   mail = new MailIndex();
   /**
-   * Built on first use, not at start: the timer's first tick and the editor's first snapshot need
-   * them, an agent's first answer does not. Until then the journal has nothing to keep them up to
-   * date, and built from the state they hold what following it would have.
+   * Not built at start: the timer's first tick and the editor's first snapshot need them, an
+   * agent's first answer does not. Once the store is open they follow the journal, and a backfill
+   * puts in the messages that were open, a slice per turn (backfill.ts); a use before it is
+   * through finishes it.
    */
   private dueIndex?: DueIndex;
   private ledgerIndex?: LedgerIndex;
+  private dueFill?: Backfill;
+  private ledgerFill?: Backfill;
+  /** Messages sent since the due times' backfill began: already on its heap. */
+  private dueBorn?: Set<string>;
   private readonly listeners = new Set<(ids: readonly string[]) => void>();
 
   constructor(private readonly options: JournalOptions) {}
 
   get due(): DueIndex {
+    this.dueFill?.finish();
     return (this.dueIndex ??= DueIndex.of(this.state));
   }
 
   /** The summary the editor's views read: counts, overdue, the capped lists' order. */
   get ledger(): LedgerIndex {
+    this.ledgerFill?.finish();
     return (this.ledgerIndex ??= LedgerIndex.of(this.state));
+  }
+
+  /** What is left to fill in after start, in the order it is wanted: the timer's, then the editor's. */
+  get backfills(): Backfill[] {
+    return [this.dueFill, this.ledgerFill].filter((f): f is Backfill => !!f && !f.complete);
+  }
+
+  /** The open messages' ids, a live view: those added later are visited too. */
+  openIds(): Iterable<string> {
+    return this.store?.openIds() ?? Object.keys(this.state.hot);
   }
 
   async open(): Promise<void> {
@@ -89,9 +107,16 @@ export class Journal {
       });
       this.seq = this.store.state.seq;
       this.mail = MailIndex.of(this.store.state);
-      // Any built before (on the empty state of a store not open yet) are built again on first use.
-      this.dueIndex = undefined;
-      this.ledgerIndex = undefined;
+      // Any built before (on the empty state of a store not open yet) are filled in anew.
+      const state = this.store.state;
+      const due = (this.dueIndex = new DueIndex());
+      const born = (this.dueBorn = new Set());
+      this.dueFill = new Backfill(this.store.openIds(), (id) => {
+        const hot = state.hot[id];
+        if (hot && !born.has(id)) due.add(hot);
+      });
+      const ledger = (this.ledgerIndex = new LedgerIndex());
+      this.ledgerFill = new Backfill(this.store.openIds(), (id) => ledger.note(state, [id]));
       this.options.log(`store ${this.options.dir}: ${this.store.openCount} open, ${this.store.archivedCount} archived`);
     } catch (e) {
       this.error = storeFailure(this.options.dir, e).message;
@@ -156,6 +181,10 @@ export class Journal {
     }
     this.mail.note(this.state, all);
     this.dueIndex?.note(this.state, all);
+    if (this.dueBorn) {
+      if (this.dueFill?.complete) this.dueBorn = undefined;
+      else for (const e of all) if (e.type === 'sent') this.dueBorn.add(e.message.id);
+    }
     this.ledgerIndex?.note(this.state, touched);
     this.changed(touched);
   }

@@ -5,11 +5,12 @@ import type { BusState, StoredMessage } from './bus/model';
 import { RecentSends, type Fingerprint } from './bus/recentSends';
 import type { SendResult } from '../protocol/views';
 import type { DuplicateWhy } from './bus/decide';
+import { Backfill } from './backfill';
 
 export class SendMemory {
   private readonly remembered = new RecentSends();
-  /** The open messages to remember once a send needs them (seed). */
-  private seeding?: { state: () => BusState; now: () => number };
+  /** The open messages being put in after a restart (seed). */
+  private seeding?: Backfill;
   private readonly inflight = new Map<string, Promise<SendResult>>();
   /** Sends being committed, by id: their commits, which `landed` reads as stored or refused. */
   private readonly landing = new Map<string, Promise<unknown>>();
@@ -18,24 +19,21 @@ export class SendMemory {
   constructor(private readonly windowMs: number) {}
 
   /**
-   * Fingerprints of the open messages still inside the window (after a restart), taken when the
-   * first send needs them: a fingerprint reads its message's body back from the checkpoint, and
-   * 100 000 of them were a quarter of a full store's start. Taken then, they are what a hub started
-   * at that moment would hold.
+   * Fingerprints of the open messages still inside the window (after a restart), put in by a
+   * backfill after start: a fingerprint reads its message's body back from the checkpoint, and
+   * 100 000 of them were a quarter of a full store's start. A send before it is through finishes
+   * it. Each is taken at its own moment: what a hub started then would hold.
    */
-  seed(state: () => BusState, now: () => number): void {
-    this.seeding = { state, now };
+  seed(ids: Iterable<string>, state: () => BusState, now: () => number): Backfill {
+    this.seeding = new Backfill(ids, (id) => {
+      const hot = state().hot[id];
+      if (hot && now() - hot.message.sentAt < this.windowMs) this.remembered.add(hot.message);
+    });
+    return this.seeding;
   }
 
   get recent(): RecentSends {
-    if (this.seeding) {
-      const { state, now } = this.seeding;
-      this.seeding = undefined;
-      const at = now();
-      for (const h of Object.values(state().hot)) {
-        if (at - h.message.sentAt < this.windowMs) this.remembered.add(h.message);
-      }
-    }
+    this.seeding?.finish();
     return this.remembered;
   }
 

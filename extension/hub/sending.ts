@@ -1,6 +1,7 @@
 // A send, start to answer: once per idempotency key, decided by the bus, committed, pushed to
 // every live session of each recipient, then answered with what happened to each (G1): pushed or
 // queued, when the recipient's model will see it, and where a remote copy is.
+import type { Backfill } from './backfill';
 import { decideSend, onceKey, type Caller, type Limits, type SendDraft } from './bus/decide';
 import { BusError } from './bus/errors';
 import { newRecipientOutcome, sendResult, sessionsReached } from './bus/ledger';
@@ -34,10 +35,12 @@ export class Sending {
     this.memory = new SendMemory(deps.limits.duplicateWindowMs);
   }
 
-  /** After the store opened: the open messages still inside the duplicate window. */
-  seed(): void {
-    this.memory.seed(
-      () => this.deps.journal.state,
+  /** After the store opened: the open messages still inside the duplicate window, filled in behind. */
+  seed(): Backfill {
+    const { journal } = this.deps;
+    return this.memory.seed(
+      journal.openIds(),
+      () => journal.state,
       () => this.deps.now(),
     );
   }

@@ -56,6 +56,7 @@ function message(i: number): Message {
 function indexed(state: BusState): unknown[] {
   const memory = new SendMemory(10 * 60_000);
   memory.seed(
+    Object.keys(state.hot),
     () => state,
     () => T0,
   );

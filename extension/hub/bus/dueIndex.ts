@@ -3,7 +3,7 @@
 // is due, not at every open message.
 import { isEscalationDue, type EscalationContext } from './escalate';
 import { dueEventsOf } from './ledger';
-import type { BusEvent, BusState, StoredMessage } from './model';
+import type { BusEvent, BusState, HotMessage, StoredMessage } from './model';
 
 type Deadlines = Pick<StoredMessage, 'id' | 'requiresAck' | 'sentAt' | 'slaMs' | 'ttlMs'>;
 
@@ -19,12 +19,15 @@ export class DueIndex {
 
   static of(state: BusState): DueIndex {
     const index = new DueIndex();
-    for (const hot of Object.values(state.hot)) {
-      index.schedule(hot.message);
-      for (const d of Object.values(hot.deliveries))
-        if (d.chasedAt !== undefined) index.push(d.chasedAt + hot.message.slaMs, hot.message.id);
-    }
+    for (const hot of Object.values(state.hot)) index.add(hot);
     return index;
+  }
+
+  /** An open message as it stands: its next deadline, and a chased delivery's next period. */
+  add(hot: HotMessage): void {
+    this.schedule(hot.message);
+    for (const d of Object.values(hot.deliveries))
+      if (d.chasedAt !== undefined) this.push(d.chasedAt + hot.message.slaMs, hot.message.id);
   }
 
   /**

@@ -477,6 +477,11 @@ export class Store {
     return at ? this.archive.readAt(at.offset, at.length) : undefined;
   }
 
+  /** The open messages' ids in the order they came, a live view: ids added later are visited too. */
+  openIds(): Iterable<string> {
+    return this.open;
+  }
+
   get openCount(): number {
     return this.open.size;
   }
