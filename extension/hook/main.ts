@@ -2,7 +2,7 @@
 // hub for this session's handoffs that have not yet entered the model's context and prints them
 // in the CLI's own shape. It rides on someone else's hot path, so it is small, bounded in time,
 // and silent on every failure: exit 0, no output, the agent goes on.
-import { createConnection } from 'node:net';
+import type { Socket } from 'node:net';
 import { appendFileSync, fstatSync, read } from 'node:fs';
 import { challengeOf, proveProcess } from '../shared/proveProcess';
 import { HELLO_VERSION } from '../protocol/hello';
@@ -11,6 +11,7 @@ import { HOOK_ACK, HOOK_CLIS, type HookAnswer, type HookCli, type HookHello } fr
 import { tmuxTerminal } from '../shared/terminal';
 import { LineBuffer } from '../shared/lines';
 import { hubSockets } from '../shared/discovery';
+import { isQuiet } from '../shared/quiet';
 import { canonical, findWorkspace } from '../shared/paths';
 import { attentionText, hookOutput, PHASES } from './shapes';
 import { fromVsCodeAgent } from './vsCodeAgent';
@@ -96,6 +97,9 @@ interface Asked {
  */
 function ask(socketPath: string, hello: HookHello): Promise<Asked | undefined> {
   return new Promise((resolve) => {
+    // Loaded here, not at the top: a tool-call hook that finds its identity quiet never needs it.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { createConnection } = require('node:net') as { createConnection: (path: string) => Socket };
     const socket = createConnection(socketPath);
     const input = new LineBuffer(MAX_ANSWER_BYTES);
     const lines: string[] = [];
@@ -187,10 +191,19 @@ export async function runHook(argv: string[]): Promise<number> {
   }
   const env = arg(argv, '--hub') ? { ...process.env, HANDOFF_HUB: arg(argv, '--hub') } : process.env;
   const cwd = typeof input.cwd === 'string' ? input.cwd : process.cwd();
+  const pinned = arg(argv, '--workspace');
+  const workspace = () => (pinned ? canonical(pinned) : findWorkspace(cwd));
+  // On a tool call, the hook that runs most: the hub's quiet mark says nothing waits (shared/quiet.ts).
+  if (phase === 'tool') {
+    const first = hubSockets(env, workspace).next();
+    if (!first.done && isQuiet(first.value, identity)) {
+      trace({ cli, event, outcome: 'quiet' });
+      return 0;
+    }
+  }
   // Where the hub may be is read anew for each try: a restarted hub may listen elsewhere.
   const askHub = async (): Promise<Asked | undefined> => {
-    const pinned = arg(argv, '--workspace');
-    for (const socket of hubSockets(env, pinned ? canonical(pinned) : findWorkspace(cwd))) {
+    for (const socket of hubSockets(env, workspace)) {
       const asked = await ask(socket, hello);
       if (asked) return asked;
     }

@@ -41,11 +41,14 @@ import { DueTimer } from './timer';
 import { Waking, type Pane } from './waking';
 import { EditorTerminals } from './wake/editor';
 import { fillInTurns } from './backfill';
+import { QuietMarks } from './quietMarks';
 import type { Log } from '../protocol/hubLog';
 
 export interface HubOptions {
   workspace: string;
   storeDir: string;
+  /** The socket the hub listens on: its quiet marks are kept next to it (shared/quiet.ts). */
+  socket?: string;
   node?: string;
   limits?: Partial<Limits>;
   /** Unacked messages replayed on attach; past this a truncation notice says how many more. */
@@ -155,6 +158,7 @@ export class Hub {
   }
 
   private markStarted!: () => void;
+  private quiet?: QuietMarks;
   /** The indexes being filled in after start (backfill.ts). */
   private filling?: { stop: () => void; done: Promise<void> };
 
@@ -168,6 +172,7 @@ export class Hub {
   /** Opens the store. If it cannot be opened the hub still serves and every write says why. */
   async start(): Promise<void> {
     await this.journal.open();
+    if (this.options.socket && process.platform !== 'win32') this.keepQuietMarks(this.options.socket);
     // The duplicate window first (a send needs it), then the timer's and the editor's indexes.
     this.filling = fillInTurns([this.sending.seed(), ...this.journal.backfills]);
     const tickMs = this.options.tickMs ?? 1000;
@@ -178,7 +183,31 @@ export class Hub {
     this.markStarted();
   }
 
+  /**
+   * Unmarks an identity in the commit that gives it a handoff (onChanged runs in the commit, before
+   * it is acknowledged), and marks it once nothing waits. None is marked at start: an identity is
+   * marked once a hook of its is answered with nothing.
+   */
+  private keepQuietMarks(socket: string): void {
+    try {
+      const marks = (this.quiet = new QuietMarks(socket, this.log));
+      this.journal.onChanged((ids) => {
+        const who = new Set<string>();
+        for (const id of ids) for (const r in this.state.hot[id]?.deliveries ?? {}) who.add(r);
+        for (const r of who) marks.update(r, this.journal.mail.hasWaiting(r));
+      });
+    } catch (e) {
+      this.log(`no quiet marks next to ${socket} (${(e as Error).message}): every hook asks the hub`, 'warn');
+    }
+  }
+
+  /** A hook of the identity was answered with nothing: from now on its tool-call hooks need not ask. */
+  answeredQuiet(identity: string): void {
+    this.quiet?.update(identity, this.journal.mail.hasWaiting(identity));
+  }
+
   async close(): Promise<void> {
+    this.quiet?.close();
     clearInterval(this.interval);
     this.filling?.stop();
     this.waking.close();

@@ -100,13 +100,16 @@ export function hubCandidates(env: NodeJS.ProcessEnv, cwd: string, pinned?: stri
  * The same places one at a time, each worked out only when the one before did not answer: a hook
  * whose HANDOFF_HUB answers reads no pointer and hashes no path.
  */
-export function* hubSockets(env: NodeJS.ProcessEnv, workspace: string): Generator<string> {
+export function* hubSockets(env: NodeJS.ProcessEnv, workspace: string | (() => string)): Generator<string> {
   const seen = new Set<string>();
+  // Worked out when first needed: finding the workspace walks up the folders.
+  let known: string | undefined;
+  const folder = () => (known ??= typeof workspace === 'string' ? workspace : workspace());
   const found = [
     () => env.HANDOFF_HUB,
     // Found ones must sit in a directory that is ours alone (one named explicitly is the namer's choice).
-    () => readPointer(hubPointerPath(workspace))?.socket,
-    () => hubSocketPath(workspace),
+    () => readPointer(hubPointerPath(folder()))?.socket,
+    () => hubSocketPath(folder()),
   ];
   for (const [i, where] of found.entries()) {
     const socket = where();

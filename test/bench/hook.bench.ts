@@ -1,8 +1,12 @@
 // `npm run bench`, part 3: what a Handoff hook costs the agent it rides on. Every tool call of a
 // connected agent runs one, so its wall time (spawn to exit, as the CLI sees it) is measured
 // beside a bare `node -e 0` in the same run, alternating, medians and p95:
-//   nothing waiting · one handoff to surface (a journal write) · no hub · a hub that never answers.
-import { spawn } from 'node:child_process';
+//   nothing waiting (the hub's quiet mark: no question asked) · a handoff waiting, already in the
+//   session (asked, nothing new) · one handoff to surface (a journal write) · no hub · a hub that
+//   never answers.
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { connectAgent } from '../helpers/agent';
@@ -17,6 +21,7 @@ const against =
     ?.slice('--against='.length)
     .split(',') ?? [];
 const N = quick ? 15 : 60;
+const execFileAsync = promisify(execFile);
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
@@ -36,25 +41,32 @@ function timed(args: string[], env: Record<string, string>, input: string): Prom
 
 async function main(): Promise<void> {
   const hub = await startHub();
-  const alice = await connectAgent({ socket: hub.socket, name: 'alice' });
-  await (await connectAgent({ socket: hub.socket, name: 'bob' })).close();
+  for (const name of ['alice', 'bob', 'carol', 'dave'])
+    await (await connectAgent({ socket: hub.socket, name })).close();
+  // alice sends through the CLI: an agent session in this process would be the nearest agent of
+  // every hook spawned here, and a hook under another identity's agent is refused.
+  const send = (to: string, body: string) =>
+    execFileAsync(NODE, [join(DIST, 'cli.js'), 'send', '--as', 'alice', '--to', to, '--hub', hub.socket, body]);
   const dir = tempDir('hook-bench');
   const silent = join(dir, 'silent.sock');
   const stalled = createServer(() => undefined);
   await new Promise<void>((r) => stalled.listen(silent, r));
   // The command line connect installs (extension/shared/connect/launch.ts), run as from an editor's
   // integrated terminal (HANDOFF_HUB set); with no hub, a workspace no hub serves.
-  const hook = (workspace: string, program = join(DIST, 'hook.js')) => [
+  const hook = (workspace: string, program = join(DIST, 'hook.js'), name = 'bob') => [
     program,
     'claude',
     'PostToolUse',
     '--name',
-    'bob',
+    name,
     '--workspace',
     workspace,
     ...HOOK_MARK.split(' '),
   ];
-  const at = (socket: string) => ({ HANDOFF_HUB: socket });
+  /** Set for one pass before the timed runs: each case's outcome (the hook's trace), to show what it measures. */
+  let traced: string | undefined;
+  const at = (socket: string) => ({ HANDOFF_HUB: socket, ...(traced ? { HANDOFF_HOOK_TRACE: traced } : {}) });
+  let sent = 0;
   const input = (s: string) =>
     JSON.stringify({
       session_id: s,
@@ -72,13 +84,29 @@ async function main(): Promise<void> {
         () => timed(hook(hub.workspace, program), at(hub.socket), input('idle')),
       ]),
     ),
+    'hook, a handoff waiting, already seen (asks the hub)': () =>
+      timed(hook(hub.workspace, undefined, 'dave'), at(hub.socket), input('seen')),
     'hook, one handoff to surface': async () => {
-      await alice.ok('send_handoff', { to: 'bob', body: 'bench handoff', insist: true });
-      return timed(hook(hub.workspace), at(hub.socket), input('busy'));
+      await send('carol', `bench handoff ${++sent}`);
+      return timed(hook(hub.workspace, undefined, 'carol'), at(hub.socket), input('busy'));
     },
     'hook, no hub': () => timed(hook(dir), at(join(dir, 'none.sock')), input('x')),
     'hook, hub never answers': () => timed(hook(dir), at(silent), input('x')),
   };
+  // bob: answered once with nothing, so marked quiet; dave: one handoff waiting, surfaced in its session.
+  await timed(hook(hub.workspace), at(hub.socket), input('idle'));
+  await send('dave', 'bench handoff, left unACKed');
+  await timed(hook(hub.workspace, undefined, 'dave'), at(hub.socket), input('seen'));
+  const outcomes: string[] = [];
+  for (const [k, run] of Object.entries(cases)) {
+    if (!k.startsWith('hook')) continue;
+    traced = join(dir, `${outcomes.length}.ndjson`);
+    await run();
+    const lines = readFileSync(traced, 'utf8').trim().split('\n');
+    outcomes.push(`${k}: ${(JSON.parse(lines.at(-1)!) as { outcome: string }).outcome}`);
+  }
+  traced = undefined;
+  console.log(`\nWhat each case did (the hook's trace, one untimed run): ${outcomes.join('; ')}`);
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
   for (let i = 0; i < N; i++) for (const [k, run] of Object.entries(cases)) samples[k].push(await run());
   const bare = pct(samples['bare node -e 0'], 0.5);
@@ -89,7 +117,6 @@ async function main(): Promise<void> {
       `| ${k} | ${pct(xs, 0.5).toFixed(1)} ms | ${pct(xs, 0.95).toFixed(1)} ms | ${(pct(xs, 0.5) / bare).toFixed(2)} |`,
     );
   stalled.close();
-  await alice.close();
   await hub.stop();
 }
 

@@ -201,6 +201,11 @@ export class MailIndex {
     return { count: list?.size ?? 0, oldest };
   }
 
+  /** Whether a handoff waits for the identity (not ACKed, asked for or not): a hook may have one to hand. */
+  hasWaiting(identity: string): boolean {
+    return (this.unacked.get(identity)?.size ?? 0) + (this.unasked.get(identity)?.size ?? 0) > 0;
+  }
+
   /** How many open handoffs the identity has not read. */
   unreadCount(identity: string): number {
     return this.unread.get(identity)?.size ?? 0;

@@ -62,7 +62,10 @@ export function serveHook(hub: Hub, socket: Socket, hello: unknown, log: Log, pr
     })
     .then((claim) => {
       if (socket.destroyed) return void claim.settle(false);
-      if (claim.answer.items.length === 0) return void socket.end(`${JSON.stringify(claim.answer)}\n`);
+      if (claim.answer.items.length === 0) {
+        hub.answeredQuiet(stated.identity);
+        return void socket.end(`${JSON.stringify(claim.answer)}\n`);
+      }
       socket.write(`${JSON.stringify(claim.answer)}\n`);
       confirm(socket, claim, log);
     }, refuse);

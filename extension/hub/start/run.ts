@@ -70,6 +70,7 @@ export async function runHub(args: HubArgs): Promise<void> {
   const hub = new Hub({
     workspace: args.workspace,
     storeDir,
+    socket: socketPath,
     node: args.node,
     replayLimit: args.replayLimit,
     limits: args.slaSeconds ? { defaultSlaMs: args.slaSeconds * 1000 } : undefined,

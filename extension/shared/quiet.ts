@@ -1,0 +1,28 @@
+// Quiet marks: next to its socket a hub keeps a file per local identity that has no handoff
+// waiting (`<socket>.quiet/<identity>`, holding the hub's pid). A hook on a tool call — the hook
+// that runs most — finds it and exits without asking the hub: loading node:net and the round trip
+// were most of a hook's cost (docs/performance.md › The hook's start). The hub removes an
+// identity's mark before it acknowledges the commit that gives it a handoff, and a hook that finds
+// no mark, or the mark of a hub that is gone, asks as before.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export function quietDir(socket: string): string {
+  return `${socket}.quiet`;
+}
+
+export function quietMarkPath(socket: string, identity: string): string {
+  return join(quietDir(socket), identity);
+}
+
+/** Whether the hub on `socket` says nothing waits for the identity, and that hub still runs. */
+export function isQuiet(socket: string, identity: string): boolean {
+  try {
+    const pid = Number(readFileSync(quietMarkPath(socket, identity), 'latin1'));
+    if (!Number.isInteger(pid) || pid <= 1) return false;
+    process.kill(pid, 0); // throws once the hub is gone (kill -9 leaves its marks behind)
+    return true;
+  } catch {
+    return false;
+  }
+}
