@@ -173,7 +173,7 @@ export class Hub {
   async start(): Promise<void> {
     await this.journal.open();
     if (this.options.socket && process.platform !== 'win32') this.keepQuietMarks(this.options.socket);
-    // The duplicate window first (a send needs it), then the timer's and the editor's indexes.
+    // The duplicate window first (a send needs it), then the timer's due times.
     this.filling = fillInTurns([this.sending.seed(), ...this.journal.backfills]);
     const tickMs = this.options.tickMs ?? 1000;
     if (tickMs > 0) {
