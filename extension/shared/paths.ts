@@ -69,6 +69,21 @@ export function hubSocketPath(workspace: string): string {
   return join('/tmp', `handoff-${uid}`, `hub-${key}.sock`);
 }
 
+/**
+ * Where V8 keeps the compiled hub between starts (NODE_COMPILE_CACHE): a private folder of ours,
+ * since whoever may write a code cache picks what runs. Undefined when it cannot be made so.
+ */
+export function compileCacheDir(): string | undefined {
+  const dir = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'handoff', 'v8');
+  try {
+    ensurePrivateDir(dirname(dir));
+    ensurePrivateDir(dir);
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Default store location for a workspace when the editor does not give one. */
 export function defaultStoreDir(workspace: string): string {
   const state = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');

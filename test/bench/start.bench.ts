@@ -48,8 +48,8 @@ function firstAnswer(socket: string): Promise<void> {
 }
 
 /** Spawns the hub as `handoff hub` runs it; resolves once it says it listens. */
-function spawnHub(program: string, args: string[]) {
-  const proc = spawn(NODE, [program, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnHub(program: string, args: string[], env: NodeJS.ProcessEnv) {
+  const proc = spawn(NODE, [program, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const ready = new Promise<void>((resolve, reject) => {
     let out = '';
     const onData = (d: Buffer) => {
@@ -63,7 +63,12 @@ function spawnHub(program: string, args: string[]) {
   return { proc, ready };
 }
 
-async function startOnce(program: string, base: string, r: number): Promise<{ listening: number; answered: number }> {
+async function startOnce(
+  program: string,
+  base: string,
+  r: number,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ listening: number; answered: number }> {
   const dir = tempDir(`bench-start-${r}`);
   const store = join(dir, 'store');
   cpSync(base, store, { recursive: true });
@@ -71,7 +76,7 @@ async function startOnce(program: string, base: string, r: number): Promise<{ li
   const workspace = join(dir, 'ws');
   mkdirSync(workspace);
   const t0 = performance.now();
-  const { proc, ready } = spawnHub(program, ['--workspace', workspace, '--store', store, '--socket', socket]);
+  const { proc, ready } = spawnHub(program, ['--workspace', workspace, '--store', store, '--socket', socket], env);
   await ready;
   const listening = performance.now() - t0;
   await firstAnswer(socket);
@@ -87,13 +92,20 @@ async function main(): Promise<void> {
   await fillStore(full, OPEN);
   await fillStore(empty, 0);
   console.log(`# ${OPEN} open messages written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-  const hubs = { '': join(DIST, 'hub.js'), ...(against ? { ' (reference build)': against } : {}) };
+  // As the editor starts it too: with V8's compile cache (client/hubLaunch.ts), filled by a first start here.
+  const cache = tempDir('bench-start-v8');
+  const hubs: Record<string, [string, NodeJS.ProcessEnv]> = {
+    '': [join(DIST, 'hub.js'), {}],
+    ', compile cache (as the editor starts it)': [join(DIST, 'hub.js'), { NODE_COMPILE_CACHE: cache }],
+    ...(against ? { ' (reference build)': [against, {}] as [string, NodeJS.ProcessEnv] } : {}),
+  };
+  await startOnce(join(DIST, 'hub.js'), empty, -1, { NODE_COMPILE_CACHE: cache });
   const runs: Record<string, { listening: number[]; answered: number[] }> = {};
   for (let r = 0; r < ROUNDS; r++)
-    for (const [which, program] of Object.entries(hubs))
+    for (const [which, [program, env]] of Object.entries(hubs))
       for (const [store, base] of Object.entries({ empty, [`${OPEN} open`]: full })) {
         const name = `${store}${which}`;
-        const { listening, answered } = await startOnce(program, base, r);
+        const { listening, answered } = await startOnce(program, base, r, env);
         (runs[name] ??= { listening: [], answered: [] }).listening.push(listening);
         runs[name].answered.push(answered);
       }
