@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
 import type { Homeserver } from '../../extension/hub/matrix/homeserver';
-import { Outbox } from '../../extension/hub/matrix/outbox';
 import { tempDir } from '../helpers/hubProcess';
+import { outboxFor } from '../helpers/outbox';
 import { waitFor } from '../helpers/wait';
 
 /** A room that keeps one event per txnId, as a homeserver's transaction dedupe does. */
@@ -60,11 +60,7 @@ describe('Matrix outbox: an entry once PUT alone stays alone', () => {
     });
     await hub.start();
     const room = flakyRoom(3);
-    const outbox = new Outbox(hub, room.hs, '!room:test', 50, undefined, {
-      log: () => undefined,
-      onTrouble: () => undefined,
-      onSuccess: () => undefined,
-    });
+    const outbox = outboxFor(hub, room.hs);
     try {
       await hub.remember('alice');
       await hub.remember('bob@nodeB');
@@ -95,7 +91,6 @@ describe('Matrix outbox: an entry once PUT alone stays alone', () => {
     const storeDir = tempDir('outbox-restart-store');
     const workspace = tempDir('outbox-restart-ws');
     const room = flakyRoom(Infinity);
-    const hooks = { log: () => undefined, onTrouble: () => undefined, onSuccess: () => undefined };
     const ids: string[] = [];
     let hub = new Hub({ workspace, storeDir, node: 'nodeA', tickMs: 0, relayWaitMs: 0 });
     await hub.start();
@@ -105,7 +100,7 @@ describe('Matrix outbox: an entry once PUT alone stays alone', () => {
     ids.push(
       (await hub.send(alice, { to: ['bob@nodeB'], body: 'PUT before the hub died, never recorded' })).message_id,
     );
-    let outbox = new Outbox(hub, room.hs, '!room:test', 50, undefined, hooks);
+    let outbox = outboxFor(hub, room.hs);
     let running = outbox.run();
     await waitFor(() => room.puts() > 0, 5000, 'a PUT');
     outbox.stop();
@@ -117,7 +112,7 @@ describe('Matrix outbox: an entry once PUT alone stays alone', () => {
     room.heal();
     hub = new Hub({ workspace, storeDir, node: 'nodeA', tickMs: 0, relayWaitMs: 0 });
     await hub.start();
-    outbox = new Outbox(hub, room.hs, '!room:test', 50, undefined, hooks);
+    outbox = outboxFor(hub, room.hs);
     running = outbox.run();
     try {
       await waitFor(() => outbox.pending === 0, 10_000, 'the outbox to drain');

@@ -4,20 +4,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
-import type { Homeserver } from '../../extension/hub/matrix/homeserver';
-import { Outbox } from '../../extension/hub/matrix/outbox';
 import { tempDir } from '../helpers/hubProcess';
+import { outboxFor } from '../helpers/outbox';
 
 describe('Matrix outbox: the reply and the ledger agree', () => {
   it('a reply waiting for the homeserver is answered after the relayed record is written', async () => {
     const hub = new Hub({ workspace: tempDir('reply-ws'), storeDir: tempDir('reply-store'), node: 'nodeA', tickMs: 0 });
     await hub.start();
     const hs = { send: (_r: string, _t: string, txnId: string) => Promise.resolve(`$${txnId}`) };
-    const outbox = new Outbox(hub, hs as unknown as Homeserver, '!room:test', 50, undefined, {
-      log: () => undefined,
-      onTrouble: () => undefined,
-      onSuccess: () => undefined,
-    });
+    const outbox = outboxFor(hub, hs);
     try {
       await hub.remember('alice');
       await hub.remember('bob@nodeB');

@@ -20,12 +20,17 @@ export interface EditorWindowCalls {
   askPerson(p: WakeAskParams): Promise<boolean>;
 }
 
-function timeout(ms: number): { promise: Promise<never>; clear: () => void } {
+/** The call's answer, or a rejection once `ms` pass without one. */
+async function within<T>(ms: number, call: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const promise = new Promise<never>((_, reject) => {
+  const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
   });
-  return { promise, clear: () => clearTimeout(timer) };
+  try {
+    return await Promise.race([call, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export class EditorTerminals {
@@ -48,13 +53,10 @@ export class EditorTerminals {
   async askPerson(window: string | undefined, p: WakeAskParams): Promise<boolean> {
     const calls = (window !== undefined && this.windows.get(window)) || this.windows.values().next().value;
     if (!calls) return false;
-    const limit = timeout(this.personMs);
     try {
-      return (await Promise.race([calls.askPerson(p), limit.promise])) === true;
+      return (await within(this.personMs, calls.askPerson(p))) === true;
     } catch {
       return false;
-    } finally {
-      limit.clear();
     }
   }
 
@@ -78,15 +80,12 @@ export class EditorTerminals {
   async wake(p: TerminalWakeParams): Promise<TerminalWakeAnswer> {
     const refusals: string[] = [];
     for (const [window, calls] of [...this.windows]) {
-      const limit = timeout(this.answerMs);
       let a: TerminalWakeAnswer;
       try {
-        a = await Promise.race([calls.wake(p), limit.promise]);
+        a = await within(this.answerMs, calls.wake(p));
       } catch (e) {
         refusals.push(`window ${window}: ${(e as Error).message}`);
         continue;
-      } finally {
-        limit.clear();
       }
       if (a?.woken === true) return { woken: true, terminal: cleanName(a.terminal) };
       if (a?.found) return { woken: false, found: true, why: String(a.why), retryInMs: a.retryInMs };
