@@ -48,9 +48,14 @@ matrixSuite('Matrix across organisations: two federated homeservers', () => {
   const hubs: HubProcess[] = [];
   const stops: (() => void)[] = [];
 
-  /** A handoff after a stream: hub B pushes in the room's order, so a duplicate would come before it. */
-  const laterHandoff = async () => {
-    const later = await alice.ok('send_handoff', { to: 'bob', body: 'after the stream' });
+  /**
+   * A handoff after a stream: hub B pushes in the room's order, so a duplicate would come before it.
+   * Each caller gives its own body: the same body to bob again inside the hub's probable-duplicate
+   * window (10 min) is answered with the first message, and nothing new is sent.
+   */
+  const laterHandoff = (body: string) => async () => {
+    const later = await alice.ok('send_handoff', { to: 'bob', body });
+    assert.equal(later.duplicate, undefined, `a later handoff answered as a duplicate: ${JSON.stringify(later)}`);
     await waitFor(
       () => bob.pushes.some((p) => p.meta.message_id === later.message_id),
       60_000,
@@ -288,7 +293,7 @@ matrixSuite('Matrix across organisations: two federated homeservers', () => {
     const reached = () =>
       new Set(bobs.flatMap((x) => x.pushes.map((p) => p.meta.message_id)).filter((id) => want.has(id))).size;
     await waitFor(() => reached() === N, 120_000).catch(() => undefined); // the counts below say what is missing
-    const { pending, twice, lost, acked } = await settle(ids, laterHandoff);
+    const { pending, twice, lost, acked } = await settle(ids, laterHandoff('after the stream'));
     console.log(
       `# federated stream: ${N} sent, ${N} acknowledged (stored), lost ${lost.length}, pushed twice ${twice.length}, ` +
         `ACKs back at the sender ${acked}/${N}; replies: ${replies.filter((r) => r.relay === 'on_homeserver').length} on_homeserver, ` +
@@ -343,9 +348,7 @@ matrixSuite('Matrix across organisations: two federated homeservers', () => {
     await Promise.all(gates.map((g) => g.restore()));
     const restoredAt = Date.now();
 
-    // No later handoff here: one sent right after the link came back once took over 60 s to reach
-    // bob (1 run in 2, Synapse's queue toward a server it had lost), not yet understood.
-    const { twice, lost, acked } = await settle(ids);
+    const { twice, lost, acked } = await settle(ids, laterHandoff('after the link came back'));
     const drained = Date.now() - restoredAt;
     console.log(
       `# federation link cut 60 s, both hubs kill -9'd during it: ${N} sent, ${N} on the sender's homeserver, ` +
