@@ -11,10 +11,15 @@ export class Backfill {
   private readonly rest: Iterator<string>;
   private through = false;
 
-  /** `ids` may be a live view (the store's open set): ids added while filling are visited too. */
+  /**
+   * `ids` may be a live view (the store's open set): ids added while filling are visited too. A
+   * visit that throws (a body the checkpoint cannot give back) is told to `skipped` and passed
+   * over: it runs outside any call, where an error would end the hub.
+   */
   constructor(
     ids: Iterable<string>,
     private readonly visit: (id: string) => void,
+    private readonly skipped: (id: string, e: Error) => void,
   ) {
     this.rest = ids[Symbol.iterator]();
   }
@@ -33,7 +38,11 @@ export class Backfill {
           this.through = true;
           return true;
         }
-        this.visit(next.value);
+        try {
+          this.visit(next.value);
+        } catch (e) {
+          this.skipped(next.value, e as Error);
+        }
       }
       if (performance.now() >= until) break;
     }

@@ -42,6 +42,7 @@ import { Waking, type Pane } from './waking';
 import { EditorTerminals } from './wake/editor';
 import { fillInTurns } from './backfill';
 import { QuietMarks } from './quietMarks';
+import { inPrivateDir } from '../shared/discovery';
 import type { Log } from '../protocol/hubLog';
 
 export interface HubOptions {
@@ -172,9 +173,12 @@ export class Hub {
   /** Opens the store. If it cannot be opened the hub still serves and every write says why. */
   async start(): Promise<void> {
     await this.journal.open();
-    if (this.options.socket && process.platform !== 'win32') this.keepQuietMarks(this.options.socket);
+    // Next to a socket in a folder only we may write: hooks trust what they find there.
+    const socket = this.options.socket;
+    if (socket && process.platform !== 'win32' && inPrivateDir(socket)) this.keepQuietMarks(socket);
     // The duplicate window first (a send needs it), then the timer's due times.
-    this.filling = fillInTurns([this.sending.seed(), ...this.journal.backfills]);
+    const skipped = (id: string, e: Error) => this.log(`the duplicate window leaves out ${id}: ${e.message}`, 'error');
+    this.filling = fillInTurns([this.sending.seed(skipped), ...this.journal.backfills]);
     const tickMs = this.options.tickMs ?? 1000;
     if (tickMs > 0) {
       this.interval = setInterval(() => void this.tick(), tickMs);
@@ -185,8 +189,9 @@ export class Hub {
 
   /**
    * Unmarks an identity in the commit that gives it a handoff (onChanged runs in the commit, before
-   * it is acknowledged), and marks it once nothing waits. None is marked at start: an identity is
-   * marked once a hook of its is answered with nothing.
+   * it is acknowledged), and marks it in a commit that leaves it with nothing waiting. None is
+   * marked at start: an identity with no such commit since is marked when a hook of its is
+   * answered with nothing.
    */
   private keepQuietMarks(socket: string): void {
     try {

@@ -111,10 +111,14 @@ export class Journal {
       const state = this.store.state;
       const due = (this.dueIndex = new DueIndex());
       const born = (this.dueBorn = new Set());
-      this.dueFill = new Backfill(this.store.openIds(), (id) => {
-        const hot = state.hot[id];
-        if (hot && !born.has(id)) due.add(hot);
-      });
+      this.dueFill = new Backfill(
+        this.store.openIds(),
+        (id) => {
+          const hot = state.hot[id];
+          if (hot && !born.has(id)) due.add(hot);
+        },
+        (id, e) => this.options.log(`the due times leave out ${id}: ${e.message}`, 'error'),
+      );
       this.ledgerIndex = undefined;
       this.options.log(`store ${this.options.dir}: ${this.store.openCount} open, ${this.store.archivedCount} archived`);
     } catch (e) {
@@ -181,8 +185,10 @@ export class Journal {
     this.mail.note(this.state, all);
     this.dueIndex?.note(this.state, all);
     if (this.dueBorn) {
-      if (this.dueFill?.complete) this.dueBorn = undefined;
-      else for (const e of all) if (e.type === 'sent') this.dueBorn.add(e.message.id);
+      if (this.dueFill?.complete) {
+        this.dueBorn.clear(); // the backfill's closure holds it too
+        this.dueBorn = undefined;
+      } else for (const e of all) if (e.type === 'sent') this.dueBorn.add(e.message.id);
     }
     this.ledgerIndex?.note(this.state, touched);
     this.changed(touched);

@@ -8,7 +8,7 @@ import type { Log } from '../protocol/hubLog';
 
 export class QuietMarks {
   private readonly marked = new Set<string>();
-  private broken = false;
+  private off = false;
 
   /** Clears what a hub before this one left (it may have crashed with marks now wrong). */
   constructor(
@@ -16,12 +16,12 @@ export class QuietMarks {
     private readonly log: Log,
   ) {
     rmSync(quietDir(socket), { recursive: true, force: true });
-    mkdirSync(quietDir(socket), { mode: 0o700 });
+    mkdirSync(quietDir(socket), { mode: 0o700 }); // fails if someone made it again meanwhile
   }
 
   /** The identity's state now: marked if nothing waits, unmarked if something does. */
   update(identity: string, waiting: boolean): void {
-    if (this.broken || identity.includes('@') || !IDENTITY_PATTERN.test(identity)) return;
+    if (this.off || identity.includes('@') || !IDENTITY_PATTERN.test(identity)) return;
     if (waiting === !this.marked.has(identity)) return;
     const path = quietMarkPath(this.socket, identity);
     try {
@@ -33,19 +33,29 @@ export class QuietMarks {
         this.marked.add(identity);
       }
     } catch (e) {
-      // A mark that cannot be removed would hide handoffs from that identity's tool-call hooks: stop using them.
-      this.broken = true;
-      this.log(`quiet marks off (${(e as Error).message}): every hook asks the hub`, 'warn');
+      // A mark left in place would keep that identity's tool-call hooks from asking: void every
+      // one (a pid of 0 is no hub's), then stop keeping them; every hook asks.
+      this.log(`quiet marks off (${(e as Error).message}): every hook asks the hub`, 'error');
       this.close();
     }
   }
 
+  /** Removes the marks; none is kept from here on. */
   close(): void {
+    if (this.off) return;
+    this.off = true;
+    for (const identity of this.marked) {
+      try {
+        writeFileSync(quietMarkPath(this.socket, identity), '0');
+      } catch {
+        // removed below, or the folder is gone
+      }
+    }
     this.marked.clear();
     try {
       rmSync(quietDir(this.socket), { recursive: true, force: true });
-    } catch {
-      // the dir is in the runtime dir; a leftover is cleared by the next hub, and names a dead pid
+    } catch (e) {
+      this.log(`could not remove ${quietDir(this.socket)}: ${(e as Error).message}`, 'error');
     }
   }
 }

@@ -24,11 +24,20 @@ export class SendMemory {
    * 100 000 of them were a quarter of a full store's start. A send before it is through finishes
    * it. Each is taken at its own moment: what a hub started then would hold.
    */
-  seed(ids: Iterable<string>, state: () => BusState, now: () => number): Backfill {
-    this.seeding = new Backfill(ids, (id) => {
-      const hot = state().hot[id];
-      if (hot && now() - hot.message.sentAt < this.windowMs) this.remembered.add(hot.message);
-    });
+  seed(
+    ids: Iterable<string>,
+    state: () => BusState,
+    now: () => number,
+    skipped: (id: string, e: Error) => void,
+  ): Backfill {
+    this.seeding = new Backfill(
+      ids,
+      (id) => {
+        const hot = state().hot[id];
+        if (hot && now() - hot.message.sentAt < this.windowMs) this.remembered.add(hot.message);
+      },
+      skipped,
+    );
     return this.seeding;
   }
 

@@ -36,12 +36,13 @@ export class Sending {
   }
 
   /** After the store opened: the open messages still inside the duplicate window, filled in behind. */
-  seed(): Backfill {
+  seed(skipped: (id: string, e: Error) => void): Backfill {
     const { journal } = this.deps;
     return this.memory.seed(
       journal.openIds(),
       () => journal.state,
       () => this.deps.now(),
+      skipped,
     );
   }
 

@@ -120,7 +120,7 @@ export function* hubSockets(env: NodeJS.ProcessEnv, workspace: string | (() => s
 }
 
 /** A socket whose directory another user owns or may write could be an impostor's. */
-function inPrivateDir(socket: string): boolean {
+export function inPrivateDir(socket: string): boolean {
   if (process.platform === 'win32') return true;
   try {
     const dir = lstatSync(dirname(socket));

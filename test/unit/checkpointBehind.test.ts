@@ -2,7 +2,8 @@
 // mid-write, for as long as the test likes), sends and receipts are acknowledged, and a store
 // copied from the disk at any moment after opens with every one of them exactly once.
 import assert from 'node:assert/strict';
-import { cpSync } from 'node:fs';
+import { cpSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
 import { nodeFs, type StoreFile, type StoreFs } from '../../extension/hub/store/storeFs';
@@ -93,6 +94,14 @@ describe('a checkpoint written behind the commits', () => {
         await waitFor(() => gate.placed > 0, 10_000, 'the checkpoint in place');
         const afterwards = tempDir('behind-copy-after');
         cpSync(storeDir, afterwards, { recursive: true });
+        // The document is the hot set as of its snapshot: the messages sent after it are in the journal only.
+        const document = readFileSync(join(afterwards, 'state.json'), 'utf8');
+        assert.deepEqual(
+          during.filter((id) => document.includes(id)),
+          [],
+          'no message sent after the snapshot is in its document',
+        );
+        assert.ok(document.includes(early[0]), 'a message open at the snapshot is');
 
         for (const [what, dir] of [
           ['while the checkpoint was held', whileHeld],

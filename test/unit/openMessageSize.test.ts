@@ -59,6 +59,7 @@ function indexed(state: BusState): unknown[] {
     Object.keys(state.hot),
     () => state,
     () => T0,
+    (id, e) => assert.fail(`${id}: ${e.message}`),
   );
   assert.equal(memory.recent.size, N); // taken now, as the first send takes it
   return [MailIndex.of(state), DueIndex.of(state), LedgerIndex.of(state), memory];

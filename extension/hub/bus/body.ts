@@ -2,13 +2,14 @@
 // checkpoint holds it: a number, read back when something shows the body. At 100 000 open the
 // bodies were 32 of the hub's 181 MB, and almost none is looked at while it waits (a reply, a
 // page of inbox, a preview in the panel read a few). The number names a registered page source
-// (one per open store) and a byte offset in it: for the first store in the process, the offset
-// itself, which V8 holds without a box.
+// (one per open store), which of its two files (they take turns at checkpoints: the second's refs
+// are negative), and a byte offset in it: for the first store in the process, the offset itself
+// (or -offset-1), which V8 holds without a box.
 import type { Message, StoredMessage } from './model';
 
 export interface BodyPages {
-  /** The body's JSON string literal as it stands at `offset`, quotes included. */
-  literal(offset: number): string;
+  /** The body's JSON string literal as it stands at `offset` of file 0 or 1. */
+  literal(offset: number, file: 0 | 1): string;
 }
 
 /**
@@ -19,26 +20,39 @@ const SOURCE = 2 ** 40;
 const MAX_SOURCES = 2 ** 13;
 const sources: (BodyPages | undefined)[] = [];
 
+/** A ref's source, file and offset. */
+function decode(ref: number): { index: number; file: 0 | 1; offset: number } {
+  const file = ref < 0 ? 1 : 0;
+  const r = file === 1 ? -ref - 1 : ref;
+  const index = Math.floor(r / SOURCE);
+  return { index, file, offset: r - index * SOURCE };
+}
+
 /**
  * A page source for one store's bodies; its refs encode its index, so it is never reused. `ref`
- * makes a ref for an offset; `offsetOf` reads one of its own refs back (undefined for another's).
+ * makes a ref for an offset of one of its files; `offsetOf` reads one of its own refs of that file
+ * back (undefined for another's).
  */
 export function registerBodyPages(pages: BodyPages): {
-  ref: (offset: number) => number;
-  offsetOf: (ref: number) => number | undefined;
+  ref: (offset: number, file?: 0 | 1) => number;
+  offsetOf: (ref: number, file?: 0 | 1) => number | undefined;
 } {
   if (sources.length >= MAX_SOURCES)
     throw new Error(`${MAX_SOURCES} stores were opened in this process; their message bodies cannot all be told apart`);
   const index = sources.push(pages) - 1;
   return {
-    ref: (offset) => {
+    ref: (offset, file = 0) => {
       if (!(offset >= 0 && offset < SOURCE))
         throw new RangeError(
           `a message body at byte ${offset} of the checkpoint is past the ${SOURCE} bytes a body reference can address`,
         );
-      return index * SOURCE + offset;
+      const r = index * SOURCE + offset;
+      return file === 1 ? -r - 1 : r;
     },
-    offsetOf: (ref) => (Math.floor(ref / SOURCE) === index ? ref - index * SOURCE : undefined),
+    offsetOf: (ref, file = 0) => {
+      const d = decode(ref);
+      return d.index === index && d.file === file ? d.offset : undefined;
+    },
   };
 }
 
@@ -50,10 +64,10 @@ export function closeBodyPages(pages: BodyPages): void {
 
 /** The raw JSON literal of a body held by reference (the checkpoint copies it as it is). */
 export function bodyLiteral(ref: number): string {
-  const index = Math.floor(ref / SOURCE);
+  const { index, file, offset } = decode(ref);
   const pages = sources[index];
   if (!pages) throw new Error('this message body was in a store that is closed now');
-  return pages.literal(ref - index * SOURCE);
+  return pages.literal(offset, file);
 }
 
 export function bodyOf(m: Pick<StoredMessage, 'body'>): string {

@@ -3,9 +3,9 @@
 // and a window of them costs one read. Synchronous: a body is asked for by a reply being built,
 // and a read from the page cache takes microseconds.
 //
-// Two files take turns, each a page source of its own: once a checkpoint is written, its bodies'
-// refs are moved to the new file a slice at a time (at 100 000 open, all at once held the commits
-// for 30 ms), and until then the old refs read the old file, kept open.
+// Two files take turns (one page source, its refs telling the two apart): once a checkpoint is
+// written, its bodies' refs are moved to the new file a slice at a time (at 100 000 open, all at
+// once held the commits for 30 ms), and until then the old refs read the old file, kept open.
 import { closeBodyPages, registerBodyPages, type BodyPages } from '../bus/body';
 import type { StoredMessage } from '../bus/model';
 import type { StoreFileReader, StoreFs } from './storeFs';
@@ -15,19 +15,14 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const NEWLINE = 0x0a;
 
-/** One checkpoint file's bodies: a page source of its own, so its refs are told from the other's. */
-class BodyFile implements BodyPages {
+/** One checkpoint file, read through a window. */
+class BodyFile {
   private fd?: StoreFileReader;
   private readonly window = Buffer.alloc(WINDOW);
   private windowAt = 0;
   private windowLength = 0;
   /** The last fill reached the end of the file. */
   private atEnd = false;
-  private readonly refs = registerBodyPages(this);
-  /** A ref for a body at this byte offset of this file. */
-  readonly ref = this.refs.ref;
-  /** Where in this file a ref of its own points (undefined for another's). */
-  readonly offsetOf = this.refs.offsetOf;
 
   constructor(private readonly fs: StoreFs) {}
 
@@ -38,7 +33,7 @@ class BodyFile implements BodyPages {
     this.windowLength = 0;
   }
 
-  /** Its file is no longer read (every ref moved to the other); it stays registered, to be opened again. */
+  /** Its file is no longer read (every ref moved to the other); it may be opened again. */
   release(): void {
     this.fd?.close();
     this.fd = undefined;
@@ -87,11 +82,6 @@ class BodyFile implements BodyPages {
     }
   }
 
-  close(): void {
-    closeBodyPages(this);
-    this.release();
-  }
-
   private fill(offset: number): void {
     this.windowAt = offset;
     this.windowLength = this.fd!.read(this.window, 0, WINDOW, offset);
@@ -103,9 +93,10 @@ class BodyFile implements BodyPages {
  * The store's bodies: the refs of the document last read or written, and — while they are being
  * moved — those of the one it replaced.
  */
-export class CheckpointBodies {
+export class CheckpointBodies implements BodyPages {
   private readonly files: [BodyFile, BodyFile];
-  private current = 0;
+  private current: 0 | 1 = 0;
+  private readonly refs = registerBodyPages(this);
   /** Refs still to move from the replaced file to the current one (the body's message, its new offset). */
   private moving: [StoredMessage, number][] = [];
   private moved = 0;
@@ -114,14 +105,18 @@ export class CheckpointBodies {
     this.files = [new BodyFile(fs), new BodyFile(fs)];
   }
 
-  /** A ref for a body at this byte offset of the current file. */
-  ref(offset: number): number {
-    return this.files[this.current].ref(offset);
+  literal(offset: number, file: 0 | 1): string {
+    return this.files[file].literal(offset);
   }
 
-  /** Where in the current file a ref points (undefined for a ref into another file or store). */
+  /** A ref for a body at this byte offset of the current file. */
+  ref(offset: number): number {
+    return this.refs.ref(offset, this.current);
+  }
+
+  /** Where in the current file a ref points (undefined for a ref into the other file or another store). */
   offsetOf(ref: number): number | undefined {
-    return this.files[this.current].offsetOf(ref);
+    return this.refs.offsetOf(ref, this.current);
   }
 
   /** The bytes from `offset` of the current file up to the next newline (not included), copied. */
@@ -141,22 +136,22 @@ export class CheckpointBodies {
    */
   replaced(path: string, placed: [StoredMessage, number][]): void {
     this.moveAll();
-    this.current = 1 - this.current;
-    this.files[this.current].open(path);
+    const next = this.current === 0 ? 1 : 0;
+    this.files[next].open(path); // first: if it cannot be opened, the refs still read the current file
+    this.current = next;
     this.moving = placed;
     this.moved = 0;
   }
 
   /** Moves up to `count` refs to the current file; true once none is left (the replaced file closed). */
   move(count: number): boolean {
-    const next = this.files[this.current];
     const end = Math.min(this.moving.length, this.moved + count);
-    for (let i = this.moved; i < end; i++) this.moving[i][0].body = next.ref(this.moving[i][1]);
+    for (let i = this.moved; i < end; i++) this.moving[i][0].body = this.ref(this.moving[i][1]);
     this.moved = end;
     if (end < this.moving.length) return false;
     this.moving = [];
     this.moved = 0;
-    this.files[1 - this.current].release();
+    this.files[this.current === 0 ? 1 : 0].release();
     return true;
   }
 
@@ -166,7 +161,8 @@ export class CheckpointBodies {
   }
 
   close(): void {
-    for (const file of this.files) file.close();
+    closeBodyPages(this);
+    for (const file of this.files) file.release();
   }
 }
 

@@ -123,6 +123,8 @@ export class Store {
   private behind?: Promise<void>;
   /** Told before an event changes an open message: the running checkpoint keeps its line first. */
   private freezing?: (id: string) => void;
+  /** Told of a message that became open: the running checkpoint's document, as of its snapshot, has none. */
+  private born?: (id: string) => void;
   /** Batches written and not yet settled: a checkpoint must not archive what they change. */
   private readonly flying = new Set<Commit[]>();
   /** A checkpoint is due once the batches in flight have settled. */
@@ -297,7 +299,10 @@ export class Store {
       for (const e of c.events) apply(this.state, e, this.note);
       for (const id of messagesTouched(this.state, c.events)) {
         const hot = this.state.hot[id];
-        if (hot) this.open.add(id);
+        if (hot && !this.open.has(id)) {
+          this.born?.(id);
+          this.open.add(id);
+        }
         if (hot && isSettled(hot, Infinity)) this.settling.add(id);
         else this.settling.delete(id);
       }
@@ -385,8 +390,8 @@ export class Store {
       touched.add(id);
       const hot = this.state.hot[id];
       if (hot) this.adapter.freeze(snapshot, id, hot);
-      else snapshot.born.add(id); // a new message: not in the snapshot's document
     };
+    this.born = (id) => snapshot.born.add(id);
     const covered = this.active;
     this.active = 1 - covered;
     this.behind = this.writeBehind(snapshot, settled, touched, covered, now)
@@ -397,6 +402,7 @@ export class Store {
       })
       .finally(() => {
         this.freezing = undefined;
+        this.born = undefined;
         this.behind = undefined;
       });
   }
@@ -424,6 +430,7 @@ export class Store {
     const rows = settled
       .filter((h) => !this.archiveIndex.has(h.message.id))
       .map((h) => ({ ...h, message: withBody(h.message), archivedAt: now }));
+    const texts = new Map(rows.map((r) => [r.message.id, r.message.body]));
     const places = await this.archive.writeBatch(rows);
     rows.forEach((r, i) => this.archiveIndex.set(r.message.id, places[i]));
     const awaited = this.awaited();
@@ -433,7 +440,7 @@ export class Store {
     for (const h of moved) {
       // Its body's ref points into a document that is about to be replaced, and the message may
       // still be held elsewhere (the duplicate window): it keeps its text.
-      h.message.body = bodyOf(h.message);
+      h.message.body = texts.get(h.message.id) ?? bodyOf(h.message);
       delete this.state.hot[h.message.id];
       this.settling.delete(h.message.id);
       this.open.delete(h.message.id);
