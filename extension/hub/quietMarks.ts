@@ -2,8 +2,7 @@
 // waiting, removed synchronously in the commit that gives it a handoff — before that send is
 // acknowledged or pushed — and put back once nothing waits again. Writes only on a change.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { quietMarkPath, quietDir } from '../shared/quiet';
-import { IDENTITY_PATTERN } from '../protocol/names';
+import { markable, quietMarkPath, quietDir } from '../shared/quiet';
 import type { Log } from '../protocol/hubLog';
 
 export class QuietMarks {
@@ -21,7 +20,7 @@ export class QuietMarks {
 
   /** The identity's state now: marked if nothing waits, unmarked if something does. */
   update(identity: string, waiting: boolean): void {
-    if (this.off || identity.includes('@') || !IDENTITY_PATTERN.test(identity)) return;
+    if (this.off || !markable(identity)) return;
     if (waiting === !this.marked.has(identity)) return;
     const path = quietMarkPath(this.socket, identity);
     try {

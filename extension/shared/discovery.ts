@@ -53,18 +53,33 @@ function privateToMe(st: { uid: number; mode: number }): boolean {
   return (typeof process.getuid !== 'function' || st.uid === process.getuid()) && (st.mode & 0o077) === 0;
 }
 
-function readPointer(path: string): Pointer | undefined {
+/**
+ * A file that is ours alone, read whole: a regular file (O_NOFOLLOW: a symlink planted in its
+ * place is not followed; O_NONBLOCK: nor can a FIFO hold us), owned by us, nobody else may read or
+ * write it, at most `maxBytes`. Undefined for anything else, or none.
+ */
+export function readPrivateFile(path: string, maxBytes: number): Buffer | undefined {
   let fd: number | undefined;
   try {
-    // O_NOFOLLOW: a symlink planted in place of the pointer is not followed.
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     const st = fstatSync(fd);
-    if (!st.isFile() || !privateToMe(st) || st.size > MAX_POINTER_BYTES) return undefined;
+    if (!st.isFile() || !privateToMe(st) || st.size > maxBytes) return undefined;
+    const buf = Buffer.alloc(st.size);
+    return buf.subarray(0, readSync(fd, buf, 0, st.size, 0));
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function readPointer(path: string): Pointer | undefined {
+  const bytes = readPrivateFile(path, MAX_POINTER_BYTES);
+  if (!bytes) return undefined;
+  try {
     const dir = lstatSync(pointerDir());
     if (!dir.isDirectory() || !privateToMe(dir)) return undefined;
-    const buf = Buffer.alloc(st.size);
-    readSync(fd, buf, 0, st.size, 0);
-    const p = JSON.parse(buf.toString('utf8')) as Partial<Pointer>;
+    const p = JSON.parse(bytes.toString('utf8')) as Partial<Pointer>;
     if (
       typeof p.socket !== 'string' ||
       p.socket.length > 1024 ||
@@ -74,9 +89,7 @@ function readPointer(path: string): Pointer | undefined {
       return undefined;
     return p as Pointer;
   } catch {
-    return undefined; // absent, unreadable or not JSON: as if there were none
-  } finally {
-    if (fd !== undefined) closeSync(fd);
+    return undefined; // unreadable or not JSON: as if there were none
   }
 }
 

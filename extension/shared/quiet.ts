@@ -4,12 +4,20 @@
 // were most of a hook's cost (docs/performance.md › The hook's start). The hub removes an
 // identity's mark before it acknowledges the commit that gives it a handoff, and a hook that finds
 // no mark, or the mark of a hub that is gone, asks as before.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { IDENTITY_PATTERN } from '../protocol/names';
+import { readPrivateFile } from './discovery';
+
+/** The most a mark holds: a pid. */
+const MAX_MARK_BYTES = 16;
 
 export function quietDir(socket: string): string {
   return `${socket}.quiet`;
+}
+
+/** Who can have a mark: a valid local identity name (a remote one's handoffs wait on its own node). */
+export function markable(identity: string): boolean {
+  return IDENTITY_PATTERN.test(identity) && !identity.includes('@');
 }
 
 export function quietMarkPath(socket: string, identity: string): string {
@@ -18,24 +26,17 @@ export function quietMarkPath(socket: string, identity: string): string {
 
 /**
  * Whether the hub on `socket` says nothing waits for the identity, and that hub still runs. Only a
- * regular file of ours that nobody else may write counts (the folder may be one a user named).
+ * file of ours alone counts (the folder may be one a user named).
  */
 export function isQuiet(socket: string, identity: string): boolean {
-  if (!IDENTITY_PATTERN.test(identity) || identity.includes('@')) return false;
-  let fd: number | undefined;
+  if (!markable(identity)) return false;
+  const bytes = readPrivateFile(quietMarkPath(socket, identity), MAX_MARK_BYTES);
+  const pid = bytes ? Number(bytes.toString('latin1')) : NaN;
+  if (!Number.isInteger(pid) || pid <= 1) return false;
   try {
-    fd = openSync(quietMarkPath(socket, identity), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    const st = fstatSync(fd);
-    const mine = typeof process.getuid !== 'function' || st.uid === process.getuid();
-    if (!st.isFile() || !mine || st.mode & 0o022 || st.size > 16) return false;
-    const buf = Buffer.alloc(16);
-    const pid = Number(buf.toString('latin1', 0, readSync(fd, buf, 0, 16, 0)));
-    if (!Number.isInteger(pid) || pid <= 1) return false;
     process.kill(pid, 0); // throws once the hub is gone (kill -9 leaves its marks behind)
     return true;
   } catch {
     return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }

@@ -53,16 +53,41 @@ function countReadsAfterTheMailIndex(): { mailIndex: () => number; since: () => 
   };
 }
 
+type Reads = ReturnType<typeof countReadsAfterTheMailIndex>;
+
+/**
+ * A hub started on a filled store, its reads of the open messages counted; `pastTheSla` moves its
+ * clock past every handoff's SLA, ticks, and says how many were chased.
+ */
+async function restartedOnFullStore(
+  test: (hub: Hub, count: Reads, pastTheSla: () => Promise<number>) => Promise<void>,
+) {
+  const where = await filledStore();
+  const count = countReadsAfterTheMailIndex();
+  let now = Date.now();
+  const hub = new Hub({ ...where, node: 'start', tickMs: 0, clock: () => now });
+  const pastTheSla = async () => {
+    now += 11 * 60_000;
+    const chased = new Set<string>();
+    const off = hub.onChanged((ids) => ids.forEach((id) => chased.add(id)));
+    await hub.tick();
+    off();
+    return chased.size;
+  };
+  try {
+    await hub.start();
+    assert.equal(count.since(), 0, 'nothing at start visits the open messages after the mail index');
+    await test(hub, count, pastTheSla);
+  } finally {
+    count.restore();
+    await hub.close();
+  }
+}
+
 describe('start-up work on a full store', () => {
-  it('after the checkpoint and the mail index, no open message is visited before start ends; a call that needs an index first fills it in', async () => {
-    const where = await filledStore();
-    const count = countReadsAfterTheMailIndex();
-    let now = Date.now();
-    const hub = new Hub({ ...where, node: 'start', tickMs: 0, clock: () => now });
-    try {
-      await hub.start();
+  it('after the checkpoint and the mail index, no open message is visited before start ends; a call that needs an index first fills it in', () =>
+    restartedOnFullStore(async (hub, count, pastTheSla) => {
       assert.ok(count.mailIndex() >= OPEN, 'the mail index is built at start');
-      assert.equal(count.since(), 0, 'nothing else at start visits the open messages');
 
       // An agent's first answer reads its mail through the index, not the whole table.
       assert.equal(hub.unread('bob'), OPEN);
@@ -73,24 +98,11 @@ describe('start-up work on a full store', () => {
       assert.equal(again.duplicate?.why, 'probable_duplicate');
 
       // The timer's first tick builds the due times: past the SLA, every restarted handoff is chased.
-      now += 11 * 60_000;
-      const chased = new Set<string>();
-      hub.onChanged((ids) => ids.forEach((id) => chased.add(id)));
-      await hub.tick();
-      assert.equal(chased.size, OPEN);
-    } finally {
-      count.restore();
-      await hub.close();
-    }
-  });
-  it('the indexes left out of start are filled in behind it, each open message visited once per index, and not again by the next send', async () => {
-    const where = await filledStore();
-    const count = countReadsAfterTheMailIndex();
-    let now = Date.now();
-    const hub = new Hub({ ...where, node: 'start', tickMs: 0, clock: () => now });
-    try {
-      await hub.start();
-      assert.equal(count.since(), 0, 'nothing at start visits the open messages');
+      assert.equal(await pastTheSla(), OPEN);
+    }));
+
+  it('the indexes left out of start are filled in behind it, each open message visited once per index, and not again by the next send', () =>
+    restartedOnFullStore(async (hub, count, pastTheSla) => {
       await hub.backfilled;
       // The duplicate window and the due times: one read each per open message.
       assert.equal(count.since(), 2 * OPEN);
@@ -98,14 +110,6 @@ describe('start-up work on a full store', () => {
       const again = await hub.send(alice, { to: ['bob'], body: 'handoff 7' });
       assert.equal(again.duplicate?.why, 'probable_duplicate', 'the window was filled in');
       assert.ok(count.since() - before < 20, `a send read ${count.since() - before} messages`);
-      now += 11 * 60_000;
-      const chased = new Set<string>();
-      hub.onChanged((ids) => ids.forEach((id) => chased.add(id)));
-      await hub.tick();
-      assert.equal(chased.size, OPEN, 'every restarted handoff is on the due heap');
-    } finally {
-      count.restore();
-      await hub.close();
-    }
-  });
+      assert.equal(await pastTheSla(), OPEN, 'every restarted handoff is on the due heap');
+    }));
 });
