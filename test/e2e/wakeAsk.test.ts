@@ -91,10 +91,11 @@ describe('handoff.wakeIdleAgents "ask" in a real VS Code', () => {
                 .locator('.notifications-center')
                 .screenshot({ path: join(ARTIFACTS, `${t.name}-wake-ask.png`), animations: 'disabled' });
               await item.first().locator('.monaco-button', { hasText: 'Not now' }).click();
+              // The window logs the answer, then the hub its decision once the answer reached it.
               await waitFor(
-                () => /asked whether to wake bob \(codex\): Not now/.test(handoffLog(ctx.tempDir)),
+                () => /asked whether to wake bob \(codex\): Not now[^]*did not wake bob/.test(handoffLog(ctx.tempDir)),
                 20_000,
-                'the answer logged',
+                "the answer and the hub's decision logged",
               );
               log = handoffLog(ctx.tempDir);
             } finally {
