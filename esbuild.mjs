@@ -11,6 +11,8 @@ const common = {
   sourcemap: true,
   external: ['vscode'],
   logLevel: 'warning',
+  // Its ESM entry finds the WebAssembly through import.meta.url, which a CommonJS bundle lacks.
+  alias: { '@matrix-org/matrix-sdk-crypto-wasm': './node_modules/@matrix-org/matrix-sdk-crypto-wasm/node.cjs' },
 };
 // The programs a user runs with their own Node: one line saying which Node they need, not a stack
 // trace from deep in a dependency.
@@ -56,6 +58,17 @@ async function copyWebviewAssets() {
     ['media/panel.css', 'dist/media/panel.css'],
   ];
   for (const [from, to] of copies) if (fs.existsSync(from)) await cp(from, to);
+}
+
+// The Rust crypto of encrypted rooms (bundled into matrix.js) reads its WebAssembly from
+// <bundle dir>/pkg at run time.
+async function copyCryptoWasm() {
+  const wasm = 'node_modules/@matrix-org/matrix-sdk-crypto-wasm/pkg/matrix_sdk_crypto_wasm_bg.wasm';
+  // The Matrix suites bundle it too (a rogue device of their own).
+  for (const dir of ['dist', ...(tests.length ? ['out/test/matrix'] : [])]) {
+    await mkdir(`${dir}/pkg`, { recursive: true });
+    await cp(wasm, `${dir}/pkg/matrix_sdk_crypto_wasm_bg.wasm`);
+  }
 }
 
 // Tests are TypeScript too: each test file is bundled on its own into out/ and run by node --test.
@@ -107,5 +120,6 @@ if (watch) {
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
   await copyWebviewAssets();
+  await copyCryptoWasm();
   for (const bin of ['dist/bridge.js', 'dist/cli.js']) if (fs.existsSync(bin)) await chmod(bin, 0o755);
 }

@@ -149,6 +149,29 @@ export interface LinkStatus {
   dropped?: Record<string, number>;
   /** For the panel, in words: refused node claims, and accounts that speak for several nodes. */
   notices?: string[];
+  /** The room's end-to-end encryption; absent for a plaintext room. */
+  encryption?: EncryptionStatus;
+}
+
+/** An encrypted bus room as this hub's device sees it. */
+export interface EncryptionStatus {
+  /** on: this hub reads and writes the room with its device; failed: the room is encrypted but the
+   * device could not be set up — nothing is sent or read until it is (`error` says why). */
+  state: 'on' | 'failed';
+  error?: string;
+  device?: string;
+  /** The device's Ed25519 key (base64), as its node's signed claim in the room names it. */
+  deviceKey?: string;
+  /** Devices of the room's allowed members: this hub's, verified (a node's key signed for it),
+   * refused (a hub account's device no node signed for: no room keys, events dropped), or
+   * unverified (a person's device: it gets the keys and is flagged). */
+  devices: { user: string; device: string; trust: 'this hub' | 'verified' | 'refused' | 'unverified' }[];
+  /** Room events whose keys have not arrived yet (kept and tried again after each sync). */
+  waitingForKeys: number;
+  /** Events given up on: their keys never came. */
+  undecryptable: number;
+  /** Size of the device's crypto store on disk. */
+  storeBytes?: number;
 }
 
 export interface RecipientOutcome {

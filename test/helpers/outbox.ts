@@ -5,7 +5,7 @@ import type { Homeserver } from '../../extension/hub/matrix/homeserver';
 import { Outbox } from '../../extension/hub/matrix/outbox';
 
 export function outboxFor(hub: Hub, hs: Pick<Homeserver, 'send'>): Outbox {
-  return new Outbox(hub, hs as Homeserver, '!room:test', 50, undefined, {
+  return new Outbox(hub, (type, txnId, content) => hs.send('!room:test', type, txnId, content), 50, undefined, {
     log: () => undefined,
     onTrouble: () => undefined,
     onSuccess: () => undefined,

@@ -66,6 +66,8 @@ export interface MatrixHubSpec {
   nodes?: Record<string, string>;
   people?: string[];
   outboxBatch?: number;
+  /** Create the room end-to-end encrypted. */
+  encrypt?: boolean;
   /** Start on this (stopped) hub's workspace, store and socket, with the new config. */
   restartOf?: HubProcess;
 }
@@ -87,6 +89,7 @@ export async function matrixHub(hs: Synapse, spec: MatrixHubSpec): Promise<HubPr
       nodes: spec.nodes,
       people: spec.people,
       outboxBatch: spec.outboxBatch,
+      encrypt: spec.encrypt,
     }),
   );
   const on = spec.restartOf

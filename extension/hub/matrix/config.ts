@@ -20,6 +20,8 @@ export interface MatrixConfig {
   people: string[];
   /** Outbox entries per Matrix event at most, when a backlog waits (1: one event per entry). */
   outboxBatch: number;
+  /** A room the hub creates is end-to-end encrypted. (A joined room's own state decides for it.) */
+  encrypt: boolean;
   /** Where the token came from, for logs (never the token). */
   tokenSource: string;
 }
@@ -35,12 +37,13 @@ export interface MatrixSettings {
   nodes?: unknown;
   people?: unknown;
   outboxBatch?: unknown;
+  encrypt?: unknown;
 }
 
 export class MatrixConfigError extends Error {}
 
 const USER_ID = /^@[^:\s]+:\S+$/;
-const ROOM = /^[!#][^:\s]+:\S+$/;
+const ROOM = /^(![^\s]+|#[^:\s]+:\S+)$/; // room version 12 ids carry no server name
 const NODE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 function fail(where: string, what: string): never {
@@ -104,9 +107,11 @@ export function matrixConfig(s: MatrixSettings, where: string, env: NodeJS.Proce
     fail(where, 'people must be a list of Matrix user ids such as "@carol:example.org"');
   const batch = s.outboxBatch === undefined ? 100 : Number(s.outboxBatch);
   if (!Number.isInteger(batch) || batch < 1 || batch > 200) fail(where, 'outboxBatch must be an integer from 1 to 200');
+  if (s.encrypt !== undefined && typeof s.encrypt !== 'boolean') fail(where, 'encrypt must be true or false');
   return {
     homeserver,
     accessToken,
+    encrypt: s.encrypt === true,
     room: s.room,
     allowedSenders: allowed as string[],
     syncTimelineLimit: limit,
@@ -158,6 +163,7 @@ export function loadMatrixConfig(
               .map((p) => [p.slice(0, p.lastIndexOf('=')), p.slice(p.lastIndexOf('=') + 1)]),
           )
         : undefined,
+      encrypt: env.HANDOFF_MATRIX_ENCRYPT === undefined ? undefined : env.HANDOFF_MATRIX_ENCRYPT === '1',
       people: (env.HANDOFF_MATRIX_PEOPLE ?? '')
         .split(',')
         .map((u) => u.trim())

@@ -13,7 +13,13 @@ export type DropReason =
   | 'not_a_recipient'
   | 'not_for_this_node'
   | 'person_unnamed'
-  | 'meaningless';
+  | 'meaningless'
+  /** A hub account's event from a device its node did not sign for (E2EE rooms). */
+  | 'unverified_device'
+  /** A bus event in plaintext in an encrypted room. */
+  | 'not_encrypted'
+  /** Its room key never arrived. */
+  | 'undecryptable';
 
 const LOGGED_FIRST = 5;
 const LOG_EVERY = 100;

@@ -51,6 +51,11 @@ export function classify(e: unknown): Failure {
 export interface SyncResponse {
   next_batch: string;
   rooms?: { join?: Record<string, JoinedRoom> };
+  /** For the device's crypto (E2EE rooms): to-device messages, device list changes, key counts. */
+  to_device?: { events?: unknown[] };
+  device_lists?: { changed?: string[]; left?: string[] };
+  device_one_time_keys_count?: Record<string, number>;
+  device_unused_fallback_key_types?: string[];
 }
 
 export interface JoinedRoom {
@@ -69,6 +74,7 @@ export interface RawEvent {
 }
 
 const enc = encodeURIComponent;
+export const MEGOLM = 'm.megolm.v1.aes-sha2';
 
 export class Homeserver {
   private readonly client: MatrixClient;
@@ -95,8 +101,36 @@ export class Homeserver {
     return this.request(Method.Get, '/account/whoami');
   }
 
+  /** A request the crypto machine made (keys upload/query/claim, to-device, signatures): its JSON body as given. */
+  crypto<T>(method: 'POST' | 'PUT', path: string, body: string): Promise<T> {
+    return this.request<T>(method === 'POST' ? Method.Post : Method.Put, path, undefined, JSON.parse(body) as object);
+  }
+
+  /** The room's encryption state event's content, or undefined for a plaintext room. */
+  async encryption(room: string): Promise<{ algorithm?: string } | undefined> {
+    try {
+      return await this.request(Method.Get, `/rooms/${enc(room)}/state/m.room.encryption/`);
+    } catch (e) {
+      if (e instanceof MatrixError && e.errcode === 'M_NOT_FOUND') return undefined;
+      throw e;
+    }
+  }
+
+  /** The room's current state events (node announcements after a restart from a saved position). */
+  state(room: string): Promise<RawEvent[]> {
+    return this.request(Method.Get, `/rooms/${enc(room)}/state`);
+  }
+
+  async joinedMembers(room: string): Promise<string[]> {
+    const r = await this.request<{ joined?: Record<string, unknown> }>(
+      Method.Get,
+      `/rooms/${enc(room)}/joined_members`,
+    );
+    return Object.keys(r.joined ?? {});
+  }
+
   /** Joins the room (an invite or a public alias), or creates the alias's room, invite-only, inviting the allowed senders. */
-  async joinOrCreate(room: string, invite: string[]): Promise<string> {
+  async joinOrCreate(room: string, invite: string[], encrypted = false): Promise<string> {
     try {
       return (await this.request<{ room_id: string }>(Method.Post, `/join/${enc(room)}`, undefined, {})).room_id;
     } catch (e) {
@@ -111,6 +145,9 @@ export class Homeserver {
         invite,
         // Every hub announces its identities as room state; members need no moderator rights for it.
         power_level_content_override: { events: { [NODE_STATE]: 0 } },
+        ...(encrypted
+          ? { initial_state: [{ type: 'm.room.encryption', state_key: '', content: { algorithm: MEGOLM } }] }
+          : {}),
         topic: 'Handoff: a message bus between coding agents. Handoffs, ACKs and results are posted here by the hubs.',
       });
       return created.room_id;

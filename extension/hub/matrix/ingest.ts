@@ -12,6 +12,7 @@ import { classify, type Homeserver, type JoinedRoom, type RawEvent, type SyncRes
 import type { NodeBindings } from './binding';
 import type { Drops } from './drops';
 import { verifyWire } from './keys';
+import type { RoomCrypto } from './roomCrypto';
 import { personReaction, personReply, type PeopleContext, type PersonOutcome } from './personEvents';
 import {
   BATCH_KEY,
@@ -48,7 +49,11 @@ export interface IngestHooks {
   onSynced: () => void;
   /** Another account wrote this node's announcement. */
   onOwnNodeClaimed: () => void;
+  /** The room turned on end-to-end encryption while this hub read it in the clear. */
+  onEncrypted: () => void;
 }
+
+const ENCRYPTED = 'm.room.encrypted';
 
 export class Ingest {
   private readonly abort = new AbortController();
@@ -70,6 +75,8 @@ export class Ingest {
     private readonly drops: Drops,
     private readonly timelineLimit: number,
     private readonly hooks: IngestHooks,
+    /** The room's crypto, when it is encrypted: events are decrypted, and only encrypted ones taken. */
+    private readonly crypto?: RoomCrypto,
   ) {}
 
   stop(): void {
@@ -164,9 +171,12 @@ export class Ingest {
    * is backfilled back to the last event taken.
    */
   private async take(res: SyncResponse): Promise<void> {
+    // Room keys come as to-device messages: the device takes them before the timeline is read.
+    await this.crypto?.receive(res);
     const joined: JoinedRoom | undefined = res.rooms?.join?.[this.room];
     const events: BusEvent[] = [];
     let lastEventId: string | undefined;
+    let retried = new Set<string>();
     if (joined) {
       let timeline = joined.timeline?.events ?? [];
       const last = this.hub.state.relay?.rooms[this.room]?.lastEventId;
@@ -194,11 +204,13 @@ export class Ingest {
       timeline = valid(timeline);
       for (const ev of [...state, ...timeline.filter((e) => e.state_key !== undefined)]) {
         if (ev.type === NODE_STATE) this.announced(ev, events);
+        else if (ev.type === 'm.room.member') this.crypto?.membersChanged();
+        else if (ev.type === 'm.room.encryption' && !this.crypto) this.hooks.onEncrypted();
       }
+      let messages = timeline.filter((e) => e.state_key === undefined && !first);
+      if (this.crypto) ({ messages, retried } = await this.decrypted(messages, valid));
       const taken = new Set<string>();
-      for (const ev of timeline) {
-        if (ev.state_key === undefined && !first) this.message(ev, events, taken);
-      }
+      for (const ev of messages) this.message(ev, events, taken);
       for (const e of joined.ephemeral?.events ?? []) if (e.type === 'm.receipt') this.readMarkers(e.content);
     }
     events.push({ type: 'synced', since: res.next_batch, room: this.room, lastEventId });
@@ -207,6 +219,55 @@ export class Ingest {
     } finally {
       this.bindings.settle(); // committed to the journal, or to be claimed again from the same sync
     }
+    await this.crypto?.taken(retried);
+  }
+
+  /**
+   * An encrypted room's events in the clear: earlier ones still waiting for their keys first, then
+   * this sync's. One whose key has not come is kept on disk before this sync commits, and tried
+   * after each later sync; a taken event is idempotent, so trying one twice is harmless.
+   */
+  private async decrypted(
+    timeline: RawEvent[],
+    valid: (raw: RawEvent[]) => RawEvent[],
+  ): Promise<{ messages: RawEvent[]; retried: Set<string> }> {
+    const crypto = this.crypto!;
+    const { events: kept, expired } = crypto.kept();
+    for (const ev of expired) this.drops.note('undecryptable', ev, 'its room key never arrived');
+    const hubs = new Set(this.bindings.all().map((b) => b.user));
+    const messages: RawEvent[] = [];
+    const waiting: RawEvent[] = [];
+    const retried = new Set<string>();
+    const keptIds = new Set(kept.map((e) => e.event_id));
+    for (const ev of [...valid(kept), ...timeline]) {
+      if (ev.type !== ENCRYPTED) {
+        this.drops.note('not_encrypted', ev, 'the room is end-to-end encrypted; events in the clear are not taken');
+        continue;
+      }
+      const d = await crypto.decrypt(ev);
+      if (!d.ok) {
+        if (!keptIds.has(ev.event_id)) {
+          waiting.push(ev);
+          this.hooks.log(
+            `${ev.event_id} from ${ev.sender} waits for its room key (${d.why}); tried again after each sync`,
+          );
+        }
+        continue;
+      }
+      if (keptIds.has(ev.event_id)) retried.add(ev.event_id);
+      if (hubs.has(ev.sender) && d.trust !== 'verified' && d.trust !== 'this hub') {
+        this.drops.note(
+          'unverified_device',
+          ev,
+          `sent by device ${d.device ?? '(unknown)'} of ${ev.sender}, which no node's key signed for`,
+        );
+        continue;
+      }
+      const [clear] = valid([d.event]);
+      if (clear) messages.push(clear);
+    }
+    await crypto.keep(waiting);
+    return { messages, retried };
   }
 
   /** Events between the last one ingested and a limited sync's timeline, oldest first. */
@@ -248,6 +309,11 @@ export class Ingest {
       if (a.node === this.hub.node) this.hooks.onOwnNodeClaimed();
       return;
     }
+    if (this.crypto && !this.crypto.claims.note(a.node, ev.sender, this.bindings.keyOf(a.node), a.device) && a.device)
+      this.hooks.log(
+        `node ${a.node} claims device ${a.device.id} without a valid signature by its key: that device is refused`,
+        'warn',
+      );
     for (const { name, roles } of a.identities) {
       const qualified = `${name}@${a.node}`;
       const known = this.hub.state.identities[qualified];

@@ -5,16 +5,18 @@ import { IDENTITY_PATTERN } from '../bus/identity';
 import { isRemote } from '../bus/relay';
 import type { Hub } from '../hub';
 import type { RemoteLink } from '../remote';
-import type { RelayOutcome, LinkStatus } from '../../protocol/views';
+import type { EncryptionStatus, RelayOutcome, LinkStatus } from '../../protocol/views';
 import { NodeBindings } from './binding';
 import { MatrixConfigError, type MatrixConfig } from './config';
 import { Drops } from './drops';
 import { loadNodeKey, signWire, type NodeKey } from './keys';
 import { classify, Homeserver } from './homeserver';
 import { Ingest } from './ingest';
-import { Outbox } from './outbox';
+import { Outbox, type RoomSend } from './outbox';
+import { RoomCrypto } from './roomCrypto';
+import { signDevice } from './deviceTrust';
 import { personIdentity } from './person';
-import { announcement, NODE_STATE } from './wire';
+import { announcement, NODE_STATE, readAnnouncement } from './wire';
 import type { Log, LogLevel } from '../../protocol/hubLog';
 
 export class MatrixLink implements RemoteLink {
@@ -34,6 +36,10 @@ export class MatrixLink implements RemoteLink {
   private readonly drops: Drops;
   private bindings?: NodeBindings;
   private key?: NodeKey;
+  private deviceId?: string;
+  private crypto?: RoomCrypto;
+  /** The room is encrypted and this hub's device could not be set up. */
+  private cryptoFailure?: string;
 
   constructor(
     private readonly hub: Hub,
@@ -62,8 +68,10 @@ export class MatrixLink implements RemoteLink {
       try {
         const me = await this.hs.whoami();
         this.userId = me.user_id;
+        this.deviceId = me.device_id;
         const invite = this.config.allowedSenders.filter((u) => u !== me.user_id);
-        this.roomId = await this.hs.joinOrCreate(this.config.room, invite);
+        this.roomId = await this.hs.joinOrCreate(this.config.room, invite, this.config.encrypt);
+        if (await this.hs.encryption(this.roomId)) await this.openCrypto();
         break;
       } catch (e) {
         const f = classify(e);
@@ -72,7 +80,10 @@ export class MatrixLink implements RemoteLink {
       }
     }
     if (this.stopped || !this.roomId || !this.userId) return;
-    this.log(`matrix: ${this.userId} in room ${this.roomId} as node ${this.hub.node}`);
+    if (this.cryptoFailure) return; // never plaintext into an encrypted room; trouble() said why
+    this.log(
+      `matrix: ${this.userId} in room ${this.roomId} as node ${this.hub.node}${this.crypto ? ' (end-to-end encrypted)' : ''}`,
+    );
     try {
       this.key = loadNodeKey(this.hub.options.storeDir);
     } catch (e) {
@@ -86,13 +97,20 @@ export class MatrixLink implements RemoteLink {
       log: (line: string, level?: LogLevel) => this.log(`matrix: ${line}`, level),
       onTrouble: (why: string, refused: boolean) => this.trouble(why, refused),
     };
-    this.outbox = new Outbox(this.hub, this.hs, this.roomId, this.config.outboxBatch, signer, {
+    const room = this.roomId;
+    const crypto = this.crypto;
+    const put: RoomSend = crypto
+      ? async (type, txnId, content) =>
+          this.hs.send(room, 'm.room.encrypted', txnId, await crypto.encrypt(type, content))
+      : (type, txnId, content) => this.hs.send(room, type, txnId, content);
+    this.outbox = new Outbox(this.hub, put, this.config.outboxBatch, signer, {
       ...hooks,
       onSuccess: () => this.healthy(),
     });
     const allowed = new Set([...this.config.allowedSenders, this.userId]);
     this.bindings = new NodeBindings(this.hub, this.config.nodes, this.userId, this.drops, this.key?.publicKey);
     void this.knowPeople();
+    if (crypto) await this.knowDevices(crypto);
     this.ingest = new Ingest(
       this.hub,
       this.hs,
@@ -104,6 +122,7 @@ export class MatrixLink implements RemoteLink {
       this.config.syncTimelineLimit,
       {
         ...hooks,
+        onEncrypted: () => this.reconnectEncrypted(),
         onOwnNodeClaimed: () => {
           this.announced = undefined;
           void this.announce();
@@ -114,6 +133,7 @@ export class MatrixLink implements RemoteLink {
           this.healthy();
         },
       },
+      crypto,
     );
     this.stopChanges = this.hub.onChanged(() => {
       this.outbox?.poke();
@@ -122,6 +142,56 @@ export class MatrixLink implements RemoteLink {
     void this.outbox.run();
     void this.ingest.run();
     void this.announce();
+  }
+
+  /** This hub's device for an encrypted room; if it cannot be had, the link stays refused (and says why). */
+  private async openCrypto(): Promise<void> {
+    if (this.crypto) return;
+    try {
+      if (!this.deviceId) throw new Error('the access token has no device (whoami gave no device_id)');
+      const bindings = () => this.bindings;
+      this.crypto = await RoomCrypto.open({
+        hs: this.hs,
+        room: this.roomId!,
+        storeDir: this.hub.options.storeDir,
+        userId: this.userId!,
+        deviceId: this.deviceId,
+        allowed: new Set(this.config.allowedSenders),
+        hubAccounts: () => new Set((bindings()?.all() ?? []).map((b) => b.user)),
+        log: this.log,
+      });
+      this.cryptoFailure = undefined;
+    } catch (e) {
+      this.cryptoFailure = `the room is end-to-end encrypted and this hub's device could not be set up (${(e as Error).message}); nothing is sent to or read from it`;
+      this.trouble(this.cryptoFailure, true);
+    }
+  }
+
+  /** Device claims already in the room's state (a restart syncs from its saved position, past them). */
+  private async knowDevices(crypto: RoomCrypto): Promise<void> {
+    try {
+      for (const ev of await this.hs.state(this.roomId!)) {
+        if (ev.type !== NODE_STATE || ev.state_key === this.hub.node) continue;
+        const a = readAnnouncement(ev);
+        if (typeof a === 'string' || !this.bindings!.speaksFor(a.node, ev.sender)) continue;
+        crypto.claims.note(a.node, ev.sender, this.bindings!.keyOf(a.node), a.device);
+      }
+    } catch (e) {
+      this.log(
+        `matrix: could not read the room's node announcements (${classify(e).why}); devices are verified as announcements arrive`,
+      );
+    }
+  }
+
+  /** The room was encrypted under us: start again, with a device. */
+  private reconnectEncrypted(): void {
+    if (this.crypto || this.stopped) return;
+    this.log("matrix: the room turned on end-to-end encryption; reconnecting with this hub's device");
+    this.stopChanges?.();
+    this.outbox?.stop();
+    this.ingest?.stop();
+    this.announced = undefined;
+    void this.connect();
   }
 
   private trouble(why: string, refused: boolean): void {
@@ -149,7 +219,11 @@ export class MatrixLink implements RemoteLink {
       .filter((i) => !isRemote(i.name))
       .map((i) => ({ name: i.name, roles: i.roles }))
       .sort((a, b) => a.name.localeCompare(b.name));
-    const content = announcement(this.hub.node, identities, this.key?.publicKey);
+    const device =
+      this.crypto && this.key && this.userId
+        ? signDevice(this.key, this.hub.node, this.userId, this.crypto.deviceId, this.crypto.ed25519)
+        : undefined;
+    const content = announcement(this.hub.node, identities, this.key?.publicKey, device);
     const signature = JSON.stringify(content);
     // Nothing to say until a first identity connects: state events count against rate limits.
     if (signature === this.announced || identities.length === 0) return;
@@ -214,7 +288,14 @@ export class MatrixLink implements RemoteLink {
       nodes: this.bindings?.all(),
       dropped: this.drops.summary(),
       notices: this.bindings?.notices() ?? [],
+      encryption: this.encryption(),
     };
+  }
+
+  private encryption(): EncryptionStatus | undefined {
+    if (this.cryptoFailure)
+      return { state: 'failed', error: this.cryptoFailure, devices: [], waitingForKeys: 0, undecryptable: 0 };
+    return this.crypto?.status();
   }
 
   close(): Promise<void> {
@@ -223,6 +304,7 @@ export class MatrixLink implements RemoteLink {
     this.outbox?.stop();
     this.ingest?.stop();
     this.hs.stop();
+    this.crypto?.close();
     return Promise.resolve();
   }
 }

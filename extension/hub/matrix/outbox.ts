@@ -9,7 +9,7 @@ import { batchOf } from '../bus/reduce';
 import { messageTxnId } from '../bus/relay';
 import type { Hub } from '../hub';
 import type { RelayOutcome } from '../../protocol/views';
-import { classify, type Homeserver } from './homeserver';
+import { classify } from './homeserver';
 import { personUser } from './person';
 import { BATCH_BYTES, batchCost, batchEvent, eventTypeOf, outboxEvent, type Signer } from './wire';
 import type { Log } from '../../protocol/hubLog';
@@ -21,6 +21,9 @@ const MAX_BACKOFF_MS = 2000;
  * those go alone again (same txnId, deduped by the homeserver) instead of inside a batch.
  */
 const ALONE_IN_FLIGHT = 4;
+
+/** Puts one event in the room, idempotent by txnId (encrypted first in an encrypted room); its event id. */
+export type RoomSend = (type: string, txnId: string, content: Record<string, unknown>) => Promise<string>;
 
 export interface OutboxHooks {
   log: Log;
@@ -46,8 +49,7 @@ export class Outbox {
 
   constructor(
     private readonly hub: Hub,
-    private readonly hs: Homeserver,
-    private readonly room: string,
+    private readonly put: RoomSend,
     private readonly batch: number,
     private readonly signer: Signer | undefined,
     private readonly hooks: OutboxHooks,
@@ -167,7 +169,7 @@ export class Outbox {
         const { type, content } = next.txnId.startsWith('batch.')
           ? batchEvent(next.entries, this.hub.node, this.signer)
           : outboxEvent(next.entries[0], this.hub.node, this.signer);
-        const eventId = await this.hs.send(this.room, type, next.txnId, content);
+        const eventId = await this.put(type, next.txnId, content);
         this.failures = 0;
         this.lastError = undefined;
         this.hooks.onSuccess();

@@ -74,6 +74,15 @@ export interface Announcement {
   identities: { name: string; roles: string[] }[];
   /** The node's Ed25519 public key (base64 SPKI DER). */
   key?: string;
+  /** The node's Matrix device in an encrypted room, signed by the node's key. */
+  device?: DeviceClaim;
+}
+
+/** "This device speaks for node N": its id and Ed25519 key, signed by N's key (deviceTrust.ts). */
+export interface DeviceClaim {
+  id: string;
+  ed25519: string;
+  sig: string;
 }
 
 /** An entry of a batch (or a single event's data), with the object as it came, for its signature. */
@@ -168,6 +177,9 @@ const announcementSchema = z.object({
     )
     .max(1000),
   key: z.string().max(200).optional(),
+  device: z
+    .object({ id: z.string().min(1).max(255), ed25519: z.string().max(100), sig: z.string().max(200) })
+    .optional(),
 });
 
 const rawEvent = z.object({
@@ -264,6 +276,7 @@ export function readAnnouncement(ev: RawEvent): Announcement | string {
   return {
     node: a.node,
     ...(a.key ? { key: a.key } : {}),
+    ...(a.device ? { device: a.device } : {}),
     identities: a.identities.map((i) => ({
       name: i.name,
       roles: (i.roles ?? []).filter((r): r is string => typeof r === 'string' && r.length <= 64).slice(0, 16),
@@ -463,8 +476,9 @@ export function announcement(
   node: string,
   identities: Announcement['identities'],
   key?: string,
+  device?: DeviceClaim,
 ): Record<string, unknown> {
-  return { node, identities, ...(key ? { key } : {}) };
+  return { node, identities, ...(key ? { key } : {}), ...(device ? { device } : {}) };
 }
 
 /** The message as this node stores it, or undefined if none of its recipients lives here. */

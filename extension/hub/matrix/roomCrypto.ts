@@ -1,0 +1,339 @@
+// This hub's device in an end-to-end encrypted bus room: matrix-js-sdk's Rust crypto (the
+// OlmMachine of matrix-sdk-crypto-wasm), driven by the hub's own sync and outbox. Its store is an
+// in-memory IndexedDB made durable in the node's store folder (cryptoStore.ts), saved after every
+// operation that changes it and before anything it produced leaves the hub — so a restart is the
+// same device with the same sessions, and a Megolm index is never used twice.
+import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import * as fakeIndexedDb from 'fake-indexeddb';
+import {
+  CollectStrategy,
+  DecryptionSettings,
+  DeviceId,
+  DeviceLists,
+  EncryptionSettings,
+  HistoryVisibility,
+  initAsync,
+  LocalTrust,
+  OlmMachine,
+  RequestType,
+  RoomId,
+  TrustRequirement,
+  UserId,
+  type OutgoingRequest,
+} from '@matrix-org/matrix-sdk-crypto-wasm';
+import { CryptoStore } from './cryptoStore';
+import { DeviceClaims, trustOf, type DeviceTrust } from './deviceTrust';
+import type { Homeserver, RawEvent, SyncResponse } from './homeserver';
+import { replaceDurably } from '../store/durableJsonFile';
+import { nodeFs, writeAll } from '../store/storeFs';
+import type { EncryptionStatus } from '../../protocol/views';
+import type { Log } from '../../protocol/hubLog';
+
+const STORE_NAME = 'handoff-crypto';
+/** An event whose room key has not come after this long is given up (counted as undecryptable). */
+const UNDECRYPTED_KEPT_MS = 24 * 3600_000;
+const UNDECRYPTED_MAX = 10_000;
+
+export type Decrypted = { ok: true; event: RawEvent; device?: string; trust: DeviceTrust } | { ok: false; why: string };
+
+interface Waiting {
+  event: RawEvent;
+  since: number;
+}
+
+export class RoomCrypto {
+  readonly claims = new DeviceClaims();
+  private queue: Promise<unknown> = Promise.resolve();
+  private members?: string[];
+  private trustByDevice = new Map<string, { user: string; id: string; trust: DeviceTrust }>();
+  private waiting: Waiting[] = [];
+  private undecryptable = 0;
+
+  private constructor(
+    private readonly machine: OlmMachine,
+    private readonly store: CryptoStore,
+    private readonly hs: Homeserver,
+    private readonly room: string,
+    readonly userId: string,
+    readonly deviceId: string,
+    private readonly allowed: ReadonlySet<string>,
+    private readonly hubAccounts: () => ReadonlySet<string>,
+    private readonly waitingPath: string,
+  ) {}
+
+  /** Opens (or creates) this device's crypto; its store lives in `storeDir`, one file per account and device. */
+  static async open(opts: {
+    hs: Homeserver;
+    room: string;
+    storeDir: string;
+    userId: string;
+    deviceId: string;
+    allowed: ReadonlySet<string>;
+    hubAccounts: () => ReadonlySet<string>;
+    log: Log;
+  }): Promise<RoomCrypto> {
+    const base = `matrix-crypto-${fileSafe(opts.userId)}-${fileSafe(opts.deviceId)}`;
+    const store = new CryptoStore(join(opts.storeDir, `${base}.v8`), `${STORE_NAME}::`);
+    // The wasm reaches IndexedDB through the globals; one crypto store per hub process.
+    for (const [k, v] of Object.entries(fakeIndexedDb))
+      if (k.startsWith('IDB')) (globalThis as Record<string, unknown>)[k] = v;
+    (globalThis as Record<string, unknown>).indexedDB = store.factory;
+    const how = await store.open();
+    await initAsync();
+    const machine = await OlmMachine.initialize(
+      new UserId(opts.userId),
+      new DeviceId(opts.deviceId),
+      STORE_NAME,
+      undefined,
+    );
+    const c = new RoomCrypto(
+      machine,
+      store,
+      opts.hs,
+      opts.room,
+      opts.userId,
+      opts.deviceId,
+      opts.allowed,
+      opts.hubAccounts,
+      join(opts.storeDir, `${base}.undecrypted.json`),
+    );
+    c.waiting = await readWaiting(c.waitingPath);
+    await c.serial(async () => {
+      await store.save();
+      await c.flush();
+      await machine.updateTrackedUsers((await c.recipients()).map((u) => new UserId(u)));
+      await c.flush();
+    });
+    opts.log(
+      `matrix: end-to-end encryption on, device ${opts.deviceId} (${how === 'restored' ? 'restored from' : 'new, kept in'} ${store.path})`,
+    );
+    return c;
+  }
+
+  /** The device's Ed25519 key, base64: what the node's device claim signs. */
+  get ed25519(): string {
+    return this.machine.identityKeys.ed25519.toBase64();
+  }
+
+  /** Runs crypto work one piece at a time: the machine and its store see one writer. */
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** A sync's to-device messages, device list changes and key counts; then what they call for. */
+  receive(res: SyncResponse): Promise<void> {
+    return this.serial(async () => {
+      const lists = new DeviceLists(
+        (res.device_lists?.changed ?? []).map((u) => new UserId(u)),
+        (res.device_lists?.left ?? []).map((u) => new UserId(u)),
+      );
+      if (res.device_lists?.left?.length) this.members = undefined;
+      await this.machine.receiveSyncChanges(
+        JSON.stringify(res.to_device?.events ?? []),
+        lists,
+        new Map(Object.entries(res.device_one_time_keys_count ?? {})),
+        res.device_unused_fallback_key_types ? new Set(res.device_unused_fallback_key_types) : undefined,
+      );
+      await this.store.save();
+      await this.flush();
+    });
+  }
+
+  /** The room's membership changed: who gets the room key is asked again before the next send. */
+  membersChanged(): void {
+    this.members = undefined;
+  }
+
+  /** Sends what the machine asks for (key uploads, queries, claims, to-device), saving after each answer. */
+  private async flush(): Promise<void> {
+    for (let round = 0; round < 8; round++) {
+      const requests = await this.machine.outgoingRequests();
+      await this.store.save(); // new one-time keys are on disk before the homeserver hears of them
+      const sent = requests.filter((r) => r.type !== RequestType.KeysBackup);
+      if (sent.length === 0) return;
+      for (const r of sent) await this.send(r);
+    }
+  }
+
+  private async send(r: OutgoingRequest): Promise<void> {
+    let res: unknown;
+    switch (r.type) {
+      case RequestType.KeysUpload:
+        res = await this.hs.crypto('POST', '/keys/upload', r.body);
+        break;
+      case RequestType.KeysQuery:
+        res = await this.hs.crypto('POST', '/keys/query', r.body);
+        break;
+      case RequestType.KeysClaim:
+        res = await this.hs.crypto('POST', '/keys/claim', r.body);
+        break;
+      case RequestType.SignatureUpload:
+        res = await this.hs.crypto('POST', '/keys/signatures/upload', r.body);
+        break;
+      case RequestType.ToDevice: {
+        const t = r as unknown as { event_type: string; txn_id: string };
+        res = await this.hs.crypto(
+          'PUT',
+          `/sendToDevice/${encodeURIComponent(t.event_type)}/${encodeURIComponent(t.txn_id)}`,
+          r.body,
+        );
+        break;
+      }
+      default:
+        return; // room messages and backups: this hub asks for neither
+    }
+    await this.machine.markRequestAsSent(r.id!, r.type, JSON.stringify(res ?? {}));
+    await this.store.save();
+  }
+
+  /** The accounts the room key goes to: allowed members of the room (and this one). */
+  private async recipients(): Promise<string[]> {
+    this.members ??= await this.hs.joinedMembers(this.room);
+    return this.members.filter((u) => u === this.userId || this.allowed.has(u));
+  }
+
+  /** Sets each known device's local trust from the node claims: verified, refused (blacklisted), or left unverified. */
+  private async settleTrust(users: string[]): Promise<void> {
+    const hubs = this.hubAccounts();
+    const own = { user: this.userId, id: this.deviceId };
+    for (const user of users) {
+      const devices = await this.machine.getUserDevices(new UserId(user));
+      for (const d of devices.devices()) {
+        const known = { user, id: d.deviceId.toString(), ed25519: d.ed25519Key?.toBase64() };
+        const trust = trustOf(known, own, this.claims, hubs);
+        this.trustByDevice.set(`${user}\n${known.id}`, { user, id: known.id, trust });
+        const want =
+          trust === 'verified' ? LocalTrust.Verified : trust === 'refused' ? LocalTrust.BlackListed : LocalTrust.Unset;
+        if (trust !== 'this hub' && d.localTrustState !== want) await d.setLocalTrust(want);
+      }
+    }
+  }
+
+  /**
+   * Encrypts an event for the room: the room key goes first to every device of the allowed
+   * members that is not refused. The store is saved before the ciphertext is returned.
+   */
+  encrypt(type: string, content: object): Promise<Record<string, unknown>> {
+    return this.serial(async () => {
+      const users = await this.recipients();
+      // Each call takes its UserIds (wasm objects passed by value): fresh ones every time.
+      const ids = () => users.map((u) => new UserId(u));
+      await this.machine.updateTrackedUsers(ids());
+      await this.flush(); // device lists of new members
+      await this.settleTrust(users);
+      const claim = await this.machine.getMissingSessions(ids());
+      if (claim) await this.send(claim);
+      const settings = new EncryptionSettings();
+      settings.sharingStrategy = CollectStrategy.deviceBasedStrategy(false, false);
+      settings.historyVisibility = HistoryVisibility.Shared;
+      for (const r of await this.machine.shareRoomKey(new RoomId(this.room), ids(), settings)) await this.send(r);
+      const out = await this.machine.encryptRoomEvent(new RoomId(this.room), type, JSON.stringify(content));
+      await this.store.save();
+      return JSON.parse(out) as Record<string, unknown>;
+    });
+  }
+
+  /** A room event in the clear, with the device that sent it and what this hub thinks of that device. */
+  decrypt(ev: RawEvent): Promise<Decrypted> {
+    return this.serial(async () => {
+      try {
+        const r = await this.machine.decryptRoomEvent(
+          JSON.stringify(ev),
+          new RoomId(this.room),
+          new DecryptionSettings(TrustRequirement.Untrusted),
+        );
+        const inner = JSON.parse(r.event) as { type?: unknown; content?: unknown };
+        if (typeof inner.type !== 'string' || !inner.content || typeof inner.content !== 'object')
+          return { ok: false, why: 'the decrypted event has no type or content' };
+        const device = r.senderDevice?.toString();
+        if (!device) return { ok: false, why: 'the sending device is not known yet' };
+        const key = `${ev.sender}\n${device}`;
+        await this.settleTrust([ev.sender]);
+        if (!this.trustByDevice.has(key)) {
+          // A member this hub has not sent to yet: ask for its devices first.
+          await this.machine.updateTrackedUsers([new UserId(ev.sender)]);
+          await this.flush();
+          await this.settleTrust([ev.sender]);
+        }
+        const trust = this.trustByDevice.get(key)?.trust;
+        if (!trust) return { ok: false, why: `device ${device} of ${ev.sender} is not known yet` };
+        return {
+          ok: true,
+          device,
+          trust,
+          event: { ...ev, type: inner.type, content: inner.content as Record<string, unknown> },
+        };
+      } catch (e) {
+        return { ok: false, why: (e as Error).message ?? String(e) };
+      }
+    });
+  }
+
+  /** Keeps an event whose room key has not arrived; it is tried again after each sync. */
+  async keep(events: RawEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const now = Date.now();
+    for (const event of events)
+      if (!this.waiting.some((w) => w.event.event_id === event.event_id)) this.waiting.push({ event, since: now });
+    await this.saveWaiting();
+  }
+
+  /** Events kept for their keys, oldest first; those past their time are given up (returned in `expired`). */
+  kept(): { events: RawEvent[]; expired: RawEvent[] } {
+    const cutoff = Date.now() - UNDECRYPTED_KEPT_MS;
+    const expired = this.waiting.filter((w, i) => w.since < cutoff || i < this.waiting.length - UNDECRYPTED_MAX);
+    this.undecryptable += expired.length;
+    this.waiting = this.waiting.filter((w) => !expired.includes(w));
+    return { events: this.waiting.map((w) => w.event), expired: expired.map((w) => w.event) };
+  }
+
+  /** Forgets kept events that were taken (after their commit). */
+  async taken(ids: ReadonlySet<string>): Promise<void> {
+    const before = this.waiting.length;
+    this.waiting = this.waiting.filter((w) => !ids.has(w.event.event_id));
+    if (this.waiting.length !== before) await this.saveWaiting();
+  }
+
+  private async saveWaiting(): Promise<void> {
+    const bytes = Buffer.from(JSON.stringify(this.waiting));
+    await replaceDurably(nodeFs, this.waitingPath, async (file) => {
+      await writeAll(file, bytes, 0);
+      return bytes.length;
+    });
+  }
+
+  status(): EncryptionStatus {
+    return {
+      state: 'on',
+      device: this.deviceId,
+      deviceKey: this.ed25519,
+      devices: [...this.trustByDevice.values()]
+        .map(({ user, id, trust }) => ({ user, device: id, trust }))
+        .sort((a, b) => a.user.localeCompare(b.user) || a.device.localeCompare(b.device)),
+      waitingForKeys: this.waiting.length,
+      undecryptable: this.undecryptable,
+      storeBytes: this.store.bytes,
+    };
+  }
+
+  close(): void {
+    this.machine.close();
+  }
+}
+
+function fileSafe(s: string): string {
+  return s.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+async function readWaiting(path: string): Promise<Waiting[]> {
+  try {
+    const parsed = JSON.parse(await readFile(path, 'utf8')) as unknown;
+    return Array.isArray(parsed) ? (parsed as Waiting[]) : [];
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+}
