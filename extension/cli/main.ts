@@ -13,6 +13,7 @@ import { findWorkspace } from '../shared/paths';
 import { call, InboxRequest, SendRequest, SnapshotRequest } from '../protocol/control';
 import type { InboxItem, SendResult, Snapshot } from '../protocol/views';
 import { age } from '../shared/format';
+import { deviceLines, encryptionLine } from '../shared/encryptionText';
 import { recipientsText } from '../shared/sendText';
 import { parseHubArgs, runHub } from '../hub/start/run';
 
@@ -181,6 +182,8 @@ async function main(argv: string[]): Promise<number> {
           ...(s.link
             ? [
                 `  matrix ${s.link.state}${s.link.error ? ` (${s.link.error})` : ''} · ${s.link.userId ?? '?'} in ${s.link.room ?? '?'} · outbox ${s.link.outbox}`,
+                `  ${encryptionLine(s.link)}`,
+                ...deviceLines(s.link).map((d) => `    ${d}`),
               ]
             : []),
           ...late.map(

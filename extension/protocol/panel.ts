@@ -60,6 +60,8 @@ export interface MatrixView {
   notices: string[];
   /** Room events not taken, by why; absent when none. */
   droppedLabel?: string;
+  /** Whether the room is end-to-end encrypted, and how its devices stand, in words. */
+  encryption: { on: boolean; label: string; devices: string[] };
 }
 
 export interface SessionView {

@@ -358,6 +358,17 @@ function renderMatrix(x: MatrixView | undefined): void {
       el('span', { class: 'matrix-sync' }, `· ${x.lastSyncLabel}`),
     ),
   ];
+  rows.push(
+    el(
+      'div',
+      {
+        class: `matrix-detail matrix-encryption${x.encryption.on ? '' : ' dim'}`,
+        title: [x.encryption.label, ...x.encryption.devices].join('\n'),
+      },
+      icon(x.encryption.on ? 'lock' : 'unlock'),
+      el('span', {}, x.encryption.label),
+    ),
+  );
   if (x.error)
     rows.push(el('div', { class: 'matrix-error', title: x.error }, icon('warning'), el('span', {}, x.error)));
   for (const n of x.notices)

@@ -86,6 +86,49 @@ describe('Matrix in the panel model', () => {
     assert.equal(quiet.droppedLabel, undefined);
   });
 
+  it('says whether the room is end-to-end encrypted, and which devices are verified, unverified or refused', () => {
+    const plain = panelModel(running, snapshot(link()), 'all', 'maria').matrix!;
+    assert.deepEqual(plain.encryption, {
+      on: false,
+      label: 'not end-to-end encrypted: the homeserver can read every handoff',
+      devices: [],
+    });
+    const encryption = {
+      state: 'on' as const,
+      device: 'AAAA',
+      deviceKey: 'k',
+      devices: [
+        { user: '@alice:example.org', device: 'AAAA', trust: 'this hub' as const },
+        { user: '@b:example.org', device: 'BBBB', trust: 'verified' as const },
+        { user: '@b:example.org', device: 'EVIL', trust: 'refused' as const },
+        { user: '@carol:example.org', device: 'CCCC', trust: 'unverified' as const },
+      ],
+      waitingForKeys: 2,
+      undecryptable: 0,
+    };
+    const on = panelModel(running, snapshot(link({ encryption })), 'all', 'maria').matrix!;
+    assert.equal(on.encryption.on, true);
+    assert.equal(
+      on.encryption.label,
+      "end-to-end encrypted · device AAAA · 1 verified by node keys · 1 unverified (people's: they get the keys) · 1 refused (no node signed for them) · 2 events waiting for keys",
+    );
+    assert.deepEqual(on.encryption.devices, [
+      '@b:example.org BBBB verified',
+      '@b:example.org EVIL refused',
+      '@carol:example.org CCCC unverified',
+    ]);
+    const failed = panelModel(
+      running,
+      snapshot(
+        link({ encryption: { state: 'failed', error: 'no device', devices: [], waitingForKeys: 0, undecryptable: 0 } }),
+      ),
+      'all',
+      'maria',
+    ).matrix!;
+    assert.equal(failed.encryption.on, false);
+    assert.equal(failed.encryption.label, 'end-to-end encrypted, but this hub has no device: no device');
+  });
+
   it('says why when refused or retrying, in the tone of the problem', () => {
     const refused = panelModel(
       running,

@@ -3,6 +3,7 @@
 import { CHANNEL_WORDS } from '../../protocol/model';
 import type { LedgerEntry, LedgerRecipient, LinkStatus, Snapshot } from '../../protocol/views';
 import { age, clock, plural } from '../../shared/format';
+import { deviceLines, encryptionLine } from '../../shared/encryptionText';
 import type { HubState } from '../hubSupervisor';
 import {
   advisoryReadsLabel,
@@ -134,6 +135,7 @@ function matrixView(r: LinkStatus): MatrixView {
     advisoryReadsNote: r.advisoryReadsNote,
     notices: r.notices ?? [],
     droppedLabel: droppedLabel(r),
+    encryption: { on: r.encryption?.state === 'on', label: encryptionLine(r), devices: deviceLines(r) },
   };
 }
 

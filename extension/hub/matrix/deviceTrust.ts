@@ -32,12 +32,12 @@ export function claimValid(nodeKey: string, node: string, user: string, c: Devic
 export class DeviceClaims {
   private readonly byNode = new Map<string, { user: string; id: string; ed25519: string }>();
 
-  /** Takes a node's claim if its bound key signed it; false (and nothing kept) otherwise. */
+  /**
+   * Takes a node's claim if its bound key signed it. Anything else is false and changes nothing:
+   * whoever can write the account's state cannot void a device the node signed for.
+   */
   note(node: string, user: string, nodeKey: string | undefined, c: DeviceClaim | undefined): boolean {
-    if (!c || !nodeKey || !claimValid(nodeKey, node, user, c)) {
-      this.byNode.delete(node);
-      return false;
-    }
+    if (!c || !nodeKey || !claimValid(nodeKey, node, user, c)) return false;
     this.byNode.set(node, { user, id: c.id, ed25519: c.ed25519 });
     return true;
   }

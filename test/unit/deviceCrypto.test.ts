@@ -1,0 +1,106 @@
+// An encrypted room's device, without a homeserver: the crypto store survives a restart byte for
+// byte (what lets a hub stay one device), and device claims are believed only under the node's key.
+import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { CryptoStore } from '../../extension/hub/matrix/cryptoStore';
+import { claimValid, DeviceClaims, signDevice, trustOf } from '../../extension/hub/matrix/deviceTrust';
+import { loadNodeKey } from '../../extension/hub/matrix/keys';
+import { tempDir } from '../helpers/hubProcess';
+
+function request<T>(req: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+}
+
+async function fill(factory: IDBFactory): Promise<void> {
+  const open = factory.open('app::crypto', 3);
+  open.onupgradeneeded = () => {
+    const db = open.result;
+    const sessions = db.createObjectStore('sessions', { keyPath: ['room', 'id'] });
+    sessions.createIndex('byRoom', 'room', { unique: false });
+    db.createObjectStore('core');
+  };
+  const db = await request(open);
+  const tx = db.transaction(['sessions', 'core'], 'readwrite');
+  tx.objectStore('sessions').put({ room: '!r', id: 's1', key: new Uint8Array([1, 2, 3]) });
+  tx.objectStore('sessions').put({ room: '!q', id: 's2', key: new Uint8Array([4]) });
+  tx.objectStore('core').put({ pickled: 'account' }, 'account');
+  await new Promise((r) => (tx.oncomplete = r));
+  db.close();
+}
+
+describe('the crypto store', () => {
+  it('comes back after a restart with every record, key and index, and is written only when it changed', async () => {
+    const dir = tempDir('crypto');
+    const path = join(dir, 'device.v8');
+    const first = new CryptoStore(path, 'app::');
+    assert.equal(await first.open(), 'new');
+    await fill(first.factory);
+    await first.save();
+    assert.equal(statSync(path).mode & 0o777, 0o600, 'private to the user');
+    const written = statSync(path).mtimeMs;
+    await first.save();
+    assert.equal(statSync(path).mtimeMs, written, 'unchanged: not written again');
+
+    const second = new CryptoStore(path, 'app::');
+    assert.equal(await second.open(), 'restored');
+    const db = await request(second.factory.open('app::crypto'));
+    assert.equal(db.version, 3, 'same version: the owner sees no upgrade');
+    const tx = db.transaction(['sessions', 'core']);
+    const byRoom = await request(tx.objectStore('sessions').index('byRoom').getAll('!r'));
+    assert.deepEqual(byRoom, [{ room: '!r', id: 's1', key: new Uint8Array([1, 2, 3]) }]);
+    assert.deepEqual(await request(tx.objectStore('core').get('account')), { pickled: 'account' });
+    db.close();
+  });
+
+  it('a snapshot it cannot read is an error, never a new device', async () => {
+    const dir = tempDir('crypto');
+    const path = join(dir, 'device.v8');
+    const s = new CryptoStore(path, 'app::');
+    await s.open();
+    await s.save();
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(path, 'not a snapshot');
+    await assert.rejects(new CryptoStore(path, 'app::').open());
+  });
+});
+
+describe('device claims', () => {
+  const keyA = loadNodeKey(tempDir('nodeA'));
+  const keyB = loadNodeKey(tempDir('nodeB'));
+
+  it("are believed only under the claiming node's key, for its account and device", () => {
+    const c = signDevice(keyA, 'nodeA', '@a:x', 'DEV', 'ed');
+    assert.ok(claimValid(keyA.publicKey, 'nodeA', '@a:x', c));
+    assert.ok(!claimValid(keyB.publicKey, 'nodeA', '@a:x', c), "another node's key");
+    assert.ok(!claimValid(keyA.publicKey, 'nodeB', '@a:x', c), 'another node');
+    assert.ok(!claimValid(keyA.publicKey, 'nodeA', '@m:x', c), 'another account');
+    assert.ok(!claimValid(keyA.publicKey, 'nodeA', '@a:x', { ...c, id: 'EVIL' }), 'another device');
+    assert.ok(!claimValid(keyA.publicKey, 'nodeA', '@a:x', { ...c, ed25519: 'other' }), 'another device key');
+  });
+
+  it("verify a hub's device, refuse its account's other devices, and leave people's unverified", () => {
+    const claims = new DeviceClaims();
+    assert.ok(claims.note('nodeA', '@a:x', keyA.publicKey, signDevice(keyA, 'nodeA', '@a:x', 'DEV', 'ed')));
+    const hubs = new Set(['@a:x', '@me:x']);
+    const me = { user: '@me:x', id: 'MINE' };
+    assert.equal(trustOf({ user: '@a:x', id: 'DEV', ed25519: 'ed' }, me, claims, hubs), 'verified');
+    assert.equal(trustOf({ user: '@a:x', id: 'DEV', ed25519: 'swapped' }, me, claims, hubs), 'refused');
+    assert.equal(trustOf({ user: '@a:x', id: 'NEW', ed25519: 'ed' }, me, claims, hubs), 'refused');
+    assert.equal(trustOf({ user: '@me:x', id: 'MINE' }, me, claims, hubs), 'this hub');
+    assert.equal(trustOf({ user: '@me:x', id: 'OTHER' }, me, claims, hubs), 'refused');
+    assert.equal(trustOf({ user: '@carol:x', id: 'PHONE', ed25519: 'c' }, me, claims, hubs), 'unverified');
+    // A claim the node's key did not sign changes nothing: it cannot void or replace the device.
+    assert.ok(!claims.note('nodeA', '@a:x', keyA.publicKey, signDevice(keyB, 'nodeA', '@a:x', 'EVIL', 'ev')));
+    assert.equal(trustOf({ user: '@a:x', id: 'DEV', ed25519: 'ed' }, me, claims, hubs), 'verified');
+    assert.equal(trustOf({ user: '@a:x', id: 'EVIL', ed25519: 'ev' }, me, claims, hubs), 'refused');
+    // The node's own new claim (a new login, a new device) replaces the old one.
+    assert.ok(claims.note('nodeA', '@a:x', keyA.publicKey, signDevice(keyA, 'nodeA', '@a:x', 'DEV2', 'ed2')));
+    assert.equal(trustOf({ user: '@a:x', id: 'DEV', ed25519: 'ed' }, me, claims, hubs), 'refused');
+    assert.equal(trustOf({ user: '@a:x', id: 'DEV2', ed25519: 'ed2' }, me, claims, hubs), 'verified');
+  });
+});
