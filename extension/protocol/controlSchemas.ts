@@ -88,6 +88,8 @@ export const matrixConnectParams = z
     room: z.string().min(1).max(512),
     /** Matrix user ids whose handoffs are accepted; the hub's own account always is. */
     allowedSenders: z.array(z.string().min(1).max(255)).max(1000).optional(),
+    /** Create the room end-to-end encrypted, if the hub creates it. */
+    encrypt: z.boolean().optional(),
   })
   .strict();
 

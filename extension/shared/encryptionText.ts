@@ -9,13 +9,15 @@ export function encryptionLine(r: LinkStatus): string {
   if (!e) return 'not end-to-end encrypted: the homeserver can read every handoff';
   if (e.state === 'failed') return `end-to-end encrypted, but this hub has no device: ${e.error ?? 'unknown error'}`;
   const count = (t: string) => e.devices.filter((d) => d.trust === t).length;
+  // Most telling first: a narrow panel cuts the end off (the whole line is its tooltip).
   return [
-    `end-to-end encrypted · device ${e.device ?? '?'}`,
+    'end-to-end encrypted',
     `${count('verified')} verified by node keys`,
     count('unverified') ? `${count('unverified')} unverified (people's: they get the keys)` : undefined,
     count('refused') ? `${count('refused')} refused (no node signed for them)` : undefined,
     e.waitingForKeys ? `${plural(e.waitingForKeys, 'event')} waiting for keys` : undefined,
     e.undecryptable ? `${e.undecryptable} undecryptable` : undefined,
+    `this hub's device ${e.device ?? '?'}`,
   ]
     .filter(Boolean)
     .join(' · ');

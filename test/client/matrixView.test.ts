@@ -110,7 +110,7 @@ describe('Matrix in the panel model', () => {
     assert.equal(on.encryption.on, true);
     assert.equal(
       on.encryption.label,
-      "end-to-end encrypted · device AAAA · 1 verified by node keys · 1 unverified (people's: they get the keys) · 1 refused (no node signed for them) · 2 events waiting for keys",
+      "end-to-end encrypted · 1 verified by node keys · 1 unverified (people's: they get the keys) · 1 refused (no node signed for them) · 2 events waiting for keys · this hub's device AAAA",
     );
     assert.deepEqual(on.encryption.devices, [
       '@b:example.org BBBB verified',

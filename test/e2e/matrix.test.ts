@@ -26,9 +26,10 @@ announce('the Connect Matrix end-to-end tests', missing);
 
 const ARTIFACTS = join(ROOT, '.test-artifacts', 'e2e');
 const THEMES = [
-  { name: 'light', theme: 'Default Light Modern', signIn: 'token' as const },
-  { name: 'dark', theme: 'Default Dark Modern', signIn: 'password' as const },
-  { name: 'high-contrast', theme: 'Default High Contrast', signIn: 'token' as const },
+  { name: 'light', theme: 'Default Light Modern', signIn: 'token' as const, encrypt: false },
+  // handoff.matrix.encrypt: the editor's hub creates the room end-to-end encrypted.
+  { name: 'dark', theme: 'Default Dark Modern', signIn: 'password' as const, encrypt: true },
+  { name: 'high-contrast', theme: 'Default High Contrast', signIn: 'token' as const, encrypt: false },
 ];
 
 async function hubOf(workspace: string, not?: number): Promise<{ pid: number; socket: string }> {
@@ -149,7 +150,7 @@ describe('Connect Matrix in a real VS Code against a real Synapse', () => {
         const dialogs: string[] = [];
         const res = await runVsCode({
           extensionPath: ROOT,
-          userSettings: { 'workbench.colorTheme': t.theme },
+          userSettings: { 'workbench.colorTheme': t.theme, 'handoff.matrix.encrypt': t.encrypt },
           viewport: { width: 1280, height: 800 },
           timeoutMs: 280_000,
           keepTemp: true,
@@ -239,6 +240,17 @@ describe('Connect Matrix in a real VS Code against a real Synapse', () => {
           await reviewer.ok('ack', { message_id: reviewer.pushes[0].meta.message_id });
           const row = frame.locator(`article.event[data-id="${sent.message_id}"]`);
           await row.locator('.receipt[data-state="acked"]').waitFor({ timeout: 30_000 });
+          // Whether the room is encrypted, and (encrypted) bob's hub's device verified by its node key.
+          const encryption = header.locator('.matrix-encryption');
+          if (t.encrypt)
+            await encryption
+              .filter({ hasText: /^end-to-end encrypted · 1 verified by node keys · this hub's device \S+$/ })
+              .waitFor({ timeout: 30_000 });
+          else
+            assert.equal(
+              await encryption.innerText(),
+              'not end-to-end encrypted: the homeserver can read every handoff',
+            );
 
           // Bob reads it in his Matrix client: an m.read receipt, shown as advisory and per user.
           const roomId = (await header.locator('.matrix-room').textContent()) ?? '';

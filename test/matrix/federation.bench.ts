@@ -1,6 +1,7 @@
 // Across organisations, measured: two Synapse servers federating on loopback.
 //  1. A handoff's latency (send → push at the recipient) between hubs on two federated servers,
-//     against two hubs on one server, samples alternating in the same run.
+//     against two hubs on one server, each in a plain and in an end-to-end encrypted room,
+//     samples alternating in the same run.
 //  2. How it scales: 2, 4 and 8 hubs, half on each server, all in one room, with the same total
 //     traffic (a ring: hub i sends to hub i+1). Every hub syncs the whole room, so each hub's CPU
 //     is read from /proc before and after the traffic, with its RSS at the end.
@@ -40,7 +41,7 @@ interface Ring {
 }
 
 /** n hubs in one room on the room's server (servers[0]), accounts spread over the servers in turn. */
-async function ring(servers: Synapse[], n: number): Promise<Ring> {
+async function ring(servers: Synapse[], n: number, encrypt = false): Promise<Ring> {
   const tag = unique();
   const home = (i: number) => servers[i % servers.length];
   const users: MatrixUser[] = [];
@@ -50,7 +51,9 @@ async function ring(servers: Synapse[], n: number): Promise<Ring> {
   const agents: Agent[] = [];
   for (let i = 0; i < n; i++) {
     const others = users.filter((_, j) => j !== i).map((u) => u.userId);
-    hubs.push(await matrixHub(home(i), { node: `n${i}`, user: users[i], room, allowed: others, relayWaitMs: 3000 }));
+    hubs.push(
+      await matrixHub(home(i), { node: `n${i}`, user: users[i], room, allowed: others, relayWaitMs: 3000, encrypt }),
+    );
     agents.push(await connectAgent({ socket: hubs[i].socket, name: `agent${i}`, session: `agent${i}-1` }));
   }
   for (let i = 0; i < n; i++) await waitPeer(agents[i], `agent${(i + 1) % n}@n${(i + 1) % n}`, 60_000);
@@ -82,28 +85,27 @@ async function main(): Promise<void> {
   }
   const [hs1, hs2] = await Promise.all([federating(), federating()]);
   try {
-    // 1. Latency: one server against two federated ones, alternating.
-    const one = await ring([hs1], 2);
-    const two = await ring([hs1, hs2], 2);
-    const local: number[] = [];
-    const federated: number[] = [];
+    // 1. Latency: one server against two federated ones, plain and encrypted, alternating.
+    const rings = [
+      { label: 'one server', ring: await ring([hs1], 2) },
+      { label: 'two federated servers', ring: await ring([hs1, hs2], 2) },
+      { label: 'one server, encrypted room', ring: await ring([hs1], 2, true) },
+      { label: 'two federated servers, encrypted room', ring: await ring([hs1, hs2], 2, true) },
+    ].map((r) => ({ ...r, ms: [] as number[] }));
     for (let i = 0; i < WARMUP + SAMPLES; i++) {
-      const l = await sample(one, 0, 1, `one server ${i}`);
-      const f = await sample(two, 0, 1, `federated ${i}`);
-      if (i >= WARMUP) {
-        local.push(l);
-        federated.push(f);
+      for (const r of rings) {
+        const ms = await sample(r.ring, 0, 1, `${r.label} ${i}`);
+        if (i >= WARMUP) r.ms.push(ms);
       }
     }
-    await one.close();
-    await two.close();
+    for (const r of rings) await r.ring.close();
     console.log(`\nHandoff latency, send → push (${SAMPLES} alternating samples each)\n`);
     console.log('| hubs on | median | p90 | × one server |');
     console.log('|---|---|---|---|');
-    console.log(`| one server | ${median(local)} ms | ${p90(local)} ms | 1.00 |`);
-    console.log(
-      `| two federated servers | ${median(federated)} ms | ${p90(federated)} ms | ${(median(federated) / median(local)).toFixed(2)} |`,
-    );
+    for (const r of rings)
+      console.log(
+        `| ${r.label} | ${median(r.ms)} ms | ${p90(r.ms)} ms | ${(median(r.ms) / median(rings[0].ms)).toFixed(2)} |`,
+      );
 
     // 2. Scaling: the same total traffic through a room of 2, 4 and 8 hubs.
     console.log(`\nOne room, ${TRAFFIC} handoffs in a ring, hubs split over the two servers\n`);

@@ -30,7 +30,7 @@ export interface ConnectMatrixOutcome {
 
 // The hub's own rules (hub/matrix/config.ts), checked here so a typo is caught at its prompt.
 const HOMESERVER = /^https?:\/\/[^\s/]+/;
-const ROOM = /^[!#][^:\s]+:\S+$/;
+const ROOM = /^(![^\s]+|#[^:\s]+:\S+)$/; // room version 12 ids carry no server name
 const USER_ID = /^@[^:\s]+:\S+$/;
 
 function parseSenders(text: string): string[] {
@@ -159,7 +159,12 @@ export async function connectMatrix(
       },
     ));
   if (sendersText === undefined) return undefined;
-  const settings: MatrixWindowSettings = { homeserver, room, allowedSenders: parseSenders(sendersText) };
+  const settings: MatrixWindowSettings = {
+    homeserver,
+    room,
+    allowedSenders: parseSenders(sendersText),
+    encrypt: saved.encrypt,
+  };
 
   let status: LinkStatus;
   try {

@@ -8,6 +8,8 @@ export interface MatrixWindowSettings {
   homeserver: string;
   room: string;
   allowedSenders: string[];
+  /** A room the hub creates is end-to-end encrypted. */
+  encrypt: boolean;
 }
 
 const SECTION = 'handoff.matrix';
@@ -37,6 +39,7 @@ export class MatrixCredentials {
         .get<string[]>('allowedSenders', [])
         .map((u) => u.trim())
         .filter(Boolean),
+      encrypt: c.get<boolean>('encrypt', false),
     };
   }
 
@@ -72,7 +75,7 @@ export class MatrixCredentials {
     if (!s.homeserver || !s.room) return undefined;
     const accessToken = await this.token(s.homeserver);
     return accessToken
-      ? { homeserver: s.homeserver, room: s.room, allowedSenders: s.allowedSenders, accessToken }
+      ? { homeserver: s.homeserver, room: s.room, allowedSenders: s.allowedSenders, encrypt: s.encrypt, accessToken }
       : undefined;
   }
 }
