@@ -121,8 +121,8 @@ matrixSuite('Matrix: a person with an end-to-end encrypting client in an encrypt
       30_000,
       "carol's client to see the room is encrypted",
     );
-    // Hub A shares room keys with the members it has seen join in its sync: it reads her join (and
-    // her first words) before a handoff to her is encrypted, or she could never read that one.
+    // Hub A shares the room key with the devices it knows of: it reads her first words (her device
+    // has uploaded its keys by then) before a handoff to her is encrypted.
     await chat('morning all');
   });
   after(async () => {
@@ -193,5 +193,38 @@ matrixSuite('Matrix: a person with an end-to-end encrypting client in an encrypt
     const devicesOf = (u: string) => enc.devices.filter((x) => x.user === u).map((x) => [x.device, x.trust]);
     assert.deepEqual(devicesOf(carol.userId), [[carolsClient.getDeviceId(), 'unverified']], JSON.stringify(enc));
     assert.deepEqual(devicesOf(a.userId), [[enc.device, 'this hub']], JSON.stringify(enc));
+  });
+
+  it('her ✅ reaction ACKs a handoff: her client sends reactions in the clear, and they count', async () => {
+    const sent = await alice.ok('send_handoff', { to: person, body: `one more ${unique()}` });
+    const eventId: string = sent.relay.event_id;
+    await waitFor(() => readByCarol.some((e) => e.getId() === eventId), 30_000, `carol's client to decrypt ${eventId}`);
+    const reaction = await carolsClient.sendEvent(
+      roomId,
+      'm.reaction' as never,
+      {
+        'm.relates_to': { rel_type: 'm.annotation', event_id: eventId, key: '✅' },
+      } as never,
+    );
+    const raw = await api(
+      hs,
+      carol.accessToken,
+      'GET',
+      `/rooms/${encodeURIComponent(roomId)}/event/${reaction.event_id}`,
+    );
+    assert.equal(raw.type, 'm.reaction', 'Matrix clients do not encrypt reactions');
+    let d: any;
+    await waitUntil(
+      async () => {
+        d = (await alice.ok('get_receipts', { message_id: sent.message_id })).deliveries[0];
+        return d.receipts.some((r: any) => r.kind === 'ack');
+      },
+      30_000,
+      () => `carol's ACK at alice: ${JSON.stringify(d)}\n${hubA.log()}`,
+    );
+    assert.deepEqual(
+      d.receipts.map((r: any) => [r.kind, r.by]),
+      [['ack', person]],
+    );
   });
 });

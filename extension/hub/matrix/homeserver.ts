@@ -121,12 +121,16 @@ export class Homeserver {
     return this.request(Method.Get, `/rooms/${enc(room)}/state`);
   }
 
-  async joinedMembers(room: string): Promise<string[]> {
-    const r = await this.request<{ joined?: Record<string, unknown> }>(
+  /** Members who are in the room or invited to it: an invited person reads what was sent before they joined. */
+  async members(room: string): Promise<string[]> {
+    const r = await this.request<{ chunk?: { state_key?: string; content?: { membership?: string } }[] }>(
       Method.Get,
-      `/rooms/${enc(room)}/joined_members`,
+      `/rooms/${enc(room)}/members`,
+      { not_membership: 'leave' },
     );
-    return Object.keys(r.joined ?? {});
+    return (r.chunk ?? [])
+      .filter((e) => e.content?.membership === 'join' || e.content?.membership === 'invite')
+      .flatMap((e) => (typeof e.state_key === 'string' ? [e.state_key] : []));
   }
 
   /** Joins the room (an invite or a public alias), or creates the alias's room, invite-only, inviting the allowed senders. */

@@ -240,6 +240,10 @@ export class Ingest {
     const retried = new Set<string>();
     const keptIds = new Set(kept.map((e) => e.event_id));
     for (const ev of [...valid(kept), ...timeline]) {
+      if (ev.type === REACTION_TYPE) {
+        messages.push(ev); // Matrix clients send reactions in the clear, even in encrypted rooms
+        continue;
+      }
       if (ev.type !== ENCRYPTED) {
         this.drops.note('not_encrypted', ev, 'the room is end-to-end encrypted; events in the clear are not taken');
         continue;

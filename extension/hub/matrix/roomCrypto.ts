@@ -189,9 +189,9 @@ export class RoomCrypto {
     await this.store.save();
   }
 
-  /** The accounts the room key goes to: allowed members of the room (and this one). */
+  /** The accounts the room key goes to: allowed members of the room, joined or invited (and this one). */
   private async recipients(): Promise<string[]> {
-    this.members ??= await this.hs.joinedMembers(this.room);
+    this.members ??= await this.hs.members(this.room);
     return this.members.filter((u) => u === this.userId || this.allowed.has(u));
   }
 
