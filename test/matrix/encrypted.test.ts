@@ -152,6 +152,44 @@ function encryptedRoom(name: string, servers: () => Promise<[Synapse, Synapse]>)
       assert.match(hubB.log(), /end-to-end encryption on, device \S+ \(restored from /);
     });
 
+    it('a hub that asks for an encrypted room refuses a plaintext one: nothing goes out in the clear', async () => {
+      const tag = unique();
+      const owner = await user(hs, `plain-${tag}`);
+      const careful = await user(hs, `careful-${tag}`);
+      const room = `#plain-${tag}:${hs.serverName}`;
+      const plain = await matrixHub(hs, { node: `plain${tag}`, user: owner, room, allowed: [careful.userId] });
+      hubs.push(plain);
+      const hub = await matrixHub(hs, {
+        node: `careful${tag}`,
+        user: careful,
+        room,
+        allowed: [owner.userId],
+        encrypt: true,
+        state: 'refused',
+      });
+      hubs.push(hub);
+      const link = (await snapshot(hub)).link!;
+      assert.match(link.error ?? '', /is not end-to-end encrypted, but the Matrix config asks for an encrypted room/);
+      assert.equal(link.encryption?.state, 'failed');
+      const agent = await connectAgent({ socket: hub.socket, name: 'carefulagent', session: 'c-1' });
+      agents.push(agent);
+      await agent.ok('send_handoff', { to: 'carefulagent', body: 'local still works' });
+      const roomId = (await snapshot(plain)).link!.room!;
+      const events = await api(
+        hs,
+        owner.accessToken,
+        'GET',
+        `/rooms/${encodeURIComponent(roomId)}/messages?dir=b&limit=50`,
+      );
+      assert.deepEqual(
+        events.chunk.filter(
+          (e: { sender: string; type: string }) => e.sender === careful.userId && e.type !== 'm.room.member',
+        ),
+        [],
+        'the careful hub wrote to the plaintext room',
+      );
+    });
+
     it("a device of a hub's account that no node signed for gets no room keys, and what it sends is dropped", async () => {
       // Someone with bob's password (or the homeserver's operator) logs in a second device with crypto.
       const rogueLogin = await login(hsB, b);
@@ -189,6 +227,8 @@ function encryptedRoom(name: string, servers: () => Promise<[Synapse, Synapse]>)
         await rogue.receive(sync);
         const tried = await rogue.decrypt(event as never);
         assert.equal(tried.ok, false, 'the rogue device read a handoff');
+        // No key was ever shared with it (not merely one that came late or was mangled).
+        assert.match(!tried.ok ? tried.why : '', /^MissingRoomKey: /);
         // What the rogue device sends, encrypted for everyone, is dropped by hub A as unverified.
         const dropsBefore = (await snapshot(hubA)).link!.dropped?.unverified_device ?? 0;
         const content = await rogue.encrypt('m.room.message', { msgtype: 'm.text', body: 'ack', 'm.relates_to': {} });
@@ -199,7 +239,7 @@ function encryptedRoom(name: string, servers: () => Promise<[Synapse, Synapse]>)
           () => `hub A to drop the rogue's event\n${hubA.log()}`,
         );
       } finally {
-        rogue.close();
+        await rogue.close();
         rogueHs.stop();
       }
     });

@@ -68,6 +68,8 @@ export interface MatrixHubSpec {
   outboxBatch?: number;
   /** Create the room end-to-end encrypted. */
   encrypt?: boolean;
+  /** The link state to wait for (default connected). */
+  state?: string;
   /** Start on this (stopped) hub's workspace, store and socket, with the new config. */
   restartOf?: HubProcess;
 }
@@ -107,7 +109,7 @@ export async function matrixHub(hs: Synapse, spec: MatrixHubSpec): Promise<HubPr
       ...(spec.args ?? []),
     ],
   });
-  await waitMatrix(hub, 'connected', 30_000);
+  await waitMatrix(hub, spec.state ?? 'connected', 30_000);
   return hub;
 }
 

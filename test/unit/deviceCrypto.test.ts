@@ -1,11 +1,13 @@
 // An encrypted room's device, without a homeserver: the crypto store survives a restart byte for
-// byte (what lets a hub stay one device), and device claims are believed only under the node's key.
+// byte (what lets a hub stay one device), device claims are believed only under the node's key,
+// and events kept for their keys survive a restart.
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { CryptoStore } from '../../extension/hub/matrix/cryptoStore';
 import { claimValid, DeviceClaims, signDevice, trustOf } from '../../extension/hub/matrix/deviceTrust';
+import { KeptEvents } from '../../extension/hub/matrix/keptEvents';
 import { loadNodeKey } from '../../extension/hub/matrix/keys';
 import { tempDir } from '../helpers/hubProcess';
 
@@ -102,5 +104,35 @@ describe('device claims', () => {
     assert.ok(claims.note('nodeA', '@a:x', keyA.publicKey, signDevice(keyA, 'nodeA', '@a:x', 'DEV2', 'ed2')));
     assert.equal(trustOf({ user: '@a:x', id: 'DEV', ed25519: 'ed' }, me, claims, hubs), 'refused');
     assert.equal(trustOf({ user: '@a:x', id: 'DEV2', ed25519: 'ed2' }, me, claims, hubs), 'verified');
+  });
+});
+
+describe('events kept for later', () => {
+  const ev = (id: string) => ({
+    event_id: id,
+    type: 'm.room.encrypted',
+    sender: '@a:x',
+    origin_server_ts: 1,
+    content: {},
+  });
+
+  it('survive a restart, are forgotten once settled, and are given up after a day', async () => {
+    const path = join(tempDir('kept'), 'kept.json');
+    const kept = await KeptEvents.open(path);
+    await kept.keep([ev('$1'), ev('$2')], 1000);
+    await kept.keep([ev('$2')], 2000); // already kept: not twice
+    const again = await KeptEvents.open(path);
+    assert.deepEqual(
+      again.due(5000).events.map((e) => e.event_id),
+      ['$1', '$2'],
+    );
+    await again.done(new Set(['$1']));
+    const later = await KeptEvents.open(path);
+    assert.deepEqual(
+      later.due(5000).events.map((e) => e.event_id),
+      ['$2'],
+    );
+    const { events, givenUp } = later.due(1000 + 24 * 3600_000 + 1);
+    assert.deepEqual([events.length, givenUp.map((e) => e.event_id), later.givenUp], [0, ['$2'], 1]);
   });
 });

@@ -70,6 +70,13 @@ export class NodeBindings {
     return [...out.values()].sort((a, b) => a.node.localeCompare(b.node));
   }
 
+  /** Every account that speaks for a node, claims of the sync being taken included: hubs' accounts. */
+  accounts(): Set<string> {
+    const out = new Set(this.all().map((b) => b.user));
+    for (const p of this.pending.values()) out.add(p.user);
+    return out;
+  }
+
   /** Called once the sync that carried the pending claims is committed (or dropped). */
   settle(): void {
     this.pending.clear();

@@ -5,7 +5,7 @@
 // leaves the last snapshot: at most what the last operation changed is lost, never the device.
 import { serialize, deserialize } from 'node:v8';
 import { readFile } from 'node:fs/promises';
-import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { IDBFactory } from 'fake-indexeddb';
 import { replaceDurably } from '../store/durableJsonFile';
 import { nodeFs, writeAll } from '../store/storeFs';
 
@@ -162,5 +162,3 @@ export class CryptoStore {
     return this.last?.length ?? 0;
   }
 }
-
-export { IDBKeyRange };

@@ -48,8 +48,10 @@ export class DeviceClaims {
     return undefined;
   }
 
-  get size(): number {
-    return this.byNode.size;
+  /** Whether any node on this account has claimed a device (else a device of it may yet be claimed). */
+  hasUser(user: string): boolean {
+    for (const c of this.byNode.values()) if (c.user === user) return true;
+    return false;
   }
 }
 

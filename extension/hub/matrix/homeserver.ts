@@ -48,6 +48,11 @@ export function classify(e: unknown): Failure {
   return { kind: 'retry', why: (e as Error)?.message ?? String(e) };
 }
 
+/** A failed request to the homeserver (as opposed to a fault of our own): worth retrying. */
+export function isHomeserverFailure(e: unknown): boolean {
+  return e instanceof MatrixError || e instanceof ConnectionError;
+}
+
 export interface SyncResponse {
   next_batch: string;
   rooms?: { join?: Record<string, JoinedRoom> };

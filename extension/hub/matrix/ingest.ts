@@ -176,7 +176,18 @@ export class Ingest {
     const joined: JoinedRoom | undefined = res.rooms?.join?.[this.room];
     const events: BusEvent[] = [];
     let lastEventId: string | undefined;
-    let retried = new Set<string>();
+    let messages: RawEvent[] = [];
+    const valid = (raw: RawEvent[]) =>
+      raw.flatMap((e) => {
+        const ev = readEvent(e);
+        if (typeof ev !== 'string') return [ev];
+        this.drops.note(
+          'malformed',
+          { event_id: String(e?.event_id), sender: String(e?.sender), type: String(e?.type) },
+          ev,
+        );
+        return [];
+      });
     if (joined) {
       let timeline = joined.timeline?.events ?? [];
       const last = this.hub.state.relay?.rooms[this.room]?.lastEventId;
@@ -189,17 +200,6 @@ export class Ingest {
         timeline = [...gap, ...timeline];
       }
       lastEventId = timeline.at(-1)?.event_id;
-      const valid = (raw: RawEvent[]) =>
-        raw.flatMap((e) => {
-          const ev = readEvent(e);
-          if (typeof ev !== 'string') return [ev];
-          this.drops.note(
-            'malformed',
-            { event_id: String(e?.event_id), sender: String(e?.sender), type: String(e?.type) },
-            ev,
-          );
-          return [];
-        });
       const state = valid(joined.state?.events ?? []);
       timeline = valid(timeline);
       for (const ev of [...state, ...timeline.filter((e) => e.state_key !== undefined)]) {
@@ -207,39 +207,43 @@ export class Ingest {
         else if (ev.type === 'm.room.member') this.crypto?.membersChanged();
         else if (ev.type === 'm.room.encryption' && !this.crypto) this.hooks.onEncrypted();
       }
-      let messages = timeline.filter((e) => e.state_key === undefined && !first);
-      if (this.crypto) ({ messages, retried } = await this.decrypted(messages, valid));
-      const taken = new Set<string>();
-      for (const ev of messages) this.message(ev, events, taken);
+      messages = timeline.filter((e) => e.state_key === undefined && !first);
       for (const e of joined.ephemeral?.events ?? []) if (e.type === 'm.receipt') this.readMarkers(e.content);
     }
+    // Kept events are tried after every sync: their keys may come in one that has no room events.
+    let settled = new Set<string>();
+    if (this.crypto) ({ messages, settled } = await this.decrypted(messages, valid));
+    const taken = new Set<string>();
+    for (const ev of messages) this.message(ev, events, taken);
     events.push({ type: 'synced', since: res.next_batch, room: this.room, lastEventId });
     try {
       await this.hub.applyRemote(events);
     } finally {
       this.bindings.settle(); // committed to the journal, or to be claimed again from the same sync
     }
-    await this.crypto?.taken(retried);
+    await this.crypto?.kept.done(settled);
   }
 
   /**
-   * An encrypted room's events in the clear: earlier ones still waiting for their keys first, then
-   * this sync's. One whose key has not come is kept on disk before this sync commits, and tried
-   * after each later sync; a taken event is idempotent, so trying one twice is harmless.
+   * An encrypted room's events in the clear: kept ones first (keptEvents.ts), then this sync's.
+   * One whose key has not come, or whose hub device no node has claimed yet, is kept before this
+   * sync commits. `settled`: kept events taken or dropped now, forgotten after the commit.
    */
   private async decrypted(
     timeline: RawEvent[],
     valid: (raw: RawEvent[]) => RawEvent[],
-  ): Promise<{ messages: RawEvent[]; retried: Set<string> }> {
+  ): Promise<{ messages: RawEvent[]; settled: Set<string> }> {
     const crypto = this.crypto!;
-    const { events: kept, expired } = crypto.kept();
-    for (const ev of expired) this.drops.note('undecryptable', ev, 'its room key never arrived');
-    const hubs = new Set(this.bindings.all().map((b) => b.user));
+    const { events: kept, givenUp } = crypto.kept.due();
+    for (const ev of givenUp)
+      this.drops.note('undecryptable', ev, 'not taken within a day: its room key or its device claim never came');
+    const hubs = this.bindings.accounts();
     const messages: RawEvent[] = [];
-    const waiting: RawEvent[] = [];
-    const retried = new Set<string>();
-    const keptIds = new Set(kept.map((e) => e.event_id));
+    const keep: RawEvent[] = [];
+    const settled = new Set<string>();
     for (const ev of [...valid(kept), ...timeline]) {
+      const wasKept = crypto.kept.has(ev.event_id);
+      if (wasKept) settled.add(ev.event_id); // unless kept again below
       if (ev.type === REACTION_TYPE) {
         messages.push(ev); // Matrix clients send reactions in the clear, even in encrypted rooms
         continue;
@@ -248,18 +252,23 @@ export class Ingest {
         this.drops.note('not_encrypted', ev, 'the room is end-to-end encrypted; events in the clear are not taken');
         continue;
       }
+      if (ev.sender !== this.ownUser && !this.allowedSender(ev)) continue;
       const d = await crypto.decrypt(ev);
+      const later = (why: string) => {
+        settled.delete(ev.event_id);
+        if (wasKept) return;
+        keep.push(ev);
+        this.hooks.log(`${ev.event_id} from ${ev.sender} is kept for later (${why}); tried again after each sync`);
+      };
       if (!d.ok) {
-        if (!keptIds.has(ev.event_id)) {
-          waiting.push(ev);
-          this.hooks.log(
-            `${ev.event_id} from ${ev.sender} waits for its room key (${d.why}); tried again after each sync`,
-          );
-        }
+        later(d.why);
         continue;
       }
-      if (keptIds.has(ev.event_id)) retried.add(ev.event_id);
       if (hubs.has(ev.sender) && d.trust !== 'verified' && d.trust !== 'this hub') {
+        if (!crypto.claims.hasUser(ev.sender)) {
+          later(`no node on ${ev.sender} has claimed a device yet`);
+          continue;
+        }
         this.drops.note(
           'unverified_device',
           ev,
@@ -270,8 +279,8 @@ export class Ingest {
       const [clear] = valid([d.event]);
       if (clear) messages.push(clear);
     }
-    await crypto.keep(waiting);
-    return { messages, retried };
+    await crypto.kept.keep(keep);
+    return { messages, settled };
   }
 
   /** Events between the last one ingested and a limited sync's timeline, oldest first. */

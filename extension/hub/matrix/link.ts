@@ -10,13 +10,16 @@ import { NodeBindings } from './binding';
 import { MatrixConfigError, type MatrixConfig } from './config';
 import { Drops } from './drops';
 import { loadNodeKey, signWire, type NodeKey } from './keys';
-import { classify, Homeserver } from './homeserver';
+import { classify, Homeserver, isHomeserverFailure } from './homeserver';
 import { Ingest } from './ingest';
 import { Outbox, type RoomSend } from './outbox';
 import { RoomCrypto } from './roomCrypto';
 import { signDevice } from './deviceTrust';
 import { personIdentity } from './person';
-import { announcement, NODE_STATE, readAnnouncement } from './wire';
+import { announcement, BATCH_BYTES, NODE_STATE, readAnnouncement } from './wire';
+
+/** Megolm's ciphertext is base64 of the plaintext (×4/3) plus its envelope: a batch that fits under 64 KiB once encrypted. */
+const ENCRYPTED_BATCH_BYTES = Math.floor((BATCH_BYTES * 3) / 4) - 2048;
 import type { Log, LogLevel } from '../../protocol/hubLog';
 
 export class MatrixLink implements RemoteLink {
@@ -38,8 +41,9 @@ export class MatrixLink implements RemoteLink {
   private key?: NodeKey;
   private deviceId?: string;
   private crypto?: RoomCrypto;
-  /** The room is encrypted and this hub's device could not be set up. */
+  /** The room is encrypted and this hub's device could not be set up (or the homeserver denies it is encrypted). */
   private cryptoFailure?: string;
+  private reconnecting = false;
 
   constructor(
     private readonly hub: Hub,
@@ -72,6 +76,11 @@ export class MatrixLink implements RemoteLink {
         const invite = this.config.allowedSenders.filter((u) => u !== me.user_id);
         this.roomId = await this.hs.joinOrCreate(this.config.room, invite, this.config.encrypt);
         if (await this.hs.encryption(this.roomId)) await this.openCrypto();
+        else if (this.config.encrypt || RoomCrypto.usedEncrypted(this.hub.options.storeDir, this.roomId)) {
+          // A homeserver must not be able to talk a hub into plaintext.
+          this.cryptoFailure = `the homeserver says room ${this.roomId} is not end-to-end encrypted, but ${this.config.encrypt ? 'the Matrix config asks for an encrypted room' : 'this node has used it encrypted'}: nothing is sent to or read from it in the clear`;
+          this.trouble(this.cryptoFailure, true);
+        }
         break;
       } catch (e) {
         const f = classify(e);
@@ -103,10 +112,17 @@ export class MatrixLink implements RemoteLink {
       ? async (type, txnId, content) =>
           this.hs.send(room, 'm.room.encrypted', txnId, await crypto.encrypt(type, content))
       : (type, txnId, content) => this.hs.send(room, type, txnId, content);
-    this.outbox = new Outbox(this.hub, put, this.config.outboxBatch, signer, {
-      ...hooks,
-      onSuccess: () => this.healthy(),
-    });
+    this.outbox = new Outbox(
+      this.hub,
+      put,
+      this.config.outboxBatch,
+      signer,
+      {
+        ...hooks,
+        onSuccess: () => this.healthy(),
+      },
+      crypto ? ENCRYPTED_BATCH_BYTES : undefined,
+    );
     const allowed = new Set([...this.config.allowedSenders, this.userId]);
     this.bindings = new NodeBindings(this.hub, this.config.nodes, this.userId, this.drops, this.key?.publicKey);
     void this.knowPeople();
@@ -157,11 +173,12 @@ export class MatrixLink implements RemoteLink {
         userId: this.userId!,
         deviceId: this.deviceId,
         allowed: new Set(this.config.allowedSenders),
-        hubAccounts: () => new Set((bindings()?.all() ?? []).map((b) => b.user)),
+        hubAccounts: () => bindings()?.accounts() ?? new Set(),
         log: this.log,
       });
       this.cryptoFailure = undefined;
     } catch (e) {
+      if (isHomeserverFailure(e)) throw e; // the homeserver's trouble: connect() retries
       this.cryptoFailure = `the room is end-to-end encrypted and this hub's device could not be set up (${(e as Error).message}); nothing is sent to or read from it`;
       this.trouble(this.cryptoFailure, true);
     }
@@ -185,13 +202,14 @@ export class MatrixLink implements RemoteLink {
 
   /** The room was encrypted under us: start again, with a device. */
   private reconnectEncrypted(): void {
-    if (this.crypto || this.stopped) return;
+    if (this.crypto || this.stopped || this.reconnecting) return;
+    this.reconnecting = true;
     this.log("matrix: the room turned on end-to-end encryption; reconnecting with this hub's device");
     this.stopChanges?.();
     this.outbox?.stop();
     this.ingest?.stop();
     this.announced = undefined;
-    void this.connect();
+    void this.connect().finally(() => (this.reconnecting = false));
   }
 
   private trouble(why: string, refused: boolean): void {
@@ -304,7 +322,6 @@ export class MatrixLink implements RemoteLink {
     this.outbox?.stop();
     this.ingest?.stop();
     this.hs.stop();
-    this.crypto?.close();
-    return Promise.resolve();
+    return this.crypto?.close().catch(() => undefined) ?? Promise.resolve();
   }
 }

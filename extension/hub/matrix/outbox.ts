@@ -53,6 +53,8 @@ export class Outbox {
     private readonly batch: number,
     private readonly signer: Signer | undefined,
     private readonly hooks: OutboxHooks,
+    /** A batch's budget: smaller in an encrypted room, whose ciphertext is base64 (×4/3). */
+    private readonly batchBytes = BATCH_BYTES,
   ) {
     // Before a restart, the oldest entries may have been PUT alone with their records lost.
     const relay = hub.state.relay;
@@ -113,7 +115,7 @@ export class Outbox {
       )
         break;
       bytes += batchCost(e, this.hub.node);
-      if (out.length > 0 && bytes > BATCH_BYTES) break;
+      if (out.length > 0 && bytes > this.batchBytes) break;
       out.push(e);
     }
     return out;

@@ -3,11 +3,12 @@
 // in-memory IndexedDB made durable in the node's store folder (cryptoStore.ts), saved after every
 // operation that changes it and before anything it produced leaves the hub — so a restart is the
 // same device with the same sessions, and a Megolm index is never used twice.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { readFile } from 'node:fs/promises';
 import * as fakeIndexedDb from 'fake-indexeddb';
 import {
   CollectStrategy,
+  DecryptionErrorCode,
   DecryptionSettings,
   DeviceId,
   DeviceLists,
@@ -15,9 +16,11 @@ import {
   HistoryVisibility,
   initAsync,
   LocalTrust,
+  MegolmDecryptionError,
   OlmMachine,
   RequestType,
   RoomId,
+  ToDeviceRequest,
   TrustRequirement,
   UserId,
   type OutgoingRequest,
@@ -25,30 +28,23 @@ import {
 import { CryptoStore } from './cryptoStore';
 import { DeviceClaims, trustOf, type DeviceTrust } from './deviceTrust';
 import type { Homeserver, RawEvent, SyncResponse } from './homeserver';
+import { KeptEvents } from './keptEvents';
 import { replaceDurably } from '../store/durableJsonFile';
-import { nodeFs, writeAll } from '../store/storeFs';
+import { nodeFs } from '../store/storeFs';
 import type { EncryptionStatus } from '../../protocol/views';
 import type { Log } from '../../protocol/hubLog';
 
 const STORE_NAME = 'handoff-crypto';
-/** An event whose room key has not come after this long is given up (counted as undecryptable). */
-const UNDECRYPTED_KEPT_MS = 24 * 3600_000;
-const UNDECRYPTED_MAX = 10_000;
 
 export type Decrypted = { ok: true; event: RawEvent; device?: string; trust: DeviceTrust } | { ok: false; why: string };
-
-interface Waiting {
-  event: RawEvent;
-  since: number;
-}
 
 export class RoomCrypto {
   readonly claims = new DeviceClaims();
   private queue: Promise<unknown> = Promise.resolve();
   private members?: string[];
   private trustByDevice = new Map<string, { user: string; id: string; trust: DeviceTrust }>();
-  private waiting: Waiting[] = [];
-  private undecryptable = 0;
+  private closed = false;
+  private lastCounts = '';
 
   private constructor(
     private readonly machine: OlmMachine,
@@ -59,8 +55,14 @@ export class RoomCrypto {
     readonly deviceId: string,
     private readonly allowed: ReadonlySet<string>,
     private readonly hubAccounts: () => ReadonlySet<string>,
-    private readonly waitingPath: string,
+    /** Events not taken yet: their key has not come, or their device's claim (keptEvents.ts). */
+    readonly kept: KeptEvents,
   ) {}
+
+  /** Whether this node has used `room` encrypted: then it never speaks in it in the clear, whatever the homeserver says. */
+  static usedEncrypted(storeDir: string, room: string): boolean {
+    return existsSync(join(storeDir, encryptedMark(room)));
+  }
 
   /** Opens (or creates) this device's crypto; its store lives in `storeDir`, one file per account and device. */
   static async open(opts: {
@@ -87,28 +89,35 @@ export class RoomCrypto {
       STORE_NAME,
       undefined,
     );
-    const c = new RoomCrypto(
-      machine,
-      store,
-      opts.hs,
-      opts.room,
-      opts.userId,
-      opts.deviceId,
-      opts.allowed,
-      opts.hubAccounts,
-      join(opts.storeDir, `${base}.undecrypted.json`),
-    );
-    c.waiting = await readWaiting(c.waitingPath);
-    await c.serial(async () => {
-      await store.save();
-      await c.flush();
-      await machine.updateTrackedUsers((await c.recipients()).map((u) => new UserId(u)));
-      await c.flush();
-    });
-    opts.log(
-      `matrix: end-to-end encryption on, device ${opts.deviceId} (${how === 'restored' ? 'restored from' : 'new, kept in'} ${store.path})`,
-    );
-    return c;
+    try {
+      // Keys are shared by the senders' hubs; asking this account's other devices (refused ones) helps nobody.
+      machine.roomKeyRequestsEnabled = false;
+      const c = new RoomCrypto(
+        machine,
+        store,
+        opts.hs,
+        opts.room,
+        opts.userId,
+        opts.deviceId,
+        opts.allowed,
+        opts.hubAccounts,
+        await KeptEvents.open(join(opts.storeDir, `${base}.undecrypted.json`)),
+      );
+      await c.serial(async () => {
+        await store.save();
+        await c.flush();
+        await machine.updateTrackedUsers((await c.recipients()).map((u) => new UserId(u)));
+        await c.flush();
+      });
+      await replaceDurably(nodeFs, join(opts.storeDir, encryptedMark(opts.room)), () => Promise.resolve(0));
+      opts.log(
+        `matrix: end-to-end encryption on, device ${opts.deviceId} (${how === 'restored' ? 'restored from' : 'new, kept in'} ${store.path})`,
+      );
+      return c;
+    } catch (e) {
+      machine.close();
+      throw e;
+    }
   }
 
   /** The device's Ed25519 key, base64: what the node's device claim signs. */
@@ -118,7 +127,11 @@ export class RoomCrypto {
 
   /** Runs crypto work one piece at a time: the machine and its store see one writer. */
   private serial<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(work, work);
+    const run = () => {
+      if (this.closed) throw new Error('the Matrix device was closed');
+      return work();
+    };
+    const next = this.queue.then(run, run);
     this.queue = next.catch(() => undefined);
     return next;
   }
@@ -131,13 +144,22 @@ export class RoomCrypto {
         (res.device_lists?.left ?? []).map((u) => new UserId(u)),
       );
       if (res.device_lists?.left?.length) this.members = undefined;
+      const toDevice = res.to_device?.events ?? [];
+      const counts = JSON.stringify([res.device_one_time_keys_count, res.device_unused_fallback_key_types]);
       await this.machine.receiveSyncChanges(
-        JSON.stringify(res.to_device?.events ?? []),
+        JSON.stringify(toDevice),
         lists,
         new Map(Object.entries(res.device_one_time_keys_count ?? {})),
         res.device_unused_fallback_key_types ? new Set(res.device_unused_fallback_key_types) : undefined,
       );
-      await this.store.save();
+      // Most syncs bring none of this: the store is only written when one did.
+      const changed =
+        toDevice.length > 0 ||
+        (res.device_lists?.changed?.length ?? 0) > 0 ||
+        (res.device_lists?.left?.length ?? 0) > 0 ||
+        counts !== this.lastCounts;
+      this.lastCounts = counts;
+      if (changed) await this.store.save();
       await this.flush();
     });
   }
@@ -151,9 +173,9 @@ export class RoomCrypto {
   private async flush(): Promise<void> {
     for (let round = 0; round < 8; round++) {
       const requests = await this.machine.outgoingRequests();
-      await this.store.save(); // new one-time keys are on disk before the homeserver hears of them
       const sent = requests.filter((r) => r.type !== RequestType.KeysBackup);
       if (sent.length === 0) return;
+      await this.store.save(); // new one-time keys are on disk before the homeserver hears of them
       for (const r of sent) await this.send(r);
     }
   }
@@ -174,10 +196,10 @@ export class RoomCrypto {
         res = await this.hs.crypto('POST', '/keys/signatures/upload', r.body);
         break;
       case RequestType.ToDevice: {
-        const t = r as unknown as { event_type: string; txn_id: string };
+        if (!(r instanceof ToDeviceRequest)) return;
         res = await this.hs.crypto(
           'PUT',
-          `/sendToDevice/${encodeURIComponent(t.event_type)}/${encodeURIComponent(t.txn_id)}`,
+          `/sendToDevice/${encodeURIComponent(r.event_type)}/${encodeURIComponent(r.txn_id)}`,
           r.body,
         );
         break;
@@ -227,9 +249,12 @@ export class RoomCrypto {
       const claim = await this.machine.getMissingSessions(ids());
       if (claim) await this.send(claim);
       const settings = new EncryptionSettings();
-      settings.sharingStrategy = CollectStrategy.deviceBasedStrategy(false, false);
+      settings.sharingStrategy = CollectStrategy.allDevices(); // blacklisted (refused) devices excepted
       settings.historyVisibility = HistoryVisibility.Shared;
-      for (const r of await this.machine.shareRoomKey(new RoomId(this.room), ids(), settings)) await this.send(r);
+      const shares = await this.machine.shareRoomKey(new RoomId(this.room), ids(), settings);
+      // The Olm sessions moved on to encrypt these: on disk before any of them leaves.
+      if (shares.length) await this.store.save();
+      for (const r of shares) await this.send(r);
       const out = await this.machine.encryptRoomEvent(new RoomId(this.room), type, JSON.stringify(content));
       await this.store.save();
       return JSON.parse(out) as Record<string, unknown>;
@@ -267,41 +292,8 @@ export class RoomCrypto {
           event: { ...ev, type: inner.type, content: inner.content as Record<string, unknown> },
         };
       } catch (e) {
-        return { ok: false, why: (e as Error).message ?? String(e) };
+        return { ok: false, why: decryptionFailure(e) };
       }
-    });
-  }
-
-  /** Keeps an event whose room key has not arrived; it is tried again after each sync. */
-  async keep(events: RawEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    const now = Date.now();
-    for (const event of events)
-      if (!this.waiting.some((w) => w.event.event_id === event.event_id)) this.waiting.push({ event, since: now });
-    await this.saveWaiting();
-  }
-
-  /** Events kept for their keys, oldest first; those past their time are given up (returned in `expired`). */
-  kept(): { events: RawEvent[]; expired: RawEvent[] } {
-    const cutoff = Date.now() - UNDECRYPTED_KEPT_MS;
-    const expired = this.waiting.filter((w, i) => w.since < cutoff || i < this.waiting.length - UNDECRYPTED_MAX);
-    this.undecryptable += expired.length;
-    this.waiting = this.waiting.filter((w) => !expired.includes(w));
-    return { events: this.waiting.map((w) => w.event), expired: expired.map((w) => w.event) };
-  }
-
-  /** Forgets kept events that were taken (after their commit). */
-  async taken(ids: ReadonlySet<string>): Promise<void> {
-    const before = this.waiting.length;
-    this.waiting = this.waiting.filter((w) => !ids.has(w.event.event_id));
-    if (this.waiting.length !== before) await this.saveWaiting();
-  }
-
-  private async saveWaiting(): Promise<void> {
-    const bytes = Buffer.from(JSON.stringify(this.waiting));
-    await replaceDurably(nodeFs, this.waitingPath, async (file) => {
-      await writeAll(file, bytes, 0);
-      return bytes.length;
     });
   }
 
@@ -313,27 +305,33 @@ export class RoomCrypto {
       devices: [...this.trustByDevice.values()]
         .map(({ user, id, trust }) => ({ user, device: id, trust }))
         .sort((a, b) => a.user.localeCompare(b.user) || a.device.localeCompare(b.device)),
-      waitingForKeys: this.waiting.length,
-      undecryptable: this.undecryptable,
+      waitingForKeys: this.kept.size,
+      undecryptable: this.kept.givenUp,
       storeBytes: this.store.bytes,
     };
   }
 
-  close(): void {
-    this.machine.close();
+  /** After the work already queued: a save still running must not land after a new instance opened the file. */
+  close(): Promise<void> {
+    return this.serial(() => {
+      this.closed = true;
+      this.machine.close();
+      return Promise.resolve();
+    });
   }
+}
+
+/** A MegolmDecryptionError (not an Error: no message) in words: "MissingRoomKey: …, withheld: …". */
+function decryptionFailure(e: unknown): string {
+  if (e instanceof MegolmDecryptionError)
+    return `${DecryptionErrorCode[e.code] ?? e.code}: ${e.description}${e.maybe_withheld ? ` (withheld: ${e.maybe_withheld})` : ''}`;
+  return (e as Error)?.message ?? String(e);
+}
+
+function encryptedMark(room: string): string {
+  return `matrix-e2ee-${fileSafe(room)}`;
 }
 
 function fileSafe(s: string): string {
   return s.replace(/[^A-Za-z0-9._-]/g, '_');
-}
-
-async function readWaiting(path: string): Promise<Waiting[]> {
-  try {
-    const parsed = JSON.parse(await readFile(path, 'utf8')) as unknown;
-    return Array.isArray(parsed) ? (parsed as Waiting[]) : [];
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw e;
-  }
 }
