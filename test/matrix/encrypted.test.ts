@@ -238,6 +238,24 @@ function encryptedRoom(name: string, servers: () => Promise<[Synapse, Synapse]>)
           30_000,
           () => `hub A to drop the rogue's event\n${hubA.log()}`,
         );
+        // It rewrites nodeB's announcement without B's device claim (hubs started later would then
+        // know no device for nodeB): hub B sees its own account rewrite it and puts its own back.
+        const stateOfB = `/rooms/${encodeURIComponent(roomId)}/state/org.handoff.node/nodeB`;
+        const announced = await api(hsB, b.accessToken, 'GET', stateOfB);
+        const deviceOfB = (await snapshot(hubB)).link!.encryption!.device;
+        assert.equal(announced.device?.id, deviceOfB);
+        await rogueHs.putState(roomId, 'org.handoff.node', 'nodeB', { ...announced, device: undefined });
+        await waitUntil(
+          async () => (await api(hsB, b.accessToken, 'GET', stateOfB)).device?.id === deviceOfB,
+          30_000,
+          () => `hub B to put its announcement back\n${hubB.log()}`,
+        );
+        // Once: its own echo (keys in the homeserver's order) does not set it going again.
+        await new Promise((r) => setTimeout(r, 3000));
+        const announcements = (await roomEvents()).filter(
+          (e: any) => e.type === 'org.handoff.node' && e.state_key === 'nodeB',
+        ).length;
+        assert.ok(announcements <= 8, `nodeB announced ${announcements} times`);
       } finally {
         await rogue.close();
         rogueHs.stop();

@@ -49,6 +49,9 @@ export interface IngestHooks {
   onSynced: () => void;
   /** Another account wrote this node's announcement. */
   onOwnNodeClaimed: () => void;
+  /** This node's announcement as the room holds it, written by our own account (from this hub, or
+   * another device of the account): the link puts its own back if they differ. */
+  onOwnAnnouncement: (content: Record<string, unknown>) => void;
   /** The room turned on end-to-end encryption while this hub read it in the clear. */
   onEncrypted: () => void;
 }
@@ -313,7 +316,7 @@ export class Ingest {
   }
 
   private announced(ev: RawEvent, events: BusEvent[]): void {
-    if (ev.state_key === this.hub.node && ev.sender === this.ownUser) return; // our own
+    if (ev.state_key === this.hub.node && ev.sender === this.ownUser) return this.hooks.onOwnAnnouncement(ev.content);
     if (!this.allowedSender(ev)) return;
     const a = readAnnouncement(ev);
     if (typeof a === 'string') return this.drops.note('malformed', ev, `node announcement: ${a}`);

@@ -9,7 +9,7 @@ import type { EncryptionStatus, RelayOutcome, LinkStatus } from '../../protocol/
 import { NodeBindings } from './binding';
 import { MatrixConfigError, type MatrixConfig } from './config';
 import { Drops } from './drops';
-import { loadNodeKey, signWire, type NodeKey } from './keys';
+import { canonical, loadNodeKey, signWire, type NodeKey } from './keys';
 import { classify, Homeserver, isHomeserverFailure } from './homeserver';
 import { Ingest } from './ingest';
 import { Outbox, type RoomSend } from './outbox';
@@ -139,6 +139,14 @@ export class MatrixLink implements RemoteLink {
       {
         ...hooks,
         onEncrypted: () => this.reconnectEncrypted(),
+        onOwnAnnouncement: (content) => {
+          // Another device of this account (one no node vouches for) rewrote it: put ours back.
+          // Canonical on both sides: the homeserver may give the keys back in another order.
+          if (this.announced && canonical(content) !== canonical(JSON.parse(this.announced))) {
+            this.announced = undefined;
+            void this.announce();
+          }
+        },
         onOwnNodeClaimed: () => {
           this.announced = undefined;
           void this.announce();
