@@ -53,13 +53,26 @@ export function signWire(key: NodeKey, wire: object): string {
   return sign(null, Buffer.from(canonical(rest)), key.privateKey).toString('base64');
 }
 
+/** Node keys already parsed: a room has a handful, and parsing one cost as much as a verification. */
+const parsedKeys = new Map<string, KeyObject>();
+
+function publicKeyObject(publicKey: string): KeyObject {
+  let key = parsedKeys.get(publicKey);
+  if (!key) {
+    key = createPublicKey({ key: Buffer.from(publicKey, 'base64'), format: 'der', type: 'spki' });
+    if (parsedKeys.size >= 1000) parsedKeys.clear();
+    parsedKeys.set(publicKey, key);
+  }
+  return key;
+}
+
 /** Whether a wire object from the room carries a valid signature by `publicKey`. Never throws. */
 export function verifyWire(publicKey: string, raw: unknown): boolean {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return false;
   const { sig, ...rest } = raw as Record<string, unknown>;
   if (typeof sig !== 'string' || sig.length > 200) return false;
   try {
-    const key = createPublicKey({ key: Buffer.from(publicKey, 'base64'), format: 'der', type: 'spki' });
+    const key = publicKeyObject(publicKey);
     return verify(null, Buffer.from(canonical(rest)), key, Buffer.from(sig, 'base64'));
   } catch {
     return false;
