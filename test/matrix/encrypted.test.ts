@@ -250,8 +250,10 @@ function encryptedRoom(name: string, servers: () => Promise<[Synapse, Synapse]>)
           30_000,
           () => `hub B to put its announcement back\n${hubB.log()}`,
         );
-        // Once: its own echo (keys in the homeserver's order) does not set it going again.
-        await new Promise((r) => setTimeout(r, 3000));
+        // Once: its own echo (keys in the homeserver's order) does not set it going again. A later
+        // handoff reaching bob means hub B has read past that echo.
+        const after = await alice.ok('send_handoff', { to: 'bob@nodeB', body: `after the rewrite ${unique()}` });
+        await waitFor(() => bob.pushes.some((p) => p.meta.message_id === after.message_id), 30_000, 'a later handoff');
         const announcements = (await roomEvents()).filter(
           (e: any) => e.type === 'org.handoff.node' && e.state_key === 'nodeB',
         ).length;
