@@ -106,7 +106,7 @@ export class Journal {
         onArchived: (archived) => this.archived(archived),
       });
       this.seq = this.store.state.seq;
-      this.mail = MailIndex.of(this.store.state);
+      this.mail = this.store.mailIndex();
       // Any built before (on the empty state of a store not open yet) are filled in anew.
       const state = this.store.state;
       const due = (this.dueIndex = new DueIndex());
@@ -120,7 +120,11 @@ export class Journal {
         (id, e) => this.options.log(`the due times leave out ${id}: ${e.message}`, 'error'),
       );
       this.ledgerIndex = undefined;
-      this.options.log(`store ${this.options.dir}: ${this.store.openCount} open, ${this.store.archivedCount} archived`);
+      const unparsed =
+        this.store.unparsed > 0 ? ` (${this.store.unparsed} read from the open index, parsed when first read)` : '';
+      this.options.log(
+        `store ${this.options.dir}: ${this.store.openCount} open${unparsed}, ${this.store.archivedCount} archived`,
+      );
     } catch (e) {
       this.error = storeFailure(this.options.dir, e).message;
       this.options.log(this.error);
@@ -138,6 +142,11 @@ export class Journal {
 
   get isOpen(): boolean {
     return !!this.store;
+  }
+
+  /** Open messages a start from the checkpoint's open index has not parsed yet (store/lazyHot.ts). */
+  get unparsed(): number {
+    return this.store?.unparsed ?? 0;
   }
 
   get status(): Snapshot['store'] {

@@ -2,8 +2,9 @@
 // prefilled afresh (so every message is inside the duplicate window, as in the bridge bench: the
 // hub remembers each one's fingerprint), then opened twice:
 //   1. in a child process with --expose-gc, a Hub in process: heapUsed and RSS after a full GC, and
-//      the peak RSS of loading;
-//   2. as the real hub process (dist/hub.js): its RSS and high-water mark once listening.
+//      the peak RSS of loading, once every message is read (a start from the open index reads them
+//      behind it: store/lazyHot.ts);
+//   2. as the real hub process (dist/hub.js): its RSS and high-water mark once it says so.
 // `node out/test/bench/memory.bench.js [N]` (default 100 000).
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { Hub } from '../../extension/hub/hub';
 import { ROOT, startHub, tempDir } from '../helpers/hubProcess';
 import { fillStore } from './fillStore';
+import { waitUntil } from '../helpers/wait';
 
 const MB = 1024 * 1024;
 
@@ -18,6 +20,7 @@ const MB = 1024 * 1024;
 async function child(storeDir: string): Promise<void> {
   const hub = new Hub({ workspace: ROOT, storeDir, node: 'bench', tickMs: 0 });
   await hub.start();
+  await hub.backfilled;
   const gc = (globalThis as { gc?: () => void }).gc!;
   for (let i = 0; i < 3; i++) gc();
   const m = process.memoryUsage();
@@ -47,8 +50,11 @@ async function main(): Promise<void> {
   if (r.status !== 0) throw new Error(r.stderr);
   const inProcess = JSON.parse(r.stdout) as { open: number; heapUsed: number; rss: number; peakRss: number };
   const hub = await startHub({ store: storeDir });
-  // What the hub does just after it listens counts too; nothing marks it done.
-  await new Promise((res) => setTimeout(res, 500)); // sleep: bench: RSS is read a moment after start-up
+  await waitUntil(
+    () => hub.log().includes('indexes filled in'),
+    60_000,
+    () => 'the hub to read its store',
+  );
   const rss = status(hub.proc.pid!, 'VmRSS');
   const hwm = status(hub.proc.pid!, 'VmHWM');
   await hub.stop();

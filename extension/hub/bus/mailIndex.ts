@@ -20,16 +20,38 @@ const isOpenFor: Member = (hot, identity): hot is HotMessage => {
 const isUnackedBy: Member = (hot, identity): hot is HotMessage =>
   isOpenFor(hot, identity) && hot.message.requiresAck && awaitingAck(hot.deliveries[identity]);
 
-const isUnreadBy: Member = (hot, identity): hot is HotMessage =>
-  isOpenFor(hot, identity) && isUnread(hot.deliveries[identity]);
-
 /** Not ACKed, asked or not: a hook hands it to each of the identity's sessions once (bus/surfacing.ts). */
 const isWaitingFor: Member = (hot, identity): hot is HotMessage =>
   isOpenFor(hot, identity) && awaitingAck(hot.deliveries[identity]);
 
-/** Waiting without an ACK asked: with the unacked, the waiting ones. */
-const isUnaskedFor: Member = (hot, identity): hot is HotMessage =>
-  isWaitingFor(hot, identity) && !hot.message.requiresAck;
+/** The lists a message is in for one of its recipients (`listsOf`): what a checkpoint's index keeps of it. */
+const IN_OPEN = 1;
+const IN_UNACKED = 2;
+const IN_UNASKED = 4;
+const IN_UNREAD = 8;
+/** Waiting: unacked or unasked. */
+const WAITING = IN_UNACKED | IN_UNASKED;
+
+/** Which of the identity's lists the message belongs in now. */
+export function listsOf(hot: HotMessage, identity: string): number {
+  if (!isOpenFor(hot, identity)) return 0;
+  const d = hot.deliveries[identity];
+  const waiting = awaitingAck(d);
+  return (
+    IN_OPEN |
+    (waiting && hot.message.requiresAck ? IN_UNACKED : 0) |
+    (waiting && !hot.message.requiresAck ? IN_UNASKED : 0) |
+    (isUnread(d) ? IN_UNREAD : 0)
+  );
+}
+
+/** What a checkpoint's index gives back of one open message for one recipient (store/openIndex.ts). */
+export interface ListedFor {
+  identity: string;
+  lists: number;
+  /** Where its waiting handoff was surfaced: kept only while it waits. */
+  seen: Pick<Surfacing, 'session' | 'cliSession'>[];
+}
 
 export interface UnackedSummary {
   count: number;
@@ -55,9 +77,10 @@ export class MailIndex {
   private readonly floors = new Map<string, number>();
   /** The lists `follow` keeps by membership, built once: it runs for every recipient of every event. */
   private readonly kept = [
-    [this.open, isOpenFor],
-    [this.unacked, isUnackedBy],
-    [this.unasked, isUnaskedFor],
+    [this.open, IN_OPEN],
+    [this.unacked, IN_UNACKED],
+    [this.unasked, IN_UNASKED],
+    [this.unread, IN_UNREAD],
   ] as const;
 
   static of(state: BusState): MailIndex {
@@ -65,6 +88,25 @@ export class MailIndex {
     for (const hot of Object.values(state.hot).sort((a, b) => a.message.seq - b.message.seq))
       index.follow(state, hot.message.id);
     return index;
+  }
+
+  /**
+   * As a checkpoint's index lists its open messages, each with its lists per recipient as of the
+   * checkpoint (`listsOf`), without the messages: what `of` would build from them.
+   */
+  static restored(messages: Iterable<{ id: string; seq: number; listed: ListedFor[] }>): MailIndex {
+    const index = new MailIndex();
+    for (const { id, seq, listed } of messages)
+      for (const { identity, lists, seen } of listed) {
+        for (const [kept, bit] of index.kept) if (lists & bit) index.list(kept, identity).add(id, seq);
+        if (lists & WAITING) for (const s of seen) index.markSeen(identity, s, id, seq);
+      }
+    return index;
+  }
+
+  /** Puts the message in, or takes it out of, each recipient's lists as its state now says (a message changed since a restored index). */
+  refresh(state: BusState, id: string): void {
+    this.follow(state, id);
   }
 
   private list<K>(lists: Map<K, SeqList>, key: K): SeqList {
@@ -86,15 +128,15 @@ export class MailIndex {
     for (const r of only !== undefined ? [only] : hot.message.recipients) {
       const seq = hot.message.seq;
       const was = this.isWaiting(r, id, seq);
-      for (const [lists, member] of this.kept) {
-        if (member(hot, r)) this.list(lists, r).add(id, seq);
-        else lists.get(r)?.delete(id, seq);
+      const lists = listsOf(hot, r);
+      for (const [kept, bit] of this.kept) {
+        if (lists & bit) this.list(kept, r).add(id, seq);
+        else kept.get(r)?.delete(id, seq);
       }
-      if (isUnreadBy(hot, r)) this.list(this.unread, r).add(id, seq);
-      else this.unread.get(r)?.delete(id, seq);
-      if (isWaitingFor(hot, r) && !was) {
+      const waiting = (lists & WAITING) !== 0;
+      if (waiting && !was) {
         for (const s of hot.deliveries[r].surfacings ?? []) this.markSeen(r, s, id, seq);
-      } else if (!isWaitingFor(hot, r) && was) this.unwait(r, id, seq);
+      } else if (!waiting && was) this.unwait(r, id, seq);
     }
   }
 

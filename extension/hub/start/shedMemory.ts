@@ -13,7 +13,7 @@ export function keepYoungGenerationSmall(): void {
   setFlagsFromString('--semi-space-growth-factor=1');
 }
 
-/** Once the store is loaded: one last-resort collection gives back the pages the load left free. */
+/** Once the store is read (its indexes filled in): one last-resort collection gives back the pages reading it left free. */
 export function shedLoadingMemory(): void {
   // The gc function exists only in a context made while --expose-gc is set; the hub's own has none.
   setFlagsFromString('--expose-gc');

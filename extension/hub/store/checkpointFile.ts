@@ -9,19 +9,33 @@
 // Once the document is read or written, the open messages' bodies are left in it: each message
 // holds where its body's literal starts (bus/body.ts), read back through `bodies`. The writer
 // copies those literals from the old document to the new one as they stand.
+//
+// Beside it, the open index (openIndex.ts) lets a start leave the lines unparsed until read.
+import { randomBytes } from 'node:crypto';
 import type { Adapter } from 'lowdb';
 import { bodyLiteral } from '../bus/body';
 import { dict, parseState } from '../bus/dict';
 import type { BusState, HotMessage, StoredMessage } from '../bus/model';
 import { CheckpointBodies, closingQuote } from './bodyPages';
 import { replaceDurably } from './durableJsonFile';
+import { LazyHot } from './lazyHot';
+import { factsOf, OpenIndexWriter, readOpenIndex, type OpenIndex } from './openIndex';
 import { nodeFs, writeAll, type StoreFile, type StoreFs } from './storeFs';
 import { reviveHot, reviveState } from './revive';
 
 export interface Checkpoint {
   format: number;
   journalN: number;
+  /** This document's own id, named by its open index. */
+  checkpoint?: string;
   state: BusState;
+}
+
+/** A start from the document's open index: its messages unparsed in the hot set until read. */
+export interface Restored {
+  /** Until the start has taken what it needs of it. */
+  index?: OpenIndex;
+  lazy: LazyHot;
 }
 
 /**
@@ -30,6 +44,8 @@ export interface Checkpoint {
  * message an event changes first, just before that change (`freeze`).
  */
 export interface CheckpointSnapshot {
+  /** The document's checkpoint id, which its open index names. */
+  readonly id: string;
   readonly head: Buffer;
   readonly tail: Buffer;
   /**
@@ -42,8 +58,8 @@ export interface CheckpointSnapshot {
   readonly born: Set<string>;
   /** Whether a message is as the document being replaced holds it, at the snapshot. */
   readonly unchanged: (id: string) => boolean;
-  /** Lines of messages changed since the snapshot, as they stood at it. */
-  readonly frozen: Map<string, Buffer>;
+  /** Lines of messages changed since the snapshot, as they stood at it, with their open index facts (openIndex.ts). */
+  readonly frozen: Map<string, [line: Buffer, facts: Buffer]>;
   /** Messages whose line is written: only the others need freezing. */
   readonly written: Set<string>;
 }
@@ -139,9 +155,31 @@ async function firstLine(fh: StoreFile): Promise<string | undefined> {
   return line?.endsWith(HOT_OPEN) ? line : undefined;
 }
 
+/** The checkpoint id a first line names, if any. */
+function checkpointIdOf(first: string): string | undefined {
+  return /"checkpoint":"([0-9a-f]{1,64})"/.exec(first)?.[1];
+}
+
+/** The last line of the document (its tail: the rest of the state), read from the end. */
+async function lastLine(fh: StoreFile, size: number): Promise<string> {
+  for (let length = 64 * 1024; ; length *= 2) {
+    const from = Math.max(0, size - length);
+    const buf = Buffer.alloc(size - from);
+    await fh.read(buf, 0, buf.length, from);
+    const end = buf[buf.length - 1] === 0x0a ? buf.length - 1 : buf.length;
+    const nl = buf.subarray(0, end).lastIndexOf(0x0a);
+    if (nl >= 0) return buf.toString('utf8', nl + 1, end);
+    if (from === 0) throw new SyntaxError('the checkpoint has no last line');
+  }
+}
+
 export class CheckpointFile implements Adapter<Checkpoint> {
   /** Size of the document last read or written; the store paces checkpoints by it. */
   bytesOnDisk = 0;
+  /** Set by `read` when the document's open index was used: its messages are parsed when first read. */
+  restored?: Restored;
+  /** The open index could not be written (the document was): the next start parses the document. */
+  onIndexError?: (e: unknown) => void;
   /** Where the open messages' bodies are read back from: this document. */
   private readonly bodies: CheckpointBodies;
   /**
@@ -158,6 +196,10 @@ export class CheckpointFile implements Adapter<Checkpoint> {
     this.bodies = new CheckpointBodies(fs);
   }
 
+  get indexPath(): string {
+    return `${this.path}.index`;
+  }
+
   async read(): Promise<Checkpoint | null> {
     let fh: StoreFile;
     try {
@@ -170,12 +212,75 @@ export class CheckpointFile implements Adapter<Checkpoint> {
       this.bytesOnDisk = await fh.size();
       const first = await firstLine(fh);
       if (first === undefined) return parseState((await this.fs.readFile(this.path)).toString('utf8'), revived);
+      const lazy = await this.fromIndex(fh, first);
+      if (lazy) return lazy;
       const doc = await this.parseLines(first, lines(fh, Buffer.byteLength(first) + 1));
       this.bodies.openRead(this.path);
       return doc;
     } finally {
       await fh.close();
     }
+  }
+
+  /** The document with its messages left unparsed, if its open index names it. */
+  private async fromIndex(fh: StoreFile, first: string): Promise<Checkpoint | undefined> {
+    const id = checkpointIdOf(first);
+    if (id === undefined) return undefined;
+    let file: Buffer;
+    try {
+      file = await this.fs.readFile(this.indexPath);
+    } catch {
+      return undefined; // none: parsed whole
+    }
+    const index = readOpenIndex(file, id, this.bytesOnDisk);
+    if (!index) return undefined;
+    const last = await lastLine(fh, this.bytesOnDisk);
+    if (last.charCodeAt(0) !== CLOSE) throw new SyntaxError(`${this.path} ends before its last line`);
+    const doc = revived(JSON.parse(`${first}${last}`) as Checkpoint);
+    this.bodies.openRead(this.path);
+    const lazy = new LazyHot(
+      doc.state,
+      index.places,
+      index.count,
+      (mid, lineAt) => this.parseAt(mid, lineAt),
+      () => (this.restored = undefined),
+    );
+    this.restored = { index, lazy };
+    return doc;
+  }
+
+  /** The open message whose line starts at `lineAt` of the document read, parsed. */
+  private parseAt(id: string, lineAt: number): HotMessage {
+    const bytes = this.bodies.line(lineAt);
+    const [parsed] = this.parseEntries(bytes, lineAt);
+    if (parsed?.id !== id)
+      throw new Error(
+        `${this.path} holds no line for message ${id} at byte ${lineAt}: its open index does not match it`,
+      );
+    return parsed.hot;
+  }
+
+  /** An open message's line (its separator included or not), parsed: its body left in the document. */
+  private parseEntries(bytes: Buffer, at: number): { id: string; hot: HotMessage }[] {
+    const fast = entryWithoutBody(bytes);
+    if (fast) {
+      const hot = reviveHot(fast.value, fast.id);
+      hot.message.body = this.bodies.ref(at + fast.bodyAt);
+      return [{ id: fast.id, hot }];
+    }
+    const line = bytes.toString('utf8');
+    const entry = JSON.parse(`{${line.endsWith(',') ? line.slice(0, -1) : line}}`) as Record<string, HotMessage>;
+    const out: { id: string; hot: HotMessage }[] = [];
+    for (const id in entry) {
+      const hot = reviveHot(entry[id], id);
+      // Left in the file when the line starts with it, as the writer writes it (else it stays in memory).
+      const head = bodyHead(id);
+      if (typeof hot.message.body === 'string' && line.startsWith(head) && line.charCodeAt(head.length) === 0x22) {
+        hot.message.body = this.bodies.ref(at + Buffer.byteLength(head));
+      }
+      out.push({ id, hot });
+    }
+    return out;
   }
 
   private async parseLines(first: string, rest: AsyncGenerator<[bytes: Buffer, at: number]>): Promise<Checkpoint> {
@@ -187,22 +292,7 @@ export class CheckpointFile implements Adapter<Checkpoint> {
         doc.state.hot = hot;
         return doc;
       }
-      const fast = entryWithoutBody(bytes);
-      if (fast) {
-        const h = (hot[fast.id] = reviveHot(fast.value, fast.id));
-        h.message.body = this.bodies.ref(at + fast.bodyAt);
-        continue;
-      }
-      const line = bytes.toString('utf8');
-      const entry = JSON.parse(`{${line.endsWith(',') ? line.slice(0, -1) : line}}`) as Record<string, HotMessage>;
-      for (const id in entry) {
-        const h = (hot[id] = reviveHot(entry[id], id));
-        // Left in the file when the line starts with it, as the writer writes it (else it stays in memory).
-        const head = bodyHead(id);
-        if (typeof h.message.body === 'string' && line.startsWith(head) && line.charCodeAt(head.length) === 0x22) {
-          h.message.body = this.bodies.ref(at + Buffer.byteLength(head));
-        }
-      }
+      for (const entry of this.parseEntries(bytes, at)) hot[entry.id] = entry.hot;
     }
     throw new SyntaxError(`${this.path} ends before its last line`);
   }
@@ -220,9 +310,16 @@ export class CheckpointFile implements Adapter<Checkpoint> {
     this.bodies.moveAll(); // the last document's refs, before this one's are made
     const { hot: _listed, ...rest } = data.state; // its lines are written one by one
     // `hot` first, after two numbers: the document with an empty hot set splits right after its `"hot":{`.
-    const outline = JSON.stringify({ format: data.format, journalN: data.journalN, state: { hot: {}, ...rest } });
+    const id = randomBytes(8).toString('hex');
+    const outline = JSON.stringify({
+      format: data.format,
+      journalN: data.journalN,
+      checkpoint: id,
+      state: { hot: {}, ...rest },
+    });
     const split = outline.indexOf(HOT_OPEN) + HOT_OPEN.length;
     return {
+      id,
       head: Buffer.from(`${outline.slice(0, split)}\n`),
       tail: Buffer.from(`${outline.slice(split)}\n`),
       ids,
@@ -236,7 +333,7 @@ export class CheckpointFile implements Adapter<Checkpoint> {
   /** An event is about to change this open message: keep its line as the snapshot has it. */
   freeze(snapshot: CheckpointSnapshot, id: string, hot: HotMessage): void {
     if (!snapshot.born.has(id) && !snapshot.written.has(id) && !snapshot.frozen.has(id))
-      snapshot.frozen.set(id, this.lineOf(id, hot, snapshot.unchanged));
+      snapshot.frozen.set(id, [this.lineOf(id, hot, snapshot.unchanged), factsOf(hot)]);
   }
 
   /**
@@ -254,18 +351,31 @@ export class CheckpointFile implements Adapter<Checkpoint> {
     const ids = function* () {
       for (const id of snapshot.ids) if (!born.has(id) && !skip.has(id) && hot[id]) yield id;
     };
+    const index = new OpenIndexWriter();
     this.bytesOnDisk = await replaceDurably(this.fs, this.path, (fh) =>
-      writeDocument(fh, snapshot, ids(), placed, sliced, (id) => {
-        const line = frozen.get(id) ?? this.lineOf(id, hot[id], snapshot.unchanged);
+      writeDocument(fh, snapshot, ids(), placed, index, sliced, (id) => {
+        const [line, facts] = frozen.get(id) ?? [this.lineOf(id, hot[id], snapshot.unchanged), factsOf(hot[id])];
         written.add(id);
         frozen.delete(id);
-        return [hot[id].message, line];
+        return [hot[id].message, line, facts];
       }),
     );
+    // Every line was read to be written; a message still unparsed would be read from the replaced document.
+    this.restored?.lazy.parseAll();
     // The new document is in place: new refs point into it, and the old ones move to it.
     this.bodies.replaced(this.path, placed);
+    await this.writeIndex(index.finish(snapshot.id, this.bytesOnDisk));
     if (!sliced) return this.bodies.moveAll();
     while (!this.bodies.move(MOVE_SLICE)) await new Promise((next) => setImmediate(next));
+  }
+
+  /** After its document: a crash between the two leaves an index naming the document before, not used. */
+  private async writeIndex(file: Buffer): Promise<void> {
+    try {
+      await replaceDurably(this.fs, this.indexPath, async (fh) => (await writeAll(fh, file, 0), file.length));
+    } catch (e) {
+      this.onIndexError?.(e);
+    }
   }
 
   private lineOf(id: string, hot: HotMessage, unchanged: (id: string) => boolean): Buffer {
@@ -299,15 +409,17 @@ function revived(doc: Checkpoint): Checkpoint {
 
 /**
  * The document in the line layout, written a chunk at a time; its size in bytes. `placed`: each
- * message and where its body's literal went. `line`: an open message and its line.
+ * message and where its body's literal went; `index`: where its line went, with its facts. `line`:
+ * an open message, its line and its facts.
  */
 async function writeDocument(
   fh: StoreFile,
   snapshot: CheckpointSnapshot,
   ids: Iterable<string>,
   placed: [StoredMessage, number][],
+  index: OpenIndexWriter,
   paced: boolean,
-  line: (id: string) => [StoredMessage, Buffer],
+  line: (id: string) => [StoredMessage, Buffer, Buffer],
 ): Promise<number> {
   let bytes = 0;
   let unsynced = 0;
@@ -342,8 +454,9 @@ async function writeDocument(
   for (const id of ids) {
     if (!first) put(SEPARATOR);
     first = false;
-    const [m, text] = line(id);
+    const [m, text, facts] = line(id);
     placed.push([m, written + Buffer.byteLength(bodyHead(id))]);
+    index.add(id, written, facts);
     put(text);
     // A flush is a turn of the event loop: commits go on between. Lines written anew cost ten times
     // those copied, so a chunk of them held the commits for 15–70 ms: a slice is also cut by time.

@@ -21,6 +21,7 @@ import { bodyOf, withBody } from '../bus/body';
 import { messagesTouched } from '../bus/relay';
 import { AppendLog } from './appendLog';
 import { CheckpointFile, type Checkpoint, type CheckpointSnapshot } from './checkpointFile';
+import { MailIndex } from '../bus/mailIndex';
 import { reviveHot } from './revive';
 import { nodeFs, type StoreFs } from './storeFs';
 
@@ -106,6 +107,8 @@ export class Store {
   private paused = false;
   private lastCheckpointBytes: number;
   private closed = false;
+  /** Messages the journal's events read or added after a start from the open index (mailIndex). */
+  private restoredChanged: string[] = [];
   /** A pump is scheduled for the end of this turn (flushSoon). */
   private flushing = false;
   /** Why the journal's tail cannot be trusted (a failed cut): set, nothing is written to it until recover() succeeds. */
@@ -176,6 +179,7 @@ export class Store {
     if (st.mode & 0o022)
       throw new Error(`${dir} is writable by others (mode ${(st.mode & 0o777).toString(8)}); run chmod 700 on it`);
     const adapter = new CheckpointFile(join(dir, 'state.json'), fs);
+    adapter.onIndexError = (e) => options.onError?.('open index', e);
     const db = new Low<Checkpoint>(adapter, { format: FORMAT, journalN: 0, state: emptyState(node) });
     await db.read();
     if (db.data.format !== FORMAT)
@@ -201,13 +205,46 @@ export class Store {
       store.n = value.n;
     }
     store.written = store.n;
+    const restored = adapter.restored;
+    if (restored?.index) {
+      // From the open index, without reading a message; then those the journal's events read or added.
+      for (const id in restored.index.places) store.open.add(id);
+      for (const id of restored.index.settling) store.settling.add(id);
+      store.restoredChanged = restored.lazy.stopTracking();
+      for (const id of store.restoredChanged) store.follow(id);
+    } else for (const id of Object.keys(store.state.hot)) store.follow(id);
     // A crash between archiving and checkpointing leaves a message in both: the hot copy wins.
-    for (const id of Object.keys(store.state.hot)) {
-      store.open.add(id);
-      archiveIndex.delete(id);
-      if (isSettled(store.state.hot[id], Infinity)) store.settling.add(id);
-    }
+    if (archiveIndex.size > 0) for (const id of store.open) archiveIndex.delete(id);
     return store;
+  }
+
+  /** An open message's place in the open set and the settling set, as it is now. */
+  private follow(id: string): void {
+    const hot = this.state.hot[id];
+    if (!hot) return;
+    this.open.add(id);
+    if (isSettled(hot, Infinity)) this.settling.add(id);
+    else this.settling.delete(id);
+  }
+
+  /**
+   * The mail index at start: from the checkpoint's open index (openIndex.ts) as of the checkpoint,
+   * then the messages the journal's events changed or added since, followed again; or, when the
+   * start parsed the document, built on the messages.
+   */
+  mailIndex(): MailIndex {
+    const index = this.adapter.restored?.index;
+    if (!index) return MailIndex.of(this.state);
+    this.adapter.restored!.index = undefined; // its lists go into the mail index; the rest is in the hot set
+    const mail = MailIndex.restored(index.mailEntries());
+    for (const id of this.restoredChanged) mail.refresh(this.state, id);
+    this.restoredChanged = [];
+    return mail;
+  }
+
+  /** Open messages not parsed yet (a start from the open index leaves them in the document until read). */
+  get unparsed(): number {
+    return this.adapter.restored?.lazy.pending ?? 0;
   }
 
   /** Resolves once the events are on disk and applied; rejects if they could not be written. */
