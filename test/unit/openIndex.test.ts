@@ -107,7 +107,7 @@ function answers(mail: MailIndex, state: BusState): unknown {
     unread: mail.unreadCount(who),
     waiting: mail.hasWaiting(who),
     seen: mail.seenInSession(who, 'b1'),
-    agent: mail.agentSessionOf(who, 'claude:x'),
+    agents: ['claude:x', 'claude:y'].map((cli) => mail.agentSessionOf(who, cli)),
     toSurface: ['b1', 'b2'].map((s) => {
       const { items, count } = mail.unsurfaced(state, who, s, new Set(), 1000);
       return { items: ids(items), count };
@@ -157,6 +157,21 @@ describe('a start from the open index', () => {
       { type: 'receipt', id: ids[0], recipient: 'bob', receipt: { kind: 'ack', ...stamp('bob', 'b1') } },
       { type: 'receipt', id: ids[1], recipient: 'bob', receipt: { kind: 'read', ...stamp('bob', 'b1') } },
       { type: 'resolved', id: ids[2], resolution: { by: 'alice', at: T0 } },
+      // Waiting already at the checkpoint, surfaced since: seen in that session from now on.
+      {
+        type: 'surfaced',
+        id: ids[3],
+        recipient: 'bob',
+        surfacing: {
+          session: 'b1',
+          node: 'n',
+          at: T0,
+          path: 'hook',
+          via: 'claude PostToolUse',
+          replayed: false,
+          cliSession: 'claude:y',
+        },
+      },
       { type: 'sent', message: message(N + 1) },
     ]);
     const whole = await parsedWhole(dir);
@@ -172,6 +187,24 @@ describe('a start from the open index', () => {
       store.isArchived(ids[2]) && whole.isArchived(ids[2]),
       'the message resolved since is settled: archived at the next checkpoint',
     );
+  });
+
+  it('an index of no open message: the messages the journal adds after it are open, in the mail index, and in the next checkpoint', async () => {
+    const dir = tempDir('open-index-empty');
+    await (await Store.open(dir, 'n', opts)).close(); // an index with nothing in it
+    const before = await Store.open(dir, 'n', opts);
+    await before.commit([
+      { type: 'sent', message: message(1) },
+      { type: 'sent', message: message(2) },
+    ]);
+    const store = await Store.open(dir, 'n', opts); // as after a kill -9
+    assert.deepEqual([...store.openIds()], [message(1).id, message(2).id]);
+    assert.equal(store.mailIndex().unackedFor(store.state, 'bob').length, 2);
+    await store.close(); // a checkpoint, the journal emptied
+    const again = await Store.open(dir, 'n', opts);
+    assert.deepEqual([...again.openIds()], [message(1).id, message(2).id], 'nothing acknowledged is lost');
+    await again.close();
+    await before.close();
   });
 
   it('an index that names another document, a torn one and a foreign one are not used: the start parses the document', async () => {

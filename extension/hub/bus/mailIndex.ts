@@ -104,9 +104,18 @@ export class MailIndex {
     return index;
   }
 
-  /** Puts the message in, or takes it out of, each recipient's lists as its state now says (a message changed since a restored index). */
+  /**
+   * A message changed since the index was restored: in or out of each recipient's lists as its
+   * state now says, and seen wherever it was surfaced while it waits (`follow` marks them only
+   * when it starts waiting; a surfacing the journal added since would be missed).
+   */
   refresh(state: BusState, id: string): void {
     this.follow(state, id);
+    const hot = state.hot[id];
+    if (!hot) return;
+    for (const r of hot.message.recipients)
+      if (isWaitingFor(hot, r))
+        for (const s of hot.deliveries[r].surfacings ?? []) this.markSeen(r, s, id, hot.message.seq);
   }
 
   private list<K>(lists: Map<K, SeqList>, key: K): SeqList {

@@ -23,7 +23,6 @@ export class LazyHot {
     private readonly onAllParsed: () => void,
   ) {
     this.unparsed = count;
-    if (count === 0) return;
     const handler: ProxyHandler<Record<string, HotMessage | Unparsed>> = {
       get: (t, key) => (typeof key === 'string' ? this.read(key) : Reflect.get(t, key)),
       set: (t, key, value) => {
@@ -49,12 +48,6 @@ export class LazyHot {
     this.tracking = false;
     this.touched.clear();
     return touched;
-  }
-
-  /** Parses every message not parsed yet, at once. */
-  parseAll(): void {
-    if (this.unparsed === 0) return;
-    for (const id in this.target) this.read(id);
   }
 
   private read(id: string): HotMessage | undefined {
