@@ -2,13 +2,18 @@
 // bridge process (dist/bridge.js) on one hub process, measured level by level in one run:
 //   attach (spawn → live on the hub) and detach per session, hub RSS per live session, a send's
 //   latency to one recipient with the others live, and a broadcast (`to: '*'`) until the last
-//   session has its push — each next to the 2-session figure.
+//   session has its push — each next to the 2-session figure. The broadcast is timed twice: to the
+//   SDK clients (every session's MCP client in this one process, each parsing and validating its
+//   push) and to bare readers (each bridge's stdout read raw, the push's arrival timed as its bytes
+//   come, as an agent CLI in its own process would get them).
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Hub } from '../../extension/hub/hub';
 import type { Session } from '../../extension/hub/sessions';
 import { connectAgent, waitFor, type Agent } from '../helpers/agent';
 import { waitUntil } from '../helpers/wait';
-import { startHub, tempDir } from '../helpers/hubProcess';
+import { DIST, NODE, startHub, tempDir } from '../helpers/hubProcess';
 import { median, p95, timed } from './stats';
 
 const quick = process.argv.includes('--quick');
@@ -35,7 +40,46 @@ interface Level {
   sendMs: number;
   sendP95Ms: number;
   broadcastMs: number;
+  /** The same, to bare readers of the bridges' stdout. */
+  rawBroadcastMs: number;
   detachMs: number;
+}
+
+interface RawSession {
+  /** When each push's bytes arrived (Date.now()). */
+  pushes: number[];
+  close(): void;
+}
+
+/**
+ * A bridge process driven by hand: the MCP handshake written to its stdin, then its stdout read
+ * raw, each push timed when its bytes arrive — no MCP client parsing it in this process.
+ */
+function rawSession(socket: string, name: string, session: string): Promise<RawSession> {
+  const proc = spawn(NODE, [join(DIST, 'bridge.js'), '--name', name, '--session', session], {
+    env: { ...process.env, HANDOFF_HUB: socket },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  const raw: RawSession = { pushes: [], close: () => proc.stdin.end() };
+  return new Promise((resolve, reject) => {
+    let text = '';
+    proc.on('exit', (code) => reject(new Error(`bridge ${session} exited with ${code}`)));
+    proc.stdout.on('data', (d: Buffer) => {
+      const at = Date.now();
+      text += d.toString();
+      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n')) {
+        const line = text.slice(0, nl);
+        text = text.slice(nl + 1);
+        if (line.includes('"notifications/claude/channel"')) raw.pushes.push(at);
+        else if (line.includes('"protocolVersion"')) {
+          proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+          resolve(raw); // a named session is live before its initialize is answered (G8)
+        }
+      }
+    });
+    const init = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
+    proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: init })}\n`);
+  });
 }
 
 async function level(sessions: number): Promise<Level> {
@@ -78,8 +122,45 @@ async function level(sessions: number): Promise<Level> {
     broadcasts.push(Math.max(...workers.map((w, i) => w.pushes[have[i]].at)) - t);
   }
 
-  const t = performance.now();
+  // The same broadcasts to bare readers, the SDK clients gone.
   await Promise.all(workers.map((w) => w.close()));
+  const raws: RawSession[] = [];
+  for (let i = 0; i < sessions; i += ATTACH_BATCH)
+    raws.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(ATTACH_BATCH, sessions - i) }, (_, j) =>
+          rawSession(hub.socket, `w${(i + j) % IDENTITIES}`, `r-${i + j}`),
+        ),
+      )),
+    );
+  const rawBroadcasts: number[] = [];
+  for (let b = 0; b < BROADCASTS; b++) {
+    const have = raws.map((r) => r.pushes.length);
+    const t = Date.now();
+    await boss.ok('send_handoff', { to: '*', body: `all hands, raw ${b}`, insist: true });
+    await waitFor(() => raws.every((r, i) => r.pushes.length > have[i]), 30_000, `raw broadcast ${b} to all`);
+    rawBroadcasts.push(Math.max(...raws.map((r, i) => r.pushes[have[i]])) - t);
+  }
+  for (const r of raws) r.close();
+  await waitUntil(
+    async () => (await boss.ok('list_peers')).peers.every((p: any) => p.identity === 'boss' || p.live_sessions === 0),
+    30_000,
+    'every bare reader detached',
+  );
+  console.error(`# ${sessions}: broadcast to bare readers`);
+
+  // Detach, timed: the SDK workers again.
+  const again: Agent[] = [];
+  for (let i = 0; i < sessions; i += ATTACH_BATCH)
+    again.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(ATTACH_BATCH, sessions - i) }, (_, j) =>
+          connectAgent({ socket: hub.socket, name: `w${(i + j) % IDENTITIES}`, session: `w-${i + j}` }),
+        ),
+      )),
+    );
+  const t = performance.now();
+  await Promise.all(again.map((w) => w.close()));
   await waitUntil(
     async () => (await boss.ok('list_peers')).peers.every((p: any) => p.identity === 'boss' || p.live_sessions === 0),
     30_000,
@@ -95,6 +176,7 @@ async function level(sessions: number): Promise<Level> {
     sendMs: median(sends),
     sendP95Ms: p95(sends),
     broadcastMs: median(broadcasts),
+    rawBroadcastMs: median(rawBroadcasts),
     detachMs,
   };
 }
@@ -155,12 +237,12 @@ async function main(): Promise<void> {
     `\nLive agent sessions, each through its own bridge process, on one hub; at most ${IDENTITIES} identities, so 200 sessions are ${IDENTITIES} × 4 (${new Date().toISOString()}):\n`,
   );
   console.log(
-    '| live sessions | attach per session, ms | hub RSS per session, MB | send p50, ms | send p95, ms | broadcast to the last push, ms | detach per session, ms |',
+    '| live sessions | attach per session, ms | hub RSS per session, MB | send p50, ms | send p95, ms | broadcast to the last push (SDK clients), ms | broadcast to the last push (bare readers), ms | detach per session, ms |',
   );
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const r of rows)
     console.log(
-      `| ${r.sessions} | ${x(r.attachMs, base.attachMs)} | ${r.rssPerSessionMb.toFixed(3)} | ${x(r.sendMs, base.sendMs)} | ${r.sendP95Ms.toFixed(2)} | ${x(r.broadcastMs, base.broadcastMs)} | ${x(r.detachMs, base.detachMs)} |`,
+      `| ${r.sessions} | ${x(r.attachMs, base.attachMs)} | ${r.rssPerSessionMb.toFixed(3)} | ${x(r.sendMs, base.sendMs)} | ${r.sendP95Ms.toFixed(2)} | ${x(r.broadcastMs, base.broadcastMs)} | ${x(r.rawBroadcastMs, base.rawBroadcastMs)} | ${x(r.detachMs, base.detachMs)} |`,
     );
   console.log('\nThe hub alone, in process: a broadcast from the send until its last session was written to:\n');
   console.log('| live sessions | hub fan-out, ms |\n|---|---|');
