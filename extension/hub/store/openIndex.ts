@@ -88,12 +88,13 @@ export function factsOf(hot: HotMessage): Buffer {
   const out = new Bytes(128);
   out.f64(hot.message.seq);
   out.u8(isSettled(hot, Infinity) ? 1 : 0);
-  const recipients = Object.keys(hot.deliveries);
+  // The recipients the mail index follows (MailIndex.follow), in its order.
+  const recipients = hot.message.recipients;
   out.u32(recipients.length);
   for (const r of recipients) {
     out.str(r);
     out.u8(listsOf(hot, r));
-    const surfacings = hot.deliveries[r].surfacings ?? [];
+    const surfacings = hot.deliveries[r]?.surfacings ?? [];
     out.u32(surfacings.length);
     for (const s of surfacings) {
       out.str(s.session);
