@@ -87,6 +87,13 @@ const plain = (state: BusState) =>
     }),
   ) as unknown;
 
+/** An index file with some of its header's fields changed. */
+function withHeader(file: Buffer, change: Record<string, unknown>): Buffer {
+  const nl = file.indexOf(0x0a);
+  const header = { ...JSON.parse(file.toString('utf8', 0, nl)), ...change };
+  return Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), file.subarray(nl + 1)]);
+}
+
 /** A store with the messages, closed with a checkpoint and its open index. */
 async function filled(): Promise<string> {
   const dir = tempDir('open-index');
@@ -219,24 +226,24 @@ describe('a start from the open index', () => {
     const expected = plain(whole.state);
     await whole.close();
     // The document before's index, its size made to match this document's: only its checkpoint id tells them apart.
-    const nl = older.indexOf(0x0a);
-    const resized = JSON.parse(older.toString('utf8', 0, nl));
-    resized.documentBytes = readFileSync(join(dir, 'state.json')).length;
-    const sameSize = Buffer.concat([Buffer.from(`${JSON.stringify(resized)}\n`), older.subarray(nl + 1)]);
-    for (const [what, bytes] of [
-      ['the document before', older],
-      ['the document before, its size made to match', sameSize],
-      ['torn', readFileSync(index).subarray(0, readFileSync(index).length - 5)],
-      ['foreign', Buffer.from('{"magic":"handoff-open-index","version":1}\n\u0000\u0001')],
-    ] as const) {
-      const current = readFileSync(index);
-      writeFileSync(index, bytes);
+    // Each made from the index that names the document as it is then (every start below checkpoints anew).
+    const cases: [string, (current: Buffer) => Buffer][] = [
+      ['the document before', () => older],
+      [
+        'the document before, its size made to match',
+        () => withHeader(older, { documentBytes: readFileSync(join(dir, 'state.json')).length }),
+      ],
+      ['torn', (current) => current.subarray(0, current.length - 5)],
+      ['foreign', () => Buffer.from('{"magic":"handoff-open-index","version":1}\n\u0000\u0001')],
+      ['claiming more records than it has bytes', (current) => withHeader(current, { count: 2 ** 50 })],
+    ];
+    for (const [what, made] of cases) {
+      writeFileSync(index, made(readFileSync(index)));
       const again = await Store.open(dir, 'n', opts);
       assert.equal(again.unparsed, 0, `${what}: not used`);
       assert.deepEqual(plain(again.state), expected, `${what}: the state is whole`);
       await again.close(); // writes the index anew
       assert.ok(readFileSync(index).length > 100);
-      writeFileSync(index, current);
     }
   });
 

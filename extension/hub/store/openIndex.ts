@@ -190,14 +190,25 @@ class Reader {
     return s;
   }
 
+  /** Steps over a string; one that must be there and is absent throws. */
+  skipStr(optional = false): void {
+    const n = this.u32();
+    if (n === NONE) {
+      if (!optional) throw new RangeError('the index lacks a string it must hold');
+      return;
+    }
+    this.need(n);
+    this.at += n;
+  }
+
   /** Steps over a recipient list (checked as it goes). */
   skipListed(): void {
     for (let r = this.u32(); r > 0; r--) {
-      this.str();
+      this.skipStr();
       this.u8();
       for (let s = this.u32(); s > 0; s--) {
-        this.str();
-        this.str();
+        this.skipStr();
+        this.skipStr(true);
       }
     }
   }
@@ -239,7 +250,9 @@ export function readOpenIndex(file: Buffer, checkpoint: string, documentBytes: n
     header.checkpoint !== checkpoint ||
     header.documentBytes !== documentBytes ||
     !Number.isSafeInteger(header.count) ||
-    header.bytes !== file.length - nl - 1
+    header.count < 0 ||
+    header.bytes !== file.length - nl - 1 ||
+    header.count > header.bytes
   )
     return undefined;
   const places = dict<number>();
@@ -250,7 +263,7 @@ export function readOpenIndex(file: Buffer, checkpoint: string, documentBytes: n
     for (let i = 0; i < header.count; i++) {
       const id = r.str();
       // An id that is an array index would be listed first by the object that holds the places, out of the document's order.
-      if (id === undefined || (id.length <= 10 && ARRAY_INDEX.test(id))) return undefined;
+      if (id === undefined || (id.length <= 10 && ARRAY_INDEX.test(id)) || id in places) return undefined;
       places[id] = r.f64();
       ids[i] = id;
       r.f64();
@@ -268,7 +281,7 @@ export function readOpenIndex(file: Buffer, checkpoint: string, documentBytes: n
     *mailEntries() {
       const m = new Reader(file, nl + 1);
       for (let i = 0; i < ids.length; i++) {
-        m.str();
+        m.skipStr();
         m.f64();
         const seq = m.f64();
         m.u8();
