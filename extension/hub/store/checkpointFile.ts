@@ -359,7 +359,7 @@ export class CheckpointFile implements Adapter<Checkpoint> {
     const index = new OpenIndexWriter();
     this.bytesOnDisk = await replaceDurably(this.fs, this.path, async (fh) => {
       const bytes = await writeDocument(fh, snapshot, ids(), placed, index, sliced, (id) => {
-        const [line, facts] = frozen.get(id) ?? [this.lineOf(id, hot[id], snapshot.unchanged), factsOf(hot[id])];
+        const [line, facts] = frozen.get(id) ?? [this.lineOf(id, hot[id], snapshot.unchanged), hot[id]];
         written.add(id);
         frozen.delete(id);
         return [hot[id].message, line, facts];
@@ -418,7 +418,7 @@ function revived(doc: Checkpoint): Checkpoint {
 /**
  * The document in the line layout, written a chunk at a time; its size in bytes. `placed`: each
  * message and where its body's literal went; `index`: where its line went, with its facts. `line`:
- * an open message, its line and its facts.
+ * an open message, its line and its facts (frozen with the line, or the message to take them from).
  */
 async function writeDocument(
   fh: StoreFile,
@@ -427,7 +427,7 @@ async function writeDocument(
   placed: [StoredMessage, number][],
   index: OpenIndexWriter,
   paced: boolean,
-  line: (id: string) => [StoredMessage, Buffer, Buffer],
+  line: (id: string) => [StoredMessage, Buffer, Buffer | HotMessage],
 ): Promise<number> {
   let bytes = 0;
   let unsynced = 0;

@@ -12,7 +12,7 @@ export class LazyHot {
   /** Messages not parsed yet. */
   private unparsed: number;
   /** Messages parsed or put since the start, while `tracking`: the start looks at them again (replayed events). */
-  readonly touched = new Set<string>();
+  private readonly touched = new Set<string>();
   private tracking = true;
 
   constructor(

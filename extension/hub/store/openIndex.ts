@@ -83,9 +83,8 @@ class Bytes {
   }
 }
 
-/** What the index keeps of a message as it is now, but its id and place: taken when its line is written, or frozen with it. */
-export function factsOf(hot: HotMessage): Buffer {
-  const out = new Bytes(128);
+/** What the index keeps of a message as it is now, but its id and place, put into `out`. */
+function putFacts(out: Bytes, hot: HotMessage): void {
   out.f64(hot.message.seq);
   out.u8(isSettled(hot, Infinity) ? 1 : 0);
   // The recipients the mail index follows (MailIndex.follow), in its order.
@@ -101,6 +100,12 @@ export function factsOf(hot: HotMessage): Buffer {
       out.str(s.cliSession);
     }
   }
+}
+
+/** A message's facts as they are now, kept apart: for a line frozen while a checkpoint is written behind the commits. */
+export function factsOf(hot: HotMessage): Buffer {
+  const out = new Bytes(128);
+  putFacts(out, hot);
   return Buffer.from(out.take());
 }
 
@@ -109,10 +114,12 @@ export class OpenIndexWriter {
   private readonly records = new Bytes(1 << 16);
   private count = 0;
 
-  add(id: string, lineAt: number, facts: Buffer): void {
+  /** `facts`: frozen with the line (factsOf), or taken from the message as it is now. */
+  add(id: string, lineAt: number, facts: Buffer | HotMessage): void {
     this.records.str(id);
     this.records.f64(lineAt);
-    this.records.bytes(facts);
+    if (Buffer.isBuffer(facts)) this.records.bytes(facts);
+    else putFacts(this.records, facts);
     this.count++;
   }
 
