@@ -10,6 +10,7 @@ import { emptyState, type BusEvent, type BusState, type HotMessage, type Message
 import { apply, isSettled } from '../../extension/hub/bus/reduce';
 import { Store } from '../../extension/hub/store/store';
 import { tempDir } from '../helpers/hubProcess';
+import { plainState } from '../helpers/plainState';
 
 const opts = { idempotencyWindowMs: 24 * 3_600_000 };
 const T0 = Date.now();
@@ -63,15 +64,6 @@ function oldState(hots: HotMessage[]): BusState {
   };
 }
 
-/** The state as JSON, each body read back from wherever it is held. */
-const plain = (state: BusState) =>
-  JSON.parse(
-    JSON.stringify({
-      ...state,
-      hot: Object.fromEntries(Object.entries(state.hot).map(([id, h]) => [id, { ...h, message: withBody(h.message) }])),
-    }),
-  ) as unknown;
-
 /** How many open messages hold their body by reference, left in the checkpoint. */
 const leftInFile = (state: BusState) =>
   Object.values(state.hot).filter((h) => typeof h.message.body === 'number').length;
@@ -83,11 +75,11 @@ describe('the checkpoint document', () => {
     const state = oldState(bodies.map((b, i) => hot(message(i + 1, b), i === 1)));
     writeFileSync(join(dir, 'state.json'), JSON.stringify({ format: 1, journalN: 7, state }), { mode: 0o600 });
     const store = await Store.open(dir, 'n', opts);
-    assert.deepEqual(plain(store.state), plain(state));
+    assert.deepEqual(plainState(store.state), plainState(state));
     await store.close(); // checkpoints
     const text = readFileSync(join(dir, 'state.json'), 'utf8');
     const { checkpoint, ...read } = JSON.parse(text);
-    assert.deepEqual(read, { format: 1, journalN: 7, state: plain(state) }, 'any JSON reader reads it as before');
+    assert.deepEqual(read, { format: 1, journalN: 7, state: plainState(state) }, 'any JSON reader reads it as before');
     assert.match(checkpoint, /^[0-9a-f]{16}$/, 'and its id, which its open index names');
     assert.equal(
       text.trimEnd().split('\n').length,
@@ -97,8 +89,8 @@ describe('the checkpoint document', () => {
     const again = await Store.open(dir, 'n', opts);
     assert.equal(leftInFile(again.state), bodies.length, 'every body is left in the document');
     assert.deepEqual(
-      plain(again.state),
-      plain(state),
+      plainState(again.state),
+      plainState(state),
       'and reads back exactly: escapes, quotes, multi-byte characters',
     );
     await again.close();
@@ -120,11 +112,11 @@ describe('the checkpoint document', () => {
     );
     const store = await Store.open(dir, 'n', opts);
     assert.equal(leftInFile(store.state), 0, 'found nowhere the loader looks: kept in memory');
-    assert.deepEqual(plain(store.state), plain(oldState(hots)));
+    assert.deepEqual(plainState(store.state), plainState(oldState(hots)));
     await store.close();
     const again = await Store.open(dir, 'n', opts);
     assert.equal(leftInFile(again.state), hots.length);
-    assert.deepEqual(plain(again.state), plain(oldState(hots)));
+    assert.deepEqual(plainState(again.state), plainState(oldState(hots)));
     await again.close();
   });
 
@@ -133,7 +125,7 @@ describe('the checkpoint document', () => {
     const state = oldState([hot(message(1, 'edited'))]);
     writeFileSync(join(dir, 'state.json'), JSON.stringify({ format: 1, journalN: 1, state }, null, 2), { mode: 0o600 });
     const store = await Store.open(dir, 'n', opts);
-    assert.deepEqual(plain(store.state), plain(state));
+    assert.deepEqual(plainState(store.state), plainState(state));
     assert.equal(leftInFile(store.state), 0, 'a document not in the line layout keeps its bodies in memory');
     await store.close();
   });

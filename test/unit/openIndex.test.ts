@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { withBody } from '../../extension/hub/bus/body';
 import { MailIndex } from '../../extension/hub/bus/mailIndex';
-import type { BusEvent, BusState, Message } from '../../extension/hub/bus/model';
+import type { BusEvent, BusState, Message, Surfacing } from '../../extension/hub/bus/model';
 import { Store } from '../../extension/hub/store/store';
 import { tempDir } from '../helpers/hubProcess';
+import { plainState } from '../helpers/plainState';
 
 const opts = { idempotencyWindowMs: 24 * 3_600_000 };
 const T0 = Date.now();
@@ -39,6 +39,17 @@ function message(i: number): Message {
 
 const stamp = (by: string, session: string, at = T0) => ({ by, session, node: 'n', at });
 
+/** Surfaced by a Claude hook in bob's session b1, under that CLI session if given. */
+const hookInB1 = (cliSession?: string): Surfacing => ({
+  session: 'b1',
+  node: 'n',
+  at: T0,
+  path: 'hook',
+  via: 'claude PostToolUse',
+  replayed: false,
+  ...(cliSession ? { cliSession } : {}),
+});
+
 /** Messages in every state the mail index tells apart: pushed, read, surfaced (with and without a CLI session), ACKed, result, resolved. */
 function events(): BusEvent[] {
   const out: BusEvent[] = [];
@@ -54,15 +65,7 @@ function events(): BusEvent[] {
         type: 'surfaced',
         id,
         recipient: 'bob',
-        surfacing: {
-          session: 'b1',
-          node: 'n',
-          at: T0,
-          path: 'hook',
-          via: 'claude PostToolUse',
-          replayed: false,
-          ...(i % 14 === 0 ? { cliSession: 'claude:x' } : {}),
-        },
+        surfacing: hookInB1(i % 14 === 0 ? 'claude:x' : undefined),
       });
     if (i % 11 === 0)
       out.push({ type: 'receipt', id, recipient: 'bob', receipt: { kind: 'ack', ...stamp('bob', 'b1') } });
@@ -77,15 +80,6 @@ function events(): BusEvent[] {
   }
   return out;
 }
-
-/** The state as JSON, each body read back from wherever it is held. */
-const plain = (state: BusState) =>
-  JSON.parse(
-    JSON.stringify({
-      ...state,
-      hot: Object.fromEntries(Object.entries(state.hot).map(([id, h]) => [id, { ...h, message: withBody(h.message) }])),
-    }),
-  ) as unknown;
 
 /** An index file with some of its header's fields changed. */
 function withHeader(file: Buffer, change: Record<string, unknown>): Buffer {
@@ -149,7 +143,11 @@ describe('a start from the open index', () => {
     assert.equal(store.unparsed, store.openCount - 1, 'a read parses that message only');
     assert.equal(store.state.hot[first], store.state.hot[first], 'once, and keeps it');
     assert.deepEqual(answers(mail, store.state), answers(MailIndex.of(whole.state), whole.state));
-    assert.deepEqual(plain(store.state), plain(whole.state), 'every message reads as the whole parse reads it');
+    assert.deepEqual(
+      plainState(store.state),
+      plainState(whole.state),
+      'every message reads as the whole parse reads it',
+    );
     assert.equal(store.unparsed, 0);
     await whole.close();
     await store.close();
@@ -169,15 +167,7 @@ describe('a start from the open index', () => {
         type: 'surfaced',
         id: ids[3],
         recipient: 'bob',
-        surfacing: {
-          session: 'b1',
-          node: 'n',
-          at: T0,
-          path: 'hook',
-          via: 'claude PostToolUse',
-          replayed: false,
-          cliSession: 'claude:y',
-        },
+        surfacing: hookInB1('claude:y'),
       },
       { type: 'sent', message: message(N + 1) },
     ]);
@@ -186,7 +176,7 @@ describe('a start from the open index', () => {
     assert.ok(store.unparsed > 0 && store.unparsed < store.openCount, 'only what the events named was parsed');
     assert.deepEqual([...store.openIds()], [...whole.openIds()]);
     assert.deepEqual(answers(store.mailIndex(), store.state), answers(MailIndex.of(whole.state), whole.state));
-    assert.deepEqual(plain(store.state), plain(whole.state));
+    assert.deepEqual(plainState(store.state), plainState(whole.state));
     await whole.close();
     await store.close();
     await before.close(); // its files, left open as a kill -9 leaves them
@@ -223,7 +213,7 @@ describe('a start from the open index', () => {
     await store.commit([{ type: 'sent', message: message(N + 1) }]);
     await store.close();
     const whole = await parsedWhole(dir);
-    const expected = plain(whole.state);
+    const expected = plainState(whole.state);
     await whole.close();
     // The document before's index, its size made to match this document's: only its checkpoint id tells them apart.
     // Each made from the index that names the document as it is then (every start below checkpoints anew).
@@ -241,7 +231,7 @@ describe('a start from the open index', () => {
       writeFileSync(index, made(readFileSync(index)));
       const again = await Store.open(dir, 'n', opts);
       assert.equal(again.unparsed, 0, `${what}: not used`);
-      assert.deepEqual(plain(again.state), expected, `${what}: the state is whole`);
+      assert.deepEqual(plainState(again.state), expected, `${what}: the state is whole`);
       await again.close(); // writes the index anew
       assert.ok(readFileSync(index).length > 100);
     }
