@@ -4,7 +4,9 @@
 import { tmuxTerminal } from '../shared/terminal';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { agentNameAt } from '../shared/agentNames';
 import { hubCandidates } from '../shared/discovery';
+import { canonical } from '../shared/paths';
 import { greetFirst, NotAHub } from '../shared/greet';
 import { HELLO_VERSION, type AgentHello } from '../protocol/hello';
 import { Bridge } from './bridge';
@@ -19,23 +21,29 @@ const { values } = parseArgs({
     role: { type: 'string', multiple: true },
     hub: { type: 'string' },
     workspace: { type: 'string' },
+    cli: { type: 'string' },
   },
 });
 
 const env = { ...process.env, ...(values.hub ? { HANDOFF_HUB: String(values.hub) } : {}) };
 const pinned = values.workspace as string | undefined;
 // One key for the life of this process: every hub it reaches knows it as the same session.
+// Unpinned (connect in git): the checkout the agent runs in names it (shared/agentNames.ts).
+const named = typeof values.cli === 'string' ? agentNameAt(values.cli, canonical(process.cwd())) : undefined;
 const sessionKey = (values.session as string | undefined) ?? process.env.HANDOFF_SESSION ?? `b-${randomUUID()}`;
 const hello: AgentHello = {
   handoff: HELLO_VERSION,
   kind: 'mcp',
-  identity: (values.name as string | undefined) ?? process.env.HANDOFF_AGENT,
+  identity: (values.name as string | undefined) ?? process.env.HANDOFF_AGENT ?? named?.name,
   session: sessionKey,
   roles: (values.role as string[] | undefined) ?? process.env.HANDOFF_ROLES?.split(',').filter(Boolean),
   pid: process.pid,
   agentPid: process.ppid,
   client: process.env.HANDOFF_CLIENT,
   terminal: tmuxTerminal(process.env),
+  ...(named && {
+    checkout: { folder: named.checkout.folder, branch: named.checkout.branch, linked: named.checkout.linked },
+  }),
   proves: true,
 };
 const { workspace } = hubCandidates(env, process.cwd(), pinned);
@@ -90,4 +98,6 @@ process.stdin.on('error', end);
 bridge.start();
 // Stdout gone: the client is gone.
 process.stdout.on('error', () => process.exit(0));
-log(`serving ${hello.identity ?? 'an unnamed agent'} for ${workspace}`);
+log(
+  `serving ${hello.identity ?? 'an unnamed agent'} for ${workspace}${named ? ` (${named.how} for ${named.checkout.folder}${named.checkout.branch ? `, branch ${named.checkout.branch}` : ''})` : ''}`,
+);

@@ -6,10 +6,10 @@ import { parseArgs } from 'node:util';
 import { runHook } from '../hook/main';
 import { AGENT_CLIS, connectAgent, disconnectAgent, type AgentCli } from '../shared/connect';
 import { launcherDir, refreshLaunchers } from '../shared/connect/launchers';
-import { VSCODE_AGENT_NAME } from '../shared/connect/vscode';
+import { connectedText } from '../shared/connect/text';
 import { connectControl } from '../shared/controlClient';
 import { hubCandidates } from '../shared/discovery';
-import { findWorkspace } from '../shared/paths';
+import { findWorkspace, workspaceOf } from '../shared/paths';
 import { call, InboxRequest, SendRequest, SnapshotRequest } from '../protocol/control';
 import type { InboxItem, SendResult, Snapshot } from '../protocol/views';
 import { age } from '../shared/format';
@@ -46,39 +46,36 @@ function connectCommand(command: 'connect' | 'disconnect', argv: string[]): numb
     process.stderr.write(`handoff ${command}: say which agent CLI: ${AGENT_CLIS.join(', ')}\n`);
     return 2;
   }
-  const workspace = values.workspace ? resolve(values.workspace) : findWorkspace(process.cwd());
-  // VS Code's agent is on the bus as its MCP provider names it: its hooks must name the same.
-  const name = values.name ?? (cli === 'vscode' ? VSCODE_AGENT_NAME : cli);
+  const folder = values.workspace ? resolve(values.workspace) : process.cwd();
+  const workspace = values.workspace ? workspaceOf(folder) : findWorkspace(folder);
   try {
     // Configs name the stable launchers (shared/connect/launchers.ts), pointed at this Node and
     // build now, and at the editor's by every activation: a removed npx cache does not break them.
-    const launch =
-      command === 'connect'
-        ? refreshLaunchers(launcherDir(), process.execPath, __dirname, false)
-        : { node: process.execPath, dist: __dirname };
-    const options = { workspace, name, launch };
-    const changes = command === 'connect' ? connectAgent(cli, options) : disconnectAgent(cli, options);
-    if (values.json)
-      process.stdout.write(
-        `${JSON.stringify(
-          changes.map((c) => ({ path: c.path, what: c.what })),
-          null,
-          2,
-        )}\n`,
-      );
-    else if (changes.length === 0)
-      process.stdout.write(
-        `${cli}: nothing to change (${command === 'connect' ? `already connected as ${name}` : 'not connected'} for ${workspace}).\n`,
-      );
-    else for (const c of changes) process.stdout.write(`${c.path}: ${c.what}\n`);
-    if (command === 'connect' && !values.json)
-      process.stdout.write(`Start ${cli} in ${workspace} (or restart a running session) to pick it up.\n`);
+    if (command === 'disconnect') {
+      const changes = disconnectAgent(cli, { workspace, folder, name: values.name, launch: here() });
+      if (values.json) process.stdout.write(`${JSON.stringify(changes.map(written), null, 2)}\n`);
+      else if (changes.length === 0) process.stdout.write(`${cli}: nothing to change (not connected for ${workspace}).\n`);
+      else for (const c of changes) process.stdout.write(`${c.path}: ${c.what}\n`);
+      return 0;
+    }
+    const launch = refreshLaunchers(launcherDir(), process.execPath, __dirname, false);
+    const done = connectAgent(cli, { workspace, folder, name: values.name, launch });
+    if (values.json) {
+      const { changes, ...rest } = done;
+      process.stdout.write(`${JSON.stringify({ ...rest, changes: changes.map(written) }, null, 2)}\n`);
+      return 0;
+    }
+    for (const c of done.changes) process.stdout.write(`${c.path}: ${c.what}\n`);
+    process.stdout.write(`${connectedText(cli, done)}\n`);
     return 0;
   } catch (e) {
     process.stderr.write(`handoff ${command} ${cli}: ${(e as Error).message}\n`);
     return 1;
   }
 }
+
+const here = () => ({ node: process.execPath, dist: __dirname });
+const written = (c: { path: string; what: string }) => ({ path: c.path, what: c.what });
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;

@@ -18,15 +18,16 @@ export function hubLaunch(
   clientPid = process.pid,
   compileCache: () => string | undefined = compileCacheDir,
 ): HubLaunch {
-  const { workspace, store, socket } = location;
+  const { folder, store, socket } = location;
   // --stdio first: vscode-languageserver takes the first transport flag it sees, and would read
   // the hub's own `--socket PATH` as its TCP `--socket PORT`.
   const args = [
     join(extensionPath, 'dist', 'hub.js'),
     '--stdio',
     `--clientProcessId=${clientPid}`,
+    // The window's folder: the hub serves its repository, and adopts the folder's old store.
     '--workspace',
-    workspace,
+    folder,
     '--store',
     store,
     '--socket',

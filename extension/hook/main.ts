@@ -12,7 +12,8 @@ import { tmuxTerminal } from '../shared/terminal';
 import { LineBuffer } from '../shared/lines';
 import { hubSockets } from '../shared/discovery';
 import { isQuiet } from '../shared/quiet';
-import { canonical, findWorkspace } from '../shared/paths';
+import { agentNameAt } from '../shared/agentNames';
+import { canonical, findWorkspace, workspaceOf } from '../shared/paths';
 import { attentionText, hookOutput, PHASES } from './shapes';
 import { fromVsCodeAgent } from './vsCodeAgent';
 
@@ -160,9 +161,9 @@ function trace(entry: Record<string, unknown>): void {
 
 export async function runHook(argv: string[]): Promise<number> {
   const [cli, event] = argv as [HookCli, string];
-  const identity = arg(argv, '--name') ?? process.env.HANDOFF_AGENT;
+  const pinnedName = arg(argv, '--name') ?? process.env.HANDOFF_AGENT;
   const phase = HOOK_CLIS.includes(cli) ? PHASES[cli][event] : undefined;
-  if (!phase || !identity) return 0;
+  if (!phase) return 0;
   // VS Code's own agent runs the Claude-format hooks of .claude/settings*.json too, with its own
   // payload: those turns are not the Claude Code session's, and nothing is surfaced for them.
   // Claude Code marks every process it starts with CLAUDECODE=1; the payload is checked below.
@@ -191,8 +192,14 @@ export async function runHook(argv: string[]): Promise<number> {
   }
   const env = arg(argv, '--hub') ? { ...process.env, HANDOFF_HUB: arg(argv, '--hub') } : process.env;
   const cwd = typeof input.cwd === 'string' ? input.cwd : process.cwd();
+  // Unpinned (connect in git): the checkout the session runs in names the agent (shared/agentNames.ts).
+  const identity = pinnedName ?? agentNameAt(cli, canonical(cwd))?.name;
+  if (!identity) {
+    trace({ cli, event, outcome: 'no name' });
+    return 0;
+  }
   const pinned = arg(argv, '--workspace');
-  const workspace = () => (pinned ? canonical(pinned) : findWorkspace(cwd));
+  const workspace = () => (pinned ? workspaceOf(pinned) : findWorkspace(cwd));
   // On a tool call, the hook that runs most: the hub's quiet mark says nothing waits (shared/quiet.ts).
   if (phase === 'tool') {
     const first = hubSockets(env, workspace).next();

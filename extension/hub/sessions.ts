@@ -1,5 +1,6 @@
 // Live sessions, in memory only: an entry exists while its connection is open. Nothing about
 // liveness is read from disk — stale pid and lock files kept dead peers "alive" elsewhere.
+import type { CheckoutPlace } from '../protocol/hello';
 import type { HookTerminal } from '../protocol/hook';
 import { createHash } from 'node:crypto';
 import type { PushKind } from './bus/model';
@@ -41,6 +42,8 @@ export interface Session {
   readonly ancestry?: readonly number[];
   /** The tmux pane the bridge says its agent runs in. */
   readonly terminal?: HookTerminal;
+  /** The checkout the bridge says its agent runs in. */
+  readonly checkout?: CheckoutPlace;
   lastSeen: number;
   /** The same bridge back after losing its hub: whatever was pushed to this key, its client has. */
   readonly resumed?: boolean;

@@ -21,11 +21,21 @@ export interface AgentHello {
   resume?: boolean;
   /** The tmux pane the agent runs in, if the bridge can tell. */
   terminal?: HookTerminal;
+  /** The checkout the agent runs in (a worktree of the hub's repository), as the bridge read it. */
+  checkout?: CheckoutPlace;
   /**
    * The bridge answers the hub's challenge (reply's `challenge`) with a ProcessProof line before
    * any MCP, so the hub knows its process and ancestry from the kernel (Linux, hook.ts).
    */
   proves?: boolean;
+}
+
+/** Where in a repository an agent runs: shown by whoami and list_peers, never trusted for routing. */
+export interface CheckoutPlace {
+  folder: string;
+  branch?: string;
+  /** A linked worktree rather than the main checkout. */
+  linked: boolean;
 }
 
 export interface ControlHello {

@@ -42,6 +42,10 @@ const agentHello: z.ZodType<AgentHello> = z.object({
   client,
   resume: z.boolean().optional(),
   terminal: tmuxTerminal.optional(),
+  checkout: z
+    .object({ folder: z.string().max(4096), branch: z.string().max(1024).optional(), linked: z.boolean() })
+    .strict()
+    .optional(),
   proves: z.boolean().optional(),
 });
 

@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { canonical, ensurePrivateDir, findWorkspace, hubSocketPath, workspaceKey } from './paths';
+import { ensurePrivateDir, findWorkspace, hubSocketPath, workspaceKey, workspaceOf } from './paths';
 
 const MAX_POINTER_BYTES = 4096;
 
@@ -105,7 +105,7 @@ export interface HubCandidates {
  * anew on every try: a hub that starts later, or elsewhere, is found by the next one.
  */
 export function hubCandidates(env: NodeJS.ProcessEnv, cwd: string, pinned?: string): HubCandidates {
-  const workspace = pinned ? canonical(pinned) : findWorkspace(cwd);
+  const workspace = pinned ? workspaceOf(pinned) : findWorkspace(cwd);
   return { sockets: [...hubSockets(env, workspace)], workspace };
 }
 

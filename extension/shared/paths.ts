@@ -1,10 +1,12 @@
 // Where a workspace's hub lives. Both the hub and every client derive the same path from the
-// workspace folder, so an agent started outside the editor's terminal still finds the hub.
+// workspace folder, so an agent started outside the editor's terminal still finds the hub. In git,
+// the workspace is the repository (its main checkout), whichever checkout or subfolder one is in.
 import { chmodSync, existsSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { findCheckout } from './repository';
 
-/** Folder that marks a workspace root when walking up from a cwd. */
+/** Folders and files that mark a workspace root outside git, walking up from a cwd. */
 const WORKSPACE_MARKERS = ['.git', '.vscode', '.handoff', 'package.json'];
 
 /** The folder's real path (symlinks resolved), or its absolute path when it does not exist. */
@@ -90,13 +92,25 @@ export function defaultStoreDir(workspace: string): string {
   return join(state, 'handoff', workspaceKey(workspace));
 }
 
-/** The workspace folder a process belongs to: the nearest ancestor of cwd with a marker. */
+/**
+ * The workspace a process in `cwd` belongs to: the repository when `cwd` is in git (every worktree
+ * and subfolder shares its main checkout's hub), else the nearest ancestor with a marker.
+ */
 export function findWorkspace(cwd: string): string {
-  let dir = canonical(cwd);
-  for (;;) {
+  const start = canonical(cwd);
+  const checkout = findCheckout(start);
+  if (checkout) return canonical(checkout.root);
+  for (let dir = start; ; ) {
     if (WORKSPACE_MARKERS.some((m) => existsSync(join(dir, m)))) return dir;
     const parent = dirname(dir);
-    if (parent === dir) return canonical(cwd);
+    if (parent === dir) return start;
     dir = parent;
   }
+}
+
+/** The workspace of a folder named explicitly (`--workspace`): its repository in git, else itself. */
+export function workspaceOf(folder: string): string {
+  const dir = canonical(folder);
+  const checkout = findCheckout(dir);
+  return checkout ? canonical(checkout.root) : dir;
 }

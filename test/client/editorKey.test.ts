@@ -68,7 +68,7 @@ describe('the editor key, on the window side', () => {
   it('goes to the hub in its environment, never on its command line (/proc/PID/cmdline is world-readable)', () => {
     const key = newEditorKey();
     const { args, env } = hubLaunch(
-      { workspace: '/w', store: '/st', socket: '/s.sock' },
+      { workspace: '/w', folder: '/w', store: '/st', socket: '/s.sock' },
       '/ext',
       key,
       { PATH: '/bin' },

@@ -24,7 +24,7 @@ describe("the hub's compile cache", () => {
     process.env.XDG_CACHE_HOME = cacheHome;
     let cache: string | undefined;
     try {
-      cache = hubLaunch({ workspace: '/w', store: '/st', socket: '/s.sock' }, '/ext', 'k', {}, 1).env
+      cache = hubLaunch({ workspace: '/w', folder: '/w', store: '/st', socket: '/s.sock' }, '/ext', 'k', {}, 1).env
         .NODE_COMPILE_CACHE;
       assert.equal(cache, compileCacheDir());
     } finally {

@@ -104,19 +104,21 @@ describe('handoff connect / disconnect', () => {
         mkdirSync(join(p, '..'), { recursive: true });
         writeFileSync(p, text);
       }
-      const o = { workspace, name: 'rev', launch, home, codexHome };
-      const first = connectAgent(cli, o);
+      const o = { workspace, folder: workspace, name: 'rev', launch, home, codexHome };
+      const first = connectAgent(cli, o).changes;
       assert.ok(
         first.length >= (cli === 'vscode' ? 1 : 2),
         `says what it wrote where: ${first.map((c) => c.path).join(', ')}`,
       );
-      assert.deepEqual(connectAgent(cli, o), [], 'a second connect changes nothing');
+      assert.deepEqual(connectAgent(cli, o).changes, [], 'a second connect changes nothing');
 
       if (cli === 'claude') {
         const user = json(join(home, '.claude.json'));
         assert.equal(user.theme, 'dark');
         assert.deepEqual(user.projects[workspace].mcpServers.handoff.args, [
           '/opt/handoff/dist/bridge.js',
+          '--cli',
+          'claude',
           '--name',
           'rev',
           '--workspace',

@@ -3,16 +3,11 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { isIdentityName } from '../../hub/bus/identity';
+import { agentNameAt } from '../../shared/agentNames';
 import { connectAgent, type AgentCli } from '../../shared/connect';
 import { launcherDir, refreshLaunchers } from '../../shared/connect/launchers';
+import { agentLabel, connectedText } from '../../shared/connect/text';
 import type { HubLocation } from '../location';
-
-const LABEL: Record<AgentCli, string> = {
-  claude: 'Claude Code',
-  codex: 'Codex',
-  gemini: 'Gemini CLI',
-  vscode: "VS Code's agent",
-};
 
 export interface ConnectAgentArgs {
   /** The agent's identity on the bus; asked for when absent. */
@@ -29,9 +24,9 @@ export async function connectAgentCommand(
   const name =
     args?.name ??
     (await vscode.window.showInputBox({
-      title: `Connect ${LABEL[cli]}`,
-      prompt: 'The name this agent has on the bus (others send handoffs to it)',
-      value: cli,
+      title: `Connect ${agentLabel(cli)}`,
+      prompt: `The name this agent has on the bus in ${location.folder} (others send handoffs to it)`,
+      value: agentNameAt(cli, location.folder)?.name ?? cli,
       validateInput: (v) =>
         isIdentityName(v) ? undefined : "Letters, digits, '.', '_' or '-', starting with a letter or digit.",
     }));
@@ -44,16 +39,15 @@ export async function connectAgentCommand(
       join(extensionPath, 'dist'),
       !!process.versions.electron,
     );
-    const changes = connectAgent(cli, { workspace: location.workspace, name, launch });
-    for (const c of changes) log.info(`connect ${cli}: ${c.path}: ${c.what}`);
-    const where = changes.length ? changes.map((c) => c.path).join(', ') : 'nothing to change';
-    void vscode.window.showInformationMessage(
-      `${LABEL[cli]} is connected as "${name}" (${where}). Restart running ${LABEL[cli]} sessions to pick it up.`,
-    );
+    const done = connectAgent(cli, { workspace: location.workspace, folder: location.folder, name, launch });
+    for (const c of done.changes) log.info(`connect ${cli}: ${c.path}: ${c.what}`);
+    const text = connectedText(cli, done);
+    log.info(`connect ${cli}: ${text}`);
+    void vscode.window.showInformationMessage(text);
     return true;
   } catch (e) {
     log.error(`connect ${cli} failed: ${(e as Error).message}`);
-    void vscode.window.showErrorMessage(`${LABEL[cli]} was NOT connected: ${(e as Error).message}`);
+    void vscode.window.showErrorMessage(`${agentLabel(cli)} was NOT connected: ${(e as Error).message}`);
     return false;
   }
 }

@@ -4,7 +4,8 @@ import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { removeHubPointer, writeHubPointer } from '../../shared/discovery';
-import { defaultStoreDir, hubSocketPath } from '../../shared/paths';
+import { defaultStoreDir, hubSocketPath, workspaceOf } from '../../shared/paths';
+import { adoptFolderStores, folderStoreCandidates } from './adoptFolderStores';
 import { serveControl } from '../serve/control';
 import { Hub } from '../hub';
 import { HubAlreadyRunning, listen } from '../serve/listen';
@@ -15,7 +16,10 @@ import { formatHubLine, type Log } from '../../protocol/hubLog';
 import { takeEditorKey } from '../serve/editorKey';
 
 export interface HubArgs {
+  /** The repository (its main checkout) when in git, whichever checkout or subfolder was named. */
   workspace: string;
+  /** The folder named with --workspace (a worktree, a subfolder), for finding its old store. */
+  openedFrom: string;
   store?: string;
   socket?: string;
   node?: string;
@@ -48,8 +52,10 @@ export function parseHubArgs(argv: string[]): HubArgs {
     },
   });
   const num = (v: unknown) => (typeof v === 'string' && v !== '' ? Number(v) : undefined);
+  const openedFrom = resolve(String(values.workspace ?? process.cwd()));
   return {
-    workspace: resolve(String(values.workspace ?? process.cwd())),
+    workspace: workspaceOf(openedFrom),
+    openedFrom,
     store: values.store as string | undefined,
     socket: values.socket as string | undefined,
     node: values.node as string | undefined,
@@ -67,6 +73,7 @@ export async function runHub(args: HubArgs): Promise<void> {
   const log: Log = (line, level = 'info') => process.stderr.write(formatHubLine(line, level, new Date()));
   const socketPath = args.socket ?? hubSocketPath(args.workspace);
   const storeDir = args.store ?? defaultStoreDir(args.workspace);
+  const ownStore = storeDir === defaultStoreDir(args.workspace);
   const hub = new Hub({
     workspace: args.workspace,
     storeDir,
@@ -128,6 +135,8 @@ export async function runHub(args: HubArgs): Promise<void> {
     );
   }
 
+  // Only once the socket is ours (no other hub of this repository runs) and before the store opens.
+  if (ownStore) adoptFolderStores(args.workspace, storeDir, folderStoreCandidates(args.workspace, args.openedFrom), log);
   keepYoungGenerationSmall();
   await hub.start();
   const startedAt = performance.now();

@@ -1,10 +1,12 @@
 // Claude Code: the MCP server in the user's ~/.claude.json under this folder (what `claude mcp add
 // --scope local` writes), the hooks in the folder's .claude/settings.local.json (not committed).
+// In git the folder is the main checkout: Claude Code 2.1 reads both from there for every worktree
+// of the repository, inside it or anywhere else (verified with the real CLI, test/agents/worktrees).
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { jsonChange, objectAt, readJson, type FileChange, type Json } from './files';
 import { removeOurHooksFrom, setOurHooks, type HookEntry } from './hooks';
-import { bridgeCommand, hookCommand, type Launch } from './launch';
+import { bridgeCommand, hookCommand, type AgentRef, type Launch } from './launch';
 import type { ConnectOptions } from './types';
 
 const SERVER = 'handoff';
@@ -17,8 +19,8 @@ function files(o: { workspace: string; home?: string }) {
   return { user: join(dir, '.claude.json'), settings: join(o.workspace, '.claude', 'settings.local.json') };
 }
 
-function hookEntries(launch: Launch, name: string, workspace: string): HookEntry[] {
-  const cmd = (event: string) => hookCommand(launch, 'claude', event, name, workspace);
+function hookEntries(launch: Launch, ref: AgentRef): HookEntry[] {
+  const cmd = (event: string) => hookCommand(launch, ref, event);
   const sync = (event: string, matcher?: string): HookEntry => ({
     event,
     matcher,
@@ -43,18 +45,19 @@ export function connectClaude(o: ConnectOptions): FileChange[] {
   const f = files(o);
   const user = readJson(f.user);
   const project = objectAt(objectAt(user, 'projects'), o.workspace);
-  const { command, args, env } = bridgeCommand(o.launch, o.name, o.workspace);
+  const ref: AgentRef = { cli: 'claude', name: o.name, workspace: o.workspace };
+  const { command, args, env } = bridgeCommand(o.launch, ref);
   objectAt(project, 'mcpServers')[SERVER] = { type: 'stdio', command, args, env };
   const settings = readJson(f.settings);
   const hooks = objectAt(settings, 'hooks');
-  const entries = hookEntries(o.launch, o.name, o.workspace);
+  const entries = hookEntries(o.launch, ref);
   setOurHooks(hooks, entries);
   // Handoff's tools run unprompted, like any tool the user allowed (nothing in them reaches outside the bus).
   const permissions = objectAt(settings, 'permissions');
   const allow = Array.isArray(permissions.allow) ? (permissions.allow as unknown[]) : [];
   if (!allow.includes(ALLOW)) permissions.allow = [...allow, ALLOW];
   return [
-    jsonChange(f.user, `MCP server "${SERVER}" for ${o.workspace} (bridge as ${o.name})`, user),
+    jsonChange(f.user, `MCP server "${SERVER}" for ${o.workspace}${o.name ? ` (bridge as ${o.name})` : ''}`, user),
     jsonChange(
       f.settings,
       `${entries.length} hooks (SessionStart, UserPromptSubmit, PostToolUse, Stop; an idle waiter at SessionStart and Stop) and the ${ALLOW} permission`,
@@ -63,7 +66,7 @@ export function connectClaude(o: ConnectOptions): FileChange[] {
   ];
 }
 
-export function disconnectClaude(o: Omit<ConnectOptions, 'launch' | 'name'>): FileChange[] {
+export function disconnectClaude(o: { workspace: string; home?: string }): FileChange[] {
   const f = files(o);
   const user = readJson(f.user);
   const project = (user.projects as Json | undefined)?.[o.workspace] as Json | undefined;

@@ -1,13 +1,14 @@
 // Codex CLI: the MCP server in $CODEX_HOME/config.toml, the hooks in $CODEX_HOME/hooks.json (Claude
 // Code's format), and each hook marked trusted in config.toml — Codex skips untrusted hooks silently.
-// Both files are the user's, not the folder's: one Codex user is one Handoff identity here.
+// Both files are the user's, not the folder's: in git nothing in them names the agent — the
+// checkout a session runs in does (agentNames.ts) — so two worktrees' agents are two identities.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { codexServerTable, upsertTable } from './codexToml';
 import { codexHookTrust } from './codexTrust';
 import { jsonChange, objectAt, readJson, readText, type FileChange } from './files';
 import { removeOurHooksFrom, setOurHooks, type HookEntry } from './hooks';
-import { bridgeCommand, hookCommand } from './launch';
+import { bridgeCommand, hookCommand, type AgentRef } from './launch';
 import type { ConnectOptions } from './types';
 
 const SERVER = 'handoff';
@@ -23,16 +24,18 @@ export function connectCodex(o: ConnectOptions): FileChange[] {
   const hooksDoc = readJson(f.hooks);
   const stale = codexHookTrust(f.hooks, hooksDoc); // our previous hooks' trust, at their old positions
   const hooks = objectAt(hooksDoc, 'hooks');
+  // Per user: in git, unpinned (each session's folder finds its repository's hub and its name).
+  const ref: AgentRef = o.repository ? { cli: 'codex' } : { cli: 'codex', name: o.name, workspace: o.workspace };
   const entries: HookEntry[] = EVENTS.map((event) => ({
     event,
     matcher: event === 'PostToolUse' ? '*' : undefined,
-    hook: { type: 'command', command: hookCommand(o.launch, 'codex', event, o.name, o.workspace), timeout: 5 },
+    hook: { type: 'command', command: hookCommand(o.launch, ref, event), timeout: 5 },
   }));
   setOurHooks(hooks, entries);
   let toml = upsertTable(
     readText(f.config) ?? '',
     `mcp_servers.${SERVER}`,
-    codexServerTable(SERVER, bridgeCommand(o.launch, o.name, o.workspace)),
+    codexServerTable(SERVER, bridgeCommand(o.launch, ref)),
   );
   for (const t of stale) toml = upsertTable(toml, t.table, undefined);
   for (const t of codexHookTrust(f.hooks, hooksDoc)) toml = upsertTable(toml, t.table, t.text);
@@ -40,7 +43,7 @@ export function connectCodex(o: ConnectOptions): FileChange[] {
     jsonChange(f.hooks, `${entries.length} hooks (${EVENTS.join(', ')})`, hooksDoc),
     {
       path: f.config,
-      what: `MCP server "${SERVER}" (bridge as ${o.name}) and the hooks' trust`,
+      what: `MCP server "${SERVER}"${ref.name ? ` (bridge as ${ref.name})` : ''} and the hooks' trust`,
       before: readText(f.config),
       after: toml,
     },

@@ -1,59 +1,60 @@
-// Gemini CLI: the MCP server (trusted, so the model is offered its tools) and the hooks in the
-// folder's .gemini/settings.json, and the folder in ~/.gemini/trustedFolders.json.
+// Gemini CLI: the MCP server (trusted, so the model is offered its tools) and the hooks, and the
+// folder in ~/.gemini/trustedFolders.json. Gemini reads workspace settings only from the folder a
+// session runs in — a worktree does not see its main checkout's (verified with 0.61) — so in git
+// they go in the user's ~/.gemini/settings.json, unpinned: each session's checkout names the agent
+// and finds its repository's hub. Outside git, in the folder's .gemini/settings.json, pinned.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { jsonChange, objectAt, readJson, type FileChange, type Json } from './files';
 import { removeOurHooksFrom, setOurHooks, type HookEntry } from './hooks';
-import { bridgeCommand, hookCommand } from './launch';
+import { bridgeCommand, hookCommand, type AgentRef } from './launch';
 import type { ConnectOptions } from './types';
 
 const SERVER = 'handoff';
-/** The trust level Gemini CLI writes for "Trust folder". */
+/** The trust level Gemini CLI writes for "Trust folder" (it covers the folders below it too). */
 const TRUST = 'TRUST_FOLDER';
+const EVENTS = ['SessionStart', 'BeforeAgent', 'AfterTool', 'AfterAgent'];
 
-function files(o: { workspace: string; home?: string }) {
-  return {
-    settings: join(o.workspace, '.gemini', 'settings.json'),
-    trusted: join(o.home ?? homedir(), '.gemini', 'trustedFolders.json'),
-  };
+function geminiDir(home?: string): string {
+  return join(home ?? homedir(), '.gemini');
 }
 
-export function connectGemini(o: ConnectOptions): FileChange[] {
-  const f = files(o);
-  const settings = readJson(f.settings);
-  const { command, args, env } = bridgeCommand(o.launch, o.name, o.workspace);
+function settingsPath(o: { workspace: string; repository: boolean; home?: string }): string {
+  return o.repository ? join(geminiDir(o.home), 'settings.json') : join(o.workspace, '.gemini', 'settings.json');
+}
+
+export function connectGemini(o: ConnectOptions & { trust?: string[] }): FileChange[] {
+  const path = settingsPath(o);
+  const settings = readJson(path);
+  const ref: AgentRef = o.repository ? { cli: 'gemini' } : { cli: 'gemini', name: o.name, workspace: o.workspace };
+  const { command, args, env } = bridgeCommand(o.launch, ref);
   objectAt(settings, 'mcpServers')[SERVER] = { command, args, env, trust: true };
-  const events = ['SessionStart', 'BeforeAgent', 'AfterTool', 'AfterAgent'];
-  const entries: HookEntry[] = events.map((event) => ({
+  const entries: HookEntry[] = EVENTS.map((event) => ({
     event,
     matcher: event === 'AfterTool' ? '*' : undefined,
-    hook: {
-      name: `handoff-${event}`,
-      type: 'command',
-      command: hookCommand(o.launch, 'gemini', event, o.name, o.workspace),
-      timeout: 5000,
-    },
+    hook: { name: `handoff-${event}`, type: 'command', command: hookCommand(o.launch, ref, event), timeout: 5000 },
   }));
   setOurHooks(objectAt(settings, 'hooks'), entries);
-  const trusted = readJson(f.trusted);
   const changes = [
+    // A folder's own settings from before (a worktree's, or the main checkout's) would run the hooks twice.
+    ...(o.repository ? disconnectFolder(o.workspace) : []),
     jsonChange(
-      f.settings,
-      `MCP server "${SERVER}" (trusted; bridge as ${o.name}) and ${entries.length} hooks (${events.join(', ')})`,
+      path,
+      `MCP server "${SERVER}" (trusted${ref.name ? `; bridge as ${ref.name}` : ''}) and ${entries.length} hooks (${EVENTS.join(', ')})${o.repository ? ' for every folder; they act only where a hub is' : ''}`,
       settings,
     ),
   ];
-  if (trusted[o.workspace] !== TRUST) {
-    trusted[o.workspace] = TRUST;
-    changes.push(jsonChange(f.trusted, `trusted the folder ${o.workspace}`, trusted));
-  }
+  const trustedPath = join(geminiDir(o.home), 'trustedFolders.json');
+  const trusted = readJson(trustedPath);
+  const folders = [o.workspace, ...(o.trust ?? [])].filter((f) => trusted[f] !== TRUST);
+  for (const f of folders) trusted[f] = TRUST;
+  if (folders.length) changes.push(jsonChange(trustedPath, `trusted ${folders.join(', ')}`, trusted));
   return changes;
 }
 
-/** Leaves the folder's trust as it is: the user may have trusted it for other reasons. */
-export function disconnectGemini(o: { workspace: string; home?: string }): FileChange[] {
-  const f = files(o);
-  const settings = readJson(f.settings);
+function disconnectFolder(folder: string): FileChange[] {
+  const path = join(folder, '.gemini', 'settings.json');
+  const settings = readJson(path);
   const servers = settings.mcpServers as Json | undefined;
   let what = '';
   if (servers && SERVER in servers) {
@@ -63,5 +64,12 @@ export function disconnectGemini(o: { workspace: string; home?: string }): FileC
   }
   const n = removeOurHooksFrom(settings);
   if (n) what = `${what ? `${what} and ` : 'removed '}${n} Handoff hooks`;
-  return what ? [jsonChange(f.settings, what, settings)] : [];
+  return what ? [jsonChange(path, what, settings)] : [];
+}
+
+/** Leaves the folders' trust as it is: the user may have trusted them for other reasons. */
+export function disconnectGemini(o: { workspace: string; repository: boolean; home?: string }): FileChange[] {
+  return o.repository
+    ? [...disconnectFolder(o.workspace), ...disconnectFolder(o.home ?? homedir())]
+    : disconnectFolder(o.workspace);
 }

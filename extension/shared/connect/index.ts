@@ -1,10 +1,16 @@
-// One entry for `handoff connect|disconnect <cli>` and the editor's Connect commands.
+// One entry for `handoff connect|disconnect <cli>` and the editor's Connect commands: both decide
+// the folder and the agent's name here, so they always agree and say the same.
+import { relative } from 'node:path';
+import { agentNameAt, recordAgentName } from '../agentNames';
+import { findCheckout, linkedWorktrees, type Checkout } from '../repository';
+import { canonical } from '../paths';
 import { connectClaude, disconnectClaude } from './claude';
 import { connectCodex, disconnectCodex } from './codex';
 import { applyChanges, type FileChange } from './files';
 import { connectGemini, disconnectGemini } from './gemini';
+import type { Launch } from './launch';
 import type { ConnectOptions } from './types';
-import { connectVsCode, disconnectVsCode } from './vscode';
+import { connectVsCode, disconnectVsCode, VSCODE_AGENT_NAME } from './vscode';
 
 /** `vscode`: VS Code's own agent (hooks only; its MCP server is the editor's). */
 export const AGENT_CLIS = ['claude', 'codex', 'gemini', 'vscode'] as const;
@@ -12,25 +18,91 @@ export type AgentCli = (typeof AGENT_CLIS)[number];
 export type { ConnectOptions, FileChange };
 export type { Launch } from './launch';
 
-const CONNECT: Record<AgentCli, (o: ConnectOptions) => FileChange[]> = {
-  claude: connectClaude,
-  codex: connectCodex,
-  gemini: connectGemini,
-  vscode: connectVsCode,
-};
-const DISCONNECT: Record<AgentCli, (o: ConnectOptions) => FileChange[]> = {
-  claude: disconnectClaude,
-  codex: disconnectCodex,
-  gemini: disconnectGemini,
-  vscode: disconnectVsCode,
-};
-
-/** Registers the bridge and installs the hooks; returns what was written where (nothing when already so). */
-export function connectAgent(cli: AgentCli, o: ConnectOptions): FileChange[] {
-  return applyChanges(CONNECT[cli](o));
+export interface ConnectRequest {
+  /** The hub's folder (findWorkspace / workspaceOf): the repository's main checkout in git. */
+  workspace: string;
+  /** Where connect was asked for (the cwd, --workspace, the window's folder): its checkout is named. */
+  folder: string;
+  /** The agent's name here; recorded for this checkout in git. Default: the name it has already. */
+  name?: string;
+  launch: Launch;
+  home?: string;
+  codexHome?: string;
 }
 
-/** Removes exactly what connect added. */
-export function disconnectAgent(cli: AgentCli, o: ConnectOptions): FileChange[] {
-  return applyChanges(DISCONNECT[cli](o));
+/** One file written, and what was written in it. */
+export type Written = Pick<FileChange, 'path' | 'what'>;
+
+export interface Connected {
+  workspace: string;
+  changes: Written[];
+  /** The agent's name in `folder`'s checkout, and why it is that. */
+  name: string;
+  how: 'recorded' | 'derived' | 'pinned';
+  /** "the main checkout", "the worktree <folder> on branch <b>", or the folder outside git. */
+  where: string;
+}
+
+function describe(c: Checkout): string {
+  if (!c.linked) return 'the main checkout';
+  return `the worktree ${c.folder}${c.branch !== undefined ? ` on branch ${c.branch}` : ' (detached)'}`;
+}
+
+function options(r: ConnectRequest, repository: boolean, name?: string): ConnectOptions {
+  return { workspace: r.workspace, name, repository, launch: r.launch, home: r.home, codexHome: r.codexHome };
+}
+
+/** Registers the bridge and installs the hooks; returns what was written where (nothing when already so). */
+export function connectAgent(cli: AgentCli, r: ConnectRequest): Connected {
+  const checkout = cli === 'vscode' ? undefined : findCheckout(canonical(r.folder));
+  if (!checkout) {
+    const name = r.name ?? (cli === 'vscode' ? VSCODE_AGENT_NAME : cli);
+    const o = options(r, false, name);
+    const changes = applyChanges(
+      cli === 'claude'
+        ? connectClaude(o)
+        : cli === 'codex'
+          ? connectCodex(o)
+          : cli === 'gemini'
+            ? connectGemini(o)
+            : connectVsCode(o),
+    );
+    return { workspace: r.workspace, changes, name, how: 'pinned', where: r.workspace };
+  }
+  // The name first: a name another worktree holds refuses the whole connect before any file changes.
+  const recorded = r.name !== undefined ? recordAgentName(cli, r.name, checkout) : undefined;
+  const o = options(r, true);
+  const own = canonical(checkout.folder);
+  const planned =
+    cli === 'claude'
+      ? // What an earlier connect wrote for this worktree itself is never read by Claude Code: tidied away.
+        [...(own !== r.workspace ? disconnectClaude({ workspace: own, home: r.home }) : []), ...connectClaude(o)]
+      : cli === 'codex'
+        ? connectCodex(o)
+        : connectGemini({
+            ...o,
+            trust: linkedWorktrees(checkout.commonDir)
+              .map(canonical)
+              .filter((w) => relative(r.workspace, w).startsWith('..')),
+          });
+  const changes: Written[] = applyChanges(planned);
+  if (recorded?.changed)
+    changes.unshift({ path: recorded.path, what: `the ${cli} agent in ${describe(checkout)} is "${r.name}"` });
+  const named = agentNameAt(cli, checkout.folder)!;
+  return { workspace: r.workspace, changes, name: named.name, how: named.how, where: describe(checkout) };
+}
+
+/** Removes exactly what connect added (a recorded name stays: connecting again keeps it). */
+export function disconnectAgent(cli: AgentCli, r: ConnectRequest): FileChange[] {
+  const repository = cli !== 'vscode' && findCheckout(canonical(r.folder)) !== undefined;
+  const o = options(r, repository);
+  return applyChanges(
+    cli === 'claude'
+      ? disconnectClaude(o)
+      : cli === 'codex'
+        ? disconnectCodex(o)
+        : cli === 'gemini'
+          ? disconnectGemini(o)
+          : disconnectVsCode(o),
+  );
 }

@@ -1,5 +1,6 @@
-// The commands an agent CLI runs for Handoff: the bridge (its MCP server) and the hook. Both pin
-// the workspace, so they find its hub even when the CLI forwards no environment to them.
+// The commands an agent CLI runs for Handoff: the bridge (its MCP server) and the hook. In git they
+// name the CLI, not the agent: the name comes from the checkout they run in (shared/agentNames.ts),
+// so one setup serves every worktree. Outside git the name (and the folder) is pinned in them.
 import { join } from 'node:path';
 
 /** Which Node runs our programs, and where the built programs are. */
@@ -17,29 +18,39 @@ export function quote(arg: string): string {
   return /^[\w./:=@,+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
+/** Who the agent is: named by its checkout (`cli`), or pinned (`name`, outside git and VS Code's agent). */
+export interface AgentRef {
+  cli: string;
+  name?: string;
+  /** Pinned hub folder; unpinned, the hub is the one of the folder the agent runs in. */
+  workspace?: string;
+}
+
+function refArgs(ref: AgentRef): string[] {
+  return [
+    ...(ref.name !== undefined ? ['--name', ref.name] : []),
+    ...(ref.workspace !== undefined ? ['--workspace', ref.workspace] : []),
+  ];
+}
+
 export function bridgeCommand(
   launch: Launch,
-  name: string,
-  workspace: string,
+  ref: AgentRef,
 ): { command: string; args: string[]; env: Record<string, string> } {
   return {
     command: launch.node,
-    args: [join(launch.dist, 'bridge.js'), '--name', name, '--workspace', workspace],
+    args: [join(launch.dist, 'bridge.js'), '--cli', ref.cli, ...refArgs(ref)],
     env: launch.env ?? {},
   };
 }
 
 /** A shell command line: the CLIs run hook commands through a shell. */
-export function hookCommand(launch: Launch, cli: string, event: string, name: string, workspace: string): string {
+export function hookCommand(launch: Launch, ref: AgentRef, event: string): string {
   const env = Object.entries(launch.env ?? {})
     .map(([k, v]) => `${k}=${quote(v)} `)
     .join('');
   return (
-    env +
-    [launch.node, join(launch.dist, 'hook.js'), cli, event, '--name', name, '--workspace', workspace]
-      .map(quote)
-      .join(' ') +
-    ` ${HOOK_MARK}`
+    env + [launch.node, join(launch.dist, 'hook.js'), ref.cli, event, ...refArgs(ref)].map(quote).join(' ') + ` ${HOOK_MARK}`
   );
 }
 

@@ -2,10 +2,12 @@
 import type { Launch } from './launch';
 
 export interface ConnectOptions {
-  /** The folder the agent runs in: its hub, and where folder-scoped config goes. */
+  /** The hub's folder: the repository's main checkout in git, where folder-scoped config goes. */
   workspace: string;
-  /** The identity the agent is on the bus. */
-  name: string;
+  /** Pinned into the commands outside git only; in git the checkout names the agent (agentNames.ts). */
+  name?: string;
+  /** Whether the workspace is a git repository (configs then serve all its checkouts). */
+  repository: boolean;
   launch: Launch;
   /** The user's home (tests point it at a temp dir). */
   home?: string;

@@ -17,7 +17,7 @@ export function handoffConnect(cli: Cli, workspace: string, env: Record<string, 
 export interface HookTrace {
   cli: string;
   event: string;
-  outcome: 'answered' | 'no hub' | 'budget' | 'not claude code' | 'not vscode agent';
+  outcome: 'answered' | 'no hub' | 'no name' | 'budget' | 'not claude code' | 'not vscode agent';
   ids?: string[];
   ms: number;
 }

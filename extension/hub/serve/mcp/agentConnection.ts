@@ -113,6 +113,7 @@ export function serveAgent(
       agentPid: ancestry ? ancestry[1] : typeof hello.agentPid === 'number' ? hello.agentPid : undefined,
       ancestry,
       terminal: hello.terminal,
+      checkout: hello.checkout,
       connectedAt: Date.now(),
       lastSeen: Date.now(),
       pushed: new Set(),

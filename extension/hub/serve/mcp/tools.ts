@@ -17,7 +17,8 @@ import type { Hub } from '../../hub';
 import { recipientsText } from '../../../shared/sendText';
 import { deliveryState } from '../../bus/ledger';
 import { isRemote } from '../../bus/relay';
-import { sessionLabel } from '../../sessions';
+import { sessionLabel, type Session } from '../../sessions';
+import type { CheckoutPlace } from '../../../protocol/hello';
 import { fencedBody, renderMessage, unackedFooter } from '../../render';
 
 export interface ToolContext {
@@ -173,6 +174,17 @@ function receiptData(d: Delivery, relayed?: { eventId: string; at: number }) {
   };
 }
 
+/** Where a session runs, for whoami: its worktree folder and branch. */
+function checkoutOf(c: CheckoutPlace | undefined): { worktree?: string; branch?: string } {
+  return c ? { worktree: c.folder, ...(c.branch !== undefined ? { branch: c.branch } : {}) } : {};
+}
+
+/** Where an identity's live sessions run, for list_peers (absent when none says). */
+function placesOf(sessions: readonly Session[]): { worktrees?: { worktree: string; branch?: string }[] } {
+  const places = sessions.flatMap((s) => (s.checkout ? [checkoutOf(s.checkout) as { worktree: string }] : []));
+  return places.length ? { worktrees: places } : {};
+}
+
 export function registerTools(server: McpServer, ctx: ToolContext): void {
   const { hub } = ctx;
 
@@ -180,7 +192,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'whoami',
     {
       description:
-        'Who this session is on the Handoff bus: identity, session key, node. Pass name (and roles) to register an unnamed session.',
+        'Who this session is on the Handoff bus: identity, session key, node, and the worktree and branch it runs in. Pass name (and roles) to register an unnamed session.',
       inputSchema: { name: identityName.optional(), roles: z.array(identityName).max(16).optional() },
       annotations: RECEIPT,
     },
@@ -192,10 +204,12 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         session_label: sessionLabel(caller.session),
         node: caller.node,
         workspace: hub.options.workspace,
+        ...checkoutOf(hub.sessions.get(caller.session)?.checkout),
         live_sessions_of_identity: hub.sessions.count(caller.identity),
         unacked: hub.unacked(caller.identity, 0).count,
       };
-      return result(ctx, `You are ${caller.identity} (session ${caller.session}) on node ${caller.node}.`, data);
+      const at = data.worktree ? ` in ${data.worktree}${data.branch ? ` (branch ${data.branch})` : ''}` : '';
+      return result(ctx, `You are ${caller.identity} (session ${caller.session}) on node ${caller.node}${at}.`, data);
     }),
   );
 
@@ -203,7 +217,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'list_peers',
     {
       description:
-        'Identities known to this hub, with live session counts, last seen, and ghosts (identities with unacked mail and no live session).',
+        'Identities known to this hub, with live session counts, the worktrees and branches they run in, last seen, and ghosts (identities with unacked mail and no live session).',
       inputSchema: {},
       annotations: READ,
     },
@@ -220,6 +234,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         addressed: c.addressed,
         acked: c.acked,
         median_ack_ms: c.medianAckMs,
+        ...placesOf(hub.sessions.forIdentity(c.identity)),
         ...(c.person
           ? {
               person: {

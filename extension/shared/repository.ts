@@ -1,0 +1,98 @@
+// Which git repository, and which of its checkouts, a folder is in — read from git's own files, not
+// by running git: bridges and hooks ask on every start, on an agent's hot path. A linked worktree's
+// `.git` is a file naming its private git dir, whose `commondir` names the repository's; the main
+// checkout's `.git` is that common dir itself (git-worktree(1), gitrepository-layout(5)).
+import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+
+/** One checkout of a repository: the main one, or a linked worktree anywhere on disk. */
+export interface Checkout {
+  /** The checkout's top folder (holds `.git`). */
+  folder: string;
+  /** The repository's shared git dir (`<main>/.git`, or a bare repository's own folder). */
+  commonDir: string;
+  /** The main checkout's folder (a bare repository's folder when there is none): the repository's name. */
+  root: string;
+  /** A linked worktree (`git worktree add`), as opposed to the main checkout. */
+  linked: boolean;
+  /** The branch checked out, or undefined when detached. */
+  branch?: string;
+}
+
+/** Git's small files are read with a bound: a hostile or damaged one cannot make us read much. */
+const MAX_GIT_FILE = 4096;
+
+function readSmall(path: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const buf = Buffer.alloc(MAX_GIT_FILE);
+    return buf.subarray(0, readSync(fd, buf, 0, MAX_GIT_FILE, 0)).toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function kindOf(path: string): 'dir' | 'file' | undefined {
+  try {
+    const st = statSync(path);
+    return st.isDirectory() ? 'dir' : st.isFile() ? 'file' : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `ref: refs/heads/<branch>` in HEAD, else detached. */
+function branchOf(gitDir: string): string | undefined {
+  const head = readSmall(join(gitDir, 'HEAD'))?.trim();
+  const m = head && /^ref: refs\/heads\/(.+)$/.exec(head);
+  return m ? m[1] : undefined;
+}
+
+/** A main checkout's name is the folder holding its `.git`; a bare repository is its own. */
+export function repositoryRoot(commonDir: string): string {
+  return basename(commonDir) === '.git' ? dirname(commonDir) : commonDir;
+}
+
+/** The checkout `folder` is the top of, or undefined when `folder` holds no `.git`. */
+function checkoutAt(folder: string): Checkout | undefined {
+  const dotGit = join(folder, '.git');
+  const kind = kindOf(dotGit);
+  if (kind === 'dir') return { folder, commonDir: dotGit, root: folder, linked: false, branch: branchOf(dotGit) };
+  if (kind !== 'file') return undefined;
+  const m = /^gitdir: (.+)$/m.exec(readSmall(dotGit) ?? '');
+  if (!m) return undefined;
+  const gitDir = resolve(folder, m[1].trim());
+  const common = readSmall(join(gitDir, 'commondir'))?.trim();
+  // No commondir: a submodule or a separate git dir — a repository of its own, rooted here.
+  if (!common) return { folder, commonDir: gitDir, root: folder, linked: false, branch: branchOf(gitDir) };
+  const commonDir = isAbsolute(common) ? common : resolve(gitDir, common);
+  return { folder, commonDir, root: repositoryRoot(commonDir), linked: true, branch: branchOf(gitDir) };
+}
+
+/** The checkout that holds `dir` (the nearest `.git` above it), or undefined outside git. */
+export function findCheckout(dir: string): Checkout | undefined {
+  for (let d = dir; ; ) {
+    const found = checkoutAt(d);
+    if (found) return found;
+    const parent = dirname(d);
+    if (parent === d) return undefined;
+    d = parent;
+  }
+}
+
+/** The folders of the repository's linked worktrees that still exist (`<common>/worktrees/*\/gitdir`). */
+export function linkedWorktrees(commonDir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(commonDir, 'worktrees'));
+  } catch {
+    return [];
+  }
+  return names.flatMap((n) => {
+    const dotGit = readSmall(join(commonDir, 'worktrees', n, 'gitdir'))?.trim();
+    return dotGit && kindOf(dotGit) === 'file' ? [dirname(dotGit)] : [];
+  });
+}
