@@ -1,0 +1,114 @@
+// Which repository, checkout and name a folder has, against real git: worktrees inside and outside
+// the repository, subfolders, a detached worktree, a submodule-like separate git dir, and the names
+// connect records (bound to a worktree's branch, never shared by two live worktrees).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { agentNameAt, recordAgentName } from '../../extension/shared/agentNames';
+import { findWorkspace, hubSocketPath, workspaceOf } from '../../extension/shared/paths';
+import { findCheckout, linkedWorktrees } from '../../extension/shared/repository';
+import { tempDir } from '../helpers/hubProcess';
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+function repo() {
+  const base = realpathSync(tempDir('git'));
+  const root = join(base, 'R');
+  mkdirSync(join(root, 'packages', 'web'), { recursive: true });
+  writeFileSync(join(root, 'packages', 'web', 'package.json'), '{}');
+  git(root, 'init', '-q', '-b', 'main');
+  git(root, 'commit', '-q', '--allow-empty', '-m', 'init');
+  const inside = join(root, '.claude', 'worktrees', 'wt-bob');
+  const outside = join(base, 'alice-1');
+  const vscode = join(`${root}.worktrees`, 'fix-parser');
+  git(root, 'worktree', 'add', '-q', '-b', 'wt-bob', inside);
+  git(root, 'worktree', 'add', '-q', '-b', 'alice', outside);
+  git(root, 'worktree', 'add', '-q', '-b', 'agents/fix-parser', vscode);
+  return { base, root, inside, outside, vscode };
+}
+
+describe('one bus per repository: where a folder belongs', () => {
+  it('every checkout and subfolder of a repository has its main checkout as workspace, one hub socket', () => {
+    const r = repo();
+    const folders = [r.root, join(r.root, 'packages', 'web'), r.inside, r.outside, r.vscode];
+    for (const f of folders) {
+      assert.equal(findWorkspace(f), r.root, `cwd ${f}`);
+      assert.equal(workspaceOf(f), r.root, `--workspace ${f}`);
+    }
+    assert.equal(new Set(folders.map((f) => hubSocketPath(workspaceOf(f)))).size, 1);
+    // What git itself says, for each: the same common dir.
+    for (const f of folders)
+      assert.equal(
+        realpathSync(resolve(f, git(f, 'rev-parse', '--git-common-dir').trim())),
+        realpathSync(findCheckout(f)!.commonDir),
+      );
+    assert.deepEqual(linkedWorktrees(findCheckout(r.root)!.commonDir).sort(), [r.inside, r.outside, r.vscode].sort());
+  });
+
+  it('outside git a folder keeps the marker rule; a separate git dir (submodule-like) is a repository of its own', () => {
+    const plain = realpathSync(tempDir('plain'));
+    mkdirSync(join(plain, 'sub'));
+    writeFileSync(join(plain, 'package.json'), '{}');
+    assert.equal(findWorkspace(join(plain, 'sub')), plain);
+    assert.equal(workspaceOf(join(plain, 'sub')), join(plain, 'sub'), 'a folder named explicitly is itself');
+    const sep = realpathSync(tempDir('sep'));
+    mkdirSync(join(sep, 'work'));
+    git(sep, 'init', '-q', '--separate-git-dir', join(sep, 'gitdir'), 'work');
+    const c = findCheckout(join(sep, 'work'))!;
+    assert.equal(c.root, join(sep, 'work'));
+    assert.equal(c.linked, false);
+  });
+
+  it('names: the main checkout is the CLI, a worktree <cli>-<branch>, a recorded name follows the branch to a new path', () => {
+    const r = repo();
+    assert.equal(agentNameAt('claude', r.root)!.name, 'claude');
+    assert.equal(agentNameAt('claude', join(r.root, 'packages', 'web'))!.name, 'claude');
+    assert.equal(agentNameAt('claude', r.vscode)!.name, 'claude-agents-fix-parser');
+    assert.equal(agentNameAt('codex', r.inside)!.name, 'codex-wt-bob');
+
+    recordAgentName('claude', 'bob', findCheckout(r.inside)!);
+    assert.deepEqual(
+      [agentNameAt('claude', r.inside)!.name, agentNameAt('claude', r.inside)!.how],
+      ['bob', 'recorded'],
+    );
+    assert.equal(agentNameAt('codex', r.inside)!.name, 'codex-wt-bob', 'per CLI');
+    // Two live worktrees never share a name.
+    assert.throws(
+      () => recordAgentName('claude', 'bob', findCheckout(r.outside)!),
+      /"bob" already names the claude agent in the worktree on branch wt-bob/,
+    );
+    // The recycle: removed, made again elsewhere on the same branch.
+    git(r.root, 'worktree', 'remove', '--force', r.inside);
+    const again = join(r.base, 'elsewhere', 'wt-bob');
+    git(r.root, 'worktree', 'add', '-q', again, 'wt-bob');
+    assert.equal(agentNameAt('claude', again)!.name, 'bob');
+    // A name whose worktree is gone (and whose branch no worktree has) may be taken over.
+    git(r.root, 'worktree', 'remove', '--force', again);
+    recordAgentName('claude', 'bob', findCheckout(r.outside)!);
+    assert.equal(agentNameAt('claude', r.outside)!.name, 'bob');
+  });
+
+  it('names: a detached worktree is bound to its folder; a damaged names file names nobody', () => {
+    const r = repo();
+    const detached = join(r.base, 'detached');
+    git(r.root, 'worktree', 'add', '-q', '--detach', detached);
+    assert.equal(agentNameAt('gemini', detached)!.name, 'gemini-detached');
+    recordAgentName('gemini', 'dee', findCheckout(detached)!);
+    assert.equal(agentNameAt('gemini', detached)!.name, 'dee');
+    writeFileSync(join(findCheckout(r.root)!.commonDir, 'handoff', 'agents.json'), '{"agents": [{"cli": "gemini", "nam');
+    assert.equal(agentNameAt('gemini', detached)!.name, 'gemini-detached');
+    writeFileSync(
+      join(findCheckout(r.root)!.commonDir, 'handoff', 'agents.json'),
+      JSON.stringify({ agents: [{ cli: 'gemini', name: 'x@evil', main: true }] }),
+    );
+    assert.equal(agentNameAt('gemini', r.root)!.name, 'gemini', 'a name with a node is not a local name');
+  });
+});
