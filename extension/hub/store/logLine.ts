@@ -14,6 +14,7 @@ const HEAD = Buffer.from('{"crc32":"');
 const CHECKED_AT = HEAD.length + 8 + 2;
 const SYNCED = Buffer.from('"synced":');
 const HEX = /^[0-9a-f]{8}$/;
+const UNKNOWN = 'a line in a format this Handoff does not know (written by a later version?)';
 
 export type ParsedLine<T> = { ok: true; value: T; synced?: number } | { ok: false; why: string };
 
@@ -24,28 +25,39 @@ export function frameLine(json: string, synced: number): string {
 }
 
 export function parseLine<T>(bytes: Buffer, revive: (parsed: T) => T): ParsedLine<T> {
-  if (!bytes.subarray(0, HEAD.length).equals(HEAD)) {
-    try {
-      return { ok: true, value: parseState(bytes.toString('utf8'), revive) };
-    } catch {
-      return { ok: false, why: 'not a JSON line' };
-    }
+  const record = recordOf(bytes);
+  if ('why' in record) return { ok: false, why: record.why };
+  try {
+    return { ok: true, value: parseState(record.json, revive), synced: record.synced };
+  } catch {
+    return { ok: false, why: 'not a JSON line' };
   }
+}
+
+/** A good line framed anew with a mark of 0 (it proves nothing of the file it is copied into); undefined if bad. */
+export function reframe(bytes: Buffer): string | undefined {
+  const record = recordOf(bytes);
+  if ('why' in record) return undefined;
+  try {
+    JSON.parse(record.json);
+  } catch {
+    return undefined;
+  }
+  return frameLine(record.json, 0);
+}
+
+/** The record's own JSON, its frame checked and taken off (unparsed). */
+function recordOf(bytes: Buffer): { json: string; synced?: number } | { why: string } {
+  if (!bytes.subarray(0, HEAD.length).equals(HEAD)) return { json: bytes.toString('utf8') };
   const hex = bytes.toString('latin1', HEAD.length, HEAD.length + 8);
   const marked = bytes.subarray(CHECKED_AT, CHECKED_AT + SYNCED.length);
   if (!HEX.test(hex) || bytes[HEAD.length + 8] !== 0x22 || bytes[HEAD.length + 9] !== 0x2c || !marked.equals(SYNCED))
-    return { ok: false, why: 'a line in a format this Handoff does not know (written by a later version?)' };
-  if (crc32(bytes.subarray(CHECKED_AT)) !== parseInt(hex, 16)) return { ok: false, why: 'its checksum does not match' };
+    return { why: UNKNOWN };
+  if (crc32(bytes.subarray(CHECKED_AT)) !== parseInt(hex, 16)) return { why: 'its checksum does not match' };
   let at = CHECKED_AT + SYNCED.length;
   let synced = 0;
   for (; bytes[at] >= 0x30 && bytes[at] <= 0x39; at++) synced = synced * 10 + bytes[at] - 0x30;
   const after = bytes[at];
-  if (at === CHECKED_AT + SYNCED.length || (after !== 0x2c && after !== 0x7d))
-    return { ok: false, why: 'a line in a format this Handoff does not know (written by a later version?)' };
-  try {
-    const json = after === 0x7d ? '{}' : `{${bytes.toString('utf8', at + 1)}`;
-    return { ok: true, value: parseState(json, revive), synced };
-  } catch {
-    return { ok: false, why: 'not a JSON line' };
-  }
+  if (at === CHECKED_AT + SYNCED.length || (after !== 0x2c && after !== 0x7d)) return { why: UNKNOWN };
+  return { json: after === 0x7d ? '{}' : `{${bytes.toString('utf8', at + 1)}`, synced };
 }
