@@ -16,6 +16,7 @@ import { age } from '../shared/format';
 import { deviceLines, encryptionLine } from '../shared/encryptionText';
 import { recipientsText } from '../shared/sendText';
 import { parseHubArgs, runHub } from '../hub/start/run';
+import { storeCommand } from './storeCommand';
 
 const USAGE = `usage: handoff <command> [options]
 
@@ -30,6 +31,10 @@ const USAGE = `usage: handoff <command> [options]
                               into the agent's model context (idempotent; says what it wrote)
   disconnect claude|codex|gemini|vscode [--workspace DIR]   remove exactly what connect added
   hook       CLI EVENT --name NAME                   what the installed hooks run
+  store check  [--store DIR | --workspace DIR]       list damage in the store's files (exits 1 if any)
+  store repair [--store DIR | --workspace DIR] [--yes]
+                              say what would be dropped; with --yes keep a copy of each damaged
+                              file beside it, then drop only the damaged lines
 
 common: --hub SOCKET (default: $HANDOFF_HUB, else the hub of the workspace of the cwd)
         --json  print machine-readable output
@@ -89,6 +94,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'hook') return runHook(rest);
   if (command === 'connect' || command === 'disconnect') return connectCommand(command, rest);
+  if (command === 'store') return storeCommand(rest);
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,

@@ -12,6 +12,7 @@ import { messagesTouched, outboxFor } from './bus/relay';
 import type { Snapshot } from '../protocol/views';
 import { messageIds } from './messageIds';
 import { Store } from './store/store';
+import { StoreDamage } from './store/storeDamage';
 import type { StoreFs } from './store/storeFs';
 import type { Log } from '../protocol/hubLog';
 
@@ -103,6 +104,7 @@ export class Journal {
         fs: this.options.fs,
         now: this.options.now,
         onError: (what, e) => this.options.log(`store ${what} failed: ${(e as Error).message}`, 'error'),
+        onTorn: (line) => this.options.log(line, 'warn'),
         onArchived: (archived) => this.archived(archived),
       });
       this.seq = this.store.state.seq;
@@ -126,8 +128,9 @@ export class Journal {
         `store ${this.options.dir}: ${this.store.openCount} open${unparsed}, ${this.store.archivedCount} archived`,
       );
     } catch (e) {
-      this.error = storeFailure(this.options.dir, e).message;
-      this.options.log(this.error);
+      // Damage is the person's to decide on (StoreDamage says how); the hub serves, every write refused.
+      this.error = e instanceof StoreDamage ? e.message : storeFailure(this.options.dir, e).message;
+      this.options.log(this.error, 'error');
     }
   }
 

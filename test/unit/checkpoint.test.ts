@@ -272,7 +272,11 @@ describe('the checkpoint document', () => {
     await first.commit([1, 2, 3].map((i) => ({ type: 'sent', message: message(i, `body ${i}`) })));
     await first.close();
     const lines = readFileSync(join(dir, 'state.json'), 'utf8').split('\n');
-    writeFileSync(join(dir, 'state.json'), lines.slice(0, 3).join('\n'));
-    await assert.rejects(Store.open(dir, 'n', opts), /ends before its last line/);
+    const cut = lines.slice(0, 3).join('\n');
+    writeFileSync(join(dir, 'state.json'), cut);
+    await assert.rejects(Store.open(dir, 'n', opts), {
+      name: 'StoreDamage',
+      message: new RegExp(`state\\.json is damaged at byte ${Buffer.byteLength(cut)} \\(it ends before its last line`),
+    });
   });
 });

@@ -254,6 +254,9 @@ describe('a start from the open index', () => {
     const dir = await filled();
     const doc = join(dir, 'state.json');
     truncateSync(doc, readFileSync(doc).length - 40);
-    await assert.rejects(Store.open(dir, 'n', opts), SyntaxError);
+    await assert.rejects(Store.open(dir, 'n', opts), {
+      name: 'StoreDamage',
+      message: /state\.json is damaged at byte \d+/,
+    });
   });
 });

@@ -5,6 +5,7 @@ import { closeSync, openSync, readFileSync, statSync, writeSync } from 'node:fs'
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { BusEvent, Message } from '../../extension/hub/bus/model';
+import { frameLine } from '../../extension/hub/store/logLine';
 import { Store } from '../../extension/hub/store/store';
 import { tempDir } from '../helpers/hubProcess';
 
@@ -73,8 +74,9 @@ describe('store', () => {
     const journal = join(dir, 'journal.ndjson');
     const acked = linesEnd(journal);
     // Batches overlap: a later batch (two records) was written at its offset, the one before it never was — kill -9.
+    // Written while the hole's batch was not yet synced: its lines say so (synced up to the hole, not past it).
     const later = [22, 23]
-      .map((n) => `${JSON.stringify({ n, e: [{ type: 'sent', message: message(n) }] })}\n`)
+      .map((n) => `${frameLine(JSON.stringify({ n, e: [{ type: 'sent', message: message(n) }] }), acked)}\n`)
       .join('');
     writeAt(journal, acked + 300, later);
     const again = await Store.open(dir, 'n', opts);

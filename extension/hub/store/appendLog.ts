@@ -6,15 +6,14 @@
 // the batches after it overwrite blocks that exist, and their fdatasync flushes data only — no
 // size or extent change for the filesystem to commit (docs/performance.md, "Group commit"). The file
 // then ends in zeros after its last line, which a reader takes as the end (no newline: not a line).
-import { parseState } from '../bus/dict';
 import { dirname } from 'node:path';
+import type { ReadOptions } from './lineReader';
+import { frameLine, parseLine } from './logLine';
+import { scanLog, type LoadedLine } from './logScan';
+import { StoreDamage } from './storeDamage';
 import { nodeFs, writeAll, type StoreFile, type StoreFs } from './storeFs';
 
-export interface LoadedLine<T> {
-  value: T;
-  offset: number;
-  length: number;
-}
+export type { LoadedLine };
 
 export class AppendLog<T> {
   private fh?: StoreFile;
@@ -24,6 +23,10 @@ export class AppendLog<T> {
   private allocated = 0;
   /** The write that grows the file: later writes wait for it, or its zeros could land on their lines. */
   private growing?: Promise<void>;
+  /** Bytes known to be fdatasync'd: each batch's lines carry it (logLine.ts `synced`). */
+  private durable = 0;
+  /** Where each write still in flight starts: a sync covers only the bytes before the first. */
+  private readonly inFlight = new Set<number>();
 
   /**
    * `revive` turns a parsed line into a T (store/revive.ts: name-keyed records become dicts);
@@ -41,42 +44,37 @@ export class AppendLog<T> {
   }
 
   /**
-   * Opens the log and returns its records. A torn last line (the process died mid-write) is cut
-   * off: it was never acknowledged, because acknowledgement waits for the fdatasync.
+   * Opens the log and hands each record to `each`, read a chunk at a time. A torn tail (the process
+   * died mid-write) is cut off: it was never acknowledged, because acknowledgement waits for the
+   * fdatasync. A bad line anywhere else is damage (logScan.ts): StoreDamage is thrown and the file
+   * is left as it is. `onTorn`: told what a cut dropped.
    */
-  async open(): Promise<LoadedLine<T>[]> {
+  async open(
+    each: (line: LoadedLine<T>) => void,
+    onTorn?: (at: number, records: number) => void,
+    read?: ReadOptions,
+  ): Promise<void> {
     // Not O_APPEND: every write goes to the offset its batch was given, so batches may be written concurrently.
-    this.fh = await this.fs.open(this.path, 'update');
-    const size = await this.fh.size();
-    const buf = Buffer.alloc(size);
-    if (size > 0) await this.fh.read(buf, 0, size, 0);
-    const lines: LoadedLine<T>[] = [];
-    let start = 0;
-    let good = 0;
-    while (start < size) {
-      const nl = buf.indexOf(0x0a, start);
-      if (nl < 0) break; // no newline: torn
-      try {
-        lines.push({
-          value: parseState(buf.toString('utf8', start, nl), this.revive),
-          offset: start,
-          length: nl - start,
-        });
-      } catch {
-        break; // garbage can only be a torn tail: nothing after an unsynced batch was ever acknowledged
+    const fh = await this.fs.open(this.path, 'update');
+    try {
+      const size = await fh.size();
+      const scan = await scanLog(this.path, fh, this.revive, each, read);
+      if (scan.damage) throw new StoreDamage(scan.damage);
+      if (scan.torn) {
+        await fh.truncate(scan.good);
+        onTorn?.(scan.good, scan.torn.records);
       }
-      start = nl + 1;
-      good = start;
+      // What was read is made durable before any line marks it so (logLine.ts `synced`).
+      if (scan.good > 0 || scan.torn) await fh.sync();
+      this.size = scan.good;
+      this.allocated = scan.torn ? scan.good : size;
+      this.durable = scan.good;
+      if (size === 0) await this.fs.syncDir(dirname(this.path)); // the new file's name must be durable too
+    } catch (e) {
+      await fh.close();
+      throw e;
     }
-    const zerosOnly = good < size && buf.subarray(good).every((b) => b === 0);
-    if (good < size && !zerosOnly) {
-      await this.fh.truncate(good);
-      await this.fh.sync();
-    }
-    this.size = good;
-    this.allocated = zerosOnly ? size : good;
-    if (size === 0) await this.fs.syncDir(dirname(this.path)); // the new file's name must be durable too
-    return lines;
+    this.fh = fh;
   }
 
   /** Writes the lines with one write and one fdatasync; resolves with where each line is. */
@@ -101,7 +99,7 @@ export class AppendLog<T> {
     if (!this.fh) throw new Error(`${this.path} is not open`);
     const fh = this.fh;
     // One buffer for the batch, each line written into it: no buffer per line, no joined copy.
-    const texts = values.map((v) => JSON.stringify(v));
+    const texts = values.map((v) => frameLine(JSON.stringify(v), this.durable));
     const lengths = texts.map((t) => Buffer.byteLength(t, 'utf8'));
     const lines = Buffer.allocUnsafe(lengths.reduce((n, l) => n + l + 1, 0));
     let end = 0;
@@ -111,6 +109,21 @@ export class AppendLog<T> {
     }
     const start = this.size;
     this.size = start + lines.length;
+    this.inFlight.add(start);
+    try {
+      await this.place(fh, lines, start);
+    } finally {
+      this.inFlight.delete(start);
+    }
+    let offset = start;
+    return lengths.map((length) => {
+      const at = { offset, length };
+      offset += length + 1;
+      return at;
+    });
+  }
+
+  private async place(fh: StoreFile, lines: Buffer, start: number): Promise<void> {
     const before = this.growing;
     if (this.size <= this.allocated || this.preallocate === 0) {
       await before;
@@ -127,18 +140,14 @@ export class AppendLog<T> {
       this.growing = grow.catch(() => undefined);
       await grow;
     }
-    let offset = start;
-    return lengths.map((length) => {
-      const at = { offset, length };
-      offset += length + 1;
-      return at;
-    });
   }
 
   /** fdatasync: everything written before this call is durable once it resolves. */
   async sync(): Promise<void> {
     if (!this.fh) throw new Error(`${this.path} is not open`);
+    const covered = Math.min(this.size, ...this.inFlight);
     await this.fh.datasync();
+    this.durable = Math.max(this.durable, Math.min(covered, this.size));
   }
 
   /**
@@ -150,6 +159,7 @@ export class AppendLog<T> {
     await this.growing;
     this.size = Math.min(this.size, offset);
     this.allocated = this.size;
+    this.durable = Math.min(this.durable, offset);
     if (!this.fh) return;
     await this.fh.truncate(offset);
     await this.fh.sync();
@@ -159,7 +169,9 @@ export class AppendLog<T> {
     if (!this.fh) throw new Error(`${this.path} is not open`);
     const buf = Buffer.alloc(length);
     await this.fh.read(buf, 0, length, offset);
-    return parseState(buf.toString('utf8'), this.revive);
+    const line = parseLine(buf, this.revive);
+    if (!line.ok) throw new Error(`${this.path} is damaged at byte ${offset}: ${line.why}`);
+    return line.value;
   }
 
   async truncate(): Promise<void> {
@@ -169,6 +181,7 @@ export class AppendLog<T> {
     await this.fh.sync();
     this.size = 0;
     this.allocated = 0;
+    this.durable = 0;
   }
 
   async close(): Promise<void> {

@@ -12,11 +12,15 @@
 //
 // Beside it, the open index (openIndex.ts) lets a start leave the lines unparsed until read.
 import { randomBytes } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import type { Adapter } from 'lowdb';
 import { bodyLiteral } from '../bus/body';
 import { dict, parseState } from '../bus/dict';
 import type { BusState, HotMessage, StoredMessage } from '../bus/model';
 import { CheckpointBodies, closingQuote } from './bodyPages';
+import { checkpointDamage, documentCrc32 } from './checkpointDamage';
+import { readLines } from './lineReader';
+import { StoreDamage } from './storeDamage';
 import { replaceDurably } from './durableJsonFile';
 import { LazyHot } from './lazyHot';
 import { factsOf, OpenIndexWriter, readOpenIndex, type OpenIndex } from './openIndex';
@@ -80,35 +84,6 @@ const MOVE_SLICE = 1024;
 const CHUNK = 1 << 20;
 /** Bytes of a checkpoint written behind the commits between two fdatasyncs of it. */
 const SYNC_EVERY = 4 * CHUNK;
-
-/**
- * Every line of the file from `position` with the byte offset it starts at, holding a chunk and
- * the line being read, not the file. A line's bytes may be in the chunk, overwritten by the next read.
- */
-async function* lines(fh: StoreFile, position: number): AsyncGenerator<[bytes: Buffer, at: number]> {
-  const read = Buffer.allocUnsafe(CHUNK); // one, reused: a fresh megabyte per read stayed in the malloc arena
-  let parts: Buffer[] = []; // copies of the line so far, when it spans chunks
-  let lineAt = position;
-  for (;;) {
-    const bytesRead = await fh.read(read, 0, CHUNK, position);
-    if (bytesRead === 0) break;
-    const chunkAt = position;
-    position += bytesRead;
-    const chunk = read.subarray(0, bytesRead);
-    let start = 0;
-    for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, start)) {
-      yield [
-        parts.length === 0 ? chunk.subarray(start, nl) : Buffer.concat([...parts, chunk.subarray(start, nl)]),
-        lineAt,
-      ];
-      parts = [];
-      start = nl + 1;
-      lineAt = chunkAt + start;
-    }
-    if (start < chunk.length) parts.push(Buffer.from(chunk.subarray(start)));
-  }
-  if (parts.length > 0) yield [Buffer.concat(parts), lineAt];
-}
 
 /**
  * An open message's line starts with its body: `"<id>":{"message":{"body":"…",` — so the loader
@@ -215,15 +190,30 @@ export class CheckpointFile implements Adapter<Checkpoint> {
     try {
       this.bytesOnDisk = await fh.size();
       const first = await firstLine(fh);
-      if (first === undefined) return parseState((await this.fs.readFile(this.path)).toString('utf8'), revived);
+      if (first === undefined) return await this.parseWhole(fh);
       const lazy = await this.fromIndex(fh, first);
       if (lazy) return lazy;
-      const doc = await this.parseLines(first, lines(fh, Buffer.byteLength(first) + 1));
+      const doc = await this.parseLines(fh, first);
       this.bodies.openRead(this.path);
       return doc;
     } finally {
       await fh.close();
     }
+  }
+
+  /** A document in the one-line layout earlier versions wrote: parsed whole, as it was. */
+  private async parseWhole(fh: StoreFile): Promise<Checkpoint> {
+    try {
+      return parseState((await this.fs.readFile(this.path)).toString('utf8'), revived);
+    } catch (e) {
+      throw await this.damaged(fh, e);
+    }
+  }
+
+  /** What a document that did not parse, or does not sum to its checksum, is told by: where it is damaged. */
+  private async damaged(fh: StoreFile, e: unknown, expectedCrc32?: number): Promise<Error> {
+    const damage = await checkpointDamage(this.path, fh, expectedCrc32);
+    return damage ? new StoreDamage(damage) : (e as Error);
   }
 
   /** The document with its messages left unparsed, if its open index names it. */
@@ -239,6 +229,10 @@ export class CheckpointFile implements Adapter<Checkpoint> {
     const index = readOpenIndex(file, id, this.bytesOnDisk);
     // Nothing open: the document is its first and last lines, and parsing it costs nothing.
     if (!index || index.count === 0) return undefined;
+    // The lines are not parsed here: damage inside one would surface only once it is read, the
+    // store long open. Summing the bytes costs a read of the document, not a parse of it.
+    if (index.documentCrc32 !== undefined && (await documentCrc32(fh)) !== index.documentCrc32)
+      throw await this.damaged(fh, new Error(`${this.path} does not match its open index`), index.documentCrc32);
     const last = await lastLine(fh, this.bytesOnDisk);
     if (last.charCodeAt(0) !== CLOSE) throw new SyntaxError(`${this.path} ends before its last line`);
     const doc = revived(JSON.parse(`${first}${last}`) as Checkpoint);
@@ -288,18 +282,22 @@ export class CheckpointFile implements Adapter<Checkpoint> {
     return out;
   }
 
-  private async parseLines(first: string, rest: AsyncGenerator<[bytes: Buffer, at: number]>): Promise<Checkpoint> {
+  private async parseLines(fh: StoreFile, first: string): Promise<Checkpoint> {
     const hot = dict<HotMessage>();
-    for await (const [bytes, at] of rest) {
-      // An entry line starts with its key (a JSON string); the last line closes the hot set.
-      if (bytes[0] === CLOSE) {
-        const doc = revived(JSON.parse(`${first}${bytes.toString('utf8')}`) as Checkpoint);
-        doc.state.hot = hot;
-        return doc;
+    try {
+      for await (const { bytes, at } of readLines(fh, Buffer.byteLength(first) + 1)) {
+        // An entry line starts with its key (a JSON string); the last line closes the hot set.
+        if (bytes[0] === CLOSE) {
+          const doc = revived(JSON.parse(`${first}${bytes.toString('utf8')}`) as Checkpoint);
+          doc.state.hot = hot;
+          return doc;
+        }
+        for (const entry of this.parseEntries(bytes, at)) hot[entry.id] = entry.hot;
       }
-      for (const entry of this.parseEntries(bytes, at)) hot[entry.id] = entry.hot;
+      throw new SyntaxError(`${this.path} ends before its last line`);
+    } catch (e) {
+      throw await this.damaged(fh, e);
     }
-    throw new SyntaxError(`${this.path} ends before its last line`);
   }
 
   async write(data: Checkpoint): Promise<void> {
@@ -357,8 +355,9 @@ export class CheckpointFile implements Adapter<Checkpoint> {
       for (const id of snapshot.ids) if (!born.has(id) && !skip.has(id) && hot[id]) yield id;
     };
     const index = new OpenIndexWriter();
+    const sum = { crc32: 0 };
     this.bytesOnDisk = await replaceDurably(this.fs, this.path, async (fh) => {
-      const bytes = await writeDocument(fh, snapshot, ids(), placed, index, sliced, (id) => {
+      const bytes = await writeDocument(fh, snapshot, ids(), placed, index, sum, sliced, (id) => {
         const [line, facts] = frozen.get(id) ?? [this.lineOf(id, hot[id], snapshot.unchanged), hot[id]];
         written.add(id);
         frozen.delete(id);
@@ -372,7 +371,7 @@ export class CheckpointFile implements Adapter<Checkpoint> {
     });
     // The new document is in place: new refs point into it, and the old ones move to it.
     this.bodies.replaced(this.path, placed);
-    await this.writeIndex(index.finish(snapshot.id, this.bytesOnDisk));
+    await this.writeIndex(index.finish(snapshot.id, this.bytesOnDisk, sum.crc32));
     if (!sliced) return this.bodies.moveAll();
     while (!this.bodies.move(MOVE_SLICE)) await new Promise((next) => setImmediate(next));
   }
@@ -417,7 +416,8 @@ function revived(doc: Checkpoint): Checkpoint {
 
 /**
  * The document in the line layout, written a chunk at a time; its size in bytes. `placed`: each
- * message and where its body's literal went; `index`: where its line went, with its facts. `line`:
+ * message and where its body's literal went; `index`: where its line went, with its facts; `sum`: the
+ * document's checksum, for its open index. `line`:
  * an open message, its line and its facts (frozen with the line, or the message to take them from).
  */
 async function writeDocument(
@@ -426,6 +426,7 @@ async function writeDocument(
   ids: Iterable<string>,
   placed: [StoredMessage, number][],
   index: OpenIndexWriter,
+  sum: { crc32: number },
   paced: boolean,
   line: (id: string) => [StoredMessage, Buffer, Buffer | HotMessage],
 ): Promise<number> {
@@ -440,6 +441,7 @@ async function writeDocument(
     pending = [];
     pendingLength = 0;
     await writeAll(fh, buf, bytes);
+    sum.crc32 = crc32(buf, sum.crc32);
     bytes += buf.length;
     unsynced += buf.length;
     // Behind the commits, the document goes to the disk as it is written, not in one flush at its

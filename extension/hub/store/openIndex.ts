@@ -32,6 +32,8 @@ interface Header {
   documentBytes: number;
   count: number;
   bytes: number;
+  /** The document's CRC-32, checked at a start that does not parse it (absent from earlier indexes). */
+  documentCrc32?: number;
 }
 
 /** Grows as records are put; one buffer at the end. */
@@ -123,8 +125,8 @@ export class OpenIndexWriter {
     this.count++;
   }
 
-  /** The file's bytes, naming the document `checkpoint` of `documentBytes`. */
-  finish(checkpoint: string, documentBytes: number): Buffer {
+  /** The file's bytes, naming the document `checkpoint` of `documentBytes`, which sums to `documentCrc32`. */
+  finish(checkpoint: string, documentBytes: number, documentCrc32: number): Buffer {
     const records = this.records.take();
     const header: Header = {
       magic: MAGIC,
@@ -133,6 +135,7 @@ export class OpenIndexWriter {
       documentBytes,
       count: this.count,
       bytes: records.length,
+      documentCrc32,
     };
     return Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), records]);
   }
@@ -150,6 +153,7 @@ export interface OpenIndex {
   /** id → where its line starts, in the document's order (ids are never array indices: see readOpenIndex). */
   readonly places: Record<string, number>;
   readonly count: number;
+  readonly documentCrc32?: number;
   /** The open messages settled or to settle once their time is up (store.ts `settling`). */
   readonly settling: string[];
   /** Each message's seq and lists, decoded as they are walked. */
@@ -284,6 +288,7 @@ export function readOpenIndex(file: Buffer, checkpoint: string, documentBytes: n
   return {
     places,
     count: header.count,
+    documentCrc32: Number.isSafeInteger(header.documentCrc32) ? header.documentCrc32 : undefined,
     settling,
     *mailEntries() {
       const m = new Reader(file, nl + 1);

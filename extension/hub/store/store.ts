@@ -19,7 +19,7 @@ import {
 } from '../bus/model';
 import { bodyOf, withBody } from '../bus/body';
 import { messagesTouched } from '../bus/relay';
-import { AppendLog } from './appendLog';
+import { AppendLog, type LoadedLine } from './appendLog';
 import { CheckpointFile, type Checkpoint, type CheckpointSnapshot } from './checkpointFile';
 import { MailIndex } from '../bus/mailIndex';
 import { reviveHot } from './revive';
@@ -64,6 +64,8 @@ export interface StoreOptions {
   /** false: every checkpoint is a whole one, commits paused (the bench compares). */
   checkpointBehind?: boolean;
   onError?: (what: string, e: unknown) => void;
+  /** A torn tail was cut off a log at open: said, though nothing acknowledged was in it. */
+  onTorn?: (line: string) => void;
   /** Settled messages just moved to the archive (they leave `state.hot` without a journal event). */
   onArchived?: (archived: StoredMessage[]) => void;
   /** The hub's clock. */
@@ -186,13 +188,26 @@ export class Store {
       throw new Error(`${join(dir, 'state.json')} has format ${db.data.format}; this Handoff reads format ${FORMAT}`);
     const archive = new AppendLog<ArchivedMessage>(join(dir, 'archive.ndjson'), reviveHot, 0, fs);
     const archiveIndex = new Map<string, { offset: number; length: number }>();
-    for (const line of await archive.open())
-      archiveIndex.set(line.value.message.id, { offset: line.offset, length: line.length });
+    const torn = (path: string) => (at: number, records: number) =>
+      options.onTorn?.(
+        `${path}: a torn tail cut at byte ${at} (a write a crash interrupted; ${records} whole record(s) after it, never acknowledged)`,
+      );
     // events hold no name-keyed records
     const journals = JOURNALS.map(
       (name) => new AppendLog<JournalRecord>(join(dir, name), (r) => r, JOURNAL_PREALLOCATE_BYTES, fs),
     ) as [AppendLog<JournalRecord>, AppendLog<JournalRecord>];
-    const loaded = [await journals[0].open(), await journals[1].open()];
+    const loaded: LoadedLine<JournalRecord>[][] = [[], []];
+    try {
+      await archive.open(
+        (line) => archiveIndex.set(line.value.message.id, { offset: line.offset, length: line.length }),
+        torn(archive.path),
+      );
+      for (const i of [0, 1] as const) await journals[i].open((line) => loaded[i].push(line), torn(journals[i].path));
+    } catch (e) {
+      for (const log of [archive, ...journals]) await log.close();
+      adapter.close();
+      throw e;
+    }
     const store = new Store(dir, db, adapter, journals, archive, archiveIndex, options);
     const after = loaded.map((records) => records.filter(({ value }) => value.n > store.n)); // the rest is in the checkpoint
     // Commits go on in the journal with the newest records; the other must be empty before it takes its turn.

@@ -1,0 +1,79 @@
+// `handoff store check|repair`: what is damaged in a store, and dropping it only when told to.
+// Repair says what it would drop first; with --yes it keeps a copy of each damaged file beside it.
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { call, SnapshotRequest } from '../protocol/control';
+import { connectControl } from '../shared/controlClient';
+import { hubCandidates } from '../shared/discovery';
+import { defaultStoreDir, findWorkspace } from '../shared/paths';
+import { checkStore, repairable, repairFile, type FileCheck } from '../hub/store/storeCheck';
+
+function describe(c: FileCheck): string[] {
+  if (c.missing) return [`${c.path}: none`];
+  if (c.torn)
+    return [
+      `${c.path}: ${c.records} record(s), then a torn tail at byte ${c.torn.at} (a write a crash interrupted; ${c.torn.records} whole record(s) after it, never acknowledged). The hub cuts it at its next start.`,
+    ];
+  if (!c.damage) return [`${c.path}: ok, ${c.records} record(s)`];
+  const d = c.damage;
+  const lines = [
+    `${c.path}: DAMAGED at byte ${d.offset}: ${d.why}.`,
+    repairable(c)
+      ? `  repair would drop ${d.badLines} line(s)${d.laterRecords > 0 ? `, keeping the ${d.laterRecords} good record(s) after the first` : ''}:`
+      : '  repair cannot drop this (the damage is not in one open message line): restore the folder from a copy.',
+    ...d.places.map((p) => `    byte ${p.at}, ${p.length} bytes: ${p.why}`),
+  ];
+  if (d.badLines > d.places.length) lines.push(`    … and ${d.badLines - d.places.length} more`);
+  return lines;
+}
+
+/** A running hub that has this store open: a repair must not rewrite its files under it. */
+async function hubHolding(dir: string): Promise<boolean> {
+  try {
+    const client = await connectControl(hubCandidates(process.env, process.cwd()).sockets);
+    try {
+      const s = await call(client.connection, SnapshotRequest);
+      return s.store.ok && resolve(s.store.dir) === dir;
+    } finally {
+      client.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
+export async function storeCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { store: { type: 'string' }, workspace: { type: 'string' }, yes: { type: 'boolean' } },
+  });
+  const verb = positionals[0];
+  if (verb !== 'check' && verb !== 'repair') {
+    process.stderr.write('usage: handoff store check|repair [--store DIR | --workspace DIR] [--yes]\n');
+    return 2;
+  }
+  const workspace = values.workspace ? resolve(values.workspace) : findWorkspace(process.cwd());
+  const dir = resolve(values.store ?? defaultStoreDir(workspace));
+  const checks = await checkStore(dir);
+  for (const c of checks) process.stdout.write(`${describe(c).join('\n')}\n`);
+  const damaged = checks.filter((c) => c.damage);
+  if (verb === 'check' || damaged.length === 0) return damaged.length > 0 ? 1 : 0;
+  const fixable = damaged.filter(repairable);
+  if (fixable.length === 0) return 1;
+  if (!values.yes) {
+    process.stdout.write('Nothing was changed. Run again with --yes to drop the lines listed above.\n');
+    return 1;
+  }
+  if (await hubHolding(dir)) {
+    process.stderr.write(`A running hub has ${dir} open: stop it, then repair.\n`);
+    return 1;
+  }
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  for (const c of fixable) {
+    const copy = await repairFile(c, stamp);
+    process.stdout.write(`${c.path}: copied to ${copy}, then ${c.damage!.badLines} damaged line(s) dropped.\n`);
+  }
+  process.stdout.write('Start the hub again to open the store.\n');
+  return fixable.length === damaged.length ? 0 : 1;
+}
