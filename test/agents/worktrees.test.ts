@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { connectAgent } from '../helpers/agent';
 import { agentHome, cliInstalled, runAgent, type AgentHome, type Cli } from '../helpers/cli/agents';
@@ -54,6 +54,7 @@ async function turn(
   h: AgentHome,
   folder: string,
   steps: (seen: string, results: string[]) => { tool: string; args?: Record<string, unknown> } | undefined,
+  env?: Record<string, string>,
 ): Promise<Turn> {
   const results: string[] = [];
   model.requests.length = 0;
@@ -61,7 +62,7 @@ async function turn(
     if (lastToolResult !== undefined) results.push(lastToolResult);
     return steps(request.text, results) ?? { text: 'Done.' };
   });
-  const run = await runAgent(h, folder, 'Do the Handoff steps.', { timeoutMs: 150_000 });
+  const run = await runAgent(h, folder, 'Do the Handoff steps.', { timeoutMs: 150_000, env });
   assert.equal(run.timedOut, false, `${h.cli} in ${folder} finished: ${run.stderr.slice(-2000)}`);
   assert.deepEqual(model.errors, []);
   return { model, results };
@@ -116,7 +117,8 @@ async function scenario(cli: Cli): Promise<string> {
 
     // The recycle: the worktree removed, a fresh one at a new path on the same branch.
     git(repo.root, 'worktree', 'remove', '--force', repo.bob);
-    const bob2 = join(repo.root, '.claude', 'worktrees', 'wt-bob-2');
+    // Made again outside the repository this time: anywhere on disk is a worktree of it.
+    const bob2 = join(dirname(repo.root), 'recycled', 'wt-bob');
     git(repo.root, 'worktree', 'add', '-q', bob2, 'wt-bob');
 
     const needle2 = `wt-${cli}-two-${Date.now().toString(36)}`;
@@ -129,13 +131,20 @@ async function scenario(cli: Cli): Promise<string> {
     assert.ok(id2);
 
     let acked2 = false;
-    const e = await turn(model, h, bob2, (seen) => {
-      if (!acked2 && seen.includes(needle2)) {
-        acked2 = true;
-        return { tool: 'ack', args: { message_id: id2 } };
-      }
-      return undefined;
-    });
+    const e = await turn(
+      model,
+      h,
+      bob2,
+      (seen) => {
+        if (!acked2 && seen.includes(needle2)) {
+          acked2 = true;
+          return { tool: 'ack', args: { message_id: id2 } };
+        }
+        return undefined;
+      },
+      // Gemini runs headless in no folder it has not been told to trust: a harness making one says so.
+      { GEMINI_CLI_TRUST_WORKSPACE: 'true' },
+    );
     assert.equal(e.model.surfacings(needle2), 1, 'the gap handoff entered the new session once');
     assert.equal(e.model.surfacings(needle1), 0, 'the first handoff, ACKed, did not come back');
 
@@ -151,7 +160,7 @@ async function scenario(cli: Cli): Promise<string> {
     } finally {
       await observer.close();
     }
-    return `${cli}: bob (inside R, then recycled) and alice (outside R) on one hub; 2 handoffs, 2 ACKs, 0 lost, 0 twice`;
+    return `${cli}: bob (inside R, then recycled to a folder outside it) and alice (outside R) on one hub; 2 handoffs, 2 ACKs, 0 lost, 0 twice`;
   } finally {
     await model.close();
     await hub.stop().catch(() => undefined);
