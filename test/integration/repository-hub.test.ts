@@ -71,6 +71,20 @@ describe('one hub and one store per repository', () => {
     }
   });
 
+  it('two hubs never open one store, even on two sockets (windows whose runtime folders differ)', async () => {
+    const r = repo();
+    const hub = await hubFor(r.root, r.storeOf(r.root), r.env);
+    const other = spawnHub({
+      workspace: r.wt,
+      store: r.storeOf(r.root),
+      socket: null,
+      env: { ...r.env, XDG_RUNTIME_DIR: tempDir('other-runtime') },
+    });
+    await assert.rejects(other.ready, /hub exited with 3 before listening/);
+    assert.match(other.output(), /already serves the store .* on another socket/);
+    await hub.stop();
+  });
+
   it("a worktree's own store from before is adopted once, with a log line, nothing lost; a second history is left alone, said so", async () => {
     const r = repo();
     // As a per-folder Handoff left it: a hub whose store was keyed by the worktree's folder.

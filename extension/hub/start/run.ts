@@ -1,7 +1,8 @@
 // Runs a hub: store, socket, and — when the editor launched it through vscode-languageclient —
 // the control protocol on that connection (the process then exits when its parent dies).
-import { rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { takeOwnership } from './ownership';
 import { parseArgs } from 'node:util';
 import { removeHubPointer, writeHubPointer } from '../../shared/discovery';
 import { defaultStoreDir, hubSocketPath, workspaceOf } from '../../shared/paths';
@@ -106,6 +107,21 @@ export async function runHub(args: HubArgs): Promise<void> {
     }
     throw e;
   }
+  // One hub per store, whatever socket it listens on: two windows whose runtime folders differ
+  // (another TMPDIR or XDG_RUNTIME_DIR) derive two sockets for one repository, and two hubs
+  // writing one journal would lose acknowledged handoffs.
+  mkdirSync(dirname(storeDir), { recursive: true, mode: 0o700 });
+  const storeLock = takeOwnership(`${storeDir}.lock`);
+  if (!storeLock.owned) {
+    server.close();
+    if (process.platform !== 'win32') rmSync(socketPath, { force: true });
+    log(
+      `A Handoff hub (pid ${storeLock.holder.pid}) already serves the store ${storeDir}, on another socket than ${socketPath} (its runtime folder differs from this one's). Not opening the store twice: use that hub, or stop it first.`,
+      'error',
+    );
+    process.exit(3);
+  }
+  process.on('exit', storeLock.release);
   // Before anything can be announced: a signal from here on must still remove the socket.
   const unlisten = () => {
     if (process.platform !== 'win32') rmSync(socketPath, { force: true });
