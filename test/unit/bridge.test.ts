@@ -176,3 +176,45 @@ describe('the bridge across a hub that dies mid-call', () => {
     second.die();
   });
 });
+
+describe('a hub that refuses the handshake', () => {
+  it('is asked again less and less often, and the log says why', async () => {
+    const path = join(tempDir('bridge-refused'), 'hub.sock');
+    const connectedAt: number[] = [];
+    const server = createServer((s) => {
+      connectedAt.push(performance.now());
+      let buf = '';
+      s.on('data', (d) => {
+        buf += d.toString();
+        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+          const m = JSON.parse(buf.slice(0, nl));
+          buf = buf.slice(nl + 1);
+          if (m.method === 'initialize')
+            s.write(`${JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32600, message: 'not today' } })}\n`);
+        }
+      });
+    });
+    await new Promise<void>((r) => server.listen(path, r));
+    const logs: string[] = [];
+    const bridge = bridgeOn(path, [], logs, 2000);
+    try {
+      bridge.start();
+      bridge.fromClient(
+        Buffer.from(
+          `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
+        ),
+      );
+      await waitFor(() => connectedAt.length >= 5, 10_000, 'five tries');
+      const gaps = connectedAt.slice(1).map((at, i) => at - connectedAt[i]);
+      // retryMs is 20: each refusal doubles the wait (timers never fire early, so these are floors).
+      gaps.forEach((gap, i) => assert.ok(gap >= 20 * 2 ** (i + 1) - 2, `gaps ${gaps.map(Math.round).join(', ')} ms`));
+      assert.ok(
+        logs.some((l) => /refused the MCP handshake: .*not today.*; trying again in 40 ms/.test(l)),
+        logs.join('\n'),
+      );
+    } finally {
+      bridge.close();
+      server.close();
+    }
+  });
+});
