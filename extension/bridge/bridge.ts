@@ -6,13 +6,11 @@
 // again — a send with the resend key that makes it land once, the others being reads or receipts.
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { RESEND_META, SESSION_REPLACED } from '../protocol/mcp';
+import { MAX_LINE_BYTES, RESEND_META, SESSION_REPLACED } from '../protocol/mcp';
 import { LineBuffer } from '../shared/lines';
 import { catalogAnswer, initializeResult, unavailable } from './standIn';
 import { isNotification, isRequest, isResponse, parse, type Id, type Message } from './wire';
 
-/** The longest line either side may send (the hub's own limit). */
-export const MAX_LINE_BYTES = 1 << 20;
 /** Ids of the bridge's own requests to a hub: no client uses them. */
 const OWN = 'handoff-bridge:';
 

@@ -13,13 +13,11 @@
 // "ask", the person at the most recently focused window says yes first, once per handoff.
 import type { HookCli, HookTerminal } from '../protocol/hook';
 import type { Log } from '../protocol/hubLog';
-import { WAKE_FROM_MAX, wakeLine, type WakeAskParams, type WakeMode } from '../protocol/wake';
+import { QUIET_MS, WAKE_FROM_MAX, wakeLine, type WakeAskParams, type WakeMode } from '../protocol/wake';
 import type { BusEvent, HotMessage } from './bus/model';
 import type { EditorTerminals, EditorWake } from './wake/editor';
 import { lookAt, typeLine, type PaneLook } from './wake/tmux';
 
-/** Input in the pane's tmux session this recently means a person is there: wait for them. */
-const QUIET_MS = 10_000;
 /** Agents no editor window had a terminal for, remembered (the oldest forgotten first). */
 const NO_TERMINAL_KEPT = 1000;
 /** Handoffs the person said yes or no to, or a window may have typed for, per session, remembered (the oldest forgotten first). */

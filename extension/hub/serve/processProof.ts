@@ -23,9 +23,9 @@ import type { Socket } from 'node:net';
 import { MAX_PROOF_BYTES, type HookChallenge } from '../../protocol/hook';
 import { processProof } from '../../protocol/helloSchema';
 import { BusError } from '../bus/errors';
-import { LineBuffer } from '../../shared/lines';
 import { ensurePrivateDir } from '../../shared/paths';
 import { ancestry } from '../../shared/proc';
+import { firstLine } from './firstLine';
 
 /** A hook answers within its own 120 ms budget; this is only the bound on a peer that never does. */
 const PROOF_WAIT_MS = 2000;
@@ -36,42 +36,18 @@ export const canProve = process.platform === 'linux' && existsSync('/proc/self/f
 
 export type Peer = 'hook' | 'bridge';
 
+/** Why a peer's answer did not come, as its refusal says. */
+const MISSING = {
+  late: () => `no answer to the challenge within ${PROOF_WAIT_MS} ms`,
+  closed: (peer: Peer) => `the ${peer} closed the connection`,
+  over: () => `an answer over ${MAX_PROOF_BYTES} bytes`,
+};
+
 function refused(peer: Peer, why: string): BusError {
   return new BusError(
     'not_your_channel',
     `not_your_channel: could not prove which process this ${peer} is (${why}). ${peer === 'hook' ? 'Nothing was surfaced.' : 'Nothing it asks is recorded.'}`,
   );
-}
-
-/**
- * The next line from the socket and the bytes after it, bounded in size and time; the socket is
- * paused once it is read.
- */
-function nextLine(socket: Socket, peer: Peer): Promise<{ line: string; rest: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const input = new LineBuffer(MAX_PROOF_BYTES);
-    const done = (e?: Error, read?: { line: string; rest: Buffer }) => {
-      clearTimeout(timer);
-      socket.off('data', onData);
-      socket.off('close', onClose);
-      socket.pause();
-      if (e) reject(e);
-      else resolve(read ?? { line: '', rest: Buffer.alloc(0) });
-    };
-    const timer = setTimeout(
-      () => done(refused(peer, `no answer to the challenge within ${PROOF_WAIT_MS} ms`)),
-      PROOF_WAIT_MS,
-    );
-    const onClose = () => done(refused(peer, `the ${peer} closed the connection`));
-    const onData = (d: Buffer) => {
-      const first = input.firstLine(d);
-      if (input.overLimit) done(refused(peer, `an answer over ${MAX_PROOF_BYTES} bytes`));
-      else if (first) done(undefined, first);
-    };
-    socket.on('data', onData);
-    socket.once('close', onClose);
-    socket.resume();
-  });
 }
 
 /** A file as the kernel knows it, whatever its name is now. */
@@ -147,11 +123,10 @@ export function challenge(dir: string, peer: Peer): { path: string; answer(socke
   };
   const answer = async (socket: Socket): Promise<Proof> => {
     try {
-      const { line, rest } = await nextLine(socket, peer);
-      const checked = check(line);
-      return Array.isArray(checked) ? { ancestors: checked, rest } : { refused: checked, rest };
-    } catch (e) {
-      return { refused: e as BusError, rest: Buffer.alloc(0) };
+      const read = await firstLine(socket, MAX_PROOF_BYTES, PROOF_WAIT_MS);
+      if ('missing' in read) return { refused: refused(peer, MISSING[read.missing](peer)), rest: Buffer.alloc(0) };
+      const checked = check(read.line);
+      return Array.isArray(checked) ? { ancestors: checked, rest: read.rest } : { refused: checked, rest: read.rest };
     } finally {
       closeSync(fd);
       try {
