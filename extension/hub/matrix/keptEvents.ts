@@ -3,7 +3,7 @@
 // carried them commits its position) and tried again after each sync. Taking one twice is
 // harmless: handoffs and receipts are idempotent. The list in memory changes only once the file
 // holds it: a failed write leaves the events not kept, so the retried sync keeps them again.
-import { replaceDurably } from '../store/durableJsonFile';
+import { replaceDurably } from '../store/replaceDurably';
 import { nodeFs, writeAll, type StoreFs } from '../store/storeFs';
 import type { RawEvent } from './homeserver';
 

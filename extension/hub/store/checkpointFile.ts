@@ -17,7 +17,7 @@ import { bodyLiteral } from '../bus/body';
 import { dict, parseState } from '../bus/dict';
 import type { BusState, HotMessage, StoredMessage } from '../bus/model';
 import { CheckpointBodies, closingQuote } from './bodyPages';
-import { replaceDurably } from './durableJsonFile';
+import { replaceDurably } from './replaceDurably';
 import { LazyHot } from './lazyHot';
 import { factsOf, OpenIndexWriter, readOpenIndex, type OpenIndex } from './openIndex';
 import { nodeFs, writeAll, type StoreFile, type StoreFs } from './storeFs';
