@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
 import type { HookHello } from '../../extension/protocol/hook';
-import type { PushPayload, Session } from '../../extension/hub/sessions';
+import type { Session } from '../../extension/hub/sessions';
 import type { TerminalWakeAnswer, TerminalWakeParams, WakeAskParams } from '../../extension/protocol/wake';
 import { PresenceRequest, TerminalWakeRequest } from '../../extension/protocol/control';
 import { connectControl } from '../../extension/shared/controlClient';
@@ -20,6 +20,7 @@ import { EDITOR_KEY_ENV } from '../../extension/protocol/editorKey';
 import { randomBytes } from 'node:crypto';
 import { connectAgent } from '../helpers/agent';
 import { startHub, tempDir } from '../helpers/hubProcess';
+import { fakeSession } from '../helpers/fakeSession';
 import { rawAgent } from '../helpers/rawAgent';
 import { waitFor, waitUntil } from '../helpers/wait';
 
@@ -37,19 +38,7 @@ function agentProcess(cleanup: (() => unknown)[]): { pid: number; exit(): Promis
 
 /** Bob's Codex bridge as the hub holds it: a live MCP session of that agent process. */
 function codexSession(agentPid: number, key = 'bob-codex'): Session {
-  return {
-    key,
-    identity: 'bob',
-    roles: [],
-    client: 'codex-mcp-client',
-    connectedAt: 0,
-    lastSeen: 0,
-    pushed: new Set(),
-    agentPid,
-    isOpen: () => true,
-    deliver: (_p: PushPayload) => true,
-    close: () => undefined,
-  };
+  return fakeSession('bob', key, { client: 'codex-mcp-client', agentPid });
 }
 
 async function hubWithWindow(cleanup: (() => unknown)[]) {
@@ -112,7 +101,22 @@ async function hubWithWindow(cleanup: (() => unknown)[]) {
   const send = (from: string, body: string) =>
     hub.send({ identity: from, session: `${from}-s`, node: 'ed' }, { to: ['bob'], body });
   const delivery = (id: string) => hub.state.hot[id].deliveries.bob;
-  return { hub, logs, window, hook, send, delivery, agent, session, AGENT };
+  /** Another agent of bob's comes up: the wake for `id` goes to it, and nothing was asked before. */
+  const wokenInNext = async (id: string) => {
+    const next = agentProcess(cleanup);
+    await hub.attach(codexSession(next.pid, 'bob-codex-2'));
+    await waitFor(() => (delivery(id).wakes?.length ?? 0) === 1, 5000, 'the new agent woken');
+    assert.deepEqual(
+      asked.map((p) => p.agentPid),
+      [next.pid],
+      'nothing asked for the agent before',
+    );
+    assert.deepEqual(
+      delivery(id).wakes?.map((w) => w.session),
+      ['bob-codex-2'],
+    );
+  };
+  return { hub, logs, window, hook, send, delivery, agent, session, AGENT, wokenInNext };
 }
 
 describe('waking an idle session in an editor terminal', () => {
@@ -297,29 +301,17 @@ describe('waking an idle session in an editor terminal', () => {
   });
 
   it('an agent whose session detached is not woken, nor promised a wake: nothing asked of any window', async () => {
-    const { hub, window, hook, send, delivery, session } = await hubWithWindow(cleanup);
+    const { hub, hook, send, session, wokenInNext } = await hubWithWindow(cleanup);
     await hook('stop', 'Stop');
     hub.detach(session); // the Codex exited: its bridge's connection closed
     await hook('stop', 'Stop'); // a hook of it still ran: its own pid is no agent to wake
     const a = await send('alice', 'to an agent that has gone');
     assert.notEqual(a.recipients[0].seen_when, 'now', 'not promised');
-    // Another agent of bob's comes up: its wake is asked for, and it is the first and only one.
-    const next = agentProcess(cleanup);
-    await hub.attach(codexSession(next.pid, 'bob-codex-2'));
-    await waitFor(() => (delivery(a.message_id).wakes?.length ?? 0) === 1, 5000, 'the new agent woken');
-    assert.deepEqual(
-      window.asked.map((p) => p.agentPid),
-      [next.pid],
-      'nothing asked for the agent that had gone',
-    );
-    assert.deepEqual(
-      delivery(a.message_id).wakes?.map((w) => w.session),
-      ['bob-codex-2'],
-    );
+    await wokenInNext(a.message_id);
   });
 
   it('an agent whose process exited (its session not detached yet) is not woken, nor promised a wake', async () => {
-    const { hub, window, hook, send, delivery, agent, logs } = await hubWithWindow(cleanup);
+    const { hook, send, agent, logs, wokenInNext } = await hubWithWindow(cleanup);
     await hook('stop', 'Stop');
     await agent.exit();
     const a = await send('alice', 'to an agent that has exited');
@@ -328,13 +320,6 @@ describe('waking an idle session in an editor terminal', () => {
       logs.some((l) => l.includes(`agent process ${agent.pid} has exited`)),
       logs.join('\n'),
     );
-    const next = agentProcess(cleanup);
-    await hub.attach(codexSession(next.pid, 'bob-codex-2'));
-    await waitFor(() => (delivery(a.message_id).wakes?.length ?? 0) === 1, 5000, 'the new agent woken');
-    assert.deepEqual(
-      window.asked.map((p) => p.agentPid),
-      [next.pid],
-      'nothing asked for the agent that had exited',
-    );
+    await wokenInNext(a.message_id);
   });
 });

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
-import type { PushPayload, Session } from '../../extension/hub/sessions';
 import type { HookHello } from '../../extension/protocol/hook';
+import { fakeSession } from '../helpers/fakeSession';
 import { tempDir } from '../helpers/hubProcess';
 
 const hello = (session: string): HookHello => ({
@@ -69,19 +69,7 @@ describe('G8: hook answers are claims, surfaced only once confirmed', () => {
     const storeDir = tempDir('claims-join-store');
     const agentPid = 4242;
     const under = (session: string): HookHello => ({ ...hello(session), ancestors: [4300, agentPid] });
-    const mcp: Session = {
-      key: 'b-bridge',
-      identity: 'bob',
-      roles: [],
-      client: 'claude-code',
-      connectedAt: 0,
-      lastSeen: 0,
-      pushed: new Set(),
-      agentPid,
-      isOpen: () => true,
-      deliver: (_p: PushPayload) => true,
-      close: () => undefined,
-    };
+    const mcp = fakeSession('bob', 'b-bridge', { client: 'claude-code', agentPid });
     let hub = new Hub({ workspace: tempDir('claims-join-ws'), storeDir, node: 'n', tickMs: 0 });
     await hub.start();
     try {

@@ -15,6 +15,8 @@ import { tempDir } from '../helpers/hubProcess';
 interface FakeHub {
   server: Server;
   got: any[];
+  /** When each connection came (performance.now()). */
+  connectedAt: number[];
   socket?: Socket;
   send(m: object): void;
   /** Dies: no more connections, and every one it had is cut. */
@@ -24,11 +26,13 @@ interface FakeHub {
 const fakes: FakeHub[] = [];
 after(() => fakes.forEach((f) => f.die()));
 
-function fakeHub(path: string): Promise<FakeHub> {
+/** `refuse`: it answers every initialize with an error. */
+function fakeHub(path: string, refuse = false): Promise<FakeHub> {
   const sockets: Socket[] = [];
   const hub: FakeHub = {
     server: createServer(),
     got: [],
+    connectedAt: [],
     send: (m) => hub.socket!.write(`${JSON.stringify(m)}\n`),
     die: () => {
       hub.server.close();
@@ -37,6 +41,7 @@ function fakeHub(path: string): Promise<FakeHub> {
   };
   fakes.push(hub);
   hub.server.on('connection', (s) => {
+    hub.connectedAt.push(performance.now());
     sockets.push(s);
     hub.socket = s;
     let buf = '';
@@ -50,7 +55,15 @@ function fakeHub(path: string): Promise<FakeHub> {
           hub.send({
             jsonrpc: '2.0',
             id: m.id,
-            result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'fake', version: '1' } },
+            ...(refuse
+              ? { error: { code: -32600, message: 'not today' } }
+              : {
+                  result: {
+                    protocolVersion: '2025-06-18',
+                    capabilities: {},
+                    serverInfo: { name: 'fake', version: '1' },
+                  },
+                }),
           });
       }
     });
@@ -180,21 +193,9 @@ describe('the bridge across a hub that dies mid-call', () => {
 describe('a hub that refuses the handshake', () => {
   it('is asked again less and less often, and the log says why', async () => {
     const path = join(tempDir('bridge-refused'), 'hub.sock');
-    const connectedAt: number[] = [];
-    const server = createServer((s) => {
-      connectedAt.push(performance.now());
-      let buf = '';
-      s.on('data', (d) => {
-        buf += d.toString();
-        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-          const m = JSON.parse(buf.slice(0, nl));
-          buf = buf.slice(nl + 1);
-          if (m.method === 'initialize')
-            s.write(`${JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32600, message: 'not today' } })}\n`);
-        }
-      });
-    });
-    await new Promise<void>((r) => server.listen(path, r));
+    const hub = await fakeHub(path, true);
+    const { connectedAt } = hub;
+
     const logs: string[] = [];
     const bridge = bridgeOn(path, [], logs, 2000);
     try {
@@ -214,7 +215,7 @@ describe('a hub that refuses the handshake', () => {
       );
     } finally {
       bridge.close();
-      server.close();
+      hub.die();
     }
   });
 });
