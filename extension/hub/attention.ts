@@ -150,7 +150,17 @@ export class Attention {
   private async join(identity: string, cliSession: string, key: string): Promise<void> {
     const known = this.agentSessions.use(cliSession, () => ({ key: cliSession }));
     if (known.key === key) return;
-    known.key = key;
+    const before = known.key;
+    known.key = key; // a racing hook does not record the same again
+    try {
+      await this.recordJoin(identity, cliSession, key);
+    } catch (e) {
+      if (known.key === key) known.key = before; // not recorded: the next hook records it
+      throw e;
+    }
+  }
+
+  private async recordJoin(identity: string, cliSession: string, key: string): Promise<void> {
     const earlier = this.deps.seenIn(identity, cliSession);
     if (earlier.length === 0) return;
     const at = this.deps.now();
