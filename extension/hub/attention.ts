@@ -79,6 +79,8 @@ function cliOfClient(client: string): HookCli | undefined {
   return undefined;
 }
 
+const paneOf = (t: HookTerminal) => `${t.socket} ${t.pane}`;
+
 const wakeTarget = (hs: HookSession): WakeTarget => ({
   key: hs.key,
   identity: hs.identity,
@@ -107,6 +109,12 @@ export class Attention {
    * servers while its first turn runs; a hub restarted under it) still surfaces into that session.
    */
   readonly agentSessions: ExpiringMap<string, { key: string }>;
+  /**
+   * A tmux pane runs one CLI: the session that last said it runs there is the one woken in it
+   * (`socket pane` → session key). A CLI's hooks before its bridge was live, and the bridge, are
+   * two sessions of one pane: both woken, two lines were typed.
+   */
+  private readonly paneOwners = new Map<string, string>();
 
   constructor(private readonly deps: AttentionDeps) {
     this.hooked = new ExpiringMap(STALE_MS, deps.now, { held: (hs) => !!hs.waiter, groupOf: (hs) => hs.identity });
@@ -189,6 +197,7 @@ export class Attention {
     const { key, underNoAgent } = await this.sessionKey(h, cliSession);
     const hs = this.hooked.use(key, () => ({ key, identity: h.identity, cli: h.cli, busy: false }));
     if (h.terminal) hs.terminal = h.terminal;
+    this.ownPane(hs);
     hs.ancestors = h.ancestors;
     // Only a live session says which process is the agent: the hook's own pid is gone in a moment.
     const agentPid = this.deps.sessions.get(key)?.agentPid;
@@ -332,8 +341,10 @@ export class Attention {
     if (!fresh) {
       hs.agent = agent ?? hs.agent;
       hs.terminal = s.terminal ?? hs.terminal;
+      this.ownPane(hs);
       return;
     }
+    this.ownPane(hs);
     this.deps.waking?.rested({ key: hs.key, identity: hs.identity, cli, terminal: s.terminal });
     this.wake(hs);
   }
@@ -346,9 +357,20 @@ export class Attention {
   detached(key: string): void {
     this.deps.waking?.busy(key);
     const hs = this.hooked.get(key);
+    const pane = hs?.terminal && paneOf(hs.terminal);
+    if (pane && this.paneOwners.get(pane) === key) this.paneOwners.delete(pane);
     if (!hs?.waiter) return this.hooked.delete(key);
     hs.agent = undefined;
     hs.terminal = undefined;
+  }
+
+  private ownPane(hs: HookSession): void {
+    if (hs.terminal) this.paneOwners.set(paneOf(hs.terminal), hs.key);
+  }
+
+  /** Whether another session said since that it runs in this one's pane: then this one is not woken there. */
+  private paneTaken(hs: HookSession): boolean {
+    return !!hs.terminal && this.paneOwners.get(paneOf(hs.terminal)) !== hs.key;
   }
 
   /** Whether its agent process is known to have exited (or its pid to be another's now); then it is dropped. */
@@ -362,10 +384,10 @@ export class Attention {
   /** No waiter to answer: an idle session in a terminal the hub or an editor can type into is woken there. */
   private typeWake(hs: HookSession): void {
     const { waking } = this.deps;
-    if (!waking || !(hs.terminal || hs.agent) || this.gone(hs)) return;
+    if (!waking || !(hs.terminal || hs.agent) || this.gone(hs) || this.paneTaken(hs)) return;
     const token = {};
     const begin: Begin = () => {
-      if (hs.busy || hs.waiter || this.gone(hs)) return false;
+      if (hs.busy || hs.waiter || this.gone(hs) || this.paneTaken(hs)) return false;
       hs.busy = true; // the woken CLI starts a turn
       hs.wakeToken = token;
       return true;
@@ -390,7 +412,7 @@ export class Attention {
     const order: SeenWhen[] = ['when_it_calls_inbox', 'next_turn', 'next_tool_call', 'now'];
     for (const hs of [...this.hooked.group(identity)]) {
       if (this.gone(hs)) continue;
-      const wakes = hs.waiter || this.deps.waking?.wakes(wakeTarget(hs));
+      const wakes = hs.waiter || (!this.paneTaken(hs) && this.deps.waking?.wakes(wakeTarget(hs)));
       const here: SeenWhen = hs.busy ? 'next_tool_call' : wakes ? 'now' : 'next_turn';
       if (order.indexOf(here) > order.indexOf(best)) best = here;
     }
