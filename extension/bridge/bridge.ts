@@ -6,13 +6,11 @@
 // again — a send with the resend key that makes it land once, the others being reads or receipts.
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { RESEND_META, SESSION_REPLACED } from '../protocol/mcp';
+import { MAX_LINE_BYTES, RESEND_META, SESSION_REPLACED } from '../protocol/mcp';
 import { LineBuffer } from '../shared/lines';
 import { catalogAnswer, initializeResult, unavailable } from './standIn';
 import { isNotification, isRequest, isResponse, parse, type Id, type Message } from './wire';
 
-/** The longest line either side may send (the hub's own limit). */
-export const MAX_LINE_BYTES = 1 << 20;
 /** Ids of the bridge's own requests to a hub: no client uses them. */
 const OWN = 'handoff-bridge:';
 
@@ -63,6 +61,8 @@ interface Hub {
 
 /** How long a client's initialize waits for the first hub, when one may be there. */
 const FIRST_HUB_WAIT_MS = 5000;
+/** The longest wait between tries while hubs refuse the handshake: asking again changes nothing soon. */
+const REFUSED_MAX_MS = 30_000;
 
 export class Bridge {
   private initParams?: Record<string, unknown>;
@@ -84,6 +84,8 @@ export class Bridge {
   private connecting = false;
   /** Said once per gap, not at every try. */
   private saidWaiting = false;
+  /** Handshakes refused in a row: each doubles the wait before the next try. */
+  private refusals = 0;
   private closed = false;
   /** Client requests waiting for a live hub, in the order they came. */
   private readonly waiting: Waiting[] = [];
@@ -318,18 +320,17 @@ export class Bridge {
   private handshake(hub: Hub): void {
     if (hub.handshaking || !this.initParams) return;
     hub.handshaking = true;
-    const params = this.initParams ?? {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'unknown', version: '0' },
-    };
     const timer = setTimeout(() => hub.socket.destroy(), 10_000);
-    this.ask(hub, 'initialize', params, (answer) => {
+    this.ask(hub, 'initialize', this.initParams, (answer) => {
       clearTimeout(timer);
       if (answer.error) {
-        this.options.log(`the hub refused the MCP handshake: ${JSON.stringify(answer.error).slice(0, 300)}`);
+        this.refusals++;
+        this.options.log(
+          `the hub refused the MCP handshake: ${JSON.stringify(answer.error).slice(0, 300)}; trying again in ${this.nextTryMs()} ms`,
+        );
         return void hub.socket.destroy();
       }
+      this.refusals = 0;
       hub.initialized = true;
       this.releaseInit();
       if (this.clientReady) this.goLive(hub);
@@ -408,7 +409,12 @@ export class Bridge {
       else this.wait({ ...w, resent: true });
     }
     for (const w of waiting) this.wait(w);
-    setTimeout(() => void this.find(), this.options.retryMs).unref();
+    setTimeout(() => void this.find(), this.nextTryMs()).unref();
+  }
+
+  /** Between two tries: `retryMs`, doubled for each handshake refused in a row, up to REFUSED_MAX_MS. */
+  private nextTryMs(): number {
+    return Math.min(this.options.retryMs * 2 ** this.refusals, REFUSED_MAX_MS);
   }
 
   private toHub(m: Message): void {

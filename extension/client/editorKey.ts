@@ -39,7 +39,7 @@ export class EditorKeys {
       const key = await this.secrets.get(secretName(socket));
       return key && EDITOR_KEY_PATTERN.test(key) ? key : undefined;
     } catch {
-      return undefined; // no keyring: this window is the CLI to a shared hub, as before keys
+      return undefined; // no keyring: this window is the CLI to a shared hub
     }
   }
 }

@@ -8,14 +8,10 @@
 // observable: `TerminalState.isInteractedWith` flips once per terminal, ever, and an extension's
 // own sendText flips it too, so it cannot say "lately".
 import * as vscode from 'vscode';
-import { readWakeParams, wakeLine, type TerminalWakeAnswer } from '../protocol/wake';
+import { ENTER_AFTER_MS, QUIET_MS, readWakeParams, wakeLine, type TerminalWakeAnswer } from '../protocol/wake';
 import { ancestry } from '../shared/proc';
 import { pickTerminal, processChain, type TerminalFacts } from './terminalPick';
 
-/** The person left the terminal this long ago: they may still be reading or about to type. */
-const QUIET_MS = 10_000;
-/** Text and Enter in one burst reads as a paste to some CLIs, which then do not submit it. */
-const ENTER_AFTER_MS = 300;
 /** A terminal whose process id does not resolve in this long is not the one (the hub waits 5 s for the answer). */
 const PID_MS = 3000;
 /** Answers kept for the API (tests, diagnostics). */

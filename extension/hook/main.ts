@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 import { appendFileSync, fstatSync, read } from 'node:fs';
 import { challengeOf, proveProcess } from '../shared/proveProcess';
 import { HELLO_VERSION } from '../protocol/hello';
-import { procStat } from '../shared/proc';
+import { ancestry } from '../shared/proc';
 import { HOOK_ACK, HOOK_CLIS, type HookAnswer, type HookCli, type HookHello } from '../protocol/hook';
 import { tmuxTerminal } from '../shared/terminal';
 import { LineBuffer } from '../shared/lines';
@@ -40,15 +40,7 @@ function arg(argv: string[], flag: string): string | undefined {
  * itself once we prove our pid; other hubs take them as stated.
  */
 function ancestors(): number[] {
-  const out: number[] = [];
-  let pid = process.ppid;
-  for (let i = 0; i < 8 && pid > 1; i++) {
-    out.push(pid);
-    const parent = Number(procStat(pid)?.[1]);
-    if (!parent) break;
-    pid = parent;
-  }
-  return out;
+  return process.ppid > 1 ? [process.ppid, ...ancestry(process.ppid, 7)] : [];
 }
 
 /**

@@ -11,9 +11,10 @@ import { nearestAgent } from './agentTree';
 import { BusError } from './bus/errors';
 import type { BusEvent, HotMessage, SurfacePath } from './bus/model';
 import { ExpiringMap } from './expiringMap';
+import { markProcess, stillRuns, type ProcessMark } from '../shared/proc';
 import { renderMessage } from './render';
 import type { SessionRegistry } from './sessions';
-import type { Begin, Waking } from './waking';
+import type { Begin, WakeTarget, Waking } from './waking';
 
 /** Handoffs per hook answer; the rest wait for the next one (the model is told to call inbox). */
 const PER_ANSWER = 5;
@@ -36,8 +37,11 @@ interface HookSession {
   waiter?: { answer: (c: Claim) => void; timer: NodeJS.Timeout };
   /** Where its CLI runs, as its last hook said. */
   terminal?: HookTerminal;
-  /** Its agent process (its MCP session's), for an editor window to find the terminal running it. */
-  agentPid?: number;
+  /**
+   * Its agent process (its live MCP session's), for an editor window to find the terminal running
+   * it; a wake is typed only while that very process runs.
+   */
+  agent?: ProcessMark;
   /** Its last hook's process ancestry, nearest first. */
   ancestors?: number[];
   /** Set while a wake typed for it has not been followed by a hook: undoing a refused wake clears only that. */
@@ -75,6 +79,17 @@ function cliOfClient(client: string): HookCli | undefined {
   return undefined;
 }
 
+const paneOf = (t: HookTerminal) => `${t.socket} ${t.pane}`;
+
+const wakeTarget = (hs: HookSession): WakeTarget => ({
+  key: hs.key,
+  identity: hs.identity,
+  cli: hs.cli,
+  terminal: hs.terminal,
+  agentPid: hs.agent?.pid,
+  ancestors: hs.ancestors,
+});
+
 const nothing = (session: string): Claim => ({
   answer: { items: [], more: 0, session },
   settle: () => Promise.resolve(),
@@ -94,6 +109,12 @@ export class Attention {
    * servers while its first turn runs; a hub restarted under it) still surfaces into that session.
    */
   readonly agentSessions: ExpiringMap<string, { key: string }>;
+  /**
+   * A tmux pane runs one CLI: the session that last said it runs there is the one woken in it
+   * (`socket pane` → session key). A CLI's hooks before its bridge was live, and the bridge, are
+   * two sessions of one pane: both woken, two lines were typed.
+   */
+  private readonly paneOwners = new Map<string, string>();
 
   constructor(private readonly deps: AttentionDeps) {
     this.hooked = new ExpiringMap(STALE_MS, deps.now, { held: (hs) => !!hs.waiter, groupOf: (hs) => hs.identity });
@@ -137,7 +158,17 @@ export class Attention {
   private async join(identity: string, cliSession: string, key: string): Promise<void> {
     const known = this.agentSessions.use(cliSession, () => ({ key: cliSession }));
     if (known.key === key) return;
-    known.key = key;
+    const before = known.key;
+    known.key = key; // a racing hook does not record the same again
+    try {
+      await this.recordJoin(identity, cliSession, key);
+    } catch (e) {
+      if (known.key === key) known.key = before; // not recorded: the next hook records it
+      throw e;
+    }
+  }
+
+  private async recordJoin(identity: string, cliSession: string, key: string): Promise<void> {
     const earlier = this.deps.seenIn(identity, cliSession);
     if (earlier.length === 0) return;
     const at = this.deps.now();
@@ -166,8 +197,11 @@ export class Attention {
     const { key, underNoAgent } = await this.sessionKey(h, cliSession);
     const hs = this.hooked.use(key, () => ({ key, identity: h.identity, cli: h.cli, busy: false }));
     if (h.terminal) hs.terminal = h.terminal;
+    this.ownPane(hs);
     hs.ancestors = h.ancestors;
-    hs.agentPid = this.deps.sessions.get(key)?.agentPid ?? hs.agentPid ?? h.ancestors[0];
+    // Only a live session says which process is the agent: the hook's own pid is gone in a moment.
+    const agentPid = this.deps.sessions.get(key)?.agentPid;
+    if (agentPid !== undefined && hs.agent?.pid !== agentPid) hs.agent = markProcess(agentPid);
     hs.wakeToken = undefined;
     if (h.phase === 'wait') return this.wait(hs, h, onClose);
     if (h.phase === 'prompt' || h.phase === 'tool') {
@@ -297,27 +331,63 @@ export class Attention {
     const cli = cliOfClient(s.client);
     if (!cli || (!s.terminal && !s.agentPid)) return;
     let fresh = false;
+    const agent = s.agentPid !== undefined ? markProcess(s.agentPid) : undefined;
     const hs = this.hooked.use(s.key, () => {
       fresh = true;
-      return { key: s.key, identity: s.identity, cli, busy: false, terminal: s.terminal, agentPid: s.agentPid };
+      return { key: s.key, identity: s.identity, cli, busy: false, terminal: s.terminal, agent };
     });
     // Its hooks have said where it is. (After a hub restart a CLI mid-turn is marked idle here, but
     // its pane never holds still, so no rest look is taken and nothing is typed until its turn ends.)
     if (!fresh) {
-      hs.agentPid = s.agentPid ?? hs.agentPid;
+      hs.agent = agent ?? hs.agent;
+      hs.terminal = s.terminal ?? hs.terminal;
+      this.ownPane(hs);
       return;
     }
+    this.ownPane(hs);
     this.deps.waking?.rested({ key: hs.key, identity: hs.identity, cli, terminal: s.terminal });
     this.wake(hs);
+  }
+
+  /**
+   * The agent's MCP session is gone: nothing is typed into the terminal it ran in (whatever runs
+   * there now). A session with an idle waiter keeps it (a hook still connected answers it), but not
+   * where it ran.
+   */
+  detached(key: string): void {
+    this.deps.waking?.busy(key);
+    const hs = this.hooked.get(key);
+    const pane = hs?.terminal && paneOf(hs.terminal);
+    if (pane && this.paneOwners.get(pane) === key) this.paneOwners.delete(pane);
+    if (!hs?.waiter) return this.hooked.delete(key);
+    hs.agent = undefined;
+    hs.terminal = undefined;
+  }
+
+  private ownPane(hs: HookSession): void {
+    if (hs.terminal) this.paneOwners.set(paneOf(hs.terminal), hs.key);
+  }
+
+  /** Whether another session said since that it runs in this one's pane: then this one is not woken there. */
+  private paneTaken(hs: HookSession): boolean {
+    return !!hs.terminal && this.paneOwners.get(paneOf(hs.terminal)) !== hs.key;
+  }
+
+  /** Whether its agent process is known to have exited (or its pid to be another's now); then it is dropped. */
+  private gone(hs: HookSession): boolean {
+    if (!hs.agent || stillRuns(hs.agent)) return false;
+    this.deps.log(`${hs.identity}'s agent process ${hs.agent.pid} has exited: its terminal is not woken`);
+    this.detached(hs.key);
+    return true;
   }
 
   /** No waiter to answer: an idle session in a terminal the hub or an editor can type into is woken there. */
   private typeWake(hs: HookSession): void {
     const { waking } = this.deps;
-    if (!waking || !(hs.terminal || hs.agentPid)) return;
+    if (!waking || !(hs.terminal || hs.agent) || this.gone(hs) || this.paneTaken(hs)) return;
     const token = {};
     const begin: Begin = () => {
-      if (hs.busy || hs.waiter) return false;
+      if (hs.busy || hs.waiter || this.gone(hs) || this.paneTaken(hs)) return false;
       hs.busy = true; // the woken CLI starts a turn
       hs.wakeToken = token;
       return true;
@@ -328,7 +398,7 @@ export class Attention {
       hs.busy = false;
       hs.wakeToken = undefined;
     };
-    void waking.nudge({ ...hs }, begin);
+    void waking.nudge(wakeTarget(hs), begin);
   }
 
   /** New mail for these identities: idle waiters answer now. */
@@ -340,8 +410,9 @@ export class Attention {
   seenWhen(identity: string): SeenWhen {
     let best: SeenWhen = 'when_it_calls_inbox';
     const order: SeenWhen[] = ['when_it_calls_inbox', 'next_turn', 'next_tool_call', 'now'];
-    for (const hs of this.hooked.group(identity)) {
-      const wakes = hs.waiter || this.deps.waking?.wakes(hs);
+    for (const hs of [...this.hooked.group(identity)]) {
+      if (this.gone(hs)) continue;
+      const wakes = hs.waiter || (!this.paneTaken(hs) && this.deps.waking?.wakes(wakeTarget(hs)));
       const here: SeenWhen = hs.busy ? 'next_tool_call' : wakes ? 'now' : 'next_turn';
       if (order.indexOf(here) > order.indexOf(best)) best = here;
     }

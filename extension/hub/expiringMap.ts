@@ -45,6 +45,20 @@ export class ExpiringMap<K, V, G = never> {
     this.entries.set(key, entry);
   }
 
+  /** The entry for `key`, if it is live; not a use. */
+  get(key: K): V | undefined {
+    this.expire();
+    return this.entries.get(key)?.value;
+  }
+
+  /** Drops the entry for `key`, if it is here. */
+  delete(key: K): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    if (this.options.groupOf) this.leave(this.options.groupOf(entry.value), entry.value);
+  }
+
   /** The live entries of a group. */
   group(g: G): Iterable<V> {
     this.expire();

@@ -243,6 +243,7 @@ export class Hub {
   }
   detach(session: Session): void {
     this.roster.detach(session);
+    if (!this.sessions.get(session.key)) this.attention.detached(session.key);
   }
 
   /**

@@ -62,7 +62,7 @@ export class Journal {
    * journal, and a backfill puts in the messages that were open, a slice per turn (backfill.ts);
    * a tick before it is through finishes it. The ledger is built whole on first use: only an
    * editor asks for it (at once, as its window opens), and a headless hub would hold it for nobody
-   * (at 100 000 open, filling it in behind took the hub from 156 to 182 MB).
+   * (its memory: docs/performance.md).
    */
   private dueIndex?: DueIndex;
   private ledgerIndex?: LedgerIndex;

@@ -25,8 +25,8 @@ export class QuietMarks {
     const path = quietMarkPath(this.socket, identity);
     try {
       if (waiting) {
-        this.marked.delete(identity);
         rmSync(path, { force: true });
+        this.marked.delete(identity); // only once gone: a mark that stays is voided by close()
       } else {
         writeFileSync(path, String(process.pid), { mode: 0o600 });
         this.marked.add(identity);

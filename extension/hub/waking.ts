@@ -5,22 +5,22 @@
 // is still written only by the hook that then runs, so the receipt proves the model saw it.
 //
 // It types only into a session whose turn has ended and none started since, at most once per
-// handoff per session, and never where a person is: a tmux pane must look as it did when the turn
+// handoff per session (the hub records a wake before it types it in tmux; a window types before it
+// answers, so what a window may have typed for is held back in memory before it is recorded, and
+// when it does not answer in time), and never where a person is: a tmux pane must look as it did when the turn
 // ended (no draft in its prompt) with nobody typing in the last seconds; an integrated terminal
 // must not be the active one of a focused window, nor have been lately (the window decides). With
 // "ask", the person at the most recently focused window says yes first, once per handoff.
 import type { HookCli, HookTerminal } from '../protocol/hook';
 import type { Log } from '../protocol/hubLog';
-import { WAKE_FROM_MAX, wakeLine, type WakeAskParams, type WakeMode } from '../protocol/wake';
+import { QUIET_MS, WAKE_FROM_MAX, wakeLine, type WakeAskParams, type WakeMode } from '../protocol/wake';
 import type { BusEvent, HotMessage } from './bus/model';
-import type { EditorTerminals } from './wake/editor';
+import type { EditorTerminals, EditorWake } from './wake/editor';
 import { lookAt, typeLine, type PaneLook } from './wake/tmux';
 
-/** Input in the pane's tmux session this recently means a person is there: wait for them. */
-const QUIET_MS = 10_000;
 /** Agents no editor window had a terminal for, remembered (the oldest forgotten first). */
 const NO_TERMINAL_KEPT = 1000;
-/** Handoffs the person said yes or no to, per session, remembered (the oldest forgotten first). */
+/** Handoffs the person said yes or no to, or a window may have typed for, per session, remembered (the oldest forgotten first). */
 const ANSWERS_KEPT = 1000;
 /** A window's "ask again in" is kept within these bounds. */
 const RETRY_MIN_MS = 200;
@@ -71,6 +71,15 @@ export interface WakingDeps {
   quietMs?: number;
 }
 
+/** Notes `value` for each handoff of `items` under the session `key`; sessions and handoffs both bounded, the oldest forgotten first. */
+function note<V>(bySession: Map<string, Map<string, V>>, key: string, items: HotMessage[], value: V): void {
+  let noted = bySession.get(key);
+  if (!noted) bySession.set(key, (noted = new Map()));
+  if (bySession.size > ANSWERS_KEPT) bySession.delete(bySession.keys().next().value!);
+  for (const h of items) noted.set(h.message.id, value);
+  while (noted.size > ANSWERS_KEPT) noted.delete(noted.keys().next().value!);
+}
+
 /** Who sent what is waiting, for the prompt typed into its terminal. */
 export function wakeSenders(items: HotMessage[]): string[] {
   return [...new Set(items.map((h) => h.message.from))].slice(0, WAKE_FROM_MAX);
@@ -92,6 +101,8 @@ export class Waking {
   private readonly quietMs: number;
   /** Session key → the handoffs its person answered "Wake" or "Not now" for (with "ask"). */
   private readonly answered = new Map<string, Map<string, boolean>>();
+  /** Session key → handoffs a window may have typed a wake for (unrecorded, or no answer in time): never asked again. */
+  private readonly heldBack = new Map<string, Map<string, true>>();
 
   constructor(private readonly deps: WakingDeps) {
     this.pane = deps.pane ?? { lookAt, typeLine };
@@ -136,10 +147,11 @@ export class Waking {
     this.nudging.add(t.key);
     try {
       const answered = this.answered.get(t.key);
+      const heldBack = this.heldBack.get(t.key);
       const items = this.deps
         .unsurfaced(t.identity, t.key)
         .filter((h) => !h.deliveries[t.identity]?.wakes?.some((w) => w.session === t.key))
-        .filter((h) => answered?.get(h.message.id) !== false);
+        .filter((h) => answered?.get(h.message.id) !== false && !heldBack?.has(h.message.id));
       if (items.length === 0) return;
       if (!t.terminal) {
         if (!(await this.personAgrees(t, items, 'its editor terminal'))) return;
@@ -158,8 +170,15 @@ export class Waking {
       if (since === 'input') return this.retryLater(t, begin, this.quietMs);
       if (since) return this.deps.log(`did not wake ${t.identity} (${t.cli}) in tmux pane ${pane.pane}: ${since}`);
       if (!begin()) return;
-      await this.pane.typeLine(pane, wakeText(items));
-      await this.journal(t, items, 'tmux', pane.pane);
+      // Recorded first: a record that fails types nothing, so the next arrival cannot type it again.
+      try {
+        await this.record(t, items, 'tmux', pane.pane);
+        await this.pane.typeLine(pane, wakeText(items));
+      } catch (e) {
+        begin.undo?.();
+        throw e;
+      }
+      this.woke(t, items, 'tmux', pane.pane);
     } catch (e) {
       const where = t.terminal ? `tmux pane ${t.terminal.pane}` : 'its editor terminal';
       this.deps.log(`could not wake ${t.identity} in ${where}: ${(e as Error).message}`, 'warn');
@@ -174,8 +193,8 @@ export class Waking {
    */
   private async personAgrees(t: WakeTarget, items: HotMessage[], where: string): Promise<boolean> {
     if (this.deps.mode() !== 'ask') return true;
-    let answered = this.answered.get(t.key);
-    if (answered && items.every((h) => answered!.get(h.message.id) === true)) return true;
+    const answered = this.answered.get(t.key);
+    if (answered && items.every((h) => answered.get(h.message.id) === true)) return true;
     const yes =
       (await this.deps.askPerson?.({
         identity: t.identity,
@@ -184,10 +203,7 @@ export class Waking {
         from: wakeSenders(items),
         count: items.length,
       })) === true;
-    if (!answered) this.answered.set(t.key, (answered = new Map()));
-    if (this.answered.size > ANSWERS_KEPT) this.answered.delete(this.answered.keys().next().value!);
-    for (const h of items) answered.set(h.message.id, yes);
-    while (answered.size > ANSWERS_KEPT) answered.delete(answered.keys().next().value!);
+    note(this.answered, t.key, items, yes);
     if (!yes) this.deps.log(`did not wake ${t.identity} (${t.cli}): the person said not now`);
     return yes;
   }
@@ -197,7 +213,7 @@ export class Waking {
     const { editor } = this.deps;
     if (!editor || !t.agentPid || !begin()) return;
     const generation = editor.generation;
-    let answer;
+    let answer: EditorWake;
     try {
       answer = await editor.wake({
         agentPid: t.agentPid,
@@ -209,7 +225,12 @@ export class Waking {
       begin.undo?.();
       throw e;
     }
-    if (answer.woken) return this.journal(t, items, 'terminal', answer.terminal);
+    if ('unanswered' in answer) return this.mayHaveTyped(t, items, begin, answer);
+    if (answer.woken) {
+      note(this.heldBack, t.key, items, true); // typed already: a record that fails must not let it be typed again
+      await this.record(t, items, 'terminal', answer.terminal);
+      return this.woke(t, items, 'terminal', answer.terminal);
+    }
     begin.undo?.();
     if (!answer.found) {
       this.noTerminal.set(t.agentPid, generation);
@@ -222,11 +243,39 @@ export class Waking {
     this.deps.log(`did not wake ${t.identity} (${t.cli}) in an editor terminal: ${answer.why}`);
   }
 
-  private async journal(t: WakeTarget, items: HotMessage[], how: 'tmux' | 'terminal', terminal: string): Promise<void> {
+  /**
+   * No window answered in time, yet one may still type: these handoffs are not asked for again in
+   * this session, and the wake is recorded if it answers that it typed.
+   */
+  private mayHaveTyped(
+    t: WakeTarget,
+    items: HotMessage[],
+    begin: Begin,
+    answer: Extract<EditorWake, { unanswered: string }>,
+  ): void {
+    begin.undo?.(); // the woken CLI's hook marks it busy, if it was woken
+    note(this.heldBack, t.key, items, true);
+    this.deps.log(
+      `may have woken ${t.identity} (${t.cli}) in an editor terminal: ${answer.unanswered}; not asked again for these handoffs`,
+      'warn',
+    );
+    void answer.late
+      .then(async (terminal) => {
+        if (terminal === undefined) return;
+        await this.record(t, items, 'terminal', terminal);
+        this.woke(t, items, 'terminal', terminal);
+      })
+      .catch((e: Error) => this.deps.log(`could not record a late wake of ${t.identity}: ${e.message}`, 'warn'));
+  }
+
+  private async record(t: WakeTarget, items: HotMessage[], how: 'tmux' | 'terminal', terminal: string): Promise<void> {
     const wake = { session: t.key, node: this.deps.node, at: this.deps.now(), how, terminal };
     await this.deps.commit(
       items.map((h) => ({ type: 'woken', id: h.message.id, recipient: t.identity, wake: { ...wake } })),
     );
+  }
+
+  private woke(t: WakeTarget, items: HotMessage[], how: 'tmux' | 'terminal', terminal: string): void {
     const where = how === 'tmux' ? `tmux pane ${terminal}` : `editor terminal "${terminal}"`;
     this.deps.log(`woke ${t.identity} (${t.cli}) in ${where} for ${items.length} handoff(s)`);
   }

@@ -6,6 +6,10 @@ import { IDENTITY_PATTERN } from './names';
 
 /** Senders named in one wake line, at most: the rest wait for the inbox. */
 export const WAKE_FROM_MAX = 5;
+/** Input at the terminal this recently means a person is there (may still be reading, or about to type): wait for them. */
+export const QUIET_MS = 10_000;
+/** Text and Enter in one burst reads as a paste to some CLIs, which then do not submit it. */
+export const ENTER_AFTER_MS = 300;
 
 export interface TerminalWakeParams {
   /** The agent CLI process (the bridge's parent, or the nearest ancestor a hook reported). */

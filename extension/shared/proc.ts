@@ -1,6 +1,6 @@
 // /proc/<pid>/stat on Linux, read the one safe way: the command name may hold spaces and
 // parentheses, so fields are counted from after its last ')'. Undefined where there is no /proc.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 /** Fields 3 onward of /proc/<pid>/stat: [0] state, [1] ppid, [19] start time (clock ticks since boot). */
 export function procStat(pid: number): string[] | undefined {
@@ -17,4 +17,28 @@ export function ancestry(pid: number, max = 32): number[] {
   const out: number[] = [];
   for (let p = Number(procStat(pid)?.[1]); out.length < max && p > 1; p = Number(procStat(p)?.[1])) out.push(p);
   return out;
+}
+
+/** A process as seen once: its pid and start time, so that another process given the pid later is not taken for it. */
+export interface ProcessMark {
+  readonly pid: number;
+  /** Clock ticks since boot (field 22 of /proc/<pid>/stat); undefined where there is no /proc. */
+  readonly start?: string;
+}
+
+export function markProcess(pid: number): ProcessMark {
+  return { pid, start: procStat(pid)?.[19] };
+}
+
+/** Whether the marked process still runs: not exited, not a zombie, its pid not reused. */
+export function stillRuns(mark: ProcessMark): boolean {
+  const stat = procStat(mark.pid);
+  if (stat) return stat[19] === mark.start && stat[0] !== 'Z';
+  if (existsSync('/proc/self/stat')) return false; // /proc, and no such process
+  try {
+    process.kill(mark.pid, 0); // no /proc (macOS): whether the pid exists is all there is to know
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

@@ -10,10 +10,10 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { Hub } from '../../extension/hub/hub';
-import { DurableJsonFile } from '../../extension/hub/store/durableJsonFile';
 import { connectAgent } from '../helpers/agent';
 import { ROOT, startHub, tempDir } from '../helpers/hubProcess';
 import { body, median, p95 } from './stats';
+import { WholeJsonFile } from './wholeJsonFile';
 
 const quick = process.argv.includes('--quick');
 /** `--part=1` runs only part 1 (group commit), for comparing changes to the store side by side. */
@@ -209,7 +209,7 @@ async function historyGrowth() {
     }
     // Naive lowdb: the whole document rewritten (and fsync'd) on every send.
     const naiveDir = tempDir(`bench-naive-${n}`);
-    const db = new Low(new DurableJsonFile<{ messages: unknown[] }>(join(naiveDir, 'db.json'), (v) => v), {
+    const db = new Low(new WholeJsonFile<{ messages: unknown[] }>(join(naiveDir, 'db.json')), {
       messages: [],
     });
     db.data.messages = Array.from({ length: n }, (_, i) => ({

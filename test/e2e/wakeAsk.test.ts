@@ -5,13 +5,12 @@
 // .test-artifacts/e2e/.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe } from 'node:test';
 import { handoffLog } from './handoffLog';
 import { connectAgent } from '../helpers/agent';
-import { NODE, ROOT } from '../helpers/hubProcess';
+import { NODE, ROOT, tempDir } from '../helpers/hubProcess';
 import { runCommand, runVsCode, statusBarItem } from '../vscode/harness.mjs';
 import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
 import { hubSocket } from '../vscode/processes';
@@ -34,7 +33,7 @@ describe('handoff.wakeIdleAgents "ask" in a real VS Code', () => {
       { timeout: 150_000 },
       async () => {
         mkdirSync(ARTIFACTS, { recursive: true });
-        const cliLog = join(mkdtempSync(join(tmpdir(), 'handoff-ask-')), 'cli.log');
+        const cliLog = join(tempDir('ask'), 'cli.log');
         const lines = () =>
           existsSync(cliLog)
             ? readFileSync(cliLog, 'utf8')

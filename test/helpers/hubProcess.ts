@@ -1,7 +1,6 @@
 // Starts the real hub binary (dist/hub.js) as a child process, the way `handoff hub` runs it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   createMessageConnection,
@@ -10,6 +9,7 @@ import {
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
 import { hubSocketPath } from '../../extension/shared/paths';
+import { tempDir } from './tempDir';
 
 /** The repository root: tests are bundled into out/test/…, so walk up to package.json. */
 function findRoot(dir: string): string {
@@ -24,9 +24,7 @@ export const ROOT = findRoot(__dirname);
 export const DIST = join(ROOT, 'dist');
 export const NODE = process.execPath;
 
-export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), `handoff-${prefix}-`));
-}
+export { tempDir };
 
 export interface HubProcess {
   workspace: string;

@@ -6,23 +6,13 @@ import type { Message } from '../../extension/hub/bus/model';
 import { Hub } from '../../extension/hub/hub';
 import type { PushPayload, Session } from '../../extension/hub/sessions';
 import { CrashFs, CUTS, imageKey, imageOf, type DiskImage, type DiskState } from './crashFs';
+import { fakeSession } from './fakeSession';
 
 export const STORE = '/home/u/.local/state/handoff/store';
 export const START = Date.parse('2026-12-01T09:00:00Z');
 
 export function session(identity: string, key: string, deliver: (p: PushPayload) => void): Session {
-  return {
-    key,
-    identity,
-    roles: [],
-    client: 'test',
-    connectedAt: 0,
-    lastSeen: 0,
-    pushed: new Set(),
-    isOpen: () => true,
-    deliver: (p) => (deliver(p), true),
-    close: () => undefined,
-  };
+  return fakeSession(identity, key, { deliver: (p) => (deliver(p), true) });
 }
 
 /** What the hub had acknowledged: each list only grows, so a cut notes their lengths. */

@@ -4,11 +4,15 @@
 // setting is off; a refusal while the person is at the terminal is asked again later, any other
 // leaves the session idle; a wake is journaled with the terminal's name, apart from `surfaced`.
 // Over the wire too: the hub's own window (stdio) and a window sharing it (socket) are each asked.
+// An agent whose session detached, or whose process exited, is never woken: its terminal may run
+// anything by then.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
 import type { HookHello } from '../../extension/protocol/hook';
+import type { Session } from '../../extension/hub/sessions';
 import type { TerminalWakeAnswer, TerminalWakeParams, WakeAskParams } from '../../extension/protocol/wake';
 import { PresenceRequest, TerminalWakeRequest } from '../../extension/protocol/control';
 import { connectControl } from '../../extension/shared/controlClient';
@@ -16,10 +20,26 @@ import { EDITOR_KEY_ENV } from '../../extension/protocol/editorKey';
 import { randomBytes } from 'node:crypto';
 import { connectAgent } from '../helpers/agent';
 import { startHub, tempDir } from '../helpers/hubProcess';
+import { fakeSession } from '../helpers/fakeSession';
 import { rawAgent } from '../helpers/rawAgent';
 import { waitFor, waitUntil } from '../helpers/wait';
 
-const AGENT = 4242;
+/** The hook's own process: it runs (the test's), but is no agent to wake. */
+const HOOK = process.pid;
+
+/** A process standing in for bob's agent CLI (a wake needs it to run); `exit` ends it. */
+function agentProcess(cleanup: (() => unknown)[]): { pid: number; exit(): Promise<void> } {
+  const child = spawn('sleep', ['600'], { stdio: 'ignore' });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const exit = () => (child.kill(), exited);
+  cleanup.push(exit);
+  return { pid: child.pid!, exit };
+}
+
+/** Bob's Codex bridge as the hub holds it: a live MCP session of that agent process. */
+function codexSession(agentPid: number, key = 'bob-codex'): Session {
+  return fakeSession('bob', key, { client: 'codex-mcp-client', agentPid });
+}
 
 async function hubWithWindow(cleanup: (() => unknown)[]) {
   const dir = tempDir('editor-wake');
@@ -56,6 +76,10 @@ async function hubWithWindow(cleanup: (() => unknown)[]) {
       return Promise.resolve(says);
     },
   });
+  const agent = agentProcess(cleanup);
+  const AGENT = agent.pid;
+  const session = codexSession(AGENT);
+  await hub.attach(session);
   /** A hook of bob's Codex, running under its agent process (no tmux). */
   const hook = async (phase: HookHello['phase'], event: string) => {
     const claim = await hub.attention.hook(
@@ -67,7 +91,7 @@ async function hubWithWindow(cleanup: (() => unknown)[]) {
         event,
         identity: 'bob',
         session: 'tui-1',
-        ancestors: [AGENT, 4000, 1000],
+        ancestors: [HOOK, AGENT, 4000, 1000],
       },
       () => undefined,
     );
@@ -77,7 +101,22 @@ async function hubWithWindow(cleanup: (() => unknown)[]) {
   const send = (from: string, body: string) =>
     hub.send({ identity: from, session: `${from}-s`, node: 'ed' }, { to: ['bob'], body });
   const delivery = (id: string) => hub.state.hot[id].deliveries.bob;
-  return { hub, logs, window, hook, send, delivery };
+  /** Another agent of bob's comes up: the wake for `id` goes to it, and nothing was asked before. */
+  const wokenInNext = async (id: string) => {
+    const next = agentProcess(cleanup);
+    await hub.attach(codexSession(next.pid, 'bob-codex-2'));
+    await waitFor(() => (delivery(id).wakes?.length ?? 0) === 1, 5000, 'the new agent woken');
+    assert.deepEqual(
+      asked.map((p) => p.agentPid),
+      [next.pid],
+      'nothing asked for the agent before',
+    );
+    assert.deepEqual(
+      delivery(id).wakes?.map((w) => w.session),
+      ['bob-codex-2'],
+    );
+  };
+  return { hub, logs, window, hook, send, delivery, agent, session, AGENT, wokenInNext };
 }
 
 describe('waking an idle session in an editor terminal', () => {
@@ -87,16 +126,18 @@ describe('waking an idle session in an editor terminal', () => {
   });
 
   it('asks the window once per handoff for an idle session, journals the terminal, and not when off', async () => {
-    const { hub, window, hook, send, delivery } = await hubWithWindow(cleanup);
+    const { hub, window, hook, send, delivery, AGENT } = await hubWithWindow(cleanup);
     await hook('start', 'SessionStart');
     const a = await send('alice', 'first');
     assert.equal(a.recipients[0].seen_when, 'now', 'an idle session an editor window can wake is woken now');
     await waitFor(() => (delivery(a.message_id).wakes?.length ?? 0) === 1, 5000, 'the wake journaled');
-    assert.deepEqual(window.asked, [{ agentPid: AGENT, ancestors: [AGENT, 4000, 1000], from: ['alice'], count: 1 }]);
+    assert.deepEqual(window.asked, [
+      { agentPid: AGENT, ancestors: [HOOK, AGENT, 4000, 1000], from: ['alice'], count: 1 },
+    ]);
     const wake = delivery(a.message_id).wakes![0];
     assert.equal(wake.how, 'terminal');
     assert.equal(wake.terminal, 'codex bob');
-    assert.equal(delivery(a.message_id).state, 'queued', 'a wake is not a receipt');
+    assert.equal(delivery(a.message_id).surfacings, undefined, 'a wake is not a receipt');
 
     // Woken, it is busy: the next handoff is not asked for; its prompt hook shows both.
     const b = await send('carol', 'second, while busy');
@@ -229,6 +270,7 @@ describe('waking an idle session in an editor terminal', () => {
     });
     await shared.connection.sendRequest(PresenceRequest.method, { identity: 'erin', focused: true });
     // Bob's Codex: its bridge says which process it runs under (no tmux).
+    const AGENT = agentProcess(cleanup).pid;
     const bob = await rawAgent(hub.socket, { identity: 'bob', agentPid: AGENT, client: 'codex-mcp-client' });
     cleanup.push(() => bob.close());
     await bob.initialize();
@@ -256,5 +298,28 @@ describe('waking an idle session in an editor terminal', () => {
       'each window asked once, in turn, until one woke it',
     );
     assert.deepEqual(asked[1].p, { agentPid: AGENT, ancestors: [], from: ['alice'], count: 1 });
+  });
+
+  it('an agent whose session detached is not woken, nor promised a wake: nothing asked of any window', async () => {
+    const { hub, hook, send, session, wokenInNext } = await hubWithWindow(cleanup);
+    await hook('stop', 'Stop');
+    hub.detach(session); // the Codex exited: its bridge's connection closed
+    await hook('stop', 'Stop'); // a hook of it still ran: its own pid is no agent to wake
+    const a = await send('alice', 'to an agent that has gone');
+    assert.notEqual(a.recipients[0].seen_when, 'now', 'not promised');
+    await wokenInNext(a.message_id);
+  });
+
+  it('an agent whose process exited (its session not detached yet) is not woken, nor promised a wake', async () => {
+    const { hook, send, agent, logs, wokenInNext } = await hubWithWindow(cleanup);
+    await hook('stop', 'Stop');
+    await agent.exit();
+    const a = await send('alice', 'to an agent that has exited');
+    assert.notEqual(a.recipients[0].seen_when, 'now', 'not promised');
+    assert.ok(
+      logs.some((l) => l.includes(`agent process ${agent.pid} has exited`)),
+      logs.join('\n'),
+    );
+    await wokenInNext(a.message_id);
   });
 });

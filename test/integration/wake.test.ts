@@ -11,6 +11,7 @@ import { after, describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
 import type { HookHello, HookTerminal } from '../../extension/protocol/hook';
 import { tmuxAvailable } from '../helpers/cli/tmux';
+import { fakeSession } from '../helpers/fakeSession';
 import { tempDir } from '../helpers/hubProcess';
 import { skipOrFail, whyMissing } from '../helpers/skip.mjs';
 import { waitFor, waitUntil } from '../helpers/wait';
@@ -189,6 +190,27 @@ describe('waking an idle session in its tmux pane', () => {
       assert.ok(wokenAfter >= quietMs, `woken ${wokenAfter} ms after the keystroke, before ${quietMs} ms of quiet`);
       assert.deepEqual(await hook('prompt', 'UserPromptSubmit'), [a.message_id], 'its prompt hook shows it');
       assert.equal(lines().length, 1, 'one wake, not one per try');
+    },
+  );
+
+  it(
+    "one pane, two sessions the hub heard of in it (the CLI's own from a hook before its bridge was live, then its bridge's): one wake typed",
+    { timeout: 60_000 },
+    async (t) => {
+      if (!tmuxAvailable()) return skipOrFail(t, whyMissing('setup-agents', 'tmux'));
+      const { terminal, lines, hub, hook, send, receipts } = await paneAndHub(tempDir('wake-twice'), cleanup);
+      // Gemini's SessionStart hook runs before its MCP servers connect: a hook session of the CLI's own.
+      await hook('start', 'SessionStart');
+      // Then its bridge attaches, saying the same pane: the session its hooks surface into from now on.
+      await hub.attach(fakeSession('bob', 'bob-bridge', { client: 'gemini-cli-mcp-client', terminal }));
+      const a = await send('alice', 'one handoff');
+      await waitFor(() => lines().length >= 1, 10_000, 'the wake typed');
+      await new Promise((r) => setTimeout(r, 2000)); // sleep: proving no second line follows
+      assert.deepEqual(lines(), ['New handoff from alice — check your Handoff inbox']);
+      assert.deepEqual(
+        receipts(a.message_id).wakes?.map((w) => w.session),
+        ['bob-bridge'],
+      );
     },
   );
 });

@@ -4,8 +4,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
-import type { PushPayload, Session } from '../../extension/hub/sessions';
 import type { HookHello } from '../../extension/protocol/hook';
+import { CrashFs } from '../helpers/crashFs';
+import { fakeSession } from '../helpers/fakeSession';
+import { hubOn, START } from '../helpers/powerCut';
 import { tempDir } from '../helpers/hubProcess';
 
 const hello = (session: string): HookHello => ({
@@ -69,19 +71,7 @@ describe('G8: hook answers are claims, surfaced only once confirmed', () => {
     const storeDir = tempDir('claims-join-store');
     const agentPid = 4242;
     const under = (session: string): HookHello => ({ ...hello(session), ancestors: [4300, agentPid] });
-    const mcp: Session = {
-      key: 'b-bridge',
-      identity: 'bob',
-      roles: [],
-      client: 'claude-code',
-      connectedAt: 0,
-      lastSeen: 0,
-      pushed: new Set(),
-      agentPid,
-      isOpen: () => true,
-      deliver: (_p: PushPayload) => true,
-      close: () => undefined,
-    };
+    const mcp = fakeSession('bob', 'b-bridge', { client: 'claude-code', agentPid });
     let hub = new Hub({ workspace: tempDir('claims-join-ws'), storeDir, node: 'n', tickMs: 0 });
     await hub.start();
     try {
@@ -120,6 +110,35 @@ describe('G8: hook answers are claims, surfaced only once confirmed', () => {
       );
       await gap.settle(true);
       assert.deepEqual(sessions(third.message_id), ['b-bridge']);
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it("a hook whose record of joining its agent's session fails: the next hook records it, and what the CLI session saw is not handed again", async () => {
+    const fs = new CrashFs();
+    const hub = hubOn(fs, { t: START });
+    await hub.start();
+    try {
+      await hub.remember('bob');
+      const alice = { identity: 'alice', session: 'a-1', node: 'n' };
+      const agentPid = 4242;
+      const under: HookHello = { ...hello('S'), ancestors: [4300, agentPid] };
+      const first = await hub.send(alice, { to: ['bob'], body: 'seen before the bridge' });
+      const early = await hub.attention.hook(under, () => undefined);
+      await early.settle(true);
+      await hub.attach(fakeSession('bob', 'b-bridge', { client: 'claude-code', agentPid }));
+      fs.faults.push({ call: 'datasync', path: /journal/, code: 'EIO' });
+      await assert.rejects(
+        hub.attention.hook(under, () => undefined),
+        /EIO|could not be stored|disk/i,
+      );
+      const later = await hub.attention.hook(under, () => undefined);
+      assert.deepEqual(ids(later), [], 'what the CLI session saw is not handed again');
+      assert.deepEqual(
+        hub.state.hot[first.message_id].deliveries.bob.surfacings?.map((s) => s.session),
+        ['claude:S', 'b-bridge'],
+      );
     } finally {
       await hub.close();
     }

@@ -15,6 +15,8 @@ import { tempDir } from '../helpers/hubProcess';
 interface FakeHub {
   server: Server;
   got: any[];
+  /** When each connection came (performance.now()). */
+  connectedAt: number[];
   socket?: Socket;
   send(m: object): void;
   /** Dies: no more connections, and every one it had is cut. */
@@ -24,11 +26,13 @@ interface FakeHub {
 const fakes: FakeHub[] = [];
 after(() => fakes.forEach((f) => f.die()));
 
-function fakeHub(path: string): Promise<FakeHub> {
+/** `refuse`: it answers every initialize with an error. */
+function fakeHub(path: string, refuse = false): Promise<FakeHub> {
   const sockets: Socket[] = [];
   const hub: FakeHub = {
     server: createServer(),
     got: [],
+    connectedAt: [],
     send: (m) => hub.socket!.write(`${JSON.stringify(m)}\n`),
     die: () => {
       hub.server.close();
@@ -37,6 +41,7 @@ function fakeHub(path: string): Promise<FakeHub> {
   };
   fakes.push(hub);
   hub.server.on('connection', (s) => {
+    hub.connectedAt.push(performance.now());
     sockets.push(s);
     hub.socket = s;
     let buf = '';
@@ -50,7 +55,15 @@ function fakeHub(path: string): Promise<FakeHub> {
           hub.send({
             jsonrpc: '2.0',
             id: m.id,
-            result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'fake', version: '1' } },
+            ...(refuse
+              ? { error: { code: -32600, message: 'not today' } }
+              : {
+                  result: {
+                    protocolVersion: '2025-06-18',
+                    capabilities: {},
+                    serverInfo: { name: 'fake', version: '1' },
+                  },
+                }),
           });
       }
     });
@@ -174,5 +187,35 @@ describe('the bridge across a hub that dies mid-call', () => {
       "the dead hub's heartbeat answer never reaches the new hub",
     );
     second.die();
+  });
+});
+
+describe('a hub that refuses the handshake', () => {
+  it('is asked again less and less often, and the log says why', async () => {
+    const path = join(tempDir('bridge-refused'), 'hub.sock');
+    const hub = await fakeHub(path, true);
+    const { connectedAt } = hub;
+
+    const logs: string[] = [];
+    const bridge = bridgeOn(path, [], logs, 2000);
+    try {
+      bridge.start();
+      bridge.fromClient(
+        Buffer.from(
+          `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
+        ),
+      );
+      await waitFor(() => connectedAt.length >= 5, 10_000, 'five tries');
+      const gaps = connectedAt.slice(1).map((at, i) => at - connectedAt[i]);
+      // retryMs is 20: each refusal doubles the wait (timers never fire early, so these are floors).
+      gaps.forEach((gap, i) => assert.ok(gap >= 20 * 2 ** (i + 1) - 2, `gaps ${gaps.map(Math.round).join(', ')} ms`));
+      assert.ok(
+        logs.some((l) => /refused the MCP handshake: .*not today.*; trying again in 40 ms/.test(l)),
+        logs.join('\n'),
+      );
+    } finally {
+      bridge.close();
+      hub.die();
+    }
   });
 });

@@ -6,22 +6,10 @@ import { describe, it } from 'node:test';
 import { BusError } from '../../extension/hub/bus/errors';
 import { Hub } from '../../extension/hub/hub';
 import type { Session } from '../../extension/hub/sessions';
+import { fakeSession } from '../helpers/fakeSession';
 import { tempDir } from '../helpers/hubProcess';
 
-function session(key: string, identity: string): Session {
-  return {
-    key,
-    identity,
-    roles: [],
-    client: 'test',
-    connectedAt: 0,
-    lastSeen: 0,
-    pushed: new Set(),
-    isOpen: () => true,
-    deliver: () => true,
-    close: () => undefined,
-  };
-}
+const session = (key: string, identity: string): Session => fakeSession(identity, key);
 
 const isCaseTwin = (e: unknown) =>
   e instanceof BusError && e.code === 'invalid_identity' && /only in case/.test(e.message);

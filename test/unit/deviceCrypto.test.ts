@@ -1,6 +1,6 @@
 // An encrypted room's device, without a homeserver: the crypto store survives a restart byte for
 // byte (what lets a hub stay one device), device claims are believed only under the node's key,
-// and events kept for their keys survive a restart.
+// and events kept for their keys survive a restart, a failed write of theirs too.
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { CryptoStore } from '../../extension/hub/matrix/cryptoStore';
 import { claimValid, DeviceClaims, signDevice, trustOf } from '../../extension/hub/matrix/deviceTrust';
 import { KeptEvents } from '../../extension/hub/matrix/keptEvents';
 import { loadNodeKey } from '../../extension/hub/matrix/keys';
+import { CrashFs } from '../helpers/crashFs';
 import { tempDir } from '../helpers/hubProcess';
 
 function request<T>(req: IDBRequest<T>): Promise<T> {
@@ -134,5 +135,25 @@ describe('events kept for later', () => {
     );
     const { events, givenUp } = later.due(1000 + 24 * 3600_000 + 1);
     assert.deepEqual([events.length, givenUp.map((e) => e.event_id), later.givenUp], [0, ['$2'], 1]);
+  });
+
+  it('a failed write keeps nothing: the retried sync keeps the event again, and a restart finds it', async () => {
+    const fs = new CrashFs();
+    await fs.mkdirs('/store', 0o700);
+    const path = '/store/room.undecrypted.json';
+    const kept = await KeptEvents.open(path, fs);
+    fs.faults.push({ call: 'write', path: /undecrypted/, code: 'ENOSPC' });
+    await assert.rejects(kept.keep([ev('$1')], 1000), /ENOSPC/);
+    // The sync failed before its position moved; ingest asks has() to decide whether to keep again.
+    assert.equal(kept.has('$1'), false, 'not kept: the file does not hold it');
+    await kept.keep([ev('$1')], 2000);
+    const restarted = await KeptEvents.open(path, fs);
+    assert.deepEqual(
+      restarted.due(5000).events.map((e) => e.event_id),
+      ['$1'],
+    );
+    fs.faults.push({ call: 'write', path: /undecrypted/, code: 'EIO' });
+    await assert.rejects(restarted.done(new Set(['$1'])), /EIO/);
+    assert.ok(restarted.has('$1'), 'still kept: the file still holds it');
   });
 });

@@ -7,22 +7,11 @@ import { bodyOf } from '../../extension/hub/bus/body';
 import { Hub } from '../../extension/hub/hub';
 import type { PushPayload, Session } from '../../extension/hub/sessions';
 import { PRESENCE_WINDOW_MS } from '../../extension/protocol/views';
+import { fakeSession } from '../helpers/fakeSession';
 import { tempDir } from '../helpers/hubProcess';
 
-function session(key: string, identity: string, got: PushPayload[], now: () => number): Session {
-  return {
-    key,
-    identity,
-    roles: [],
-    client: 'test',
-    connectedAt: now(),
-    lastSeen: now(),
-    pushed: new Set(),
-    isOpen: () => true,
-    deliver: (p) => (got.push(p), true),
-    close: () => undefined,
-  };
-}
+const session = (key: string, identity: string, got: PushPayload[], now: () => number): Session =>
+  fakeSession(identity, key, { connectedAt: now(), lastSeen: now(), deliver: (p) => (got.push(p), true) });
 
 async function fakeHub(name: string) {
   const clock = { t: 1_800_000_000_000 };

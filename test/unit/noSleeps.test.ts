@@ -27,7 +27,9 @@ export function unmarkedPauses(text: string): number[] {
   lines.forEach((line, i) => {
     const code = line.replace(/\/\/.*$/, '');
     if (/\bconst sleep\b|function sleep\b|import .*sleep/.test(code)) return; // its definition
-    if (/=\s*setTimeout\(/.test(code)) return; // a kept handle: a deadline
+    // A handle kept and cleared is a deadline; one only kept is a pause with a name.
+    const kept = /([\w.]+)\s*=\s*setTimeout\(/.exec(code)?.[1];
+    if (kept && text.includes(`clearTimeout(${kept}`)) return;
     if (!PAUSE.test(code)) return;
     if (line.includes('// sleep:') || (i > 0 && lines[i - 1].includes('// sleep:'))) return;
     found.push(i + 1);
@@ -42,8 +44,9 @@ describe('tests wait for events, not for time', () => {
     assert.deepEqual(unmarkedPauses('setTimeout(() => {\n  s.destroy();\n}, 20);'), [1]);
     assert.deepEqual(unmarkedPauses('await sleep(5); // sleep: a sender pace'), []);
     assert.deepEqual(unmarkedPauses('// sleep: the scenario\nawait sleep(1500);'), []);
-    assert.deepEqual(unmarkedPauses('const timer = setTimeout(() => child.kill(), 5000);'), []);
-    assert.deepEqual(unmarkedPauses('timer = setTimeout(() => resolve("timeout"), ms);'), []);
+    assert.deepEqual(unmarkedPauses('const timer = setTimeout(() => child.kill(), 5000);\nclearTimeout(timer);'), []);
+    assert.deepEqual(unmarkedPauses('timer = setTimeout(() => resolve("timeout"), ms);\nclearTimeout(timer);'), []);
+    assert.deepEqual(unmarkedPauses('const pause = setTimeout(go, 300);'), [1], 'a pause under a name');
   });
 
   it('no test file pauses on a timer without saying why', () => {

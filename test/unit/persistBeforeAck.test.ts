@@ -6,8 +6,9 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
-import type { PushPayload, Session } from '../../extension/hub/sessions';
+import type { PushPayload } from '../../extension/hub/sessions';
 import { waitFor } from '../helpers/agent';
+import { fakeSession } from '../helpers/fakeSession';
 import { tempDir } from '../helpers/hubProcess';
 
 /** Every turn of the event loop the hub could have used to answer early. */
@@ -33,18 +34,7 @@ describe('G1: persist before acknowledge', () => {
       await hub.start();
       await hub.remember('alice');
       const got: PushPayload[] = [];
-      const bob: Session = {
-        key: 'bob-1',
-        identity: 'bob',
-        roles: [],
-        client: 'test',
-        connectedAt: 0,
-        lastSeen: 0,
-        pushed: new Set(),
-        isOpen: () => true,
-        deliver: (p) => (got.push(p), true),
-        close: () => undefined,
-      };
+      const bob = fakeSession('bob', 'bob-1', { deliver: (p) => (got.push(p), true) });
       await hub.attach(bob);
 
       gate = true;

@@ -10,6 +10,7 @@ import type { PushPayload, Session } from '../../extension/hub/sessions';
 import { AppendLog } from '../../extension/hub/store/appendLog';
 import { Store } from '../../extension/hub/store/store';
 import { waitFor } from '../helpers/agent';
+import { fakeSession } from '../helpers/fakeSession';
 import { tempDir } from '../helpers/hubProcess';
 
 const alice = { identity: 'alice', session: 'a-1', node: 'n' };
@@ -17,20 +18,8 @@ const bob = { identity: 'bob', session: 'bob-1', node: 'n' };
 /** Past the store's 4 MiB of journal a checkpoint is due. */
 const BULK = 'x'.repeat(60 * 1024);
 
-function session(identity: string, key: string, deliver: (p: PushPayload) => void): Session {
-  return {
-    key,
-    identity,
-    roles: [],
-    client: 'test',
-    connectedAt: 0,
-    lastSeen: 0,
-    pushed: new Set(),
-    isOpen: () => true,
-    deliver: (p) => (deliver(p), true),
-    close: () => undefined,
-  };
-}
+const session = (identity: string, key: string, deliver: (p: PushPayload) => void): Session =>
+  fakeSession(identity, key, { deliver: (p) => (deliver(p), true) });
 
 /** Holds the archive's writes while `hold` is set (the checkpoint's move of settled messages). */
 function holdArchiveWrites(): { hold: boolean; held: (() => void)[]; restore: () => void } {

@@ -4,22 +4,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
 import type { PushPayload, Session } from '../../extension/hub/sessions';
+import { fakeSession } from '../helpers/fakeSession';
 import { tempDir } from '../helpers/hubProcess';
 
-function session(key: string, identity: string, got: PushPayload[], now: () => number): Session {
-  return {
-    key,
-    identity,
-    roles: [],
-    client: 'test',
-    connectedAt: now(),
-    lastSeen: now(),
-    pushed: new Set(),
-    isOpen: () => true,
-    deliver: (p) => (got.push(p), true),
-    close: () => undefined,
-  };
-}
+const session = (key: string, identity: string, got: PushPayload[], now: () => number): Session =>
+  fakeSession(identity, key, { connectedAt: now(), lastSeen: now(), deliver: (p) => (got.push(p), true) });
 
 describe('SLA and TTL timers, on a fake clock', () => {
   it('chases once past the SLA, dead-letters past the TTL, and an ACKed handoff is left alone', async () => {

@@ -5,12 +5,10 @@
 // model's requests are counted: the turn ran (a tool call and its result came back), and bob's
 // handoff never entered VS Code's model. Skips loudly when the VS Code server is not installed.
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe } from 'node:test';
 import { startOllamaModel } from '../helpers/cli/ollamaModel';
-import { ROOT } from '../helpers/hubProcess';
+import { ROOT, tempDir } from '../helpers/hubProcess';
 import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
 import { runVsCode } from './harness.mjs';
 
@@ -43,7 +41,7 @@ describe("VS Code's own agent, offline, runs the hooks handoff connect installed
         const folder = /List the folder (\S+), then stop\./.exec(r.text)?.[1];
         return r.last === 'user' && tool && folder ? { call: tool, args: { path: folder } } : { text: 'Listed.' };
       });
-      const temp = mkdtempSync(join(tmpdir(), 'handoff-vscode-agent-'));
+      const temp = tempDir('vscode-agent');
       try {
         const res = await runVsCode({
           extensionPath: ROOT,

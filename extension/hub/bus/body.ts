@@ -1,7 +1,7 @@
 // An open message's body is held as its text, or — once a checkpoint holds it — as where the
-// checkpoint holds it: a number, read back when something shows the body. At 100 000 open the
-// bodies were 32 of the hub's 181 MB, and almost none is looked at while it waits (a reply, a
-// page of inbox, a preview in the panel read a few). The number names a registered page source
+// checkpoint holds it: a number, read back when something shows the body. Bodies are much of a
+// full hub's memory, and almost none is looked at while it waits (a reply, a page of inbox, a
+// preview in the panel read a few). The number names a registered page source
 // (one per open store), which of its two files (they take turns at checkpoints: the second's refs
 // are negative), and a byte offset in it: for the first store in the process, the offset itself
 // (or -offset-1), which V8 holds without a box.
@@ -14,7 +14,8 @@ export interface BodyPages {
 
 /**
  * Offsets below 2⁴⁰ (a terabyte of checkpoint) and 2¹³ sources per process, so a ref stays an exact
- * double (2⁵³). With 2³¹ per source, a body past 2 GiB of checkpoint was read from the next store's file.
+ * double (2⁵³), and an offset never spills into the next source's range (a body past 2 GiB of one
+ * store's checkpoint read from another's).
  */
 const SOURCE = 2 ** 40;
 const MAX_SOURCES = 2 ** 13;

@@ -6,7 +6,7 @@
 import { serialize, deserialize } from 'node:v8';
 import { readFile } from 'node:fs/promises';
 import { IDBFactory } from 'fake-indexeddb';
-import { replaceDurably } from '../store/durableJsonFile';
+import { replaceDurably } from '../store/replaceDurably';
 import { nodeFs, writeAll } from '../store/storeFs';
 
 interface StoreShape {

@@ -1,10 +1,10 @@
 // Encrypted room events this hub could not take yet — their room key has not come, or the device
 // that sent them has not been vouched for yet — kept on disk (written before the sync that
 // carried them commits its position) and tried again after each sync. Taking one twice is
-// harmless: handoffs and receipts are idempotent.
-import { readFile } from 'node:fs/promises';
-import { replaceDurably } from '../store/durableJsonFile';
-import { nodeFs, writeAll } from '../store/storeFs';
+// harmless: handoffs and receipts are idempotent. The list in memory changes only once the file
+// holds it: a failed write leaves the events not kept, so the retried sync keeps them again.
+import { replaceDurably } from '../store/replaceDurably';
+import { nodeFs, writeAll, type StoreFs } from '../store/storeFs';
 import type { RawEvent } from './homeserver';
 
 /** An event not taken after this long is given up (counted). */
@@ -22,12 +22,15 @@ export class KeptEvents {
   /** Given up so far (this run). */
   givenUp = 0;
 
-  private constructor(private readonly path: string) {}
+  private constructor(
+    private readonly path: string,
+    private readonly fs: StoreFs,
+  ) {}
 
-  static async open(path: string): Promise<KeptEvents> {
-    const k = new KeptEvents(path);
+  static async open(path: string, fs: StoreFs = nodeFs): Promise<KeptEvents> {
+    const k = new KeptEvents(path, fs);
     try {
-      const parsed = JSON.parse(await readFile(path, 'utf8')) as unknown;
+      const parsed = JSON.parse((await fs.readFile(path)).toString('utf8')) as unknown;
       if (Array.isArray(parsed))
         k.kept = (parsed as Kept[]).filter(
           (x) => typeof x?.event?.event_id === 'string' && typeof x.since === 'number',
@@ -60,18 +63,17 @@ export class KeptEvents {
   async keep(events: RawEvent[], now = Date.now()): Promise<void> {
     const fresh = events.filter((e) => !this.ids.has(e.event_id));
     if (fresh.length === 0) return;
-    for (const event of fresh) {
-      this.kept.push({ event, since: now });
-      this.ids.add(event.event_id);
-    }
-    await this.write();
+    const kept = [...this.kept, ...fresh.map((event) => ({ event, since: now }))];
+    await this.write(kept);
+    this.kept = kept;
+    for (const event of fresh) this.ids.add(event.event_id);
   }
 
   /** Forgets events that were taken or dropped (after their commit). */
   async done(ids: ReadonlySet<string>): Promise<void> {
     if (![...ids].some((id) => this.ids.has(id))) return;
+    await this.write(this.kept.filter((x) => !ids.has(x.event.event_id)));
     this.forget(ids);
-    await this.write();
   }
 
   private forget(ids: ReadonlySet<string>): void {
@@ -79,9 +81,9 @@ export class KeptEvents {
     for (const id of ids) this.ids.delete(id);
   }
 
-  private async write(): Promise<void> {
-    const bytes = Buffer.from(JSON.stringify(this.kept));
-    await replaceDurably(nodeFs, this.path, async (file) => {
+  private async write(kept: Kept[]): Promise<void> {
+    const bytes = Buffer.from(JSON.stringify(kept));
+    await replaceDurably(this.fs, this.path, async (file) => {
       await writeAll(file, bytes, 0);
       return bytes.length;
     });

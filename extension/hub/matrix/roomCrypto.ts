@@ -29,7 +29,7 @@ import { CryptoStore } from './cryptoStore';
 import { DeviceClaims, trustOf, type DeviceTrust } from './deviceTrust';
 import type { Homeserver, RawEvent, SyncResponse } from './homeserver';
 import { KeptEvents } from './keptEvents';
-import { replaceDurably } from '../store/durableJsonFile';
+import { replaceDurably } from '../store/replaceDurably';
 import { nodeFs } from '../store/storeFs';
 import type { EncryptionStatus } from '../../protocol/views';
 import type { Log } from '../../protocol/hubLog';

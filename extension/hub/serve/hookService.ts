@@ -11,26 +11,19 @@ import type { Hub } from '../hub';
 import type { Log } from '../../protocol/hubLog';
 import { BusError } from '../bus/errors';
 import { proveHook } from './processProof';
+import { firstLine } from './firstLine';
 
 /** How long the hub waits for the hook's `ack` before it frees the claim. */
 const ACK_WAIT_MS = 5000;
+/** An answer longer than this is not `ack`. */
+const ACK_MAX_BYTES = 64;
 
 function confirm(socket: Socket, claim: Claim, log: Log): void {
-  let buf = '';
-  const timer = setTimeout(() => finish(false), ACK_WAIT_MS);
-  const finish = (delivered: boolean) => {
-    clearTimeout(timer);
-    socket.off('data', onData);
+  void firstLine(socket, ACK_MAX_BYTES, ACK_WAIT_MS).then((read) => {
     socket.destroy();
+    const delivered = 'line' in read && read.line === HOOK_ACK;
     claim.settle(delivered).catch((e: Error) => log(`could not record a surfacing: ${e.message}`, 'error'));
-  };
-  const onData = (d: Buffer) => {
-    buf += d.toString('utf8');
-    if (buf.includes(`${HOOK_ACK}\n`)) finish(true);
-    else if (buf.length > 64) finish(false);
-  };
-  socket.on('data', onData);
-  socket.once('close', () => finish(false));
+  });
 }
 
 /**

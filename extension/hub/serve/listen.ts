@@ -1,6 +1,6 @@
 // The hub's socket: one per workspace, in a user-private directory. Each connection starts with a
 // hello line (protocol/hello.ts) that says whether it is an agent (MCP) or a control client.
-import { existsSync, unlinkSync, chmodSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, unlinkSync, chmodSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { greet, NotAHub } from '../../shared/greet';
 import { dirname } from 'node:path';
@@ -72,12 +72,12 @@ export async function listen(hub: Hub, path: string, options: ListenOptions): Pr
     options.log(`removing stale socket ${path} (nothing answered on it)`);
     unlinkSync(path);
   }
-  // Where hooks are challenged to prove their process: the hub's own private directory beside its
-  // socket, resolved (the kernel names open files by their real path).
+  // Where hooks and bridges are challenged to prove their process: the hub's own private directory
+  // beside its socket.
   let proofDir: string | undefined;
   if (canProve) {
-    ensurePrivateDir(`${path}.proof`);
-    const dir = (proofDir = realpathSync(`${path}.proof`));
+    const dir = (proofDir = `${path}.proof`);
+    ensurePrivateDir(dir);
     // Each challenge file is deleted once answered; the directory goes with the hub.
     process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   }
@@ -149,7 +149,19 @@ function accept(hub: Hub, socket: Socket, options: ListenOptions, proofDir?: str
     }
     const channel = hello.kind === 'control' ? controlChannel(hello.editorKey, options) : undefined;
     // A bridge that can prove its process is challenged in the reply itself (processProof.ts).
-    const proof = hello.kind === 'mcp' && hello.proves && proofDir ? challenge(proofDir, 'bridge') : undefined;
+    let proof: ReturnType<typeof challenge> | undefined;
+    if (hello.kind === 'mcp' && hello.proves && proofDir) {
+      try {
+        proof = challenge(proofDir, 'bridge');
+      } catch (e) {
+        // A full or read-only runtime folder refuses this bridge, which retries; the hub serves on.
+        const why = `the hub cannot create its process challenge in ${proofDir}: ${(e as Error).message}`;
+        options.log(`bridge for ${hello.identity ?? '(no name yet)'} refused: ${why}`, 'error');
+        reply({ ok: false, error: why });
+        socket.destroy();
+        return;
+      }
+    }
     reply({
       ok: true,
       node: hub.node,

@@ -4,7 +4,7 @@
 // accept queue) answers nothing and looks dead, and a second hub that took its socket over lost
 // every acknowledged send the first one still had to write.
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { procStat } from '../../shared/proc';
+import { markProcess, stillRuns } from '../../shared/proc';
 
 interface Owner {
   pid: number;
@@ -12,19 +12,7 @@ interface Owner {
   started?: string;
 }
 
-function startTime(pid: number): string | undefined {
-  return procStat(pid)?.[19];
-}
-
-function alive(o: Owner): boolean {
-  try {
-    process.kill(o.pid, 0);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  const now = startTime(o.pid);
-  return o.started === undefined || now === undefined || now === o.started;
-}
+const alive = (o: Owner) => stillRuns({ pid: o.pid, start: o.started });
 
 function read(path: string): Owner | undefined {
   try {
@@ -39,7 +27,7 @@ export type Ownership = { owned: true; release(): void } | { owned: false; holde
 
 /** Takes the lock for this process, or says which live process holds it. */
 export function takeOwnership(lockPath: string): Ownership {
-  const me: Owner = { pid: process.pid, started: startTime(process.pid) };
+  const me: Owner = { pid: process.pid, started: markProcess(process.pid).start };
   for (let attempt = 0; attempt < 3; attempt++) {
     let fd: number;
     try {

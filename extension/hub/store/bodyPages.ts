@@ -4,8 +4,8 @@
 // and a read from the page cache takes microseconds.
 //
 // Two files take turns (one page source, its refs telling the two apart): once a checkpoint is
-// written, its bodies' refs are moved to the new file a slice at a time (at 100 000 open, all at
-// once held the commits for 30 ms), and until then the old refs read the old file, kept open.
+// written, its bodies' refs are moved to the new file a slice at a time (all at once holds the
+// commits), and until then the old refs read the old file, kept open.
 import { closeBodyPages, registerBodyPages, type BodyPages } from '../bus/body';
 import type { StoredMessage } from '../bus/model';
 import type { StoreFileReader, StoreFs } from './storeFs';

@@ -1,10 +1,10 @@
 // lowdb adapter for the checkpoint document (state.json), written and read one open message at a
 // time. The document is the same JSON as ever — any JSON reader parses it — laid out in lines: a
 // short first line that opens the hot set (`{"format":1,"journalN":N,"state":{"hot":{`), one line
-// per open message, and a last line that closes it and holds the rest of the state. Whole, with
-// 100 000 open messages, it was a 70 MB string to build at every checkpoint and to parse at every
-// start, and the parse set the hub's resident size. A document in the one-line layout earlier
-// versions wrote (or edited by hand) is parsed whole, as it was.
+// per open message, and a last line that closes it and holds the rest of the state: a message at a
+// time, so no checkpoint builds, and no start parses, the whole document as one string (its size
+// and cost at 100 000 open: docs/performance.md). A document on one line (an older build's, or
+// edited by hand) is parsed whole.
 //
 // Once the document is read or written, the open messages' bodies are left in it: each message
 // holds where its body's literal starts (bus/body.ts), read back through `bodies`. The writer
@@ -21,7 +21,7 @@ import { CheckpointBodies, closingQuote } from './bodyPages';
 import { checkpointDamage, documentCrc32 } from './checkpointDamage';
 import { readLines } from './lineReader';
 import { StoreDamage } from './storeDamage';
-import { replaceDurably } from './durableJsonFile';
+import { replaceDurably } from './replaceDurably';
 import { LazyHot } from './lazyHot';
 import { factsOf, OpenIndexWriter, readOpenIndex, type OpenIndex } from './openIndex';
 import { nodeFs, writeAll, type StoreFile, type StoreFs } from './storeFs';
@@ -54,8 +54,7 @@ export interface CheckpointSnapshot {
   readonly tail: Buffer;
   /**
    * The open messages, each visited once: a live view of the hot set's ids, so none is listed at
-   * the snapshot (at 100 000 open, listing them held the commits for 30 ms); those added after it
-   * (`born`) are passed over.
+   * the snapshot (listing them held the commits); those added after it (`born`) are passed over.
    */
   readonly ids: Iterable<string>;
   /** Open messages added since the snapshot: not in its document. */
@@ -395,8 +394,8 @@ export class CheckpointFile implements Adapter<Checkpoint> {
 
   /**
    * The message's line in this document, without its separator, if it can be copied: unchanged,
-   * and its body left here, so the line starts that many bytes before the body. At 100 000 open a
-   * checkpoint that wrote every line anew took 440 ms of the main thread, while commits waited.
+   * and its body left here, so the line starts that many bytes before the body. A line written
+   * anew costs the main thread ten times one copied, while commits wait.
    */
   private copied(m: StoredMessage, head: Buffer): Buffer | undefined {
     if (typeof m.body !== 'number') return undefined;
@@ -445,13 +444,13 @@ async function writeDocument(
     bytes += buf.length;
     unsynced += buf.length;
     // Behind the commits, the document goes to the disk as it is written, not in one flush at its
-    // end: the journal's fdatasync waited behind that flush (p99.9 37 ms on this machine's disk).
+    // end: the journal's fdatasync would wait behind that flush.
     if (paced && unsynced >= SYNC_EVERY) {
       await fh.datasync();
       unsynced = 0;
     }
   };
-  // Synchronous, with a flush awaited once a chunk is pending: an await per line was a third of a checkpoint's time.
+  // Synchronous, with a flush awaited once a chunk is pending: an await per line costs a third of a checkpoint's time.
   const put = (part: Buffer) => {
     written += part.length;
     pending.push(part);
@@ -469,7 +468,7 @@ async function writeDocument(
     index.add(id, written, facts);
     put(text);
     // A flush is a turn of the event loop: commits go on between. Lines written anew cost ten times
-    // those copied, so a chunk of them held the commits for 15–70 ms: a slice is also cut by time.
+    // those copied, so a chunk of them holds the commits too long: a slice is also cut by time.
     if (pendingLength >= CHUNK || (++count % 32 === 0 && performance.now() - sliceAt > SLICE_MS)) {
       await flush();
       sliceAt = performance.now();

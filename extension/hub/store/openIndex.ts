@@ -2,12 +2,12 @@
 // (`state.json.index`): where the message's line starts, its seq, whether it is settling, and for
 // each recipient the mail lists it is in (bus/mailIndex.ts `listsOf`) and where its waiting
 // handoff was surfaced. A hub starting on it builds its open set and mail index without parsing a
-// message line; each message is parsed when first read (lazyHot.ts). At 100 000 open, parsing the
-// lines was most of a 1.5 s start (docs/performance.md, "Starting on a full store").
+// message line; each message is parsed when first read (lazyHot.ts). Parsing the lines is most of
+// a start on a full store (docs/performance.md, "Starting on a full store").
 //
 // It is written after the document and names it by the document's checkpoint id: an index that
 // names another document (a crash between the two writes, a build that wrote no index, a torn or
-// foreign file) is not used, and the start parses the document as before. Binary, little-endian:
+// foreign file) is not used, and the start parses the document. Binary, little-endian:
 // a JSON header line, then a record per open message in the document's order:
 //   str id, f64 lineAt, f64 seq, u8 settling, u32 recipients, then per recipient:
 //   str identity, u8 lists, u32 surfacings, then per surfacing: str session, str cliSession

@@ -4,7 +4,7 @@
 import { copyFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CheckpointFile } from './checkpointFile';
-import { replaceDurably } from './durableJsonFile';
+import { replaceDurably } from './replaceDurably';
 import { readLines } from './lineReader';
 import { reframe } from './logLine';
 import { scanLog, type Damage } from './logScan';

@@ -1,7 +1,8 @@
 // The editor windows on this hub that can type a wake into one of their integrated terminals: the
 // one whose stdio runs the hub and those sharing it over the socket. Only the window whose terminal
 // runs the agent can; the hub asks each in turn and takes the first that did. With "ask", a window
-// also puts the question to its person first.
+// also puts the question to its person first. A window that does not answer in time may still
+// type: the hub is told so, and its late answer, so that the handoffs are never asked for again.
 import type { TerminalWakeAnswer, TerminalWakeParams, WakeAskParams } from '../../protocol/wake';
 
 /** A window that does not answer in this long is passed over: the hub never waits on an editor. */
@@ -13,6 +14,14 @@ const NAME_CHARS = 80;
 
 export type AskWindow = (p: TerminalWakeParams) => Promise<TerminalWakeAnswer>;
 
+/**
+ * What the windows did: a window's answer, or that one did not answer in time (it may still type)
+ * with the terminal it names if it does answer that it typed.
+ */
+export type EditorWake = TerminalWakeAnswer | { unanswered: string; late: Promise<string | undefined> };
+
+const LATE = Symbol('no answer in time');
+
 /** What the hub can ask an editor window. */
 export interface EditorWindowCalls {
   wake: AskWindow;
@@ -20,11 +29,11 @@ export interface EditorWindowCalls {
   askPerson(p: WakeAskParams): Promise<boolean>;
 }
 
-/** The call's answer, or a rejection once `ms` pass without one. */
-async function within<T>(ms: number, call: Promise<T>): Promise<T> {
+/** The call's answer, or LATE once `ms` pass without one. */
+async function within<T>(ms: number, call: Promise<T>): Promise<T | typeof LATE> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
+  const late = new Promise<typeof LATE>((resolve) => {
+    timer = setTimeout(() => resolve(LATE), ms);
   });
   try {
     return await Promise.race([call, late]);
@@ -54,7 +63,7 @@ export class EditorTerminals {
     const calls = (window !== undefined && this.windows.get(window)) || this.windows.values().next().value;
     if (!calls) return false;
     try {
-      return (await within(this.personMs, calls.askPerson(p))) === true;
+      return (await within(this.personMs, calls.askPerson(p))) === true; // LATE is no
     } catch {
       return false;
     }
@@ -75,22 +84,36 @@ export class EditorTerminals {
 
   /**
    * Asks each window until one woke the agent. Otherwise the refusal of the window whose terminal
-   * runs it (the person is at it: `retryInMs`), or that no window has such a terminal.
+   * runs it (the person is at it: `retryInMs`), that one did not answer in time, or that no window
+   * has such a terminal.
    */
-  async wake(p: TerminalWakeParams): Promise<TerminalWakeAnswer> {
+  async wake(p: TerminalWakeParams): Promise<EditorWake> {
     const refusals: string[] = [];
+    let unanswered: Extract<EditorWake, { unanswered: string }> | undefined;
     for (const [window, calls] of [...this.windows]) {
-      let a: TerminalWakeAnswer;
+      const call = calls.wake(p);
+      let a: TerminalWakeAnswer | typeof LATE;
       try {
-        a = await within(this.answerMs, calls.wake(p));
+        a = await within(this.answerMs, call);
       } catch (e) {
         refusals.push(`window ${window}: ${(e as Error).message}`);
+        continue;
+      }
+      if (a === LATE) {
+        unanswered ??= {
+          unanswered: `window ${window} did not answer in ${this.answerMs} ms`,
+          late: call.then(
+            (late) => (late?.woken === true ? cleanName(late.terminal) : undefined),
+            () => undefined,
+          ),
+        };
         continue;
       }
       if (a?.woken === true) return { woken: true, terminal: cleanName(a.terminal) };
       if (a?.found) return { woken: false, found: true, why: String(a.why), retryInMs: a.retryInMs };
       refusals.push(String(a?.why));
     }
+    if (unanswered) return unanswered;
     const why =
       refusals.length === 0
         ? 'no editor window is on this hub'

@@ -2,11 +2,10 @@
 // terminal outside the editor that lets another process both see a pane and type into it.
 import { execFile } from 'node:child_process';
 import type { HookTerminal } from '../../protocol/hook';
+import { ENTER_AFTER_MS } from '../../protocol/wake';
 
 /** A tmux call that does not answer in this long is given up: the hub never waits on a terminal. */
 const TMUX_TIMEOUT_MS = 2000;
-/** Typed text and Enter in one burst reads as a paste to the CLIs, which then do not submit it. */
-const ENTER_AFTER_MS = 300;
 
 /** What the pane shows and where its cursor is: a draft in the CLI's prompt changes both. */
 export interface PaneLook {

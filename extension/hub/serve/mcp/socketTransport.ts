@@ -3,9 +3,8 @@ import type { Socket } from 'node:net';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_LINE_BYTES } from '../../../protocol/mcp';
 
-/** The longest JSON-RPC line an agent may send: a tool call with a full-size body fits many times over. */
-export const MAX_LINE_BYTES = 1 << 20;
 /** The deepest nesting a message may have: our tools' arguments are two levels deep. */
 export const MAX_DEPTH = 32;
 
