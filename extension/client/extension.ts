@@ -134,6 +134,7 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
         fresh,
         (act, id) => inbox.run(act, id),
         () => openInboxCommand(),
+        supervisor.personActs,
       );
     else if (fresh.length)
       log.info(
