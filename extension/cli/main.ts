@@ -59,11 +59,13 @@ function connectCommand(command: 'connect' | 'disconnect', argv: string[]): numb
     if (command === 'disconnect') {
       const changes = disconnectAgent(cli, { workspace, folder, name: values.name, launch: here() });
       if (values.json) process.stdout.write(`${JSON.stringify(changes.map(written), null, 2)}\n`);
-      else if (changes.length === 0) process.stdout.write(`${cli}: nothing to change (not connected for ${workspace}).\n`);
+      else if (changes.length === 0)
+        process.stdout.write(`${cli}: nothing to change (not connected for ${workspace}).\n`);
       else for (const c of changes) process.stdout.write(`${c.path}: ${c.what}\n`);
       return 0;
     }
-    const launch = refreshLaunchers(launcherDir(), process.execPath, __dirname, false);
+    // Run through the editor's `handoff` launcher this Node may be the desktop editor's Electron.
+    const launch = refreshLaunchers(launcherDir(), process.execPath, __dirname, !!process.versions.electron);
     const done = connectAgent(cli, { workspace, folder, name: values.name, launch });
     if (values.json) {
       const { changes, ...rest } = done;

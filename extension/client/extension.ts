@@ -3,8 +3,9 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Snapshot } from '../protocol/views';
-import { launcherDir, refreshLaunchers } from '../shared/connect/launchers';
+import { commandDir, launcherDir, refreshLaunchers } from '../shared/connect/launchers';
 import { connectAgentCommand, type ConnectAgentArgs } from './commands/connectAgents';
+import { disconnectAgentCommand } from './commands/disconnectAgents';
 import { connectMatrix, disconnectMatrix, type ConnectMatrixArgs } from './commands/connectMatrix';
 import { openInbox } from './commands/openInbox';
 import { sendHandoff } from './commands/sendHandoff';
@@ -28,7 +29,7 @@ import { reportPresence } from './person/presence';
 import { humanIdentity } from './settings';
 import { StatusBar } from './statusBar';
 import type { StatusView } from './statusView';
-import { injectHubEnv } from './terminalEnv';
+import { injectTerminalEnv } from './terminalEnv';
 import { TerminalWake, type WakeRecord } from './terminalWake';
 import { WakeAsk, type WakeQuestion } from './wakeAsk';
 
@@ -59,8 +60,9 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
   const location = hubLocation(context);
   const version = String(context.extension.packageJSON.version ?? '0');
   log.info(`workspace ${location.workspace}, store ${location.store}, socket ${location.socket}`);
-  injectHubEnv(context, location.socket);
-  // Agent configs written by Connect name these launchers: point them at this editor and build.
+  injectTerminalEnv(context, location.socket, commandDir(launcherDir()));
+  // Agent configs written by Connect, and the terminals' `handoff`, name these launchers: point
+  // them at this editor and build.
   try {
     refreshLaunchers(launcherDir(), process.execPath, join(context.extensionPath, 'dist'), !!process.versions.electron);
   } catch (e) {
@@ -132,6 +134,7 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
         fresh,
         (act, id) => inbox.run(act, id),
         () => openInboxCommand(),
+        supervisor.personActs,
       );
     else if (fresh.length)
       log.info(
@@ -176,6 +179,9 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
     vscode.commands.registerCommand('handoff.connectGemini', (args?: ConnectAgentArgs) =>
       connectAgentCommand('gemini', context.extensionPath, location, log, args),
     ),
+    vscode.commands.registerCommand('handoff.disconnectClaude', () => disconnectAgentCommand('claude', location, log)),
+    vscode.commands.registerCommand('handoff.disconnectCodex', () => disconnectAgentCommand('codex', location, log)),
+    vscode.commands.registerCommand('handoff.disconnectGemini', () => disconnectAgentCommand('gemini', location, log)),
     vscode.commands.registerCommand('handoff.connectMatrix', (args?: ConnectMatrixArgs) =>
       connectMatrix(supervisor, matrix, log, args),
     ),

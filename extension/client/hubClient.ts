@@ -21,6 +21,9 @@ export function createHubClient(
     // The supervisor logs the hub's stderr itself, once per line at its level: the client's own
     // copy would log every line a second time, as an error.
     stdioOptions: { stdout: () => undefined, stderr: () => undefined },
+    // A hub that exits because another took the socket meanwhile is the supervisor's to explain
+    // (it uses that hub): no "Server initialization failed" notification.
+    initializationFailedHandler: () => false,
     errorHandler: {
       error: () => ({ action: ErrorAction.Continue, handled: true }),
       closed: async () => ({

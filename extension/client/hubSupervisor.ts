@@ -4,6 +4,7 @@
 // agent session registered in it — cannot outlive the window. When another hub already serves
 // the folder, the window uses that one over its socket, and starts its own once it is gone.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import {
   ChangedNotification,
@@ -44,10 +45,12 @@ import { RunningHub } from './runningHub';
 import { newEditorKey, type EditorKeys } from './editorKey';
 import { hubLaunch } from './hubLaunch';
 import { parseHubLine } from '../protocol/hubLog';
+import { sharedHubLine } from './sharedHubText';
 
 export type HubState =
   | { kind: 'starting' }
-  | { kind: 'running'; pid?: number; shared?: boolean }
+  /** `person: false`: this window may not write its person's receipts (ACK, read, result) on this hub. */
+  | { kind: 'running'; pid?: number; shared?: boolean; person?: boolean }
   | { kind: 'down'; reason: string; restarting: boolean };
 
 /** The hub's exit code when another hub already serves this folder (see hub/start/run.ts). */
@@ -96,6 +99,11 @@ export class HubSupervisor implements vscode.Disposable {
     return this.live.snapshot;
   }
 
+  /** Whether the person's receipts (ACK, read, result) can be written from this window. */
+  get personActs(): boolean {
+    return this.current.kind === 'running' && this.current.person !== false;
+  }
+
   get pid(): number | undefined {
     if (this.shared) return this.shared.pid;
     const c = this.child;
@@ -103,6 +111,9 @@ export class HubSupervisor implements vscode.Disposable {
   }
 
   async start(): Promise<void> {
+    // A hub already on the socket (another window, a reopened tab's old one): use it rather than
+    // spawn one that exits at once, which languageclient reports in three error notifications.
+    if (existsSync(this.location.socket) && (await this.useShared(true))) return;
     // Loaded here, not at activation: see hubClient.ts (esbuild.mjs keeps this require external).
     const { createHubClient, State } = require('./hubClient') as typeof import('./hubClient');
     this.client = createHubClient(
@@ -229,13 +240,13 @@ export class HubSupervisor implements vscode.Disposable {
   }
 
   /** Uses the hub that holds the socket; false if it is gone by now (then ours can start). */
-  private async useShared(): Promise<boolean> {
+  private async useShared(probe = false): Promise<boolean> {
     let shared: RunningHub;
     const key = await this.keys.recall(this.location.socket);
     try {
       shared = await RunningHub.connect(this.location.socket, key);
     } catch (e) {
-      this.log.info(`the other hub did not answer (${(e as Error).message}); starting ours again`);
+      if (!probe) this.log.info(`the other hub did not answer (${(e as Error).message}); starting ours again`);
       return false;
     }
     this.shared = shared;
@@ -248,14 +259,8 @@ export class HubSupervisor implements vscode.Disposable {
       this.log.warn(`the shared hub (pid ${shared.pid}) went away; starting this window's own hub`);
       void this.stopOwn().then(() => this.start());
     });
-    this.log.info(
-      `another hub (pid ${shared.pid}) serves ${this.location.workspace}; using it over ${this.location.socket}`,
-    );
-    if (!shared.isEditor)
-      this.log.warn(
-        `this window is not an editor window of that hub (it was started outside VS Code, by another VS Code, or by a window that had not yet kept its key): its person's ACK, read, reply and resolve work only in the window that runs it. If a window of this VS Code started it, this window connects again once that window keeps its key`,
-      );
-    this.setState({ kind: 'running', pid: shared.pid, shared: true });
+    this.log.info(`${this.location.workspace}: ${sharedHubLine(shared.pid, shared.isEditor)}`);
+    this.setState({ kind: 'running', pid: shared.pid, shared: true, person: shared.isEditor });
     try {
       this.setSnapshot(await shared.snapshot());
     } catch (e) {

@@ -1,10 +1,14 @@
 // Integrated terminals get HANDOFF_HUB, so an agent started in one (claude, codex, gemini) finds
-// this window's hub. The value is derived from the folder, so it survives reloads unchanged.
+// this window's hub, and our `handoff` command first on PATH, so `handoff connect …` there is ours
+// and never a registry package of that name. Both are derived from stable folders, so they survive
+// reloads unchanged.
+import { delimiter } from 'node:path';
 import * as vscode from 'vscode';
 
-export function injectHubEnv(context: vscode.ExtensionContext, socket: string): void {
+export function injectTerminalEnv(context: vscode.ExtensionContext, socket: string, commands: string): void {
   const env = context.environmentVariableCollection;
   env.persistent = true;
-  env.description = 'Handoff: HANDOFF_HUB points agents started here at this window’s hub.';
+  env.description = 'Handoff: HANDOFF_HUB points agents started here at this window’s hub; `handoff` is on PATH.';
   env.replace('HANDOFF_HUB', socket);
+  env.prepend('PATH', commands + delimiter);
 }

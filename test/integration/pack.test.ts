@@ -74,7 +74,7 @@ describe('the npm package', () => {
       const major = Number(system.stdout?.split('.')[0]);
       const old = spawnSync(
         '/usr/bin/node',
-        [join(prefix, 'node_modules', 'handoff', 'dist', 'cli.js'), 'hub', '--workspace', ws],
+        [join(prefix, 'node_modules', 'handoff-bus', 'dist', 'cli.js'), 'hub', '--workspace', ws],
         { encoding: 'utf8' },
       );
       if (major && major < 22) {

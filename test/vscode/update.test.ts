@@ -51,7 +51,7 @@ describe('Handoff updated from one .vsix to the next', () => {
       const workspace = join(dir, 'workspace');
       mkdirSync(workspace, { recursive: true });
       const launchers = join(dataHome, 'handoff');
-      const folder = (v: string) => join(extensions, `handoff.handoff-${v}`);
+      const folder = (v: string) => join(extensions, `handoff.handoff-bus-${v}`);
 
       // Each turn the model asks whoami once, then ends; what the tool answered is kept per turn.
       const whoami: string[] = [];

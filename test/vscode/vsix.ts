@@ -41,7 +41,7 @@ export function bumpedVersion(v = checkoutVersion()): string {
  * copy whose manifest carries that version: the checkout's package.json is never touched.
  */
 export function packageVsix(dir: string, version?: string): string {
-  const out = join(dir, `handoff-${version ?? checkoutVersion()}.vsix`);
+  const out = join(dir, `handoff-bus-${version ?? checkoutVersion()}.vsix`);
   let cwd = ROOT;
   if (version) {
     cwd = mkdtempSync(join(tmpdir(), 'handoff-vsix-stage-'));

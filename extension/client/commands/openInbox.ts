@@ -2,7 +2,7 @@
 // then what to do with the one picked. The whole inbox works from the keyboard.
 import * as vscode from 'vscode';
 import type { Snapshot } from '../../protocol/views';
-import { INBOX_ACTS, type InboxAct } from '../../protocol/panel';
+import type { InboxAct } from '../../protocol/panel';
 import type { InboxActions } from '../person/actions';
 import { inboxItems, inboxPicks } from '../person/inbox';
 import { humanIdentity } from '../settings';
@@ -41,7 +41,7 @@ export async function openInbox(
   let act = args?.act;
   if (!act) {
     const picked = await vscode.window.showQuickPick<ActPick>(
-      INBOX_ACTS.map((a) => ({ act: a, label: ACT_LABEL[a] })),
+      actions.acts.map((a) => ({ act: a, label: ACT_LABEL[a] })),
       { title: `Handoff ${id}`, placeHolder: 'What do you do with it?' },
     );
     act = picked?.act;

@@ -5,6 +5,7 @@ import type { LedgerEntry, LedgerRecipient, LinkStatus, Snapshot } from '../../p
 import { age, clock, plural } from '../../shared/format';
 import { deviceLines, encryptionLine } from '../../shared/encryptionText';
 import type { HubState } from '../hubSupervisor';
+import { sharedHubLine } from '../sharedHubText';
 import {
   advisoryReadsLabel,
   droppedLabel,
@@ -196,10 +197,11 @@ export function inboxRow(i: PersonInboxItem): InboxRowView {
 
 function hubView(state: HubState, snapshot: Snapshot | undefined): PanelModel['hub'] {
   if (state.kind === 'running') {
-    const whose = state.shared ? ' · shared: started outside this window' : '';
     return {
       state: 'running',
-      detail: `hub ${snapshot?.node ?? ''} · pid ${state.pid ?? '?'}${whose}`,
+      detail: state.shared
+        ? sharedHubLine(state.pid, state.person !== false)
+        : `hub ${snapshot?.node ?? ''} · pid ${state.pid ?? '?'}`,
       node: snapshot?.node,
     };
   }
@@ -220,7 +222,12 @@ export function panelModel(
   const overdueIds = new Set(snapshot?.overdue.ids ?? []);
   const coverage = (snapshot?.coverage ?? []).map(coverageView);
   return {
-    inbox: { identity, unread: me?.unread ?? 0, rows: (me?.inbox ?? []).map(inboxRow) },
+    inbox: {
+      identity,
+      unread: me?.unread ?? 0,
+      // ACK only where the hub takes it from this window.
+      rows: (me?.inbox ?? []).map(inboxRow).map((r) => ({ ...r, canAck: r.canAck && personActs(state) })),
+    },
     hub: hubView(state, snapshot),
     matrix: remote && matrixView(remote),
     store: snapshot && { ok: snapshot.store.ok, error: snapshot.store.error },
@@ -240,3 +247,5 @@ export function panelModel(
     ghosts: coverage.filter((c) => c.ghost),
   };
 }
+
+const personActs = (state: HubState) => state.kind === 'running' && state.person !== false;

@@ -4,7 +4,7 @@
 // receipt is written by this window's control session, as handoff.identity.
 import * as vscode from 'vscode';
 import type { Outcome } from '../../protocol/model';
-import type { InboxAct } from '../../protocol/panel';
+import { INBOX_ACTS, type InboxAct } from '../../protocol/panel';
 import type { HubSupervisor } from '../hubSupervisor';
 import { messageUri } from '../messageDocument';
 import { showSendResult } from '../commands/sendHandoff';
@@ -19,7 +19,18 @@ const OUTCOME_PROMPT: Record<Outcome, string> = {
 export class InboxActions {
   constructor(private readonly hub: HubSupervisor) {}
 
-  run(act: InboxAct, id: string): Promise<void> {
+  /** What this window can do: on another window's hub without its key, no receipts (the hub would refuse them). */
+  get acts(): readonly InboxAct[] {
+    return this.hub.personActs ? INBOX_ACTS : (['open', 'reply'] as const);
+  }
+
+  async run(act: InboxAct, id: string): Promise<void> {
+    if (!this.acts.includes(act)) {
+      void vscode.window.showInformationMessage(
+        'Handoff: ACK and results for your inbox are in the window that started the hub; this window shares it.',
+      );
+      return;
+    }
     switch (act) {
       case 'open':
         return this.open(id);
@@ -34,7 +45,7 @@ export class InboxActions {
 
   /** Records that the person read it, then shows the whole handoff as plain text (with that receipt). */
   async open(id: string): Promise<void> {
-    await this.hub.receipt({ as: humanIdentity(), id, kind: 'read' });
+    if (this.hub.personActs) await this.hub.receipt({ as: humanIdentity(), id, kind: 'read' });
     const doc = await vscode.workspace.openTextDocument(messageUri(id));
     await vscode.window.showTextDocument(doc, { preview: true });
   }

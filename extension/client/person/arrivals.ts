@@ -12,6 +12,8 @@ export function notifyArrivals(
   items: PersonInboxItem[],
   act: (act: 'open' | 'ack', id: string) => Promise<void>,
   openInbox: () => unknown,
+  /** Whether ACK works from this window (not on another window's hub without its key). */
+  canAck = true,
 ): void {
   const fail = (e: unknown) => void vscode.window.showErrorMessage(`Handoff: ${(e as Error).message}`);
   if (items.length > AT_ONCE) {
@@ -23,7 +25,7 @@ export function notifyArrivals(
     return;
   }
   for (const i of items) {
-    void vscode.window.showInformationMessage(arrivalText(i), 'Open', 'ACK').then((pick) => {
+    void vscode.window.showInformationMessage(arrivalText(i), ...(canAck ? ['Open', 'ACK'] : ['Open'])).then((pick) => {
       if (pick === 'Open') act('open', i.id).catch(fail);
       if (pick === 'ACK') act('ack', i.id).catch(fail);
     });

@@ -13,7 +13,7 @@ import { handoffConnect, hookTraces } from '../../helpers/cli/connect';
 import { waitFor, waitUntil } from '../../helpers/wait';
 import { ROOT } from '../../helpers/hubProcess';
 
-const EXTENSION_ID = 'handoff.handoff';
+const EXTENSION_ID = 'handoff.handoff-bus';
 
 describe("VS Code's own agent runs the Claude hooks", () => {
   let api: HandoffApi;

@@ -6,7 +6,7 @@ const assert = require('node:assert/strict');
 const vscode = require('vscode');
 const { eventually } = require('./probe');
 
-const ID = 'handoff.handoff';
+const ID = 'handoff.handoff-bus';
 
 function mark(name) {
   // The extension host's performance marks (vs/base/common/performance: Date.now(), 1 ms steps).

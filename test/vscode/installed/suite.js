@@ -9,7 +9,7 @@ const vscode = require('vscode');
 const { bridge, eventually } = require('./probe');
 
 exports.run = async function run() {
-  const ext = vscode.extensions.getExtension('handoff.handoff');
+  const ext = vscode.extensions.getExtension('handoff.handoff-bus');
   assert.ok(ext, 'Handoff is installed');
   assert.ok(
     !ext.extensionPath.includes('/test/vscode/installed'),

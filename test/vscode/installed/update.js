@@ -11,7 +11,7 @@ const { bridge, eventually, run } = require('./probe');
 
 exports.run = async function () {
   const step = JSON.parse(process.env.HANDOFF_UPDATE_PROBE);
-  const ext = vscode.extensions.getExtension('handoff.handoff');
+  const ext = vscode.extensions.getExtension('handoff.handoff-bus');
   assert.ok(ext, 'Handoff is installed');
   assert.equal(ext.packageJSON.version, step.version, `the installed version runs (${ext.extensionPath})`);
   const api = await ext.activate();

@@ -17,7 +17,7 @@ import { hubSocketPath } from '../../../extension/shared/paths';
 import { connectAgent, waitFor, type Agent } from '../../helpers/agent';
 import { skipOrFail } from '../../helpers/skip.mjs';
 
-const EXTENSION_ID = 'handoff.handoff';
+const EXTENSION_ID = 'handoff.handoff-bus';
 const run = promisify(execFile);
 
 function alive(pid: number): boolean {
@@ -76,19 +76,25 @@ describe('Handoff in a real VS Code', () => {
     assert.match(api.statusBar().text, /Handoff/);
   });
 
-  it('an integrated terminal gets HANDOFF_HUB', async () => {
+  it('an integrated terminal gets HANDOFF_HUB, and our handoff command first on PATH', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'handoff-term-')), 'env.txt');
     const term = vscode.window.createTerminal({
       name: 'env probe',
       shellPath: '/bin/sh',
-      shellArgs: ['-c', `printf %s "$HANDOFF_HUB" > ${out}`],
+      shellArgs: [
+        '-c',
+        `{ printf '%s\\n' "$HANDOFF_HUB" "$(command -v handoff)"; handoff --help | head -1; } > ${out}.tmp; mv ${out}.tmp ${out}`,
+      ],
     });
     try {
       const value = await eventually(
         'the terminal to write its env',
         () => existsSync(out) && readFileSync(out, 'utf8'),
       );
-      assert.equal(value, api.location.socket);
+      const [hub, handoff, usage] = value.split('\n');
+      assert.equal(hub, api.location.socket);
+      assert.equal(handoff, join(launcherDir(), 'bin', 'handoff'), 'the launcher activation keeps, not a registry bin');
+      assert.equal(usage, 'usage: handoff <command> [options]', 'and it runs our CLI');
     } finally {
       term.dispose();
     }
@@ -233,6 +239,17 @@ describe('Handoff in a real VS Code', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('"Disconnect Codex" removes exactly what Connect added, as handoff disconnect does', async () => {
+    const file = join(process.env.CODEX_HOME!, 'config.toml');
+    assert.match(readFileSync(file, 'utf8'), /^\[mcp_servers\.handoff\]$/m, 'connected by the test before');
+    assert.equal(await vscode.commands.executeCommand('handoff.disconnectCodex'), true);
+    const toml = readFileSync(file, 'utf8');
+    assert.doesNotMatch(toml, /mcp_servers\.handoff|hooks\.state/);
+    assert.match(toml, /^\[mcp_servers\.other\]\ncommand = "other"$/m, 'the rest is kept');
+    const hooks = join(process.env.CODEX_HOME!, 'hooks.json');
+    assert.ok(!existsSync(hooks) || !readFileSync(hooks, 'utf8').includes('hook.js'), 'no hook of ours is left');
   });
 
   it('"Connect Claude Code" registers the bridge with the real claude CLI, which connects it', async function () {

@@ -31,7 +31,7 @@ describe('Connect Matrix in a real VS Code', () => {
       );
     }
     hs = JSON.parse(process.env.HANDOFF_TEST_MATRIX!) as TestHomeserver;
-    api = await vscode.extensions.getExtension<HandoffApi>('handoff.handoff')!.activate();
+    api = await vscode.extensions.getExtension<HandoffApi>('handoff.handoff-bus')!.activate();
     await waitFor(() => api.hubState().kind === 'running', 20_000, 'hub running');
   });
 

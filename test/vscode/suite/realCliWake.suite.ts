@@ -15,7 +15,7 @@ import { NODE, tempDir } from '../../helpers/hubProcess';
 import { skipOrFail } from '../../helpers/skip.mjs';
 import { waitFor, waitUntil } from '../../helpers/wait';
 
-const EXTENSION_ID = 'handoff.handoff';
+const EXTENSION_ID = 'handoff.handoff-bus';
 
 for (const cli of ['codex', 'gemini'] as const) {
   describe(`Waking the real ${cli} TUI in an integrated terminal`, () => {

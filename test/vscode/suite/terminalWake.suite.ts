@@ -12,7 +12,7 @@ import * as vscode from 'vscode';
 import type { HandoffApi } from '../../../extension/client/extension';
 import { connectAgent, waitFor, type Agent } from '../../helpers/agent';
 
-const EXTENSION_ID = 'handoff.handoff';
+const EXTENSION_ID = 'handoff.handoff-bus';
 const LINE = 'New handoff from alice — check your Handoff inbox';
 
 interface Entry {
