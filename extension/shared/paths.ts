@@ -100,7 +100,7 @@ export function findWorkspace(cwd: string): string {
   const start = canonical(cwd);
   const checkout = findCheckout(start);
   if (checkout) return canonical(checkout.root);
-  for (let dir = start; ; ) {
+  for (let dir = start; ;) {
     if (WORKSPACE_MARKERS.some((m) => existsSync(join(dir, m)))) return dir;
     const parent = dirname(dir);
     if (parent === dir) return start;

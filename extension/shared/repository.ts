@@ -74,7 +74,7 @@ function checkoutAt(folder: string): Checkout | undefined {
 
 /** The checkout that holds `dir` (the nearest `.git` above it), or undefined outside git. */
 export function findCheckout(dir: string): Checkout | undefined {
-  for (let d = dir; ; ) {
+  for (let d = dir; ;) {
     const found = checkoutAt(d);
     if (found) return found;
     const parent = dirname(d);

@@ -150,7 +150,12 @@ describe('a hub started outside any window has no editor key', () => {
 describe("a second window finds the first window's key and is an editor window of its hub", () => {
   it('the hub launched as the first window launches it; the second window reads the key from the shared SecretStorage', async () => {
     const base = tempDir('wkey');
-    const location = { workspace: join(base, 'ws'), folder: join(base, 'ws'), store: join(base, 'store'), socket: join(base, 'run', 'hub.sock') };
+    const location = {
+      workspace: join(base, 'ws'),
+      folder: join(base, 'ws'),
+      store: join(base, 'store'),
+      socket: join(base, 'run', 'hub.sock'),
+    };
     mkdirSync(location.workspace, { recursive: true });
     const secrets = new Map<string, string>();
     const storage = {

@@ -53,12 +53,22 @@ describe('one hub and one store per repository', () => {
     const r = repo();
     const hub = await hubFor(r.wt, r.storeOf(r.root), r.env);
     const second = spawnHub({ workspace: r.root, store: r.storeOf(r.root), socket: null, env: r.env });
-    await assert.rejects(second.ready, /hub exited with 3/, 'the main checkout finds the worktree window’s hub running');
+    await assert.rejects(
+      second.ready,
+      /hub exited with 3/,
+      'the main checkout finds the worktree window’s hub running',
+    );
     const alice = await agent('alice', r.wt2, r.env);
     const bob = await agent('bob', r.root, r.env);
     try {
       const peers = (await alice.ok('list_peers')).peers as { identity: string; live_sessions: number }[];
-      assert.deepEqual(peers.filter((p) => p.live_sessions > 0).map((p) => p.identity).sort(), ['alice', 'bob']);
+      assert.deepEqual(
+        peers
+          .filter((p) => p.live_sessions > 0)
+          .map((p) => p.identity)
+          .sort(),
+        ['alice', 'bob'],
+      );
       const sent = await alice.ok('send_handoff', { to: 'bob', body: 'across checkouts' });
       assert.equal(sent.state, 'pushed');
       await bob.waitForPushes(1);
@@ -93,7 +103,8 @@ describe('one hub and one store per repository', () => {
     await bob0.close();
     const alice0 = await agent('alice', r.wt, r.env);
     const ids: string[] = [];
-    for (const k of [1, 2, 3]) ids.push((await alice0.ok('send_handoff', { to: 'bob', body: `old mail ${k}` })).message_id);
+    for (const k of [1, 2, 3])
+      ids.push((await alice0.ok('send_handoff', { to: 'bob', body: `old mail ${k}` })).message_id);
     await alice0.close();
     await old.stop();
 

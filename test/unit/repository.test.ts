@@ -103,7 +103,10 @@ describe('one bus per repository: where a folder belongs', () => {
     assert.equal(agentNameAt('gemini', detached)!.name, 'gemini-detached');
     recordAgentName('gemini', 'dee', findCheckout(detached)!);
     assert.equal(agentNameAt('gemini', detached)!.name, 'dee');
-    writeFileSync(join(findCheckout(r.root)!.commonDir, 'handoff', 'agents.json'), '{"agents": [{"cli": "gemini", "nam');
+    writeFileSync(
+      join(findCheckout(r.root)!.commonDir, 'handoff', 'agents.json'),
+      '{"agents": [{"cli": "gemini", "nam',
+    );
     assert.equal(agentNameAt('gemini', detached)!.name, 'gemini-detached');
     writeFileSync(
       join(findCheckout(r.root)!.commonDir, 'handoff', 'agents.json'),

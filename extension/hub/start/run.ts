@@ -152,7 +152,8 @@ export async function runHub(args: HubArgs): Promise<void> {
   }
 
   // Only once the socket is ours (no other hub of this repository runs) and before the store opens.
-  if (ownStore) adoptFolderStores(args.workspace, storeDir, folderStoreCandidates(args.workspace, args.openedFrom), log);
+  if (ownStore)
+    adoptFolderStores(args.workspace, storeDir, folderStoreCandidates(args.workspace, args.openedFrom), log);
   keepYoungGenerationSmall();
   await hub.start();
   const startedAt = performance.now();

@@ -50,7 +50,9 @@ export function hookCommand(launch: Launch, ref: AgentRef, event: string): strin
     .map(([k, v]) => `${k}=${quote(v)} `)
     .join('');
   return (
-    env + [launch.node, join(launch.dist, 'hook.js'), ref.cli, event, ...refArgs(ref)].map(quote).join(' ') + ` ${HOOK_MARK}`
+    env +
+    [launch.node, join(launch.dist, 'hook.js'), ref.cli, event, ...refArgs(ref)].map(quote).join(' ') +
+    ` ${HOOK_MARK}`
   );
 }
 

@@ -33,10 +33,24 @@ export function connectVsCode(o: ConnectOptions): FileChange[] {
   removeOurs(hooks);
   for (const event of EVENTS) {
     const list = Array.isArray(hooks[event]) ? (hooks[event] as Json[]) : [];
-    list.push({ type: 'command', command: hookCommand(o.launch, { cli: 'vscode', name: o.name ?? VSCODE_AGENT_NAME, workspace: o.workspace }, event), timeout: 5 });
+    list.push({
+      type: 'command',
+      command: hookCommand(
+        o.launch,
+        { cli: 'vscode', name: o.name ?? VSCODE_AGENT_NAME, workspace: o.workspace },
+        event,
+      ),
+      timeout: 5,
+    });
     hooks[event] = list;
   }
-  return [jsonChange(path, `${EVENTS.length} hooks for VS Code's agent as ${o.name ?? VSCODE_AGENT_NAME} (${EVENTS.join(', ')})`, doc)];
+  return [
+    jsonChange(
+      path,
+      `${EVENTS.length} hooks for VS Code's agent as ${o.name ?? VSCODE_AGENT_NAME} (${EVENTS.join(', ')})`,
+      doc,
+    ),
+  ];
 }
 
 export function disconnectVsCode(o: { workspace: string }): FileChange[] {
