@@ -190,7 +190,7 @@ describe('A first run of Handoff in a real VS Code', () => {
                   .then((n) => n > 0),
               20_000,
             );
-            assert.match(await media.locator('body').innerText(), /npx handoff connect claude/);
+            assert.match(await media.locator('body').innerText(), /(?<!npx )handoff connect claude --name reviewer/);
             await shot(page, page.locator('#workbench\\.parts\\.editor'), `walkthrough-${t.name}`);
             await runCommand(page, 'View: Close All Editors');
 
