@@ -55,7 +55,7 @@ describe('two windows on one repository in a real VS Code', () => {
             onPage: async (page2, ctx2) => {
               await statusBarItem(page2, 'Handoff').first().waitFor({ timeout: 30_000 });
               await waitFor(
-                () => /another hub \(pid \d+\) serves .* using it over /.test(handoffLog(ctx2.tempDir)),
+                () => /The Handoff hub runs in another window \(pid \d+\)/.test(handoffLog(ctx2.tempDir)),
                 30_000,
                 () => `the worktree window's log says it uses the running hub:\n${handoffLog(ctx2.tempDir)}`,
               );

@@ -2,7 +2,7 @@
 // the control protocol on that connection (the process then exits when its parent dies).
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { takeOwnership } from './ownership';
+import { takeOwnership, type Ownership } from './ownership';
 import { parseArgs } from 'node:util';
 import { removeHubPointer, writeHubPointer } from '../../shared/discovery';
 import { defaultStoreDir, hubSocketPath, workspaceOf } from '../../shared/paths';
@@ -110,9 +110,16 @@ export async function runHub(args: HubArgs): Promise<void> {
   // One hub per store, whatever socket it listens on: two windows whose runtime folders differ
   // (another TMPDIR or XDG_RUNTIME_DIR) derive two sockets for one repository, and two hubs
   // writing one journal would lose acknowledged handoffs.
-  mkdirSync(dirname(storeDir), { recursive: true, mode: 0o700 });
-  const storeLock = takeOwnership(`${storeDir}.lock`);
-  if (!storeLock.owned) {
+  let storeLock: Ownership | undefined;
+  try {
+    mkdirSync(dirname(storeDir), { recursive: true, mode: 0o700 });
+    storeLock = takeOwnership(`${storeDir}.lock`);
+  } catch (e) {
+    // A store that cannot be written (read-only, full, a file in its way) is refused by the store
+    // itself, send by send, with the reason; no second hub can write it either.
+    log(`no lock on the store ${storeDir} (${(e as Error).message}); serving without it`, 'warn');
+  }
+  if (storeLock && !storeLock.owned) {
     server.close();
     if (process.platform !== 'win32') rmSync(socketPath, { force: true });
     log(
@@ -121,7 +128,7 @@ export async function runHub(args: HubArgs): Promise<void> {
     );
     process.exit(3);
   }
-  process.on('exit', storeLock.release);
+  if (storeLock?.owned) process.on('exit', storeLock.release);
   // Before anything can be announced: a signal from here on must still remove the socket.
   const unlisten = () => {
     if (process.platform !== 'win32') rmSync(socketPath, { force: true });
