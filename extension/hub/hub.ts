@@ -64,7 +64,7 @@ export interface HubOptions {
   /** The store's fdatasyncs in flight at once (default 4; the bench compares 1). */
   maxSyncs?: number;
   /** The store's file system and checkpoint pace, for the power-cut tests. */
-  store?: Pick<JournalOptions, 'fs' | 'minCheckpointBytes' | 'checkpointAtBytes' | 'checkpointBehind'>;
+  store?: Pick<JournalOptions, 'fs' | 'minCheckpointBytes' | 'checkpointAtBytes' | 'checkpointBehind' | 'segmentBytes'>;
   /** How wakes reach an idle agent's terminal (tmux by default); tests count what is typed. */
   pane?: Pane;
   /** How long a wake waits after someone typed in the agent's tmux session (10 s by default). */
@@ -276,7 +276,7 @@ export class Hub {
     this.journal.writable();
     const decision = decideReceipt(
       this.state.hot[id],
-      this.journal.isArchived(id),
+      !this.state.hot[id] && (await this.journal.isArchived(id)),
       id,
       kind,
       caller,
@@ -311,9 +311,12 @@ export class Hub {
     return this.remoteLink;
   }
 
-  /** Whether a message id is known here, open or archived: ingest is idempotent by it. */
+  /**
+   * Whether a message id is known here, open or archived in the recent window: ingest is
+   * idempotent by it. A homeserver replays a room's recent timeline, not years of it.
+   */
   knows(id: string): boolean {
-    return !!this.state.hot[id] || this.journal.isArchived(id);
+    return !!this.state.hot[id] || this.journal.isRecentlyArchived(id);
   }
 
   /**
