@@ -25,6 +25,7 @@ import type {
   LedgerEntry,
   MessageView,
   ReceiptAnswer,
+  SearchHit,
   SendResult,
   Snapshot,
   SnapshotChange,
@@ -32,6 +33,8 @@ import type {
 import { People } from './people';
 import { Pushes } from './pushes';
 import { lookup, messageFor } from './reading';
+import { searchHistory } from './searching';
+import type { HistoryQuery } from './bus/historyQuery';
 import type { RemoteLink } from './remote';
 import { Roster } from './roster';
 import { Sending } from './sending';
@@ -332,6 +335,18 @@ export class Hub {
   }
 
   // ---- reading ----
+
+  /**
+   * Open and settled handoffs that answer the query, newest first. `viewer`: only what that
+   * identity may see (its own mail, and what was addressed to its roles as it holds them now).
+   */
+  search(q: Omit<HistoryQuery, 'viewer'>, viewer?: string): Promise<SearchHit[]> {
+    const roles = viewer === undefined ? [] : (this.state.identities[viewer]?.roles ?? []);
+    return searchHistory(this.journal, {
+      ...q,
+      viewer: viewer === undefined ? undefined : { identity: viewer, roles },
+    });
+  }
 
   lookup(id: string): Promise<MessageView | undefined> {
     return lookup(this.journal, id);

@@ -3,23 +3,13 @@
 // A message's terms are its words and, behind a byte no word holds, its sender, recipients,
 // addresses and thread: a segment's index lists them all, so a search by any of them reads only
 // the messages that carry the term (store/segmentIndex.ts).
-import type { DeliveryState, Delivery, Message } from './model';
+import type { Delivery, Message } from './model';
+import type { SearchQuery } from '../../protocol/views';
 
-export type HistoryState = DeliveryState | 'open' | 'settled';
-
-export interface HistoryQuery {
-  /** Words, each one of the message's (case folded): all of them must be there. */
-  text?: string;
-  from?: string;
-  to?: string;
-  thread?: string;
-  state?: HistoryState;
-  /** sentAt ≥ since, < until (ms). */
-  since?: number;
-  until?: number;
+/** A search as the bus runs it: the protocol's query, and whose eyes it is for. */
+export interface HistoryQuery extends SearchQuery {
   /** Only what this identity may see: its own sent and received mail, and what was addressed to its roles. */
   viewer?: { identity: string; roles: readonly string[] };
-  limit: number;
 }
 
 /** What a term index holds of a message, before it is cut to the index's width. */
