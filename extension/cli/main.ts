@@ -10,8 +10,8 @@ import { connectedText } from '../shared/connect/text';
 import { connectControl } from '../shared/controlClient';
 import { hubCandidates } from '../shared/discovery';
 import { findWorkspace, workspaceOf } from '../shared/paths';
-import { call, InboxRequest, SendRequest, SnapshotRequest } from '../protocol/control';
-import type { InboxItem, SendResult, Snapshot } from '../protocol/views';
+import { call, InboxRequest, SearchRequest, SendRequest, SnapshotRequest } from '../protocol/control';
+import type { InboxItem, SearchHit, SearchQuery, SendResult, Snapshot } from '../protocol/views';
 import { age } from '../shared/format';
 import { deviceLines, encryptionLine } from '../shared/encryptionText';
 import { recipientsText } from '../shared/sendText';
@@ -24,6 +24,8 @@ const USAGE = `usage: handoff <command> [options]
           [--node NAME] [--matrix-config FILE]            …linked to other hubs over Matrix
   send    --to NAME[,NAME] [--as NAME] [--thread T] [--key K] [--insist] BODY…
   inbox   [--as NAME] [--unread]
+  search  [WORDS…] [--from NAME] [--to NAME] [--thread T] [--state S] [--since ISO] [--until ISO]
+          [--as NAME] [--limit N]   open and settled handoffs, newest first (--as: only what NAME may see)
   peers
   status                      exits 1 when a handoff is past its SLA or dead-lettered
   connect    claude|codex|gemini|vscode [--name NAME] [--workspace DIR]
@@ -110,6 +112,11 @@ async function main(argv: string[]): Promise<number> {
       insist: { type: 'boolean' },
       unread: { type: 'boolean' },
       body: { type: 'string' },
+      from: { type: 'string' },
+      state: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      limit: { type: 'string' },
     },
   });
   const env = values.hub ? { ...process.env, HANDOFF_HUB: values.hub } : process.env;
@@ -163,6 +170,35 @@ async function main(argv: string[]): Promise<number> {
                 `${i.message.id} [${i.delivery.state}] from ${i.message.from}: ${i.message.body.replace(/\s+/g, ' ').slice(0, 100)}`,
             )
             .join('\n') || `inbox of ${me} is empty`,
+        );
+        return 0;
+      }
+      case 'search': {
+        const when = (v?: string) => {
+          if (v === undefined) return undefined;
+          const t = Date.parse(v);
+          if (Number.isNaN(t)) throw new Error(`"${v}" is not a time: give an ISO date such as 2026-05-01`);
+          return t;
+        };
+        const hits: SearchHit[] = await call(connection, SearchRequest, {
+          as: values.as,
+          text: positionals.join(' ') || undefined,
+          from: values.from,
+          to: values.to,
+          thread: values.thread,
+          state: values.state as SearchQuery['state'], // checked by the hub against SEARCH_STATES
+          since: when(values.since),
+          until: when(values.until),
+          limit: Number(values.limit ?? 20),
+        });
+        out(
+          hits,
+          hits
+            .map(
+              (h) =>
+                `${h.message_id} ${new Date(h.sent_at).toISOString()} ${h.from} → ${h.recipients.join(', ')} [${h.settled ? 'settled' : 'open'}] ${h.excerpt.slice(0, 100)}`,
+            )
+            .join('\n') || 'no handoff answers that search',
         );
         return 0;
       }

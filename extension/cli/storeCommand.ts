@@ -20,7 +20,9 @@ function describe(c: FileCheck): string[] {
     `${c.path}: DAMAGED at byte ${d.offset}: ${d.why}.`,
     repairable(c)
       ? `  repair would drop ${d.badLines} line(s)${d.laterRecords > 0 ? `, keeping the ${d.laterRecords} good record(s) after the first` : ''}:`
-      : '  repair cannot drop this (the damage is not in one open message line): restore the folder from a copy.',
+      : c.indexed || c.path.endsWith('.idx')
+        ? '  repair cannot drop this (a sealed history segment and its index go together): restore the folder from a copy.'
+        : '  repair cannot drop this (the damage is not in one open message line): restore the folder from a copy.',
     ...d.places.map((p) => `    byte ${p.at}, ${p.length} bytes: ${p.why}`),
   ];
   if (d.badLines > d.places.length) lines.push(`    … and ${d.badLines - d.places.length} more`);

@@ -25,6 +25,7 @@ import type {
   LedgerEntry,
   MessageView,
   ReceiptAnswer,
+  SearchHit,
   SendResult,
   Snapshot,
   SnapshotChange,
@@ -32,6 +33,8 @@ import type {
 import { People } from './people';
 import { Pushes } from './pushes';
 import { lookup, messageFor } from './reading';
+import { searchHistory } from './searching';
+import type { HistoryQuery } from './bus/historyQuery';
 import type { RemoteLink } from './remote';
 import { Roster } from './roster';
 import { Sending } from './sending';
@@ -64,7 +67,7 @@ export interface HubOptions {
   /** The store's fdatasyncs in flight at once (default 4; the bench compares 1). */
   maxSyncs?: number;
   /** The store's file system and checkpoint pace, for the power-cut tests. */
-  store?: Pick<JournalOptions, 'fs' | 'minCheckpointBytes' | 'checkpointAtBytes' | 'checkpointBehind'>;
+  store?: Pick<JournalOptions, 'fs' | 'minCheckpointBytes' | 'checkpointAtBytes' | 'checkpointBehind' | 'segmentBytes'>;
   /** How wakes reach an idle agent's terminal (tmux by default); tests count what is typed. */
   pane?: Pane;
   /** How long a wake waits after someone typed in the agent's tmux session (10 s by default). */
@@ -277,7 +280,7 @@ export class Hub {
     this.journal.writable();
     const decision = decideReceipt(
       this.state.hot[id],
-      this.journal.isArchived(id),
+      !this.state.hot[id] && (await this.journal.isArchived(id)),
       id,
       kind,
       caller,
@@ -312,9 +315,12 @@ export class Hub {
     return this.remoteLink;
   }
 
-  /** Whether a message id is known here, open or archived: ingest is idempotent by it. */
+  /**
+   * Whether a message id is known here, open or archived in the recent window: ingest is
+   * idempotent by it. A homeserver replays a room's recent timeline, not years of it.
+   */
   knows(id: string): boolean {
-    return !!this.state.hot[id] || this.journal.isArchived(id);
+    return !!this.state.hot[id] || this.journal.isRecentlyArchived(id);
   }
 
   /**
@@ -330,6 +336,18 @@ export class Hub {
   }
 
   // ---- reading ----
+
+  /**
+   * Open and settled handoffs that answer the query, newest first. `viewer`: only what that
+   * identity may see (its own mail, and what was addressed to its roles as it holds them now).
+   */
+  search(q: Omit<HistoryQuery, 'viewer'>, viewer?: string): Promise<SearchHit[]> {
+    const roles = viewer === undefined ? [] : (this.state.identities[viewer]?.roles ?? []);
+    return searchHistory(this.journal, {
+      ...q,
+      viewer: viewer === undefined ? undefined : { identity: viewer, roles },
+    });
+  }
 
   lookup(id: string): Promise<MessageView | undefined> {
     return lookup(this.journal, id);

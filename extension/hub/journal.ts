@@ -11,7 +11,8 @@ import { answeredEscalations } from './bus/escalate';
 import { messagesTouched, outboxFor } from './bus/relay';
 import type { Snapshot } from '../protocol/views';
 import { messageIds } from './messageIds';
-import { Store } from './store/store';
+import { Store, type ArchivedMessage } from './store/store';
+import type { HistoryQuery } from './bus/historyQuery';
 import { StoreDamage } from './store/storeDamage';
 import type { StoreFs } from './store/storeFs';
 import type { Log } from '../protocol/hubLog';
@@ -26,6 +27,7 @@ export interface JournalOptions {
   checkpointAtBytes?: number;
   checkpointBehind?: boolean;
   fs?: StoreFs;
+  segmentBytes?: number;
   log: Log;
   now: () => number;
 }
@@ -102,6 +104,7 @@ export class Journal {
         checkpointAtBytes: this.options.checkpointAtBytes,
         checkpointBehind: this.options.checkpointBehind,
         fs: this.options.fs,
+        segmentBytes: this.options.segmentBytes,
         now: this.options.now,
         onError: (what, e) => this.options.log(`store ${what} failed: ${(e as Error).message}`, 'error'),
         onTorn: (line) => this.options.log(line, 'warn'),
@@ -170,8 +173,19 @@ export class Journal {
     return ++this.seq;
   }
 
-  isArchived(id: string): boolean {
-    return !!this.store?.isArchived(id);
+  /** Archived in the recent window (store/history.ts): told at once, for duplicates. */
+  isRecentlyArchived(id: string): boolean {
+    return !!this.store?.isRecentlyArchived(id);
+  }
+
+  /** Archived, however long ago (a read of a history index). */
+  async isArchived(id: string): Promise<boolean> {
+    return !!(await this.store?.isArchived(id));
+  }
+
+  /** Settled messages that answer the query, newest first (store/history.ts). */
+  async searchArchived(q: HistoryQuery): Promise<ArchivedMessage[]> {
+    return this.store ? this.store.history.search(q) : [];
   }
 
   /** An open message, or an archived one read back from the archive. */

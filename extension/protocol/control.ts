@@ -6,7 +6,16 @@
 // the editor's bundle imports it.
 import type { z } from 'zod';
 import type { PARAMS, ValidatedMethod } from './controlSchemas';
-import type { InboxItem, MessageView, ReceiptAnswer, LinkStatus, SendResult, Snapshot, SnapshotChange } from './views';
+import type {
+  InboxItem,
+  MessageView,
+  ReceiptAnswer,
+  LinkStatus,
+  SearchHit,
+  SendResult,
+  Snapshot,
+  SnapshotChange,
+} from './views';
 import type { TerminalWakeAnswer, TerminalWakeParams, WakeAskAnswer, WakeAskParams } from './wake';
 
 /** A validated method's params: exactly what its schema produces. */
@@ -40,6 +49,8 @@ export const SendRequest = validated<SendResult>()('handoff/send');
 export const InboxRequest = validated<InboxItem[]>()('handoff/inbox');
 export const MessageRequest = validated<MessageView | null>()('handoff/message');
 export const ReceiptRequest = validated<ReceiptAnswer>()('handoff/receipt');
+/** Open and settled handoffs that answer a query, newest first (store/history.ts). */
+export const SearchRequest = validated<SearchHit[]>()('handoff/search');
 /** Pushes again, flagged as a chase, to every live session of each unacked recipient. */
 export const ChaseRequest = validated<{ pushed: number }>()('handoff/chase');
 /** A person closes an open handoff (overdue or dead-lettered) with a note. */

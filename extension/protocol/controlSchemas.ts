@@ -3,6 +3,7 @@
 // control.ts so the editor's bundle, which only sends requests, does not carry zod.
 import { z } from 'zod';
 import { IDENTITY_PATTERN, MESSAGE_ID_PATTERN, NO_NUL_PATTERN } from './names';
+import { SEARCH_STATES } from './views';
 
 const identity = z.string().regex(IDENTITY_PATTERN, "must be an identity name: letters, digits, '.', '_' or '-'");
 const messageId = z.string().regex(MESSAGE_ID_PATTERN, 'must be a 26-character message id');
@@ -93,6 +94,21 @@ export const matrixConnectParams = z
   })
   .strict();
 
+/** A history search from the CLI or the editor: the person's, over everything, or narrowed to what `as` may see. */
+export const searchParams = z
+  .object({
+    as: identity.optional(),
+    text: z.string().max(1000).optional(),
+    from: identity.optional(),
+    to: identity.optional(),
+    thread: z.string().min(1).max(256).optional(),
+    state: z.enum(SEARCH_STATES).optional(),
+    since: z.number().int().nonnegative().optional(),
+    until: z.number().int().nonnegative().optional(),
+    limit: z.number().int().min(1).max(500).default(20),
+  })
+  .strict();
+
 /** Each request's schema by method; control.ts infers the params types from these. */
 export const PARAMS = {
   'handoff/send': sendParams,
@@ -103,6 +119,7 @@ export const PARAMS = {
   'handoff/chase': actionParams,
   'handoff/resolve': actionParams,
   'handoff/matrix/connect': matrixConnectParams,
+  'handoff/search': searchParams,
 } as const;
 
 export type ValidatedMethod = keyof typeof PARAMS;

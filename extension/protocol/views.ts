@@ -219,6 +219,45 @@ export interface MessageView {
   relayed?: { eventId: string; at: number };
 }
 
+/** What a history search may ask a handoff's state to be: a recipient's delivery state, or open or settled. */
+export const SEARCH_STATES = [
+  'queued',
+  'pushed',
+  'surfaced',
+  'read',
+  'acked',
+  'done',
+  'stuck',
+  'failed',
+  'open',
+  'settled',
+] as const;
+
+/** A history search: every field narrows it; times are ms since the epoch, `until` not included. */
+export interface SearchQuery {
+  text?: string;
+  from?: string;
+  to?: string;
+  thread?: string;
+  state?: (typeof SEARCH_STATES)[number];
+  since?: number;
+  until?: number;
+  limit: number;
+}
+
+/** One message a history search found: `message_id` opens it with get_message. */
+export interface SearchHit {
+  message_id: string;
+  from: string;
+  recipients: string[];
+  thread: string;
+  sent_at: number;
+  settled: boolean;
+  /** Each recipient's delivery state. */
+  states: Record<string, DeliveryState>;
+  excerpt: string;
+}
+
 /** Past their SLA without an ACK, or dead-lettered and not resolved; `ids` oldest first, at most SNAPSHOT_CAP. */
 export interface OverdueSummary {
   count: number;

@@ -1,7 +1,7 @@
 // G1: kill -9 the hub at random instants while agents send; every acknowledged send survives,
 // is delivered exactly once, and the store files always parse.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { connectAgent, plainBody, waitFor } from '../helpers/agent';
@@ -14,7 +14,9 @@ function storeParses(store: string): number {
   const state = join(store, 'state.json');
   if (existsSync(state)) JSON.parse(readFileSync(state, 'utf8'));
   let torn = 0;
-  for (const log of ['journal.ndjson', 'archive.ndjson']) {
+  const history = existsSync(join(store, 'history')) ? readdirSync(join(store, 'history')) : [];
+  const segments = history.filter((f) => f.endsWith('.ndjson')).map((f) => join('history', f));
+  for (const log of ['journal.ndjson', ...segments]) {
     const path = join(store, log);
     if (!existsSync(path)) continue;
     // The journal runs on in zeros written ahead of its lines (store/appendLog.ts): not a torn line.

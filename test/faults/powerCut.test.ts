@@ -113,7 +113,12 @@ const FSYNCS: Record<string, CrashFsOptions['skip']> = {
   'checkpoint data (fsync before the rename)': (call, path) => call === 'sync' && path.endsWith('.tmp'),
   'checkpoint rename (fsync of the folder after it)': (call, _path, names) =>
     call === 'syncDir' && names.includes('state.json'),
-  'archive data (fdatasync after a move)': (call, path) => call === 'datasync' && path.endsWith('/archive.ndjson'),
+  'history segment data (fdatasync after a move)': (call, path) => call === 'datasync' && path.includes('/history/'),
+  "history segment's name (fsync of the folder once created)": (call, path, names) =>
+    call === 'syncDir' && path.endsWith('/history') && names.some((n) => n.endsWith('.ndjson')),
+  'history index data (fsync before the rename)': (call, path) => call === 'sync' && path.endsWith('.idx.new'),
+  "history folder's name (fsync of the store folder once made)": (call, _path, names) =>
+    call === 'syncDir' && names.includes('history'),
   "store folder's name (fsync of its parent once made)": (call, _path, names) =>
     call === 'syncDir' && names.includes('store'),
 };
@@ -133,6 +138,8 @@ describe('G4: a power cut at any point', () => {
       );
       const checkpoints = fs.calls.filter((c) => c.startsWith('rename') && c.endsWith('/state.json')).length;
       assert.ok(checkpoints >= 4, `checkpoints ran (${checkpoints})`);
+      const sealed = fs.calls.filter((c) => c.startsWith('rename') && c.endsWith('.idx')).length;
+      assert.ok(sealed >= 2, `history segments were sealed with their indexes (${sealed})`);
       const t = await check(acked, cuts);
       console.log(
         `# power cut: ${t.cuts} cut points, ${t.states} distinct crash states, ${checkpoints} checkpoints, ${acked.sends.length} sends (${acked.remote.length} to another node, ${acked.relayed.length} relayed) + ${acked.receipts.length} receipts + ${acked.escalations.length} escalations acknowledged; lost ${t.lost}, duplicated ${t.duplicated}, phantom ${t.phantom}, unopenable ${t.unopenable}`,

@@ -101,9 +101,9 @@ async function refused(dir: string, file: string, offset: number): Promise<void>
 }
 
 describe('a damaged store', { timeout: 120_000 }, () => {
-  it('17 bytes overwritten in line 1 001 of a 2 000-line archive: refused, the file unchanged; repair drops that line only', async () => {
+  it('17 bytes overwritten in line 1 001 of a 2 000-line history segment: refused, the file unchanged; repair drops that line only', async () => {
     const dir = await makeStore(2000, 0, true);
-    const archive = join(dir, 'archive.ndjson');
+    const archive = join(dir, 'history', '000001.ndjson');
     const at = lineAt(archive, 1000);
     overwrite(archive, at + 200, 'XXXXXXXXXXXXXXXXX'); // inside the body: the line still parses
     const before = sha(archive);
@@ -112,7 +112,7 @@ describe('a damaged store', { timeout: 120_000 }, () => {
 
     const check = await cli('store', 'check', '--store', dir);
     assert.equal(check.code, 1);
-    assert.match(check.out, new RegExp(`archive\\.ndjson: DAMAGED at byte ${at}: its checksum does not match`));
+    assert.match(check.out, new RegExp(`000001\\.ndjson: DAMAGED at byte ${at}: its checksum does not match`));
     assert.match(check.out, /repair would drop 1 line\(s\), keeping the 999 good record\(s\) after the first/);
     const asked = await cli('store', 'repair', '--store', dir);
     assert.equal(asked.code, 1);
@@ -120,13 +120,13 @@ describe('a damaged store', { timeout: 120_000 }, () => {
     assert.equal(sha(archive), before, 'repair without --yes changes nothing');
     const repaired = await cli('store', 'repair', '--store', dir, '--yes');
     assert.equal(repaired.code, 0, repaired.out);
-    const copy = readdirSync(dir).find((f) => f.startsWith('archive.ndjson.damaged-'));
+    const copy = readdirSync(join(dir, 'history')).find((f) => f.startsWith('000001.ndjson.damaged-'));
     assert.ok(copy, repaired.out);
-    assert.equal(sha(join(dir, copy)), before, 'the damaged file is kept beside it as it was');
+    assert.equal(sha(join(dir, 'history', copy)), before, 'the damaged file is kept beside it as it was');
 
     const store = await Store.open(dir, 'n', opts);
     assert.equal(store.archivedCount, 1999, 'only the damaged line was dropped');
-    assert.equal(store.isArchived(message(1001).id), false);
+    assert.equal(await store.isArchived(message(1001).id), false);
     assert.equal((await store.archived(message(1002).id))?.message.body, message(1002).body);
     await store.close();
     assert.equal((await cli('store', 'check', '--store', dir)).code, 0);
@@ -164,12 +164,12 @@ describe('a damaged store', { timeout: 120_000 }, () => {
 
   it('a torn last line is still cut, and the hub opens the store', async () => {
     const dir = await makeStore(20, 0, true);
-    const archive = join(dir, 'archive.ndjson');
+    const archive = join(dir, 'history', '000001.ndjson');
     const whole = readFileSync(archive).length;
     overwrite(archive, whole, '{"crc32":"00000000","synced":0,"message":{"id":"01J'); // no end: a write cut short
     const hub = await startHub({ store: dir });
     try {
-      assert.match(hub.log(), new RegExp(`archive\\.ndjson: a torn tail cut at byte ${whole}`));
+      assert.match(hub.log(), new RegExp(`000001\\.ndjson: a torn tail cut at byte ${whole}`));
       assert.match(hub.log(), /0 open, 20 archived/);
     } finally {
       await hub.stop();

@@ -77,6 +77,11 @@ export const CUTS: Record<string, (state: DiskState) => Survival | undefined> = 
   },
 };
 
+/** A read as POSIX makes it: past the end, nothing. */
+function readAt(data: Buffer, buf: Buffer, offset: number, length: number, position: number): number {
+  return position >= data.length ? 0 : data.copy(buf, offset, position, Math.min(data.length, position + length));
+}
+
 function latest(state: DiskState, which: (op: FileOp | DirOp) => boolean): number | undefined {
   let at: number | undefined;
   for (const n of state.nodes.values())
@@ -291,10 +296,7 @@ export class CrashFs implements StoreFs {
     };
     return {
       size: async () => (check(), node.data.length),
-      read: async (buf, offset, length, position) => (
-        check(),
-        node.data.copy(buf, offset, position, Math.min(node.data.length, position + length))
-      ),
+      read: async (buf, offset, length, position) => (check(), readAt(node.data, buf, offset, length, position)),
       write: async (buf, offset, length, position) => {
         check();
         const at = this.mutate('write', path);
@@ -339,8 +341,7 @@ export class CrashFs implements StoreFs {
     if (!node) throw errno('ENOENT', 'open', path);
     if (node.kind !== 'file') throw errno('EISDIR', 'open', path);
     return {
-      read: (buf, offset, length, position) =>
-        node.data.copy(buf, offset, position, Math.min(node.data.length, position + length)),
+      read: (buf, offset, length, position) => readAt(node.data, buf, offset, length, position),
       close: () => undefined,
     };
   }
@@ -399,6 +400,10 @@ export class CrashFs implements StoreFs {
       uid: process.getuid?.() ?? 0,
       mode: node.kind === 'dir' ? 0o40700 : 0o100600,
     };
+  }
+
+  async list(path: string): Promise<string[]> {
+    return [...this.dirAt(path).entries.keys()];
   }
 
   async syncDir(path: string): Promise<void> {

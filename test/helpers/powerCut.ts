@@ -53,17 +53,23 @@ export function hubOn(
     tickMs: 0,
     clock: () => clock.t,
     log,
-    store: { fs, minCheckpointBytes },
+    // Segments of a few handoffs: the scenario seals several, each with its index.
+    store: { fs, minCheckpointBytes, segmentBytes: SEGMENT_BYTES },
   });
 }
 
-/** Every message the image holds once opened: the hot set, and the archive's lines not also hot. */
+export const SEGMENT_BYTES = 6 * 1024;
+
+/** Every message the image holds once opened: the hot set, and the history's lines not also hot. */
 export function messagesIn(hub: Hub, image: DiskImage): Message[] {
   const hot = Object.values(hub.state.hot).map((h) => ({ ...h.message, body: bodyOf(h.message) }));
   const ids = new Set(hot.map((m) => m.id));
-  const archive = image.files.get(`${STORE}/archive.ndjson`)?.toString('utf8') ?? '';
+  const history = [...image.files]
+    .filter(([path]) => path.startsWith(`${STORE}/history/`) && path.endsWith('.ndjson'))
+    .map(([, bytes]) => bytes.toString('utf8'))
+    .join('\n');
   const archived = new Map<string, Message>();
-  for (const line of archive.split('\n')) {
+  for (const line of history.split('\n')) {
     if (!line.trim() || line.startsWith('\0')) continue;
     try {
       const m = (JSON.parse(line) as { message: Message }).message;

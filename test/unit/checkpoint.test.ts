@@ -261,7 +261,7 @@ describe('the checkpoint document', () => {
       const again = await Store.open(dir, 'n', opts);
       assert.deepEqual(asWritten(again.state), asWritten(oracle), `${path}: the document holds every change`);
       assert.equal(leftInFile(again.state), KINDS + UNCHANGED - 1, 'every open body left in the document');
-      assert.ok(again.isArchived(ids(10)), 'the resolved one archived');
+      assert.ok(await again.isArchived(ids(10)), 'the resolved one archived');
       await again.close();
     }
   });

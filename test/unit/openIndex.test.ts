@@ -3,7 +3,7 @@
 // start that parses the whole document gives. An index that does not name the document beside it
 // (a crash between the two writes, a torn or foreign file) is not used.
 import assert from 'node:assert/strict';
-import { copyFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { MailIndex } from '../../extension/hub/bus/mailIndex';
@@ -119,8 +119,8 @@ function answers(mail: MailIndex, state: BusState): unknown {
 /** A start that parses the document whole: the same folder with its index taken away. */
 async function parsedWhole(dir: string): Promise<Store> {
   const copy = tempDir('open-index-whole');
-  for (const f of ['state.json', 'journal.ndjson', 'journal.2.ndjson', 'archive.ndjson'])
-    copyFileSync(join(dir, f), join(copy, f));
+  for (const f of ['state.json', 'journal.ndjson', 'journal.2.ndjson']) copyFileSync(join(dir, f), join(copy, f));
+  cpSync(join(dir, 'history'), join(copy, 'history'), { recursive: true });
   const store = await Store.open(copy, 'n', opts);
   assert.equal(store.unparsed, 0);
   return store;
@@ -181,7 +181,7 @@ describe('a start from the open index', () => {
     await store.close();
     await before.close(); // its files, left open as a kill -9 leaves them
     assert.ok(
-      store.isArchived(ids[2]) && whole.isArchived(ids[2]),
+      (await store.isArchived(ids[2])) && (await whole.isArchived(ids[2])),
       'the message resolved since is settled: archived at the next checkpoint',
     );
   });

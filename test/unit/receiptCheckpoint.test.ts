@@ -27,7 +27,7 @@ function holdArchiveWrites(): { hold: boolean; held: (() => void)[]; restore: ()
   const writeBatch = proto.writeBatch;
   const gate = { hold: false, held: [] as (() => void)[], restore: () => void (proto.writeBatch = writeBatch) };
   proto.writeBatch = function (this: AppendLog<unknown>, values) {
-    if (!gate.hold || !this.path.endsWith('archive.ndjson')) return writeBatch.call(this, values);
+    if (!gate.hold || !this.path.includes('/history/')) return writeBatch.call(this, values);
     return new Promise((resolve, reject) =>
       gate.held.push(() => void writeBatch.call(this, values).then(resolve, reject)),
     );
@@ -71,7 +71,7 @@ describe('receipts across a checkpoint', () => {
       await hub.close();
       hub = new Hub({ workspace: tempDir('receipt-cp-ws'), storeDir, node: 'n', tickMs: 0 });
       await hub.start();
-      assert.equal(hub.journal.isArchived(sent.message_id), true, 'settled, it is archived by the close');
+      assert.equal(await hub.journal.isArchived(sent.message_id), true, 'settled, it is archived by the close');
       assert.equal(results(await hub.lookup(sent.message_id)), 1, 'the result is in the archive');
       const late = await hub.receipt(bob, sent.message_id, 'ack');
       assert.deepEqual(

@@ -11,6 +11,7 @@ import {
   MatrixConnectRequest,
   MatrixDisconnectRequest,
   MessageRequest,
+  SearchRequest,
   PresenceRequest,
   ReceiptRequest,
   ResolveRequest,
@@ -134,6 +135,7 @@ export function serveControl(
     return { window: controlSession };
   });
   handle(InboxRequest, (p) => hub.inbox(p.identity, p));
+  handle(SearchRequest, ({ as, ...q }) => hub.search(q, as));
   handle(MessageRequest, async (p) => {
     const view = await hub.lookup(p.id);
     return view ? labelledView(view) : null;

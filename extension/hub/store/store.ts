@@ -2,11 +2,12 @@
 //   journal.ndjson,  every bus event, appended and fdatasync'd before a send is acknowledged; two
 //   journal.2.ndjson files taking turns, so a checkpoint is written while commits go on in the other
 //   state.json       the lowdb checkpoint: the hot (unsettled) state as of journal record n, a line per open message
-//   archive.ndjson   settled messages, appended at checkpoints and looked up by offset
+//   history/         settled messages, appended at checkpoints into segments of bounded size, each
+//                    full one with an index on disk (history.ts); looked up by id, never loaded whole
 // Write cost does not grow with history: a send costs one batched append; a checkpoint rewrites
 // only the hot document, and only after as many journal bytes as that document holds, so its
 // amortised cost per send stays constant.
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { apply, isSettled, pruneIdempotency, type ChangeNote } from '../bus/reduce';
 import {
@@ -20,10 +21,10 @@ import {
 import { bodyOf, withBody } from '../bus/body';
 import { messagesTouched } from '../bus/relay';
 import { AppendLog, type LoadedLine } from './appendLog';
+import { History } from './history';
 import { CheckpointFile, type Checkpoint, type CheckpointSnapshot } from './checkpointFile';
 import { MailIndex } from '../bus/mailIndex';
-import { reviveHot } from './revive';
-import { nodeFs, type StoreFs } from './storeFs';
+import { makeDurableDir, nodeFs, type StoreFs } from './storeFs';
 
 const FORMAT = 1;
 /**
@@ -74,23 +75,8 @@ export interface StoreOptions {
   maxSyncs?: number;
   /** The file system (the power-cut tests give one that loses what was not synced). */
   fs?: StoreFs;
-}
-
-/**
- * Creates the folder and any missing parents, and fsyncs the parent of each level it created:
- * POSIX makes a new directory's name durable only then (ext4 happens to commit it with the first
- * fdatasync inside; a filesystem that keeps no more than POSIX promises loses the whole store).
- */
-async function makeDurableDir(fs: StoreFs, dir: string): Promise<void> {
-  const first = await fs.mkdirs(dir, 0o700);
-  if (first === undefined) return; // it was there
-  const top = resolve(first);
-  const created: string[] = []; // from the top level made down to `dir`
-  for (let d = resolve(dir); ; d = dirname(d)) {
-    created.unshift(d);
-    if (d === top || d === dirname(d)) break;
-  }
-  for (const d of created) await fs.syncDir(dirname(d));
+  /** A history segment's size before it is sealed with its index (history.ts SEGMENT_BYTES). */
+  segmentBytes?: number;
 }
 
 export class Store {
@@ -148,8 +134,7 @@ export class Store {
     private readonly db: Low<Checkpoint>,
     private readonly adapter: CheckpointFile,
     private readonly journals: [AppendLog<JournalRecord>, AppendLog<JournalRecord>],
-    private readonly archive: AppendLog<ArchivedMessage>,
-    private readonly archiveIndex: Map<string, { offset: number; length: number }>,
+    readonly history: History,
     private readonly options: StoreOptions,
   ) {
     this.state = db.data.state;
@@ -186,8 +171,6 @@ export class Store {
     await db.read();
     if (db.data.format !== FORMAT)
       throw new Error(`${join(dir, 'state.json')} has format ${db.data.format}; this Handoff reads format ${FORMAT}`);
-    const archive = new AppendLog<ArchivedMessage>(join(dir, 'archive.ndjson'), reviveHot, 0, fs);
-    const archiveIndex = new Map<string, { offset: number; length: number }>();
     const torn = (path: string) => (at: number, records: number) =>
       options.onTorn?.(
         `${path}: a torn tail cut at byte ${at} (a write a crash interrupted; ${records} whole record(s) after it, never acknowledged)`,
@@ -197,18 +180,21 @@ export class Store {
       (name) => new AppendLog<JournalRecord>(join(dir, name), (r) => r, JOURNAL_PREALLOCATE_BYTES, fs),
     ) as [AppendLog<JournalRecord>, AppendLog<JournalRecord>];
     const loaded: LoadedLine<JournalRecord>[][] = [[], []];
+    let history: History | undefined;
     try {
-      await archive.open(
-        (line) => archiveIndex.set(line.value.message.id, { offset: line.offset, length: line.length }),
-        torn(archive.path),
-      );
+      history = await History.open(dir, {
+        fs,
+        segmentBytes: options.segmentBytes,
+        onTorn: (path, at, records) => torn(path)(at, records),
+      });
       for (const i of [0, 1] as const) await journals[i].open((line) => loaded[i].push(line), torn(journals[i].path));
     } catch (e) {
-      for (const log of [archive, ...journals]) await log.close();
+      await history?.close();
+      for (const log of journals) await log.close();
       adapter.close();
       throw e;
     }
-    const store = new Store(dir, db, adapter, journals, archive, archiveIndex, options);
+    const store = new Store(dir, db, adapter, journals, history, options);
     const after = loaded.map((records) => records.filter(({ value }) => value.n > store.n)); // the rest is in the checkpoint
     // Commits go on in the journal with the newest records; the other must be empty before it takes its turn.
     store.active = (after[1].at(-1)?.value.n ?? 0) > (after[0].at(-1)?.value.n ?? 0) ? 1 : 0;
@@ -229,7 +215,7 @@ export class Store {
       for (const id of store.restoredChanged) store.follow(id);
     } else for (const id of Object.keys(store.state.hot)) store.follow(id);
     // A crash between archiving and checkpointing leaves a message in both: the hot copy wins.
-    if (archiveIndex.size > 0) for (const id of store.open) archiveIndex.delete(id);
+    for (const id of store.open) history.forget(id);
     return store;
   }
 
@@ -480,15 +466,14 @@ export class Store {
   private async archiveSettled(settled: HotMessage[], now: number, touched?: Set<string>): Promise<HotMessage[]> {
     if (settled.length === 0) return [];
     const rows = settled
-      .filter((h) => !this.archiveIndex.has(h.message.id))
+      .filter((h) => !this.history.holds(h.message.id))
       .map((h) => ({ ...h, message: withBody(h.message), archivedAt: now }));
     const texts = new Map(rows.map((r) => [r.message.id, r.message.body]));
-    const places = await this.archive.writeBatch(rows);
-    rows.forEach((r, i) => this.archiveIndex.set(r.message.id, places[i]));
+    await this.history.append(rows);
     const awaited = this.awaited();
     const stays = (id: string) => awaited.has(id) || !!touched?.has(id);
     const moved = settled.filter((h) => !stays(h.message.id));
-    for (const h of settled) if (stays(h.message.id)) this.archiveIndex.delete(h.message.id);
+    for (const h of settled) if (stays(h.message.id)) this.history.forget(h.message.id);
     for (const h of moved) {
       // Its body's ref points into a document that is about to be replaced, and the message may
       // still be held elsewhere (the duplicate window): it keeps its text.
@@ -527,13 +512,18 @@ export class Store {
     return ids;
   }
 
-  isArchived(id: string): boolean {
-    return this.archiveIndex.has(id);
+  /** Archived recently (history.ts knowsRecent): told without a read, for duplicates. */
+  isRecentlyArchived(id: string): boolean {
+    return this.history.knowsRecent(id);
   }
 
-  async archived(id: string): Promise<ArchivedMessage | undefined> {
-    const at = this.archiveIndex.get(id);
-    return at ? this.archive.readAt(at.offset, at.length) : undefined;
+  /** Archived, however long ago: a read of the index whose id range holds it. */
+  isArchived(id: string): Promise<boolean> {
+    return Promise.resolve(this.history.has(id));
+  }
+
+  archived(id: string): Promise<ArchivedMessage | undefined> {
+    return this.history.get(id);
   }
 
   /** The open messages' ids in the order they came, a live view: ids added later are visited too. */
@@ -546,7 +536,7 @@ export class Store {
   }
 
   get archivedCount(): number {
-    return this.archiveIndex.size;
+    return this.history.count;
   }
 
   /** Finishes pending writes and checkpoints, so the next start replays nothing. */
@@ -561,7 +551,7 @@ export class Store {
     this.closed = true;
     await this.checkpoint().catch((e) => this.options.onError?.('checkpoint on close', e));
     for (const journal of this.journals) await journal.close();
-    await this.archive.close();
+    await this.history.close();
     this.adapter.close(); // the bodies left in the checkpoint cannot be read from here on
   }
 }

@@ -1,18 +1,21 @@
 // `handoff store check` and `repair`: the damage in each file of a store, and — only when asked —
 // a copy of each damaged file kept beside it, then the file written anew without its damaged
 // lines, every good line kept (SQLite's integrity_check apart from any repair).
-import { copyFile, unlink } from 'node:fs/promises';
+import { copyFile, readdir, readFile, unlink } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
 import { CheckpointFile } from './checkpointFile';
 import { replaceDurably } from './replaceDurably';
 import { readLines } from './lineReader';
 import { reframe } from './logLine';
+import { HEADER, parseHeader, type IndexHeader } from './segmentIndex';
 import { scanLog, type Damage } from './logScan';
 import { StoreDamage } from './storeDamage';
 import { nodeFs, writeAll, type StoreFile } from './storeFs';
 
 export const LOGS = ['archive.ndjson', 'journal.ndjson', 'journal.2.ndjson'];
 export const CHECKPOINT = 'state.json';
+const HISTORY = 'history';
 
 export interface FileCheck {
   path: string;
@@ -21,12 +24,35 @@ export interface FileCheck {
   /** A torn tail the hub's next start cuts by itself (nothing acknowledged is in it). */
   torn?: { at: number; records: number };
   records?: number;
+  /** A history segment sealed with its index: dropping a line would leave the index pointing past it. */
+  indexed?: boolean;
 }
 
 export async function checkStore(dir: string): Promise<FileCheck[]> {
   const out: FileCheck[] = [await checkCheckpoint(join(dir, CHECKPOINT))];
   for (const name of LOGS) out.push(await checkLog(join(dir, name)));
+  const history = (await readdir(join(dir, HISTORY)).catch(() => [])).sort();
+  for (const name of history) {
+    const path = join(dir, HISTORY, name);
+    if (name.endsWith('.ndjson'))
+      out.push({ ...(await checkLog(path)), indexed: history.includes(name.replace(/ndjson$/, 'idx')) });
+    else if (name.endsWith('.idx')) out.push(await checkIndex(path));
+  }
   return out;
+}
+
+/** A segment's index, read whole (it is bounded): its header and the checksum of the rest. */
+async function checkIndex(path: string): Promise<FileCheck> {
+  const buf = await readFile(path);
+  const header = parseHeader(buf, buf.length);
+  const why =
+    typeof header === 'string'
+      ? header
+      : crc32(buf.subarray(HEADER)) !== header.bodyCrc
+        ? 'its checksum does not match'
+        : undefined;
+  if (why) return { path, damage: { path, offset: 0, why, badLines: 0, laterRecords: 0, places: [] } };
+  return { path, records: (header as IndexHeader).count };
 }
 
 async function checkLog(path: string): Promise<FileCheck> {
@@ -63,7 +89,7 @@ async function checkCheckpoint(path: string): Promise<FileCheck> {
 
 /** Whether a repair can drop what is damaged: not a checkpoint's first or last line, nor damage no line shows. */
 export function repairable(check: FileCheck): boolean {
-  if (!check.damage) return false;
+  if (!check.damage || check.indexed || check.path.endsWith('.idx')) return false;
   if (!check.path.endsWith(CHECKPOINT)) return true;
   return check.damage.places.every((p) => p.why.startsWith('an open message line'));
 }

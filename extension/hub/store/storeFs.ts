@@ -2,7 +2,8 @@
 // tests one that keeps only what fsync made durable and loses the rest at a simulated power cut
 // (test/helpers/crashFs.ts), the way SQLite's crash tests run on a test VFS.
 import { closeSync, constants, openSync, readSync } from 'node:fs';
-import { lstat, mkdir, open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { lstat, mkdir, open, readdir, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
 
 /** An open file. Every read and write names its position: the store never relies on a file offset. */
 export interface StoreFile {
@@ -42,6 +43,8 @@ export interface StoreFs {
   lstat(path: string): Promise<{ isDirectory: boolean; uid: number; mode: number }>;
   /** fsync of a directory: the names created, renamed or removed in it are durable once it resolves. */
   syncDir(path: string): Promise<void>;
+  /** The names in a directory. */
+  list(path: string): Promise<string[]>;
 }
 
 const FLAGS: Record<OpenMode, number> = {
@@ -74,6 +77,7 @@ export const nodeFs: StoreFs = {
   readFile: (path) => readFile(path),
   rename: (from, to) => rename(from, to),
   unlink: (path) => unlink(path),
+  list: (path) => readdir(path),
   mkdirs: (path, mode) => mkdir(path, { recursive: true, mode }),
   lstat: async (path) => {
     const st = await lstat(path);
@@ -93,4 +97,21 @@ export const nodeFs: StoreFs = {
 /** Writes all of `buf` at `position`, however many writes it takes. */
 export async function writeAll(file: StoreFile, buf: Buffer, position: number): Promise<void> {
   for (let done = 0; done < buf.length;) done += await file.write(buf, done, buf.length - done, position + done);
+}
+
+/**
+ * Creates the folder and any missing parents, and fsyncs the parent of each level it created:
+ * POSIX makes a new directory's name durable only then (ext4 happens to commit it with the first
+ * fdatasync inside; a filesystem that keeps no more than POSIX promises loses the whole store).
+ */
+export async function makeDurableDir(fs: StoreFs, dir: string): Promise<void> {
+  const first = await fs.mkdirs(dir, 0o700);
+  if (first === undefined) return; // it was there
+  const top = resolve(first);
+  const created: string[] = []; // from the top level made down to `dir`
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    created.unshift(d);
+    if (d === top || d === dirname(d)) break;
+  }
+  for (const d of created) await fs.syncDir(dirname(d));
 }

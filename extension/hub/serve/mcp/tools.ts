@@ -12,7 +12,7 @@ import type { Delivery, Message } from '../../bus/model';
 import { RESEND_META } from '../../../protocol/mcp';
 import { NO_NUL_PATTERN } from '../../../protocol/names';
 import { CHANNEL_WORDS, type Channel } from '../../../protocol/model';
-import { PRESENCE_WINDOW_MS } from '../../../protocol/views';
+import { PRESENCE_WINDOW_MS, SEARCH_STATES, type SearchQuery } from '../../../protocol/views';
 import type { Hub } from '../../hub';
 import { recipientsText } from '../../../shared/sendText';
 import { deliveryState } from '../../bus/ledger';
@@ -63,6 +63,8 @@ function withFooter(ctx: ToolContext, r: CallToolResult): CallToolResult {
     structuredContent: { ...r.structuredContent, unacked_footer: footer },
   };
 }
+
+type SearchInput = Omit<SearchQuery, 'since' | 'until'> & { since?: string; until?: string };
 
 /** Body bytes per inbox page; past it the page ends and next_after_seq pages on. */
 const INBOX_PAGE_BYTES = 256 * 1024;
@@ -541,6 +543,44 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         })
         .join('\n');
       return result(ctx, text, { message_id, settled: view.settled, deliveries });
+    }),
+  );
+
+  server.registerTool(
+    'search_history',
+    {
+      description:
+        'Search the handoffs you may see — sent by you, addressed to you or to one of your roles — open and settled, newest first: by words of the body (all must occur), sender, recipient, thread, state and time. Each hit names its message_id: get_message opens it.',
+      inputSchema: {
+        text: z.string().max(1000).optional().describe('words that must all occur in the body (case folded)'),
+        from: identityName.optional(),
+        to: identityName.optional(),
+        thread: z.string().min(1).max(256).optional(),
+        state: z.enum(SEARCH_STATES).optional().describe("a recipient's delivery state, or open / settled"),
+        since: z.string().datetime({ offset: true }).optional().describe('ISO time: sent at or after'),
+        until: z.string().datetime({ offset: true }).optional().describe('ISO time: sent before'),
+        limit: z.number().int().min(1).max(100).default(20),
+      },
+      annotations: READ,
+    },
+    guarded(ctx, async (q: SearchInput) => {
+      const me = ctx.caller().identity;
+      const hits = await hub.search(
+        {
+          ...q,
+          since: q.since === undefined ? undefined : Date.parse(q.since),
+          until: q.until === undefined ? undefined : Date.parse(q.until),
+        },
+        me,
+      );
+      const text =
+        hits
+          .map(
+            (h) =>
+              `${h.message_id} ${new Date(h.sent_at).toISOString()} ${h.from} → ${h.recipients.join(', ')} [${h.settled ? 'settled' : 'open'}] ${h.excerpt}`,
+          )
+          .join('\n') || 'No handoff you may see answers that search.';
+      return result(ctx, text, { hits });
     }),
   );
 

@@ -1,0 +1,408 @@
+// Settled handoffs, off the start path: history/ holds segments of bounded size (NNNNNN.ndjson,
+// the archive's lines), and each full one an index of its own (NNNNNN.idx, segmentIndex.ts),
+// written durably before the next segment is made. A start reads each index's header and the one
+// segment still being written, never the rest: an old handoff is found by a binary search in the
+// index whose id range holds it, then one read of its line (whose CRC and id are checked).
+// The archive.ndjson an earlier version wrote stays where it is, read-only: at the first start it
+// is checked through and indexed in ranges of the segment size (legacy indexes), a chunk at a time.
+import { join } from 'node:path';
+import { termGroups, termsOf, matches, type HistoryQuery } from '../bus/historyQuery';
+import type { ArchivedMessage } from './store';
+import { AppendLog } from './appendLog';
+import { readLines } from './lineReader';
+import { parseLine } from './logLine';
+import { reviveHot } from './revive';
+import {
+  buildIndex,
+  HEADER,
+  IndexReader,
+  indexSize,
+  parseHeader,
+  type IndexHeader,
+  type IndexedLine,
+} from './segmentIndex';
+import { StoreDamage } from './storeDamage';
+import { makeDurableDir, writeAll, type StoreFs } from './storeFs';
+
+/** Small enough that the segment being written is read through at start in a few ms, large enough that 1 000 000 handoffs make a few hundred. */
+export const SEGMENT_BYTES = 4 * 1024 * 1024;
+
+interface Sealed {
+  n: number;
+  idx: string;
+  data: string;
+  header: IndexHeader;
+}
+
+type Place = { offset: number; length: number };
+
+export interface HistoryOptions {
+  fs: StoreFs;
+  segmentBytes?: number;
+  onTorn?: (path: string, at: number, records: number) => void;
+}
+
+const name = (n: number, ext: string) => `${String(n).padStart(6, '0')}.${ext}`;
+
+/** A history file that is not as it was written: the store is not opened, nothing is changed. */
+function damaged(path: string, why: string): StoreDamage {
+  const e = new StoreDamage({ path, offset: 0, why, badLines: 0, laterRecords: 0, places: [] });
+  e.message = `${path} is damaged (${why}). The hub did not open the store and changed nothing in it. Keep a copy of the store folder, then run \`handoff store check\` on it.`;
+  return e;
+}
+
+export class History {
+  /** Oldest first. */
+  private readonly sealed: Sealed[] = [];
+  /** The segment being written: every line's place, by id (bounded by the segment size). */
+  private readonly recent = new Map<string, Place>();
+  /** The ids of the segment sealed last: with `recent`, the window a duplicate is told by at once. */
+  private previous = new Set<string>();
+  private active!: AppendLog<ArchivedMessage>;
+  private activeN = 0;
+  private readonly segmentBytes: number;
+
+  private constructor(
+    readonly dir: string,
+    private readonly legacyPath: string,
+    private readonly options: HistoryOptions,
+  ) {
+    this.segmentBytes = options.segmentBytes ?? SEGMENT_BYTES;
+  }
+
+  static async open(storeDir: string, options: HistoryOptions): Promise<History> {
+    const h = new History(join(storeDir, 'history'), join(storeDir, 'archive.ndjson'), options);
+    const fs = options.fs;
+    await makeDurableDir(fs, h.dir);
+    const names = await fs.list(h.dir);
+    const data = new Set<number>();
+    const idx: number[] = [];
+    for (const file of names) {
+      const m = /^(\d{6})\.(ndjson|idx)$/.exec(file);
+      if (m?.[2] === 'idx') idx.push(Number(m[1]));
+      else if (m) data.add(Number(m[1]));
+      else if (file.endsWith('.idx.new')) await fs.unlink(join(h.dir, file)); // a seal a crash cut short
+    }
+    for (const n of idx.sort((a, b) => a - b)) h.sealed.push(h.readHeader(n));
+    const last = Math.max(0, ...data, ...idx);
+    for (const n of data)
+      if (n !== last && !idx.includes(n))
+        throw damaged(join(h.dir, name(n, 'ndjson')), 'a full segment without its index');
+    await h.migrateLegacy(data.size > 0 || h.sealed.some((x) => !x.header.legacy));
+    h.activeN = data.has(last) && !idx.includes(last) ? last : Math.max(last, h.sealed.at(-1)?.n ?? 0) + 1;
+    await h.openActive();
+    const before = h.sealed.at(-1);
+    if (before) h.previous = new Set(h.idsOf(before));
+    return h;
+  }
+
+  private readHeader(n: number): Sealed {
+    const path = join(this.dir, name(n, 'idx'));
+    const file = this.options.fs.openReader(path);
+    try {
+      const buf = Buffer.alloc(HEADER);
+      const got = file.read(buf, 0, HEADER, 0);
+      const parsed = parseHeader(buf.subarray(0, got));
+      if (typeof parsed === 'string') throw damaged(path, parsed);
+      // The size, without a stat: its last byte is there and nothing after it.
+      const end = indexSize(parsed);
+      const one = Buffer.alloc(1);
+      if (file.read(one, 0, 1, end - 1) !== 1 || file.read(one, 0, 1, end) !== 0)
+        throw damaged(path, `not the ${end} bytes its header says`);
+      const sealed = {
+        n,
+        idx: path,
+        data: parsed.legacy ? this.legacyPath : join(this.dir, name(n, 'ndjson')),
+        header: parsed,
+      };
+      this.checkData(sealed);
+      return sealed;
+    } finally {
+      file.close();
+    }
+  }
+
+  /** The data an index covers is all there (its last byte), or its lines were lost: damage, said at open. */
+  private checkData(s: Sealed): void {
+    let data;
+    try {
+      data = this.options.fs.openReader(s.data);
+    } catch {
+      throw damaged(s.data, `missing, and ${s.idx} indexes ${s.header.count} handoffs in it`);
+    }
+    try {
+      if (s.header.to > 0 && data.read(Buffer.alloc(1), 0, 1, s.header.to - 1) !== 1)
+        throw damaged(s.data, `shorter than the ${s.header.to} bytes ${s.idx} indexes`);
+    } finally {
+      data.close();
+    }
+  }
+
+  private async openActive(): Promise<void> {
+    this.active = new AppendLog<ArchivedMessage>(
+      join(this.dir, name(this.activeN, 'ndjson')),
+      reviveHot,
+      0,
+      this.options.fs,
+    );
+    await this.active.open(
+      (line) => this.recent.set(line.value.message.id, { offset: line.offset, length: line.length }),
+      (at, records) => this.options.onTorn?.(this.active.path, at, records),
+    );
+  }
+
+  /**
+   * The archive an earlier version wrote: checked through once (a torn tail cut, damage refused,
+   * as for any log), then indexed in ranges, each index written durably before the next is begun,
+   * so a start cut short goes on from the last one.
+   */
+  private async migrateLegacy(segments: boolean): Promise<void> {
+    const fs = this.options.fs;
+    let size: number;
+    try {
+      const fh = await fs.open(this.legacyPath, 'read');
+      size = await fh.size();
+      await fh.close();
+    } catch {
+      return; // none
+    }
+    const covered = Math.max(0, ...this.sealed.filter((s) => s.header.legacy).map((s) => s.header.to));
+    if (covered >= size) return;
+    if (segments) throw damaged(this.legacyPath, `bytes past ${covered} that no history index covers`);
+    if (covered === 0) {
+      const check = new AppendLog<ArchivedMessage>(this.legacyPath, reviveHot, 0, fs);
+      await check.open(
+        () => undefined,
+        (at, records) => this.options.onTorn?.(this.legacyPath, at, records),
+      );
+      size = check.bytes;
+      await check.close();
+    }
+    const fh = await fs.open(this.legacyPath, 'read');
+    try {
+      let n = (this.sealed.at(-1)?.n ?? 0) + 1;
+      let from = covered;
+      let lines = new Map<string, IndexedLine>();
+      const seal = async (to: number) => {
+        this.sealed.push(await this.writeIndex(n++, [...lines.values()], { from, to, legacy: true }));
+        lines = new Map();
+        from = to;
+      };
+      for await (const line of readLines(fh, covered)) {
+        if (line.at >= size || line.unterminated) break;
+        const parsed = parseLine<ArchivedMessage>(line.bytes, reviveHot);
+        if (!parsed.ok) throw damaged(this.legacyPath, `at byte ${line.at}: ${parsed.why}`);
+        const m = parsed.value.message;
+        lines.set(m.id, { id: m.id, offset: line.at, length: line.length, terms: termsOf(m) });
+        const end = line.at + line.length + 1;
+        if (end - from >= this.segmentBytes) await seal(end);
+      }
+      if (lines.size > 0) await seal(size);
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /**
+   * Written to a new name, synced, renamed into place: whole or not there. The rename is made
+   * durable by the fsync of the folder that makes the next segment's name durable (AppendLog.open),
+   * which always follows; until then this segment is the last one, read as the one being written.
+   */
+  private async writeIndex(
+    n: number,
+    lines: IndexedLine[],
+    range: { from: number; to: number; legacy: boolean },
+  ): Promise<Sealed> {
+    const fs = this.options.fs;
+    const path = join(this.dir, name(n, 'idx'));
+    const buf = buildIndex(lines, range);
+    const fh = await fs.open(`${path}.new`, 'replace');
+    try {
+      await writeAll(fh, buf, 0);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await fs.rename(`${path}.new`, path);
+    const header = parseHeader(buf, buf.length) as IndexHeader;
+    return { n, idx: path, data: range.legacy ? this.legacyPath : join(this.dir, name(n, 'ndjson')), header };
+  }
+
+  /** The segment being written is full: its index is written, then the next segment begun. */
+  private async seal(): Promise<void> {
+    const fh = await this.options.fs.open(this.active.path, 'read');
+    const lines: IndexedLine[] = [];
+    try {
+      for await (const line of readLines(fh, 0)) {
+        if (line.unterminated) break;
+        const parsed = parseLine<ArchivedMessage>(line.bytes, reviveHot);
+        if (!parsed.ok) throw damaged(this.active.path, `at byte ${line.at}: ${parsed.why}`);
+        const m = parsed.value.message;
+        // Only the copy the segment's map points to: one moved back to the hot set is not history (yet).
+        if (this.recent.get(m.id)?.offset === line.at)
+          lines.push({ id: m.id, offset: line.at, length: line.length, terms: termsOf(m) });
+      }
+    } finally {
+      await fh.close();
+    }
+    this.sealed.push(await this.writeIndex(this.activeN, lines, { from: 0, to: this.active.bytes, legacy: false }));
+    this.previous = new Set(this.recent.keys());
+    this.recent.clear();
+    await this.active.close();
+    this.activeN++;
+    await this.openActive();
+  }
+
+  /**
+   * Appends settled messages, durably: one write and one fdatasync per segment they go into, a
+   * full segment sealed before the next is begun, so no segment grows far past its size however
+   * many settle at once.
+   */
+  async append(rows: ArchivedMessage[]): Promise<void> {
+    for (let i = 0; i < rows.length;) {
+      if (this.active.bytes >= this.segmentBytes) await this.seal();
+      let room = this.segmentBytes - this.active.bytes;
+      let end = i;
+      do room -= JSON.stringify(rows[end++]).length;
+      while (end < rows.length && room > 0);
+      const batch = rows.slice(i, end);
+      const places = await this.active.writeBatch(batch);
+      batch.forEach((r, k) => this.recent.set(r.message.id, places[k]));
+      i = end;
+    }
+  }
+
+  /** Written into the segment being written (and not taken back since). */
+  holds(id: string): boolean {
+    return this.recent.has(id);
+  }
+
+  /** A message written at this checkpoint stays open after all: its line is not its history. */
+  forget(id: string): void {
+    this.recent.delete(id);
+  }
+
+  /** In the recent window (this segment and the one before): told without a read. */
+  knowsRecent(id: string): boolean {
+    return this.recent.has(id) || this.previous.has(id);
+  }
+
+  get count(): number {
+    return this.sealed.reduce((n, s) => n + s.header.count, this.recent.size);
+  }
+
+  has(id: string): boolean {
+    return this.recent.has(id) || this.locate(id) !== undefined;
+  }
+
+  /** The newest copy of the message, or undefined. */
+  async get(id: string): Promise<ArchivedMessage | undefined> {
+    const place = this.recent.get(id);
+    if (place) return this.active.readAt(place.offset, place.length);
+    const found = this.locate(id);
+    return found && this.readLine(found.segment, found.place, id);
+  }
+
+  private locate(id: string): { segment: Sealed; place: Place } | undefined {
+    for (let i = this.sealed.length - 1; i >= 0; i--) {
+      const s = this.sealed[i];
+      if (id < s.header.minId || id > s.header.maxId) continue;
+      const place = this.withIndex(s, (r) => r.find(id));
+      if (place) return { segment: s, place };
+    }
+    return undefined;
+  }
+
+  private withIndex<T>(s: Sealed, use: (r: IndexReader) => T): T {
+    const file = this.options.fs.openReader(s.idx);
+    try {
+      return use(new IndexReader(file, s.header));
+    } finally {
+      file.close();
+    }
+  }
+
+  private idsOf(s: Sealed): string[] {
+    const ids: string[] = [];
+    const file = this.options.fs.openReader(s.idx);
+    try {
+      const rows = Buffer.alloc(s.header.count * 48);
+      file.read(rows, 0, rows.length, HEADER);
+      for (let i = 0; i < s.header.count; i++)
+        ids.push(rows.toString('latin1', i * 48, i * 48 + 32).replace(/\0+$/, ''));
+    } finally {
+      file.close();
+    }
+    return ids;
+  }
+
+  private readLine(s: Sealed, place: Place, id?: string): ArchivedMessage {
+    const file = this.options.fs.openReader(s.data);
+    try {
+      const buf = Buffer.alloc(place.length);
+      const got = file.read(buf, 0, place.length, place.offset);
+      const line = parseLine<ArchivedMessage>(buf.subarray(0, got), reviveHot);
+      if (!line.ok) throw damaged(s.data, `at byte ${place.offset}: ${line.why}`);
+      if (id !== undefined && line.value.message.id !== id)
+        throw damaged(
+          s.idx,
+          `it places ${id} at byte ${place.offset} of ${s.data}, which holds ${line.value.message.id}`,
+        );
+      return line.value;
+    } finally {
+      file.close();
+    }
+  }
+
+  /**
+   * Settled messages that answer the query, newest first, at most `q.limit`: in each sealed
+   * segment only the lines whose index lists a term of every group (historyQuery.ts) are read;
+   * the segment being written is read through (it is bounded).
+   */
+  async search(q: HistoryQuery): Promise<ArchivedMessage[]> {
+    const out: ArchivedMessage[] = [];
+    const fh = await this.options.fs.open(this.active.path, 'read');
+    try {
+      const found: ArchivedMessage[] = [];
+      for await (const line of readLines(fh, 0)) {
+        if (line.unterminated || line.at >= this.active.bytes) break;
+        const parsed = parseLine<ArchivedMessage>(line.bytes, reviveHot);
+        if (!parsed.ok) continue; // damage here stops the next start, not a search
+        const v = parsed.value;
+        if (this.recent.get(v.message.id)?.offset === line.at && matches(q, v.message, v.deliveries, true))
+          found.push(v);
+      }
+      out.push(...found.reverse().slice(0, q.limit));
+    } finally {
+      await fh.close();
+    }
+    const groups = termGroups(q);
+    for (let i = this.sealed.length - 1; i >= 0 && out.length < q.limit; i--) {
+      const s = this.sealed[i];
+      this.withIndex(s, (r) => {
+        let places: number[];
+        if (groups.length === 0) places = Array.from({ length: s.header.count }, (_, k) => k);
+        else {
+          let common: Set<number> | undefined;
+          for (const group of groups) {
+            const any = new Set(group.flatMap((t) => r.postings(t)));
+            common = common ? new Set([...common].filter((p) => any.has(p))) : any;
+            if (common.size === 0) break;
+          }
+          places = [...(common ?? [])];
+        }
+        places.sort((a, b) => b - a); // sorted ids are ULIDs: the newest last
+        for (const p of places) {
+          if (out.length >= q.limit) break;
+          const v = this.readLine(s, r.at(p));
+          if (matches(q, v.message, v.deliveries, true)) out.push(v);
+        }
+      });
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await this.active?.close();
+  }
+}

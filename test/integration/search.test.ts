@@ -1,0 +1,107 @@
+// search_history through the real bridge from an MCP client, and `handoff search` through the CLI,
+// on a real hub whose store holds settled handoffs in sealed history segments (each with its
+// index) and open ones: an agent finds its own mail, open and settled, and never another's.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { Hub } from '../../extension/hub/hub';
+import { connectAgent, plainBody, type Agent } from '../helpers/agent';
+import { DIST, NODE, startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
+
+const run = promisify(execFile);
+const SETTLED = 300;
+
+/** alice → bob about the parser (odd), carol → dave about a secret parser plan (even), each done and archived. */
+async function settledStore(storeDir: string): Promise<void> {
+  const hub = new Hub({
+    workspace: tempDir('search-fill-ws'),
+    storeDir,
+    node: 'n',
+    store: { segmentBytes: 16 * 1024, minCheckpointBytes: 16 * 1024 },
+  });
+  await hub.start();
+  for (const who of ['alice', 'bob', 'carol', 'dave']) await hub.remember(who);
+  for (let i = 1; i <= SETTLED; i++) {
+    const [from, to] = i % 2 ? ['alice', 'bob'] : ['carol', 'dave'];
+    const body =
+      i === 1 ? 'the very first note' : i % 2 ? `note ${i} about the parser` : `note ${i}: the secret parser plan`;
+    const r = await hub.send({ identity: from, session: `${from}-fill`, node: 'n' }, { to: [to], body });
+    await hub.receipt({ identity: to, session: `${to}-fill`, node: 'n' }, r.message_id, 'result', 'done', 'done');
+  }
+  await hub.close();
+}
+
+describe('search_history and handoff search', { timeout: 120_000 }, () => {
+  let hub: HubProcess;
+  let alice: Agent;
+  let carol: Agent;
+
+  before(async () => {
+    const store = join(tempDir('search'), 'store');
+    await settledStore(store);
+    assert.ok(readdirSync(join(store, 'history')).filter((f) => f.endsWith('.idx')).length >= 3, 'sealed segments');
+    hub = await startHub({ store });
+    alice = await connectAgent({ socket: hub.socket, name: 'alice' });
+    carol = await connectAgent({ socket: hub.socket, name: 'carol' });
+  });
+  after(async () => {
+    await alice?.close();
+    await carol?.close();
+    await hub?.stop();
+  });
+
+  it("an agent finds its own settled mail by word, newest first, opens the oldest with get_message, and finds none of another's", async () => {
+    const { hits } = await alice.ok('search_history', { text: 'parser', limit: 100 });
+    assert.equal(hits.length, 100);
+    assert.ok(hits.every((h: { from: string; settled: boolean }) => h.from === 'alice' && h.settled));
+    assert.deepEqual(
+      hits.map((h: { sent_at: number }) => h.sent_at),
+      hits.map((h: { sent_at: number }) => h.sent_at).sort((a: number, b: number) => b - a),
+    );
+    const all = await alice.ok('search_history', { from: 'alice', to: 'bob', state: 'settled', limit: 100 });
+    assert.equal(all.hits.length, 100);
+    const oldest = await alice.ok('search_history', { text: 'very first' });
+    assert.equal(oldest.hits.length, 1, 'the first handoff, in the oldest sealed segment');
+    const opened = await alice.ok('get_message', { message_id: oldest.hits[0].message_id });
+    assert.equal(plainBody(opened), 'the very first note');
+    assert.equal(opened.settled, true);
+
+    for (const q of [{ text: 'secret' }, { from: 'carol' }, { to: 'dave' }, { text: 'plan parser' }])
+      assert.deepEqual((await alice.ok('search_history', q)).hits, [], `alice: ${JSON.stringify(q)}`);
+    const theirs = await carol.ok('search_history', { text: 'secret', limit: 5 });
+    assert.equal(theirs.hits.length, 5);
+    assert.equal(theirs.hits[0].excerpt, `note ${SETTLED}: the secret parser plan`);
+  });
+
+  it('an open handoff is found by word and state, and a time range narrows the search', async () => {
+    const sent = await alice.ok('send_handoff', { to: 'bob', body: 'the zebra crossing in the lexer' });
+    const { hits } = await alice.ok('search_history', { text: 'Zebra', state: 'open' });
+    assert.deepEqual(
+      hits.map((h: { message_id: string; settled: boolean }) => [h.message_id, h.settled]),
+      [[sent.message_id, false]],
+    );
+    const future = new Date(Date.now() + 3_600_000).toISOString();
+    assert.deepEqual((await alice.ok('search_history', { text: 'zebra', since: future })).hits, []);
+    const bad = await alice.call('search_history', { state: 'lost' });
+    assert.equal(bad.isError, true);
+  });
+
+  it("handoff search: the person sees every identity's mail, and --as narrows it to what that identity may see", async () => {
+    const cli = async (...args: string[]) =>
+      (await run(NODE, [join(DIST, 'cli.js'), 'search', '--hub', hub.socket, ...args])).stdout;
+    const all = JSON.parse(await cli('secret', 'plan', '--limit', '3', '--json')) as {
+      from: string;
+      message_id: string;
+    }[];
+    assert.equal(all.length, 3);
+    assert.ok(all.every((h) => h.from === 'carol'));
+    assert.match(
+      await cli('secret', '--from', 'carol', '--limit', '1'),
+      new RegExp(`^${all[0].message_id} .* carol → dave \\[settled\\] note ${SETTLED}: the secret parser plan\\n$`),
+    );
+    assert.equal(await cli('secret', '--as', 'alice'), 'no handoff answers that search\n');
+  });
+});
