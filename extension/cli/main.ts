@@ -30,9 +30,12 @@ const USAGE = `usage: handoff <command> [options]
   status                      exits 1 when a handoff is past its SLA or dead-lettered
   connect    claude|codex|gemini|vscode [--name NAME] [--workspace DIR]
                               register the bridge and install the hooks that bring handoffs
-                              into the agent's model context (idempotent; says what it wrote)
+                              into the agent's model context, once for the whole repository
+                              (idempotent; says what it wrote); --name names the agent in this
+                              checkout (a worktree's name follows its branch)
   disconnect claude|codex|gemini|vscode [--workspace DIR]   remove exactly what connect added
-  hook       CLI EVENT --name NAME                   what the installed hooks run
+  hook       CLI EVENT [--name NAME]                 what the installed hooks run (unnamed: the
+                              agent's name in the checkout the session runs in)
   store check  [--store DIR | --workspace DIR]       list damage in the store's files (exits 1 if any)
   store repair [--store DIR | --workspace DIR] [--yes]
                               say what would be dropped; with --yes keep a copy of each damaged

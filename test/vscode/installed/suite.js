@@ -15,7 +15,7 @@ exports.run = async function run() {
     !ext.extensionPath.includes('/test/vscode/installed'),
     `loaded from the extensions folder: ${ext.extensionPath}`,
   );
-  assert.match(ext.extensionPath, /handoff\.handoff-\d+\.\d+\.\d+$/);
+  assert.match(ext.extensionPath, /handoff\.handoff-bus-\d+\.\d+\.\d+$/);
   const t0 = performance.now();
   const api = await ext.activate();
   const activated = performance.now() - t0;

@@ -268,7 +268,7 @@ describe('Handoff in a real VS Code', () => {
       'a second run replaces the entry',
     );
     const { stdout } = await run(claude!, ['mcp', 'list'], { cwd: api.location.workspace, timeout: 60_000 });
-    assert.match(stdout, /^handoff: .*bridge\.js --name claude-ed .*- ✔ Connected$/m);
+    assert.match(stdout, /^handoff: .*bridge\.js --cli claude --name claude-ed .*- ✔ Connected$/m);
     assert.equal(stdout.match(/^handoff:/gm)?.length, 1);
   });
 
