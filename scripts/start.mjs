@@ -177,12 +177,12 @@ function relay(stream, out) {
         console.log(
           [
             '',
+            `Over SSH? On your own machine run  ssh -L ${port}:127.0.0.1:${port} <this host>  and open the URL there.`,
+            `The server's full log: ${serverLog}. Ctrl+C stops it.`,
+            '',
             'Handoff is running in the VS Code server. Open:',
             '',
             `  ${url}`,
-            '',
-            `Over SSH? On your own machine run  ssh -L ${port}:127.0.0.1:${port} <this host>  and open the URL there.`,
-            `The server's full log: ${serverLog}. Ctrl+C stops it.`,
             '',
           ].join('\n'),
         );
