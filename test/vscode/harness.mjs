@@ -103,15 +103,20 @@ export function vscodeNodeBinary() {
  * The code-server package dir (holding lib/vscode) if .ci/setup-vscode.sh finished installing it
  * and Chromium is there; else null. Test runners should skip *loudly* on null.
  */
-export function vscodeServerAvailable() {
+/** The VS Code server's package folder when it is installed and checked (what `npm start` needs), else null. */
+export function vscodeServerInstalled() {
   const base = path.join(toolsDir(), `code-server-${CODE_SERVER_VERSION}`);
   const pkg = path.join(base, 'node_modules', 'code-server');
   const ok =
     fs.existsSync(path.join(base, '.handoff-ok')) &&
     fs.existsSync(path.join(pkg, 'lib', 'vscode', 'out', 'server-main.js')) &&
-    fs.existsSync(vscodeNodeBinary()) &&
-    fs.existsSync(CHROMIUM);
+    fs.existsSync(vscodeNodeBinary());
   return ok ? pkg : null;
+}
+
+/** The server and the browser the tests drive it with. */
+export function vscodeServerAvailable() {
+  return fs.existsSync(CHROMIUM) ? vscodeServerInstalled() : null;
 }
 
 function freePort() {

@@ -4,11 +4,11 @@
 // line (no marketplace or update lookups that fail offline); SIGTERM stops the server with every
 // process under it and frees the port.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { describe } from 'node:test';
+import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT, tempDir } from '../helpers/hubProcess';
 import { waitFor } from '../helpers/wait';
@@ -154,6 +154,24 @@ describe('npm start', () => {
 
       const errors = out.split('\n').filter((l) => ERROR_LINE.test(l));
       assert.deepEqual(errors, [], `error lines in what npm start printed:\n${out}`);
+      assert.doesNotMatch(out, /Web UI available at/, "the server's own URL (without the extension) is not shown");
     },
   );
+
+  it('on a machine without the VS Code server, says what installing it takes and installs nothing without a yes', async () => {
+    const tools = tempDir('start-tools');
+    const state = tempDir('start-state');
+    const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'start.mjs'), '--server'], {
+      cwd: ROOT,
+      env: { ...process.env, HANDOFF_TOOLS: tools, HANDOFF_START_STATE: state, HANDOFF_YES: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    const out = run.stdout + run.stderr;
+    assert.equal(run.status, 1, out);
+    assert.match(out, /which is not installed yet\. Installing it:\n {2}- downloads the VS Code server .* into /);
+    assert.match(out, /Nothing was installed\. Run `npm start -- --yes`|no root, no sudo/);
+    assert.deepEqual(readdirSync(tools), [], 'the tool cache is as it was: empty');
+  });
 });
