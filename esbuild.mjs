@@ -103,7 +103,11 @@ if (tests.length && !process.argv.includes('--no-tests')) {
 }
 
 // Extension-host suites (mocha inside a real VS Code): one bundle per suite folder's index.ts.
-const hostSuites = ['test/vscode/suite/index.ts', 'test/vscode/agentSuite/index.ts'].filter((f) => fs.existsSync(f));
+const hostSuites = [
+  'test/vscode/suite/index.ts',
+  'test/vscode/agentSuite/index.ts',
+  'test/vscode/agentHostSuite/index.ts',
+].filter((f) => fs.existsSync(f));
 if (hostSuites.length && !process.argv.includes('--no-tests')) {
   builds.push({
     ...common,

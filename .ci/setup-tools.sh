@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm test` runs this first (pretest). It installs what the suites need outside node_modules into
 # a cache outside the repo (${HANDOFF_TOOLS:-$HOME/.cache/handoff-tools}): the VS Code server
-# (code-server on Node 24) with Debian's Chromium, Synapse, and tmux for the agent CLI suites. Idempotent, and quick once installed.
+# (code-server on Node 24) with Debian's Chromium, Synapse, tmux for the agent CLI suites, and the
+# Claude Agent SDK for VS Code's Agent Host. Idempotent, and quick once installed.
 #
 # Under CI=true a failed install fails the run. Elsewhere the run goes on without the tool and
 # says here which suites will not be tested; those suites then skip, naming the failed install.
@@ -14,15 +15,16 @@ declare -A untested=(
   [setup-vscode]="the editor suites (test/vscode), the npm start smoke test and the end-to-end suites (test/e2e)"
   [setup-synapse]="the Matrix suites (test/matrix), the editor's Matrix suite and the Connect Matrix end-to-end test"
   [setup-agents]="the idle sessions in tmux (test/agents/wake.test.ts, test/integration/wake.test.ts)"
+  [setup-agent-host]="the Claude Agent Host session in VS Code (test/vscode/agentHost.test.ts)"
 )
 # Both at once: the VS Code server's native builds keep the CPU busy, Synapse mostly downloads.
 declare -A pids
-for s in setup-vscode setup-synapse setup-agents; do
+for s in setup-vscode setup-synapse setup-agents setup-agent-host; do
   bash "$here/$s.sh" >/dev/null &
   pids[$s]=$!
 done
 failed=()
-for s in setup-vscode setup-synapse setup-agents; do
+for s in setup-vscode setup-synapse setup-agents setup-agent-host; do
   wait "${pids[$s]}" || failed+=("$s")
 done
 [ "${#failed[@]}" -eq 0 ] && exit 0

@@ -159,6 +159,8 @@ export async function runHook(argv: string[]): Promise<number> {
   // VS Code's own agent runs the Claude-format hooks of .claude/settings*.json too, with its own
   // payload: those turns are not the Claude Code session's, and nothing is surfaced for them.
   // Claude Code marks every process it starts with CLAUDECODE=1; the payload is checked below.
+  // VS Code's Agent Host runs Claude sessions through the Claude Agent SDK's own claude: CLAUDECODE=1,
+  // Claude's payload (and AI_AGENT=github_copilot_vscode_agent): they act (test/vscode/agentHost).
   if (cli === 'claude' && process.env.CLAUDECODE !== '1') {
     trace({ cli, event, outcome: 'not claude code' });
     return 0;

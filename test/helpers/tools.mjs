@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { CODE_SERVER_VERSION, vscodeServerAvailable } from '../vscode/harness.mjs';
 import { synapseAvailable, synapseVenvDir } from '../matrix/synapse.mjs';
-import { announce, missingError, strict } from './skip.mjs';
+import { announce, missingError, strict, toolsRoot } from './skip.mjs';
 
 export { strict, skipOrFail, whyMissing, announce } from './skip.mjs';
 import { whyMissing } from './skip.mjs';
@@ -20,6 +20,23 @@ export function vscodeMissing() {
 /** undefined when Synapse is installed, else why not. */
 export function synapseMissing() {
   return synapseAvailable() ? undefined : whyMissing('setup-synapse', `Synapse at ${synapseVenvDir()}`);
+}
+
+export const CLAUDE_AGENT_SDK_VERSION = process.env.HANDOFF_CLAUDE_AGENT_SDK_VERSION || '0.3.336';
+
+/** The folder VS Code's Agent Host loads the Claude Agent SDK from (VSCODE_AGENT_HOST_CLAUDE_SDK_ROOT). */
+export function claudeAgentSdkRoot() {
+  return path.join(toolsRoot(), `claude-agent-sdk-${CLAUDE_AGENT_SDK_VERSION}`);
+}
+
+/** undefined when the VS Code server and the Claude Agent SDK (.ci/setup-agent-host.sh) are installed, else why not. */
+export function agentHostMissing() {
+  return (
+    vscodeMissing() ??
+    (existsSync(path.join(claudeAgentSdkRoot(), '.handoff-ok'))
+      ? undefined
+      : whyMissing('setup-agent-host', `the Claude Agent SDK ${CLAUDE_AGENT_SDK_VERSION} at ${claudeAgentSdkRoot()}`))
+  );
 }
 
 /** undefined when the Claude Code CLI (a devDependency) is in node_modules/.bin, else why not. */
