@@ -3,7 +3,7 @@
 // `connect --name` records a name for a checkout in the repository's common git dir (it outlives
 // any worktree); a linked worktree's entry is bound to its branch, so a recycled worktree (removed,
 // made again elsewhere on the same branch) is the same agent. Read on every bridge and hook start.
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { IDENTITY_PATTERN } from '../protocol/names';
 import { findCheckout, linkedWorktrees, type Checkout } from './repository';
@@ -130,7 +130,8 @@ export function recordAgentName(cli: string, name: string, checkout: Checkout): 
       ? { cli, name, branch: checkout.branch }
       : { cli, name, folder: checkout.folder }
     : { cli, name, main: true };
-  mkdirSync(join(checkout.commonDir, 'handoff'), { recursive: true });
+  // Never recursive: only a git dir that exists gets a folder of ours, nothing is made around it.
+  if (!existsSync(join(checkout.commonDir, 'handoff'))) mkdirSync(join(checkout.commonDir, 'handoff'), { mode: 0o755 });
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify({ agents: [...kept, entry] }, null, 2)}\n`);
   renameSync(tmp, path);

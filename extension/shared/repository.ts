@@ -56,19 +56,38 @@ export function repositoryRoot(commonDir: string): string {
   return basename(commonDir) === '.git' ? dirname(commonDir) : commonDir;
 }
 
-/** The checkout `folder` is the top of, or undefined when `folder` holds no `.git`. */
+/** What git itself asks of a git dir (setup.c, is_git_directory): HEAD, objects and refs. */
+function isGitDir(dir: string): boolean {
+  return (
+    kindOf(join(dir, 'HEAD')) === 'file' &&
+    kindOf(join(dir, 'objects')) === 'dir' &&
+    kindOf(join(dir, 'refs')) === 'dir'
+  );
+}
+
+/**
+ * The checkout `folder` is the top of, or undefined when `folder` holds no `.git` that git would
+ * take: an empty or stray `.git` folder, or a worktree whose repository is gone, names none.
+ */
 function checkoutAt(folder: string): Checkout | undefined {
   const dotGit = join(folder, '.git');
   const kind = kindOf(dotGit);
-  if (kind === 'dir') return { folder, commonDir: dotGit, root: folder, linked: false, branch: branchOf(dotGit) };
+  if (kind === 'dir')
+    return isGitDir(dotGit)
+      ? { folder, commonDir: dotGit, root: folder, linked: false, branch: branchOf(dotGit) }
+      : undefined;
   if (kind !== 'file') return undefined;
   const m = /^gitdir: (.+)$/m.exec(readSmall(dotGit) ?? '');
   if (!m) return undefined;
   const gitDir = resolve(folder, m[1].trim());
   const common = readSmall(join(gitDir, 'commondir'))?.trim();
   // No commondir: a submodule or a separate git dir — a repository of its own, rooted here.
-  if (!common) return { folder, commonDir: gitDir, root: folder, linked: false, branch: branchOf(gitDir) };
+  if (!common)
+    return isGitDir(gitDir)
+      ? { folder, commonDir: gitDir, root: folder, linked: false, branch: branchOf(gitDir) }
+      : undefined;
   const commonDir = isAbsolute(common) ? common : resolve(gitDir, common);
+  if (kindOf(join(gitDir, 'HEAD')) !== 'file' || !isGitDir(commonDir)) return undefined;
   return { folder, commonDir, root: repositoryRoot(commonDir), linked: true, branch: branchOf(gitDir) };
 }
 

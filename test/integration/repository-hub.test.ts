@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
@@ -42,9 +42,11 @@ async function hubFor(folder: string, store: string, env: Record<string, string>
 const agent = (name: string, cwd: string, env: Record<string, string>): Promise<Agent> =>
   connectAgent({ socket: '', name, cwd, env, ownAgentProcess: true });
 
+/** Every file under `dir`, names and bytes. */
 function digest(dir: string): string {
   const h = createHash('sha256');
-  for (const f of readdirSync(dir).sort()) h.update(f).update(readFileSync(join(dir, f)));
+  const files = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => statSync(join(dir, f)).isFile());
+  for (const f of files.sort()) h.update(f).update(readFileSync(join(dir, f)));
   return h.digest('hex');
 }
 

@@ -3,7 +3,7 @@
 // connect records (bound to a worktree's branch, never shared by two live worktrees).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { agentNameAt, recordAgentName } from '../../extension/shared/agentNames';
@@ -65,6 +65,20 @@ describe('one bus per repository: where a folder belongs', () => {
     const c = findCheckout(join(sep, 'work'))!;
     assert.equal(c.root, join(sep, 'work'));
     assert.equal(c.linked, false);
+  });
+
+  it('a stray or empty .git folder, or a worktree whose repository is gone, makes no repository (git takes neither)', () => {
+    const base = realpathSync(tempDir('stray'));
+    mkdirSync(join(base, '.git')); // an empty .git above the folder, as in a shared temp folder
+    mkdirSync(join(base, 'proj'));
+    writeFileSync(join(base, 'proj', 'package.json'), '{}');
+    assert.equal(findCheckout(join(base, 'proj')), undefined);
+    assert.equal(findWorkspace(join(base, 'proj')), join(base, 'proj'), 'the marker rule, as outside git');
+    const r = repo();
+    rmSync(join(r.root, '.git'), { recursive: true, force: true }); // the repository deleted, its worktree left
+    assert.equal(findCheckout(r.outside), undefined);
+    assert.equal(agentNameAt('claude', r.outside), undefined);
+    assert.equal(existsSync(join(r.root, '.git')), false, 'nothing was made where the repository was');
   });
 
   it('names: the main checkout is the CLI, a worktree <cli>-<branch>, a recorded name follows the branch to a new path', () => {
