@@ -184,6 +184,8 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
       assert.match(text, /its hook stated, not proven/);
       assert.match(hubLog, /process proof off \(no \/proc\): a hook's or a bridge's identity is stated, not proven/);
       assert.equal(hubLog.match(/process proof off/g)?.length, 1, 'said once');
+      const status = await cli(['status', '--hub', socket]);
+      assert.match(status.stdout, /weaker here: process proof off \(no \/proc\)/, status.stdout + status.stderr);
       return;
     }
     assert.match(forged.error ?? '', /This hook runs under the agent session of .*, not gina/, JSON.stringify(forged));
