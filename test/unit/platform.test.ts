@@ -3,12 +3,14 @@
 // it. Every macOS and Windows case is one the Linux answer would fail. And the seam holds: no file
 // but shared/platform asks which platform this is.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { ipcPath, maxSocketPath, runtimeBase } from '../../extension/shared/platform/ipcPath';
 import { powersOf, weakerGuarantees } from '../../extension/shared/platform/powers';
-import { ROOT } from '../helpers/hubProcess';
+import { DIST, NODE, ROOT, tempDir } from '../helpers/hubProcess';
 
 const key = '0123456789abcdef';
 /** A macOS $TMPDIR: per user, under /var/folders (confstr _CS_DARWIN_USER_TEMP_DIR). */
@@ -128,5 +130,42 @@ describe('the seam', () => {
       readers.filter((f) => !f.startsWith('extension/shared/platform/') && !f.startsWith('extension/webview/')),
       [],
     );
+  });
+});
+
+/** The ancestors the real hook states in its hello, run by a shell (as a CLI runs it) with `powersOff`. */
+async function statedAncestors(powersOff: string): Promise<number[]> {
+  const socket = join(tempDir('stated'), 'hub.sock');
+  const hello = new Promise<{ ancestors: number[] }>((resolve) => {
+    const server = createServer((c) => {
+      let buf = '';
+      c.on('data', (d: Buffer) => {
+        buf += d.toString();
+        if (!buf.includes('\n')) return;
+        c.destroy();
+        server.close();
+        resolve(JSON.parse(buf.slice(0, buf.indexOf('\n'))));
+      });
+    }).listen(socket);
+  });
+  const hook = spawn(
+    'sh',
+    ['-c', '"$0" "$@"; exit $?', NODE, join(DIST, 'hook.js'), 'codex', 'Stop', '--name', 'bob', '--hub', socket],
+    {
+      env: { PATH: process.env.PATH ?? '', HANDOFF_POWERS_OFF: powersOff },
+      stdio: ['pipe', 'ignore', 'ignore'],
+    },
+  );
+  hook.stdin.end('{}');
+  return (await hello).ancestors;
+}
+
+describe('a hook without /proc', () => {
+  it('states only its parent (the shell its CLI ran it in), where with /proc it states the chain', async () => {
+    const proc = await statedAncestors('');
+    assert.ok(proc.length > 1, `with /proc: ${proc}`);
+    const none = await statedAncestors('procfs');
+    assert.equal(none.length, 1, `without: ${none}`);
+    assert.notEqual(none[0], process.pid, 'its parent, the shell');
   });
 });
