@@ -230,6 +230,7 @@ async function main(argv: string[]): Promise<number> {
                 ...deviceLines(s.link).map((d) => `    ${d}`),
               ]
             : []),
+          ...(s.weaker ?? []).map((w) => `  weaker here: ${w}`),
           ...late.map(
             (e) =>
               `  OVERDUE ${e.id} ${e.from} → ${e.recipients.map((r) => `${r.recipient}:${r.state}${r.failure ? ` (${r.failure})` : ''}`).join(', ')} · sent ${age(s.now - e.sentAt)} ago · ${e.preview}`,

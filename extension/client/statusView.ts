@@ -16,7 +16,7 @@ export interface StatusView {
 
 /** What the item shows, as data (tests assert on it, the item renders it). */
 export function statusView(state: HubState, s: Snapshot | undefined, now = Date.now(), identity?: string): StatusView {
-  const view = withInbox(busView(state, s, now), state, s, identity);
+  const view = withWeaker(withInbox(busView(state, s, now), state, s, identity), state, s);
   if (state.kind !== 'running' || !s?.link) return view;
   // The Matrix link rides along: a mark in the text, its state in the tooltip; refused needs a look.
   const refused = s.link.state === 'refused';
@@ -25,6 +25,15 @@ export function statusView(state: HubState, s: Snapshot | undefined, now = Date.
     tooltip: `${view.tooltip}\n${linkTooltip(s.link)}`,
     background: view.background ?? (refused ? 'warning' : undefined),
     command: refused && !view.background ? 'handoff.connectMatrix' : view.command,
+  };
+}
+
+/** What this machine's hub promises less than Linux does (docs/platforms.md) is in the tooltip, always. */
+function withWeaker(view: StatusView, state: HubState, s: Snapshot | undefined): StatusView {
+  if (state.kind !== 'running' || !s?.weaker?.length) return view;
+  return {
+    ...view,
+    tooltip: `${view.tooltip}\nWeaker here than on Linux:\n${s.weaker.map((w) => `• ${w}`).join('\n')}`,
   };
 }
 

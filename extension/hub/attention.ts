@@ -15,6 +15,7 @@ import { markProcess, stillRuns, type ProcessMark } from '../shared/proc';
 import { renderMessage } from './render';
 import type { SessionRegistry } from './sessions';
 import type { Begin, WakeTarget, Waking } from './waking';
+import { typablePane } from './wake/tmux';
 
 /** Handoffs per hook answer; the rest wait for the next one (the model is told to call inbox). */
 const PER_ANSWER = 5;
@@ -185,6 +186,7 @@ export class Attention {
               via: before.via,
               cliSession,
               ...(before.underNoAgent ? { underNoAgent: true as const } : {}),
+              ...(before.stated ? { stated: true as const } : {}),
             }),
           ]
         : [];
@@ -192,11 +194,13 @@ export class Attention {
     if (events.length > 0) await this.deps.commit(events);
   }
 
-  async hook(h: HookHello, onClose: (cancel: () => void) => void): Promise<Claim> {
+  /** `stated`: the hub could not read the hook's ancestry from the kernel, and its surfacings say so. */
+  async hook(h: HookHello, onClose: (cancel: () => void) => void, stated = false): Promise<Claim> {
     const cliSession = `${h.cli}:${h.session}`;
     const { key, underNoAgent } = await this.sessionKey(h, cliSession);
     const hs = this.hooked.use(key, () => ({ key, identity: h.identity, cli: h.cli, busy: false }));
-    if (h.terminal) hs.terminal = h.terminal;
+    const pane = typablePane(h.terminal);
+    if (pane) hs.terminal = pane;
     this.ownPane(hs);
     hs.ancestors = h.ancestors;
     // Only a live session says which process is the agent: the hook's own pid is gone in a moment.
@@ -215,7 +219,7 @@ export class Attention {
       `${h.cli} ${h.event}`,
       undefined,
       key === cliSession ? undefined : cliSession,
-      underNoAgent,
+      { underNoAgent, stated: stated || undefined },
     );
     // A turn ends unless the stop hook hands the model something new; the idle waiter may then answer.
     if (h.phase === 'stop' || h.phase === 'start') hs.busy = h.phase === 'stop' && claim.answer.items.length > 0;
@@ -239,7 +243,7 @@ export class Attention {
     via: string,
     only?: Set<string>,
     cliSession?: string,
-    underNoAgent?: true,
+    marks: { underNoAgent?: true; stated?: true } = {},
   ): Claim {
     const claimed = this.claims.get(session) ?? new Set<string>();
     const open = only
@@ -258,7 +262,8 @@ export class Attention {
         path,
         via,
         ...(cliSession ? { cliSession } : {}),
-        ...(underNoAgent ? { underNoAgent } : {}),
+        ...(marks.underNoAgent ? { underNoAgent: true as const } : {}),
+        ...(marks.stated ? { stated: true as const } : {}),
       }),
     );
     const ids = take.map((hot) => hot.message.id);
@@ -327,7 +332,8 @@ export class Attention {
    * first turn, so without this a fresh session could not be woken; the hooks that run later key on
    * the same session (their process ancestry).
    */
-  attached(s: { key: string; identity: string; client: string; terminal?: HookTerminal; agentPid?: number }): void {
+  attached(said: { key: string; identity: string; client: string; terminal?: HookTerminal; agentPid?: number }): void {
+    const s = { ...said, terminal: typablePane(said.terminal) };
     const cli = cliOfClient(s.client);
     if (!cli || (!s.terminal && !s.agentPid)) return;
     let fresh = false;

@@ -46,6 +46,7 @@ import { EditorTerminals } from './wake/editor';
 import { fillInTurns } from './backfill';
 import { QuietMarks } from './quietMarks';
 import { inPrivateDir } from '../shared/discovery';
+import { powers, weakerGuarantees } from '../shared/platform/powers';
 import type { Log } from '../protocol/hubLog';
 
 export interface HubOptions {
@@ -178,7 +179,7 @@ export class Hub {
     await this.journal.open();
     // Next to a socket in a folder only we may write: hooks trust what they find there.
     const socket = this.options.socket;
-    if (socket && process.platform !== 'win32' && inPrivateDir(socket)) this.keepQuietMarks(socket);
+    if (socket && powers.socketFiles && inPrivateDir(socket)) this.keepQuietMarks(socket);
     // The duplicate window first (a send needs it), then the timer's due times.
     const skipped = (id: string, e: Error) => this.log(`the duplicate window leaves out ${id}: ${e.message}`, 'error');
     this.filling = fillInTurns([this.sending.seed(skipped), ...this.journal.backfills]);
@@ -435,6 +436,7 @@ export class Hub {
       people: peopleViews(this.people, this.journal.mail, this.state, now),
       person: (identity) => this.people.presence(identity, now),
       wakeIdleAgents: this.people.wakeMode(),
+      weaker: weakerGuarantees(powers),
     };
   }
 

@@ -32,6 +32,8 @@ export interface SnapshotInput {
   people: Snapshot['people'];
   person: (identity: string) => PersonPresence | undefined;
   wakeIdleAgents: WakeMode;
+  /** What this machine's hub promises less than Linux does (shared/platform/powers.ts). */
+  weaker: string[];
 }
 
 /** Each person at a window on this hub, with their inbox (the newest PERSON_INBOX): the snapshot carries it to every window. */
@@ -84,6 +86,7 @@ export function snapshotOf(i: SnapshotInput): Snapshot {
     node: i.node,
     workspace: i.workspace,
     ...summary(i),
+    ...(i.weaker.length ? { weaker: i.weaker } : {}),
     messages: rows(i.ledger.newest(SNAPSHOT_CAP)),
     pending: rows(i.ledger.oldestPending(SNAPSHOT_CAP)),
   };

@@ -115,6 +115,11 @@ export interface Surfacing {
    * process outside every agent's tree, which may speak for any identity): shown so it stands out.
    */
   underNoAgent?: true;
+  /**
+   * Its hook's process could not be proven (no /proc: docs/platforms.md): which agent it ran under
+   * is as the hook stated it, which any local process can.
+   */
+  stated?: true;
 }
 
 /**

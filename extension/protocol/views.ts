@@ -295,6 +295,8 @@ export interface Snapshot extends BusSummary {
   messages: LedgerEntry[];
   /** The oldest pending messages, oldest first (at most SNAPSHOT_CAP). */
   pending: LedgerEntry[];
+  /** Each guarantee this hub gives weaker than on Linux, as a sentence (docs/platforms.md); absent when none. */
+  weaker?: string[];
 }
 
 /**

@@ -16,6 +16,7 @@ import {
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ensurePrivateDir, findWorkspace, hubSocketPath, workspaceKey, workspaceOf } from './paths';
+import { powers } from './platform/powers';
 
 const MAX_POINTER_BYTES = 4096;
 
@@ -134,7 +135,7 @@ export function* hubSockets(env: NodeJS.ProcessEnv, workspace: string | (() => s
 
 /** A socket whose directory another user owns or may write could be an impostor's. */
 export function inPrivateDir(socket: string): boolean {
-  if (process.platform === 'win32') return true;
+  if (!powers.socketFiles) return true; // a named pipe: no folder, no modes
   try {
     const dir = lstatSync(dirname(socket));
     return dir.isDirectory() && privateToMe(dir);

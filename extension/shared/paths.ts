@@ -2,9 +2,10 @@
 // workspace folder, so an agent started outside the editor's terminal still finds the hub. In git,
 // the workspace is the repository (its main checkout), whichever checkout or subfolder one is in.
 import { chmodSync, existsSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
-import { homedir, tmpdir, userInfo } from 'node:os';
+import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { findCheckout } from './repository';
+import { hubIpcPath } from './platform/ipcPath';
 
 /** Folders and files that mark a workspace root outside git, walking up from a cwd. */
 const WORKSPACE_MARKERS = ['.git', '.vscode', '.handoff', 'package.json'];
@@ -25,23 +26,6 @@ export function workspaceKey(workspace: string): string {
   return createHash('sha256').update(canonical(workspace)).digest('hex').slice(0, 16);
 }
 
-/**
- * A user-private directory (0700) for sockets; created on demand. Without XDG_RUNTIME_DIR (agent
- * CLIs strip it from their servers' and hooks' env) the standard /run/user/<uid> is used when it
- * exists, so the hub and its agents agree on the path either way.
- */
-export function runtimeDir(): string {
-  const uid = typeof process.getuid === 'function' ? process.getuid() : userInfo().username;
-  const standard = `/run/user/${uid}`;
-  const base =
-    process.env.XDG_RUNTIME_DIR && existsSync(process.env.XDG_RUNTIME_DIR)
-      ? process.env.XDG_RUNTIME_DIR
-      : process.platform === 'linux' && existsSync(standard)
-        ? standard
-        : tmpdir();
-  return join(base, `handoff-${uid}`);
-}
-
 export function ensurePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   // mkdir's mode is masked by umask and ignored for an existing dir: enforce it, and refuse a dir
@@ -58,17 +42,8 @@ export function ensurePrivateDir(dir: string): void {
   if ((st.mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
 }
 
-/** The longest unix socket path bind accepts (sun_path less its terminating NUL). */
-const MAX_SOCKET_PATH = process.platform === 'darwin' ? 103 : 107;
-
 export function hubSocketPath(workspace: string): string {
-  const key = workspaceKey(workspace);
-  if (process.platform === 'win32') return `\\\\.\\pipe\\handoff-${userInfo().username}-${key}`;
-  const path = join(runtimeDir(), `hub-${key}.sock`);
-  // A long TMPDIR or runtime dir cannot hold a socket; clients find it through the pointer anyway.
-  if (Buffer.byteLength(path) <= MAX_SOCKET_PATH) return path;
-  const uid = typeof process.getuid === 'function' ? process.getuid() : userInfo().username;
-  return join('/tmp', `handoff-${uid}`, `hub-${key}.sock`);
+  return hubIpcPath(workspaceKey(workspace));
 }
 
 /**

@@ -1,9 +1,12 @@
 // /proc/<pid>/stat on Linux, read the one safe way: the command name may hold spaces and
-// parentheses, so fields are counted from after its last ')'. Undefined where there is no /proc.
-import { existsSync, readFileSync } from 'node:fs';
+// parentheses, so fields are counted from after its last ')'. Undefined where there is no /proc
+// (or the power is switched off: platform/powers.ts).
+import { readFileSync } from 'node:fs';
+import { powers } from './platform/powers';
 
 /** Fields 3 onward of /proc/<pid>/stat: [0] state, [1] ppid, [19] start time (clock ticks since boot). */
 export function procStat(pid: number): string[] | undefined {
+  if (!powers.procfs) return undefined;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -34,7 +37,7 @@ export function markProcess(pid: number): ProcessMark {
 export function stillRuns(mark: ProcessMark): boolean {
   const stat = procStat(mark.pid);
   if (stat) return stat[19] === mark.start && stat[0] !== 'Z';
-  if (existsSync('/proc/self/stat')) return false; // /proc, and no such process
+  if (powers.procfs) return false; // /proc, and no such process
   try {
     process.kill(mark.pid, 0); // no /proc (macOS): whether the pid exists is all there is to know
     return true;

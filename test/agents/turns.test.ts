@@ -12,6 +12,7 @@ import { startScriptedModel, type Script } from '../helpers/cli/scriptedModel';
 import { startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
 import { skipOrFail } from '../helpers/skip.mjs';
 import { waitUntil } from '../helpers/wait';
+import { powers } from '../../extension/shared/platform/powers';
 
 const CLIS: Cli[] = ['claude', 'codex', 'gemini'];
 
@@ -76,7 +77,22 @@ for (const cli of CLIS) {
           return { text: 'Done with the steps.' };
         };
         const { model } = await run(script, env.trace);
-        await Promise.all(sends);
+        const sent = (await Promise.all(sends)) as { message_id: string }[];
+        // A hook's surfacing is proven from /proc on Linux; in the no-Linux-powers lane it is stated, and says so.
+        const byHook = (
+          await Promise.all(
+            sent.map(
+              async ({ message_id }) => (await alice!.ok('get_receipts', { message_id })).deliveries[0].surfaced,
+            ),
+          )
+        )
+          .flat()
+          .filter((x: { path: string }) => x.path === 'hook');
+        assert.ok(byHook.length > 0, 'surfaced by hooks');
+        assert.deepEqual(
+          [...new Set(byHook.map((x: { stated?: true }) => x.stated))],
+          [powers.procfs ? undefined : true],
+        );
         const counts = needles.map((n) => model.surfacings(n));
         assert.deepEqual(
           counts,

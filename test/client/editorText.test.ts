@@ -192,6 +192,13 @@ describe('panel model', () => {
       awaitingAckCount: 1,
     } satisfies Snapshot;
     assert.equal(statusView({ kind: 'running', pid: 42 }, waiting, now).text, '$(clock) Handoff 1');
+    // A hub without a Linux power (no /proc: macOS, Windows) says so in the tooltip, whatever else it shows.
+    const weaker = "process proof off (no /proc): a hook's or a bridge's identity is stated, not proven";
+    assert.match(
+      statusView({ kind: 'running', pid: 42 }, { ...waiting, weaker: [weaker] }, now).tooltip,
+      /Weaker here than on Linux:\n• process proof off/,
+    );
+    assert.doesNotMatch(statusView({ kind: 'running', pid: 42 }, waiting, now).tooltip, /Weaker/);
     const bob = panelModel({ kind: 'running', pid: 42 }, waiting, 'all', 'maria').events[0].recipients[0];
     assert.match(bob.label, /^surfaced · claude \d\d:\d\d:\d\d$/);
     assert.match(bob.detail, /surfaced in the model's context by claude PostToolUse \(hook\)/);

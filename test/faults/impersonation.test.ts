@@ -18,6 +18,14 @@ import { rawAgent } from '../helpers/rawAgent';
 import { rawHook } from '../helpers/rawHook';
 import { runHook, type HookRun } from '../helpers/hook';
 import { waitUntil } from '../helpers/wait';
+import { powers } from '../../extension/shared/platform/powers';
+
+/**
+ * Whether the hub proves a hook's or a bridge's process (Linux). The no-Linux-powers lane turns
+ * /proc off (HANDOFF_POWERS_OFF=procfs): there each refusal below is asserted as the weaker
+ * guarantee docs/platforms.md names instead: served as stated, and marked stated.
+ */
+const proves = powers.procfs;
 
 function cli(
   args: string[],
@@ -46,7 +54,8 @@ const hello = (identity: string, ancestors: number[], session = 'forged') => ({
 function hookUnderAgent(args: string[]): { agentPid: number; run(input: object): Promise<HookRun> } {
   const started = performance.now();
   const agent = spawn('sh', ['-c', 'read _; "$0" "$@"; exit $?', NODE, join(DIST, 'hook.js'), ...args], {
-    env: { PATH: process.env.PATH ?? '', CLAUDECODE: '1' },
+    // The lane's switches reach the hook too: without /proc it states only its parent.
+    env: { PATH: process.env.PATH ?? '', CLAUDECODE: '1', HANDOFF_POWERS_OFF: process.env.HANDOFF_POWERS_OFF ?? '' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -155,6 +164,30 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
     await waitFor(() => hubLog.includes('attached as gina'), 5000, 'gina live');
     const toGina = (await alice.ok('send_handoff', { to: 'gina', body: 'for gina only' })).message_id;
     const forged = await rawHook(socket, hello('gina', [4_000_001]), 'self');
+    if (!proves) {
+      // No /proc: the stated ancestry is believed, and the surfacing says it was stated.
+      gina.close();
+      assert.ok(
+        forged.items?.some((i: { id: string }) => i.id === toGina),
+        JSON.stringify(forged),
+      );
+      const receipts = await waitUntil(
+        async () => {
+          const r = await alice.ok('get_receipts', { message_id: toGina });
+          return r.deliveries[0].surfaced.length > 0 && r;
+        },
+        5000,
+        "gina's stated surfacing journaled",
+      );
+      assert.equal(receipts.deliveries[0].surfaced[0].stated, true, 'marked stated');
+      const text = ((await alice.call('get_receipts', { message_id: toGina })).content[0] as { text: string }).text;
+      assert.match(text, /its hook stated, not proven/);
+      assert.match(hubLog, /process proof off \(no \/proc\): a hook's or a bridge's identity is stated, not proven/);
+      assert.equal(hubLog.match(/process proof off/g)?.length, 1, 'said once');
+      const status = await cli(['status', '--hub', socket]);
+      assert.match(status.stdout, /weaker here: process proof off \(no \/proc\)/, status.stdout + status.stderr);
+      return;
+    }
     assert.match(forged.error ?? '', /This hook runs under the agent session of .*, not gina/, JSON.stringify(forged));
     gina.close();
     const d = (await alice.ok('get_receipts', { message_id: toGina })).deliveries[0];
@@ -163,6 +196,15 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
 
   it("a raw client that answers the challenge with another live process's pid is refused", async () => {
     // The hub process runs under this test process too, so its ancestry would pass as bob's hook.
+    if (!proves) {
+      // No challenge to answer: the stated ancestry is served (cut, so nothing is recorded).
+      const stated = await rawHook(socket, hello('bob', [process.pid]), { pid: hub.pid! }, 'cut');
+      assert.ok(
+        stated.items?.some((i: { id: string }) => i.id === id),
+        JSON.stringify(stated),
+      );
+      return;
+    }
     const posing = await rawHook(socket, hello('bob', [process.pid]), { pid: hub.pid! });
     assert.equal(posing.code, 'not_your_channel', JSON.stringify(posing));
     assert.match(
@@ -173,6 +215,11 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
   });
 
   it('a raw client that never answers the challenge is closed, alone: hooks meanwhile are served', async () => {
+    if (!proves) {
+      const unasked = await rawHook(socket, hello('bob', [process.pid], 'silent'), 'silent', 'cut');
+      assert.ok(Array.isArray(unasked.items), `no challenge, answered at once: ${JSON.stringify(unasked)}`);
+      return;
+    }
     const silent = rawHook(socket, hello('bob', [process.pid], 'silent'), 'silent');
     const meanwhile = await rawHook(socket, hello('carol', [], 'meanwhile'), 'detached');
     assert.ok(Array.isArray(meanwhile.items), JSON.stringify(meanwhile));
@@ -214,6 +261,7 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
     );
     assert.equal(seen.session, session_label, "recorded in bob's MCP session");
     assert.equal(seen.under_no_agent, undefined, 'not marked as under no agent');
+    assert.equal(seen.stated, proves ? undefined : true, proves ? 'proven, not marked stated' : 'marked stated');
   });
 
   it("a hook under no live agent (outside every agent's tree) still surfaces, and get_receipts marks it", async () => {
@@ -245,6 +293,16 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
     const carol = await connectAgent({ socket, name: 'carol', ownAgentProcess: true });
     const forCarol = (await alice.ok('send_handoff', { to: 'carol', body: 'only carol may answer this' })).message_id;
     const forged = await connectAgent({ socket, name: 'carol', live: false });
+    if (!proves) {
+      // No /proc: a bridge's ancestry is not known, so one inside alice's agent may speak for carol.
+      try {
+        assert.ok(!(await forged.call('whoami', {})).isError, 'served as stated');
+      } finally {
+        await forged.close();
+        await carol.close();
+      }
+      return;
+    }
     try {
       for (const [tool, args] of [
         ['inbox', {}],
@@ -284,6 +342,15 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
   it("a bridge that answers the challenge with another process's pid is refused on every tool", async () => {
     const raw = await rawAgent(socket, { identity: 'frank', proves: true });
     await waitFor(() => raw.socket.bytesRead > 0, 5000, 'the hello reply');
+    if (!proves) {
+      // No challenge in the reply: the bridge is frank as it states.
+      await raw.initialize();
+      raw.request(1, 'tools/call', { name: 'whoami', arguments: {} });
+      const r = (await raw.response(1)).result;
+      raw.close();
+      assert.notEqual(r.isError, true, JSON.stringify(r));
+      return;
+    }
     raw.socket.write(`${JSON.stringify({ pid: hub.pid })}\n`);
     await raw.initialize();
     raw.request(1, 'tools/call', { name: 'whoami', arguments: {} });

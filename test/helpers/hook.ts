@@ -36,8 +36,14 @@ export function runHook(
       : [NODE, [join(DIST, 'hook.js'), ...args]];
   return new Promise((resolve, reject) => {
     const child = spawn(command, argv, {
-      // As Claude Code runs it (it marks its processes CLAUDECODE=1), unless the test says otherwise.
-      env: { PATH: process.env.PATH ?? '', ...(args[0] === 'claude' ? { CLAUDECODE: '1' } : {}), ...env },
+      // As Claude Code runs it (it marks its processes CLAUDECODE=1), unless the test says otherwise;
+      // the no-Linux-powers lane's switches reach it too (without /proc it states only its parent).
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...(process.env.HANDOFF_POWERS_OFF ? { HANDOFF_POWERS_OFF: process.env.HANDOFF_POWERS_OFF } : {}),
+        ...(args[0] === 'claude' ? { CLAUDECODE: '1' } : {}),
+        ...env,
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const killer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);

@@ -14,6 +14,7 @@ import { rawAgent } from '../helpers/rawAgent';
 import { rawHook } from '../helpers/rawHook';
 import { waitFor, waitUntil } from '../helpers/wait';
 import { sessionLabel } from '../../extension/hub/sessions';
+import { powers } from '../../extension/shared/platform/powers';
 
 describe('attention: hooks surface handoffs once per session', () => {
   let hub: HubProcess;
@@ -74,6 +75,8 @@ describe('attention: hooks surface handoffs once per session', () => {
     assert.equal(surfaced.length, 1);
     assert.equal(surfaced[0].path, 'hook');
     assert.equal(surfaced[0].via, 'claude PostToolUse');
+    // Proven from /proc on Linux; where the hub cannot (the no-Linux-powers lane) the record says stated.
+    assert.equal(surfaced[0].stated, powers.procfs ? undefined : true);
     const who = await bob.ok('whoami');
     assert.equal(
       surfaced[0].session,

@@ -15,6 +15,7 @@ import { fakeSession } from '../helpers/fakeSession';
 import { tempDir } from '../helpers/hubProcess';
 import { skipOrFail, whyMissing } from '../helpers/skip.mjs';
 import { waitFor, waitUntil } from '../helpers/wait';
+import { powers } from '../../extension/shared/platform/powers';
 
 /** A tmux server on its own socket whose one pane runs a stand-in CLI, and a hub that may type into it. */
 async function paneAndHub(dir: string, cleanup: (() => unknown)[], options: { wakeQuietMs?: number } = {}) {
@@ -75,6 +76,25 @@ async function paneAndHub(dir: string, cleanup: (() => unknown)[], options: { wa
   return { tmux, terminal, lines, logs, hub, hook, send, receipts };
 }
 
+/**
+ * Without tmux (Windows; the no-Linux-powers lane, HANDOFF_POWERS_OFF=tmux) the hub types into no
+ * pane a hook states: the sender is told the agent's next turn, nothing is typed or journaled as a
+ * wake, its next turn shows the handoff, and the snapshot `handoff status` prints says why.
+ */
+async function notWoken(p: Awaited<ReturnType<typeof paneAndHub>>): Promise<void> {
+  await p.hook('start', 'SessionStart');
+  const a = await p.send('alice', 'no tmux here');
+  assert.equal(a.recipients[0].seen_when, 'next_turn', 'not promised now');
+  await new Promise((r) => setTimeout(r, 1500)); // sleep: proving nothing is typed
+  assert.deepEqual(p.lines(), [], 'nothing typed into the pane');
+  assert.equal(p.receipts(a.message_id).wakes, undefined, 'no wake journaled');
+  assert.ok(
+    p.hub.snapshot().weaker?.some((w) => w.startsWith('tmux wake off')),
+    'the snapshot says so',
+  );
+  assert.deepEqual(await p.hook('prompt', 'UserPromptSubmit'), [a.message_id], 'its next turn shows it');
+}
+
 describe('waking an idle session in its tmux pane', () => {
   const cleanup: (() => unknown)[] = [];
   after(async () => {
@@ -86,6 +106,7 @@ describe('waking an idle session in its tmux pane', () => {
     { timeout: 60_000 },
     async (t) => {
       if (!tmuxAvailable()) return skipOrFail(t, whyMissing('setup-agents', 'tmux'));
+      if (!powers.tmux) return notWoken(await paneAndHub(tempDir('wake'), cleanup));
       const { tmux, terminal, lines, logs, hub, hook, send, receipts } = await paneAndHub(tempDir('wake'), cleanup);
 
       // Bob's turn ends: idle, at rest.
@@ -152,6 +173,7 @@ describe('waking an idle session in its tmux pane', () => {
     { timeout: 60_000 },
     async (t) => {
       if (!tmuxAvailable()) return skipOrFail(t, whyMissing('setup-agents', 'tmux'));
+      if (!powers.tmux) return notWoken(await paneAndHub(tempDir('wake-input'), cleanup));
       const quietMs = 3000;
       const { tmux, terminal, lines, logs, hook, send, receipts } = await paneAndHub(tempDir('wake-input'), cleanup, {
         wakeQuietMs: quietMs,
@@ -198,7 +220,13 @@ describe('waking an idle session in its tmux pane', () => {
     { timeout: 60_000 },
     async (t) => {
       if (!tmuxAvailable()) return skipOrFail(t, whyMissing('setup-agents', 'tmux'));
-      const { terminal, lines, hub, hook, send, receipts } = await paneAndHub(tempDir('wake-twice'), cleanup);
+      const p = await paneAndHub(tempDir('wake-twice'), cleanup);
+      const { terminal, lines, hub, hook, send, receipts } = p;
+      if (!powers.tmux) {
+        // A bridge that states the pane is not typed into either.
+        await hub.attach(fakeSession('bob', 'bob-bridge', { client: 'gemini-cli-mcp-client', terminal }));
+        return notWoken(p);
+      }
       // Gemini's SessionStart hook runs before its MCP servers connect: a hook session of the CLI's own.
       await hook('start', 'SessionStart');
       // Then its bridge attaches, saying the same pane: the session its hooks surface into from now on.

@@ -32,6 +32,7 @@ export function surfacedEvent(
     via: string;
     cliSession?: string;
     underNoAgent?: true;
+    stated?: true;
   },
 ): Extract<BusEvent, { type: 'surfaced' }> {
   const replayed = (hot.deliveries[identity].surfacings?.length ?? 0) > 0;

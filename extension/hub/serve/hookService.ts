@@ -51,7 +51,7 @@ export function serveHook(hub: Hub, socket: Socket, hello: unknown, log: Log, pr
   proven
     .then((h) => {
       socket.resume();
-      return hub.attention.hook(h, (cancel) => socket.once('close', cancel));
+      return hub.attention.hook(h, (cancel) => socket.once('close', cancel), !proofDir);
     })
     .then((claim) => {
       if (socket.destroyed) return void claim.settle(false);

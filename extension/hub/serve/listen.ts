@@ -18,6 +18,7 @@ import { serveAgent } from './mcp/agentConnection';
 import { takeOwnership } from '../start/ownership';
 import type { Log } from '../../protocol/hubLog';
 import type { EditorKeyCheck } from './editorKey';
+import { powers } from '../../shared/platform/powers';
 
 export class HubAlreadyRunning extends Error {
   constructor(running: HelloReply | { stalledPid: number }, path: string) {
@@ -57,18 +58,18 @@ export interface ListenOptions {
  * an error naming it; a socket file left by a crashed hub (its lock is stale) is replaced.
  */
 export async function listen(hub: Hub, path: string, options: ListenOptions): Promise<Server> {
-  if (process.platform !== 'win32') {
+  if (powers.socketFiles) {
     ensurePrivateDir(dirname(path));
     // The lock decides; the probe only names a live owner in the refusal.
     const lock = takeOwnership(`${path}.lock`);
     if (!lock.owned) throw new HubAlreadyRunning((await probeHub(path)) ?? { stalledPid: lock.holder.pid }, path);
     process.on('exit', lock.release);
   }
-  const running = existsSync(path) || process.platform === 'win32' ? await probeHub(path) : undefined;
+  const running = existsSync(path) || !powers.socketFiles ? await probeHub(path) : undefined;
   if (running) {
     throw new HubAlreadyRunning(running, path);
   }
-  if (process.platform !== 'win32' && existsSync(path)) {
+  if (powers.socketFiles && existsSync(path)) {
     options.log(`removing stale socket ${path} (nothing answered on it)`);
     unlinkSync(path);
   }
@@ -102,7 +103,7 @@ export async function listen(hub: Hub, path: string, options: ListenOptions): Pr
     if (winner) throw new HubAlreadyRunning(winner, path);
     throw e;
   }
-  if (process.platform !== 'win32') chmodSync(path, 0o600);
+  if (powers.socketFiles) chmodSync(path, 0o600);
   return server;
 }
 

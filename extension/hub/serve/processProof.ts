@@ -7,17 +7,7 @@
 // hub holds the file until answered, so its inode is not reused. The ancestry is read from /proc
 // itself. Linux only.
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  unlinkSync,
-} from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import { MAX_PROOF_BYTES, type HookChallenge } from '../../protocol/hook';
@@ -25,6 +15,7 @@ import { processProof } from '../../protocol/helloSchema';
 import { BusError } from '../bus/errors';
 import { ensurePrivateDir } from '../../shared/paths';
 import { ancestry } from '../../shared/proc';
+import { powers } from '../../shared/platform/powers';
 import { firstLine } from './firstLine';
 
 /** A hook answers within its own 120 ms budget; this is only the bound on a peer that never does. */
@@ -32,7 +23,7 @@ const PROOF_WAIT_MS = 2000;
 /** A hook or bridge holds a few dozen fds; a pid holding more is not one, and is not read through. */
 const MAX_FDS = 1024;
 
-export const canProve = process.platform === 'linux' && existsSync('/proc/self/fd');
+export const canProve = powers.procfs;
 
 export type Peer = 'hook' | 'bridge';
 

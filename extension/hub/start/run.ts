@@ -15,6 +15,7 @@ import { startMatrix } from '../matrix/load';
 import { keepYoungGenerationSmall, shedLoadingMemory } from './shedMemory';
 import { formatHubLine, type Log } from '../../protocol/hubLog';
 import { takeEditorKey } from '../serve/editorKey';
+import { powers, weakerGuarantees } from '../../shared/platform/powers';
 
 export interface HubArgs {
   /** The repository (its main checkout) when in git, whichever checkout or subfolder was named. */
@@ -121,7 +122,7 @@ export async function runHub(args: HubArgs): Promise<void> {
   }
   if (storeLock && !storeLock.owned) {
     server.close();
-    if (process.platform !== 'win32') rmSync(socketPath, { force: true });
+    if (powers.socketFiles) rmSync(socketPath, { force: true });
     log(
       `A Handoff hub (pid ${storeLock.holder.pid}) already serves the store ${storeDir}, on another socket than ${socketPath} (its runtime folder differs from this one's). Not opening the store twice: use that hub, or stop it first.`,
       'error',
@@ -131,7 +132,7 @@ export async function runHub(args: HubArgs): Promise<void> {
   if (storeLock?.owned) process.on('exit', storeLock.release);
   // Before anything can be announced: a signal from here on must still remove the socket.
   const unlisten = () => {
-    if (process.platform !== 'win32') rmSync(socketPath, { force: true });
+    if (powers.socketFiles) rmSync(socketPath, { force: true });
     removeHubPointer(args.workspace);
   };
   let closing: Promise<void> | undefined;
@@ -183,6 +184,8 @@ export async function runHub(args: HubArgs): Promise<void> {
     if (!args.editor) process.exit(2);
   }
   log(`listening on ${socketPath} for ${args.workspace} (store ${storeDir}, node ${hub.node}, pid ${process.pid})`);
+  // Once, at start: what this machine cannot do, so no one reads a weaker guarantee as Linux's.
+  for (const weaker of weakerGuarantees(powers)) log(weaker, 'warn');
 
   if (args.editor) {
     // Imported here so the headless hub and the CLI do not load the language server library.

@@ -4,6 +4,7 @@
 import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { lstat, mkdir, open, readdir, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { powers } from '../../shared/platform/powers';
 
 /** An open file. Every read and write names its position: the store never relies on a file offset. */
 export interface StoreFile {
@@ -84,7 +85,7 @@ export const nodeFs: StoreFs = {
     return { isDirectory: st.isDirectory(), uid: st.uid, mode: st.mode };
   },
   async syncDir(path) {
-    if (process.platform === 'win32') return; // directories cannot be opened for fsync there
+    if (!powers.dirSync) return; // Windows: a folder cannot be opened for fsync
     const fh = await open(path, 'r');
     try {
       await fh.sync();

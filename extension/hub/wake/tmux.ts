@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import type { HookTerminal } from '../../protocol/hook';
 import { ENTER_AFTER_MS } from '../../protocol/wake';
+import { powers } from '../../shared/platform/powers';
 
 /** A tmux call that does not answer in this long is given up: the hub never waits on a terminal. */
 const TMUX_TIMEOUT_MS = 2000;
@@ -15,6 +16,11 @@ export interface PaneLook {
   inputAt: number;
   /** The pane is in copy mode or its program has exited: nothing typed would reach the CLI. */
   unusable: boolean;
+}
+
+/** The tmux pane a hook or bridge stated, if the hub can type into it: none without tmux (Windows). */
+export function typablePane(t: HookTerminal | undefined): HookTerminal | undefined {
+  return powers.tmux ? t : undefined;
 }
 
 function tmux(t: HookTerminal, args: string[]): Promise<string> {

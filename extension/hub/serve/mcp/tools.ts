@@ -142,6 +142,7 @@ function receiptData(d: Delivery, relayed?: { eventId: string; at: number }) {
       via: x.via,
       replayed: x.replayed,
       ...(x.underNoAgent ? { under_no_agent: true } : {}),
+      ...(x.stated ? { stated: true } : {}),
     })),
     ...(d.wakes?.length
       ? {
@@ -533,7 +534,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
             .filter((x) => !x.replayed)
             .map(
               (x) =>
-                `surfaced by ${x.via} (session ${x.session}${x.under_no_agent ? ', its hook under no live agent session' : ''}) at ${x.at}`,
+                `surfaced by ${x.via} (session ${x.session}${x.under_no_agent ? ', its hook under no live agent session' : ''}${x.stated ? ', its hook stated, not proven' : ''}) at ${x.at}`,
             );
           const receipts = d.receipts.map(
             (r) =>
