@@ -180,7 +180,7 @@ describe('Handoff in a real VS Code', () => {
                   .then((n) => n > 0),
               30_000,
             );
-            await frame.locator('.hub-text', { hasText: `pid ${headless.proc.pid} · shared` }).waitFor();
+            await frame.locator('.hub-text', { hasText: `(pid ${headless.proc.pid})` }).waitFor();
             assert.deepEqual(
               hubProcesses(ctx.workspace).map((h) => h.pid),
               [headless.proc.pid],

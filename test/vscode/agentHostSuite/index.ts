@@ -8,7 +8,7 @@ const pause = () => new Promise((r) => setTimeout(r, 100)); // sleep: the pause 
 
 export async function run(): Promise<void> {
   const done = process.env.HANDOFF_TEST_DONE!;
-  await vscode.extensions.getExtension('handoff.handoff')!.activate();
+  await vscode.extensions.getExtension('handoff.handoff-bus')!.activate();
   const command = 'workbench.action.chat.openNewChatSessionInPlace.agent-host-claude';
   // Registered once the Agent Host has listed its agents, after the window opens.
   for (let i = 0; i < 600 && !(await vscode.commands.getCommands(true)).includes(command); i++) await pause();
