@@ -153,7 +153,7 @@ describe('Handoff updated from one .vsix to the next', () => {
 
         assert.match(
           b.mcpList!.stdout,
-          /^handoff: .*bridge\.js --name updater .*- ✔ Connected$/m,
+          /^handoff: .*bridge\.js --cli claude --name updater .*- ✔ Connected$/m,
           `claude mcp list:\n${b.mcpList!.stdout}${b.mcpList!.stderr}`,
         );
         assert.equal(b.turn!.code, 0, `the turn: ${b.turn!.stderr.slice(-1500)}`);
