@@ -9,38 +9,17 @@ import { closeSync, existsSync, openSync, readFileSync, readdirSync, writeSync }
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
-import type { BusEvent, Message } from '../../extension/hub/bus/model';
+import type { Message } from '../../extension/hub/bus/model';
 import { Store } from '../../extension/hub/store/store';
 import { DIST, NODE, startHub, tempDir } from '../helpers/hubProcess';
+import { doneReceipt, storedMessage } from '../helpers/storedMessage';
 
 const run = promisify(execFile);
 const opts = { idempotencyWindowMs: 60_000 };
 
-function message(i: number): Message {
-  return {
-    id: `01JD3V7W2K8Q5X9Y4Z${String(i).padStart(8, '0')}`,
-    seq: i,
-    from: 'alice',
-    address: ['bob'],
-    recipients: ['bob'],
-    thread: 't',
-    body: `message ${i} `.padEnd(400, '.'),
-    attachments: [],
-    requiresAck: true,
-    slaMs: 60_000,
-    ttlMs: 3_600_000,
-    sentAt: Date.now(),
-    sentBySession: 's',
-    node: 'n',
-  };
-}
+const message = (i: number) => storedMessage(i, { body: `message ${i} `.padEnd(400, '.') });
 
-const done = (m: Message): BusEvent => ({
-  type: 'receipt',
-  id: m.id,
-  recipient: 'bob',
-  receipt: { kind: 'result', outcome: 'done', by: 'bob', session: 's', node: 'n', at: Date.now() },
-});
+const done = (m: Message) => doneReceipt(m);
 
 const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 

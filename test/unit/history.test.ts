@@ -6,37 +6,23 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { BusEvent, Message } from '../../extension/hub/bus/model';
+import type { Message } from '../../extension/hub/bus/model';
 import { Store } from '../../extension/hub/store/store';
 import { tempDir } from '../helpers/hubProcess';
+import { doneReceipt, storedMessage } from '../helpers/storedMessage';
 
 const opts = { idempotencyWindowMs: 60_000, segmentBytes: 16 * 1024, minCheckpointBytes: 8 * 1024 };
 
-function message(i: number, from = 'alice', to = 'bob'): Message {
-  return {
-    id: `01JD3V7W2K8Q5X9Y4Z${String(i).padStart(8, '0')}`,
-    seq: i,
+const message = (i: number, from = 'alice', to = 'bob') =>
+  storedMessage(i, {
     from,
-    address: [to],
-    recipients: [to],
+    to,
     thread: `thread-${i % 7}`,
     body: `message ${i} about the ${i % 10 === 3 ? 'parser' : 'lexer'} `.padEnd(300, '.'),
-    attachments: [],
-    requiresAck: true,
-    slaMs: 60_000,
-    ttlMs: 3_600_000,
     sentAt: 1_700_000_000_000 + i,
-    sentBySession: 's',
-    node: 'n',
-  };
-}
+  });
 
-const done = (m: Message): BusEvent => ({
-  type: 'receipt',
-  id: m.id,
-  recipient: m.recipients[0],
-  receipt: { kind: 'result', outcome: 'done', by: m.recipients[0], session: 's', node: 'n', at: Date.now() },
-});
+const done = (m: Message) => doneReceipt(m);
 
 /** `n` handoffs sent and done, in batches, each batch checkpointed into history. */
 async function settle(dir: string, n: number, of = (i: number) => message(i)): Promise<void> {

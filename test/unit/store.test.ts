@@ -4,10 +4,11 @@ import assert from 'node:assert/strict';
 import { closeSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { BusEvent, Message } from '../../extension/hub/bus/model';
+import type { Message } from '../../extension/hub/bus/model';
 import { frameLine } from '../../extension/hub/store/logLine';
 import { Store } from '../../extension/hub/store/store';
 import { tempDir } from '../helpers/hubProcess';
+import { doneReceipt, storedMessage } from '../helpers/storedMessage';
 
 const opts = { idempotencyWindowMs: 60_000, minCheckpointBytes: 64 * 1024 };
 
@@ -23,31 +24,9 @@ function writeAt(path: string, at: number, bytes: string | Buffer): void {
   closeSync(fd);
 }
 
-function message(i: number): Message {
-  return {
-    id: `01JD3V7W2K8Q5X9Y4Z${String(i).padStart(8, '0')}`,
-    seq: i,
-    from: 'alice',
-    address: ['bob'],
-    recipients: ['bob'],
-    thread: 't',
-    body: `message ${i} `.padEnd(200, '.'),
-    attachments: [],
-    requiresAck: true,
-    slaMs: 60_000,
-    ttlMs: 3_600_000,
-    sentAt: Date.now(),
-    sentBySession: 's',
-    node: 'n',
-  };
-}
+const message = (i: number) => storedMessage(i, { body: `message ${i} `.padEnd(200, '.') });
 
-const done = (m: Message): BusEvent => ({
-  type: 'receipt',
-  id: m.id,
-  recipient: 'bob',
-  receipt: { kind: 'result', outcome: 'done', by: 'bob', session: 's', node: 'n', at: Date.now() },
-});
+const done = (m: Message) => doneReceipt(m);
 
 describe('store', () => {
   it('recovers every committed event from the journal alone (no checkpoint yet) and cuts a torn tail', async () => {

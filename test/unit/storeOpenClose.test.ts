@@ -5,31 +5,14 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import type { Message } from '../../extension/hub/bus/model';
 import { Store } from '../../extension/hub/store/store';
 import { nodeFs, type StoreFs } from '../../extension/hub/store/storeFs';
 import { tempDir } from '../helpers/hubProcess';
+import { storedMessage } from '../helpers/storedMessage';
 
 const opts = { idempotencyWindowMs: 60_000 };
 
-function message(i: number): Message {
-  return {
-    id: `01JD3V7W2K8Q5X9Y4Z${String(i).padStart(8, '0')}`,
-    seq: i,
-    from: 'alice',
-    address: ['bob'],
-    recipients: ['bob'],
-    thread: 't',
-    body: `message ${i}`,
-    attachments: [],
-    requiresAck: true,
-    slaMs: 60_000,
-    ttlMs: 3_600_000,
-    sentAt: Date.now(),
-    sentBySession: 's',
-    node: 'n',
-  };
-}
+const message = (i: number) => storedMessage(i);
 
 /** The real file system, noting each directory fsync'd through it. */
 function noting(): { fs: StoreFs; synced: string[] } {
