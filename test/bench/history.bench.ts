@@ -5,10 +5,11 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BusEvent, Message } from '../../extension/hub/bus/model';
+import type { Message } from '../../extension/hub/bus/model';
 import { Store } from '../../extension/hub/store/store';
 import { spawnHub, stoppable, tempDir } from '../helpers/hubProcess';
 import { median } from './stats';
+import { doneReceipt, storedMessage } from '../helpers/storedMessage';
 
 const arg = (name: string, d: number) =>
   Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? d);
@@ -16,34 +17,17 @@ const N = arg('archived', 100_000);
 const ROUNDS = arg('rounds', 5);
 const opts = { idempotencyWindowMs: 60_000 };
 
-function message(i: number): Message {
-  return {
-    id: `01JD3V7W2K8Q5X9Y4Z${String(i).padStart(8, '0')}`,
-    seq: i,
-    from: 'alice',
-    address: ['bob'],
-    recipients: ['bob'],
+const message = (i: number) =>
+  storedMessage(i, {
     thread: `t${i % 1000}`,
     // One word in 100 of them at any N: "needle" in every (N/100)th.
     body: `handoff ${i} ${i % Math.max(1, Math.floor(N / 100)) === 0 ? 'needle' : 'hay'} `.padEnd(1200, 'x'),
-    attachments: [],
-    requiresAck: true,
-    slaMs: 60_000,
-    ttlMs: 3_600_000,
     sentAt: 1_700_000_000_000 + i,
-    sentBySession: 's',
-    node: 'n',
-  };
-}
+  });
 
 async function fill(dir: string, n: number): Promise<void> {
   const store = await Store.open(dir, 'n', opts);
-  const done = (m: Message): BusEvent => ({
-    type: 'receipt',
-    id: m.id,
-    recipient: 'bob',
-    receipt: { kind: 'result', outcome: 'done', by: 'bob', session: 's', node: 'n', at: m.sentAt },
-  });
+  const done = (m: Message) => doneReceipt(m, m.sentAt);
   for (let i = 1; i <= n; i += 500) {
     const ms = Array.from({ length: Math.min(500, n - i + 1) }, (_, k) => message(i + k));
     await Promise.all(ms.map((m) => store.commit([{ type: 'sent', message: m }, done(m)])));
