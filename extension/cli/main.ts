@@ -28,11 +28,11 @@ const USAGE = `usage: handoff <command> [options]
           [--as NAME] [--limit N]   open and settled handoffs, newest first (--as: only what NAME may see)
   peers
   status                      exits 1 when a handoff is past its SLA or dead-lettered
-  connect    claude|codex|gemini|vscode [--name NAME] [--workspace DIR]
+  connect    claude|codex|gemini|vscode [--name NAME [--rename]] [--workspace DIR]
                               register the bridge and install the hooks that bring handoffs
                               into the agent's model context, once for the whole repository
                               (idempotent; says what it wrote); --name names the agent in this
-                              checkout (a worktree's name follows its branch)
+                              checkout (a worktree's name follows its branch; --rename to change it)
   disconnect claude|codex|gemini|vscode [--workspace DIR]   remove exactly what connect added
   hook       CLI EVENT [--name NAME]                 what the installed hooks run (unnamed: the
                               agent's name in the checkout the session runs in)
@@ -49,7 +49,12 @@ function connectCommand(command: 'connect' | 'disconnect', argv: string[]): numb
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, workspace: { type: 'string' }, json: { type: 'boolean' } },
+    options: {
+      name: { type: 'string' },
+      rename: { type: 'boolean' },
+      workspace: { type: 'string' },
+      json: { type: 'boolean' },
+    },
   });
   const cli = positionals[0] as AgentCli;
   if (!AGENT_CLIS.includes(cli)) {
@@ -71,7 +76,7 @@ function connectCommand(command: 'connect' | 'disconnect', argv: string[]): numb
     }
     // Run through the editor's `handoff` launcher this Node may be the desktop editor's Electron.
     const launch = refreshLaunchers(launcherDir(), process.execPath, __dirname, !!process.versions.electron);
-    const done = connectAgent(cli, { workspace, folder, name: values.name, launch });
+    const done = connectAgent(cli, { workspace, folder, name: values.name, rename: values.rename, launch });
     if (values.json) {
       const { changes, ...rest } = done;
       process.stdout.write(`${JSON.stringify({ ...rest, changes: changes.map(written) }, null, 2)}\n`);

@@ -110,12 +110,23 @@ function whereOf(e: NamedCheckout): string {
  * Records `name` for `cli` in `checkout`. Refuses a name another checkout of the repository holds
  * for the same CLI while that checkout still exists (two worktrees never silently share a name);
  * a name held by a worktree that is gone (removed, its branch deleted or moved on) is taken over.
+ * Renaming the agent of a checkout that already has a recorded name takes `rename` (a typo must
+ * not silently move an agent's mail to a new identity).
  */
-export function recordAgentName(cli: string, name: string, checkout: Checkout): { changed: boolean; path: string } {
+export function recordAgentName(
+  cli: string,
+  name: string,
+  checkout: Checkout,
+  rename = false,
+): { changed: boolean; path: string; was?: string } {
   const path = agentNamesPath(checkout.commonDir);
   const entries = readAgentNames(checkout.commonDir);
   const mine = entryFor(entries, cli, checkout);
   if (mine?.name === name) return { changed: false, path };
+  if (mine && !rename)
+    throw new Error(
+      `the ${cli} agent in ${whereOf(mine)} is already "${mine.name}"; mail to "${mine.name}" stays with that name. To rename it to "${name}", connect again with --rename`,
+    );
   const live = liveBindings(checkout);
   const holder = entries.find(
     (e) => e !== mine && e.cli === cli && e.name === name && (e.main || live.has(bindingOf(e))),
@@ -135,7 +146,7 @@ export function recordAgentName(cli: string, name: string, checkout: Checkout): 
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify({ agents: [...kept, entry] }, null, 2)}\n`);
   renameSync(tmp, path);
-  return { changed: true, path };
+  return { changed: true, path, ...(mine ? { was: mine.name } : {}) };
 }
 
 function bindingOf(e: NamedCheckout): string {

@@ -2,7 +2,7 @@
 // idempotent, remove exactly what it added, and (Codex) trust its hooks the way Codex hashes them.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { connectAgent, disconnectAgent } from '../../extension/shared/connect';
@@ -170,4 +170,35 @@ describe('handoff connect / disconnect', () => {
       assert.deepEqual(disconnectAgent(cli, o), [], 'a second disconnect changes nothing');
     });
   }
+
+  it('disconnect takes away files connect made: no `{}` left behind', () => {
+    const home = tempDir('connect-empty-home');
+    const workspace = tempDir('connect-empty-ws');
+    const o = { workspace, folder: workspace, name: 'rev', launch, home, codexHome: join(home, '.codex') };
+    for (const cli of ['claude', 'gemini', 'vscode'] as const) {
+      connectAgent(cli, o);
+      disconnectAgent(cli, o);
+    }
+    for (const p of [
+      join(workspace, '.claude', 'settings.local.json'),
+      join(workspace, '.gemini', 'settings.json'),
+      join(workspace, '.github', 'hooks', 'handoff.json'),
+    ])
+      assert.equal(existsSync(p), false, `${p} is gone`);
+  });
+
+  it("in git, a checkout's recorded name is changed only with rename, and says what it was", () => {
+    const home = tempDir('connect-rename-home');
+    const repo = tempDir('connect-rename-repo');
+    execFileSync('git', ['init', '-q', repo]);
+    const o = { workspace: repo, folder: repo, launch, home, codexHome: join(home, '.codex') };
+    assert.equal(connectAgent('codex', { ...o, name: 'reviewer' }).name, 'reviewer');
+    assert.throws(
+      () => connectAgent('codex', { ...o, name: 'reviwer' }),
+      /already "reviewer"; mail to "reviewer" stays with that name\. To rename it to "reviwer", connect again with --rename/,
+    );
+    const renamed = connectAgent('codex', { ...o, name: 'reviwer', rename: true });
+    assert.equal(renamed.name, 'reviwer');
+    assert.match(renamed.changes[0].what, /is "reviwer" \(was "reviewer"\)/);
+  });
 });

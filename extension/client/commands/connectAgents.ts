@@ -39,7 +39,14 @@ export async function connectAgentCommand(
       join(extensionPath, 'dist'),
       !!process.versions.electron,
     );
-    const done = connectAgent(cli, { workspace: location.workspace, folder: location.folder, name, launch });
+    // The box shows the name the agent has here: a different one is a deliberate rename.
+    const done = connectAgent(cli, {
+      workspace: location.workspace,
+      folder: location.folder,
+      name,
+      rename: true,
+      launch,
+    });
     for (const c of done.changes) log.info(`connect ${cli}: ${c.path}: ${c.what}`);
     const text = connectedText(cli, done);
     log.info(`connect ${cli}: ${text}`);

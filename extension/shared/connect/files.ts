@@ -1,6 +1,6 @@
 // Reading and writing agent config files for connect/disconnect: every other entry is kept as it
 // is, writes are atomic (a CLI never reads a half-written config), and each change is reported.
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export interface FileChange {
@@ -48,10 +48,21 @@ export function jsonChange(path: string, what: string, value: Json): FileChange 
   return { path, what, before: readText(path), after: `${JSON.stringify(value, null, 2)}\n` };
 }
 
-/** Writes the changes that change something; returns those. */
+/** What a JSON document left with nothing in it is written as: connect never leaves one, disconnect may. */
+const EMPTY_JSON = '{}\n';
+
+/**
+ * Writes the changes that change something; returns those. A JSON file that a change empties is
+ * removed rather than left as `{}` (connect never writes an empty one: what empties it is a
+ * disconnect taking out the last of what connect put there).
+ */
 export function applyChanges(changes: FileChange[]): FileChange[] {
   const real = changes.filter((c) => c.before !== c.after);
   for (const c of real) {
+    if (c.after === EMPTY_JSON) {
+      rmSync(c.path, { force: true });
+      continue;
+    }
     mkdirSync(dirname(c.path), { recursive: true });
     const mode = existsSync(c.path) ? statSync(c.path).mode & 0o777 : 0o600;
     const tmp = `${c.path}.handoff-${process.pid}.tmp`;

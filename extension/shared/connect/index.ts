@@ -25,6 +25,8 @@ export interface ConnectRequest {
   folder: string;
   /** The agent's name here; recorded for this checkout in git. Default: the name it has already. */
   name?: string;
+  /** A checkout whose agent already has a recorded name gets `name` only with this. */
+  rename?: boolean;
   launch: Launch;
   home?: string;
   codexHome?: string;
@@ -70,7 +72,7 @@ export function connectAgent(cli: AgentCli, r: ConnectRequest): Connected {
     return { workspace: r.workspace, changes, name, how: 'pinned', where: r.workspace };
   }
   // The name first: a name another worktree holds refuses the whole connect before any file changes.
-  const recorded = r.name !== undefined ? recordAgentName(cli, r.name, checkout) : undefined;
+  const recorded = r.name !== undefined ? recordAgentName(cli, r.name, checkout, r.rename) : undefined;
   const o = options(r, true);
   const own = canonical(checkout.folder);
   const planned =
@@ -87,7 +89,10 @@ export function connectAgent(cli: AgentCli, r: ConnectRequest): Connected {
           });
   const changes: Written[] = applyChanges(planned);
   if (recorded?.changed)
-    changes.unshift({ path: recorded.path, what: `the ${cli} agent in ${describe(checkout)} is "${r.name}"` });
+    changes.unshift({
+      path: recorded.path,
+      what: `the ${cli} agent in ${describe(checkout)} is "${r.name}"${recorded.was ? ` (was "${recorded.was}")` : ''}`,
+    });
   const named = agentNameAt(cli, checkout.folder)!;
   return { workspace: r.workspace, changes, name: named.name, how: named.how, where: describe(checkout) };
 }

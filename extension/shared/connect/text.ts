@@ -15,6 +15,8 @@ export function agentLabel(cli: AgentCli): string {
 /** Which folder it chose, what the agent is called here and elsewhere, and what to do next. */
 export function connectedText(cli: AgentCli, c: Connected): string {
   const label = LABEL[cli];
+  if (cli === 'vscode')
+    return `${label} is connected for ${c.workspace} as "${c.name}": its hooks act from its next chat session in this folder.`;
   if (c.how === 'pinned')
     return `${label} is connected for ${c.workspace} as "${c.name}". Start ${cli} there (or restart a running session) to pick it up.`;
   const why = c.how === 'recorded' ? 'named by connect --name' : 'its default name there';
