@@ -164,7 +164,7 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
       new MessageDocuments((id) => supervisor.message(id)),
     ),
     registerMcpProvider(context.extensionPath, location, version),
-    vscode.commands.registerCommand('handoff.send', () => sendHandoff(supervisor)),
+    vscode.commands.registerCommand('handoff.send', () => sendHandoff(supervisor, log)),
     vscode.commands.registerCommand('handoff.showPanel', () => showPanel('all')),
     vscode.commands.registerCommand('handoff.openInbox', openInboxCommand),
     vscode.commands.registerCommand('handoff.showOverdue', () => showPanel('overdue')),

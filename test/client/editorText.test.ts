@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { codexServerTable, upsertTable } from '../../extension/shared/connect/codexToml';
-import { describeResult, recipientPicks } from '../../extension/client/commands/sendText';
+import { describeResult, recipientPicks, refusalText } from '../../extension/client/commands/sendText';
 import { inertLinks } from '../../extension/client/inertLinks';
 import { panelModel } from '../../extension/client/panel/model';
 import { statusView } from '../../extension/client/statusView';
@@ -268,5 +268,16 @@ describe('panel model', () => {
     );
     assert.equal(m.hub.state, 'down');
     assert.equal(m.hub.detail, 'The hub was killed (SIGKILL). Restarting…');
+  });
+
+  it('a refused send reads as the person would say it: no JSON-RPC wrapper, no agent tool to run', () => {
+    const text = refusalText(
+      'reviewer',
+      'Request handoff/send failed with message: No identity "reviewer" has ever connected to this hub or been announced by another node, so nothing was sent. Known identities: bob. Names match exactly; list_peers shows them.',
+    );
+    assert.equal(
+      text,
+      'Handoff NOT sent to reviewer: No identity "reviewer" has ever connected to this hub or been announced by another node, so nothing was sent. Known identities: bob. Names match exactly; the Send Handoff picker lists them.',
+    );
   });
 });

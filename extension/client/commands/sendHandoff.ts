@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { SendResult } from '../../protocol/views';
 import type { HubSupervisor } from '../hubSupervisor';
 import { defaultSlaSeconds, humanIdentity } from '../settings';
-import { describeResult, recipientPicks, type RecipientPick } from './sendText';
+import { describeResult, recipientPicks, refusalText, type RecipientPick } from './sendText';
 
 async function pickRecipient(hub: HubSupervisor, me: string): Promise<string | undefined> {
   const picks = recipientPicks(hub.snapshot, me);
@@ -60,7 +60,7 @@ async function composeBody(to: string): Promise<string | undefined> {
   });
 }
 
-export async function sendHandoff(hub: HubSupervisor): Promise<SendResult | undefined> {
+export async function sendHandoff(hub: HubSupervisor, log: vscode.LogOutputChannel): Promise<SendResult | undefined> {
   const me = humanIdentity();
   const to = await pickRecipient(hub, me);
   if (!to) return undefined;
@@ -70,7 +70,9 @@ export async function sendHandoff(hub: HubSupervisor): Promise<SendResult | unde
   try {
     result = await hub.send({ as: me, to: [to], body, slaSeconds: defaultSlaSeconds(), requiresAck: true });
   } catch (e) {
-    void vscode.window.showErrorMessage(`Handoff NOT sent to ${to}: ${(e as Error).message}`);
+    const text = refusalText(to, (e as Error).message);
+    log.warn(text);
+    void vscode.window.showErrorMessage(text);
     return undefined;
   }
   showSendResult(result);

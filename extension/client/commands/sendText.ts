@@ -35,3 +35,14 @@ export function describeResult(r: SendResult): string {
   if (r.duplicate) return `Not sent again: ${r.duplicate.note} (${r.message_id})`;
   return `Handoff ${r.message_id} stored and ${recipientsText(r)}. Not proof of reading: the ACK shows in the Handoff panel.`;
 }
+
+/**
+ * A refused send in the person's words: without the JSON-RPC wrapper, and pointing at what the
+ * person has (the recipient picker), not at an agent's tool.
+ */
+export function refusalText(to: string, message: string): string {
+  const why = message
+    .replace(/^Request \S+ failed with message: /, '')
+    .replace(/list_peers shows them\./, 'the Send Handoff picker lists them.');
+  return `Handoff NOT sent to ${to}: ${why}`;
+}
