@@ -82,6 +82,7 @@ function connectCommand(command: 'connect' | 'disconnect', argv: string[]): numb
       process.stdout.write(`${JSON.stringify({ ...rest, changes: changes.map(written) }, null, 2)}\n`);
       return 0;
     }
+    if (done.changes.length === 0) process.stdout.write('Nothing to change: already connected so.\n');
     for (const c of done.changes) process.stdout.write(`${c.path}: ${c.what}\n`);
     process.stdout.write(`${connectedText(cli, done)}\n`);
     return 0;

@@ -201,4 +201,14 @@ describe('handoff connect / disconnect', () => {
     assert.equal(renamed.name, 'reviwer');
     assert.match(renamed.changes[0].what, /is "reviwer" \(was "reviewer"\)/);
   });
+
+  it('a config another program rewrote in its own layout, saying the same, is not written again', () => {
+    const home = tempDir('connect-layout-home');
+    const workspace = tempDir('connect-layout-ws');
+    const o = { workspace, folder: workspace, name: 'rev', launch, home, codexHome: join(home, '.codex') };
+    connectAgent('claude', o);
+    const user = join(home, '.claude.json');
+    writeFileSync(user, JSON.stringify(json(user))); // Claude Code keeps it on one line
+    assert.deepEqual(connectAgent('claude', o).changes, [], 'nothing to change');
+  });
 });

@@ -2,6 +2,7 @@
 // is, writes are atomic (a CLI never reads a half-written config), and each change is reported.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 
 export interface FileChange {
   path: string;
@@ -48,6 +49,16 @@ export function jsonChange(path: string, what: string, value: Json): FileChange 
   return { path, what, before: readText(path), after: `${JSON.stringify(value, null, 2)}\n` };
 }
 
+/** Two JSON texts that say the same (another program may have written it in its own layout). */
+function sameJson(before: string | undefined, after: string): boolean {
+  if (before === undefined) return false;
+  try {
+    return isDeepStrictEqual(JSON.parse(before), JSON.parse(after));
+  } catch {
+    return false; // not JSON (Codex's TOML): compared as text
+  }
+}
+
 /** What a JSON document left with nothing in it is written as: connect never leaves one, disconnect may. */
 const EMPTY_JSON = '{}\n';
 
@@ -57,7 +68,7 @@ const EMPTY_JSON = '{}\n';
  * disconnect taking out the last of what connect put there).
  */
 export function applyChanges(changes: FileChange[]): FileChange[] {
-  const real = changes.filter((c) => c.before !== c.after);
+  const real = changes.filter((c) => c.before !== c.after && !sameJson(c.before, c.after));
   for (const c of real) {
     if (c.after === EMPTY_JSON) {
       rmSync(c.path, { force: true });
