@@ -36,6 +36,7 @@ describe('handoff between two agents over the real bridge', () => {
       'mark_read',
       'pending',
       'report_result',
+      'search_history',
       'send_handoff',
       'whoami',
     ]);
