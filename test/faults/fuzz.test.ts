@@ -32,6 +32,7 @@ const TOOLS = [
   'pending',
   'get_receipts',
   'get_unread_summary',
+  'search_history',
 ];
 const CONTROL = [
   'handoff/snapshot',
@@ -41,6 +42,7 @@ const CONTROL = [
   'handoff/receipt',
   'handoff/chase',
   'handoff/resolve',
+  'handoff/search',
   'handoff/matrix/disconnect',
 ];
 const RUNS = Number(process.env.HANDOFF_FUZZ_RUNS) || 100;
