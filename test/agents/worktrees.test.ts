@@ -7,7 +7,6 @@
 // recycled (removed; a fresh one at a new path on the same branch; nobody re-runs anything): a send
 // in the gap answers queued, and bob's next session, in the new worktree, gets it once and ACKs it.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -17,16 +16,9 @@ import { handoffConnect } from '../helpers/cli/connect';
 import { startScriptedModel, type ScriptedModel } from '../helpers/cli/scriptedModel';
 import { spawnHub, stoppable, tempDir } from '../helpers/hubProcess';
 import { skipOrFail } from '../helpers/skip.mjs';
+import { git } from '../helpers/git';
 
 const CLIS: Cli[] = ['claude', 'codex', 'gemini'];
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
-    cwd,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
 
 /** A repository with one commit, bob's worktree inside it and alice's beside it. */
 function repository(): { root: string; bob: string; alice: string } {

@@ -2,7 +2,6 @@
 // main checkout and one on a linked worktree of it: one hub, one store, one bus. The worktree's
 // window finds the main checkout's hub and uses it; agents in either checkout reach each other.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe } from 'node:test';
@@ -12,13 +11,10 @@ import { ROOT, tempDir } from '../helpers/hubProcess';
 import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
 import { runVsCode, statusBarItem } from '../vscode/harness.mjs';
 import { hubProcesses, hubSocket } from '../vscode/processes';
+import { git } from '../helpers/git';
 
 const missing = vscodeMissing();
 announce('the two-windows-on-one-repository end-to-end test', missing);
-
-function git(cwd: string, ...args: string[]): void {
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, stdio: 'ignore' });
-}
 
 describe('two windows on one repository in a real VS Code', () => {
   itNeeds(

@@ -3,7 +3,6 @@
 // meet on it; a store a worktree had of its own before is adopted once, with a log line, nothing
 // lost; two histories are never merged silently.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,10 +10,7 @@ import { describe, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
 import { spawnHub, stoppable, tempDir } from '../helpers/hubProcess';
 import { workspaceKey } from '../../extension/shared/paths';
-
-function git(cwd: string, ...args: string[]): void {
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, stdio: 'ignore' });
-}
+import { git } from '../helpers/git';
 
 function repo() {
   const base = realpathSync(tempDir('repo-hub'));

@@ -2,7 +2,6 @@
 // the repository, subfolders, a detached worktree, a submodule-like separate git dir, and the names
 // connect records (bound to a worktree's branch, never shared by two live worktrees).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
@@ -10,14 +9,7 @@ import { agentNameAt, recordAgentName } from '../../extension/shared/agentNames'
 import { findWorkspace, hubSocketPath, workspaceOf } from '../../extension/shared/paths';
 import { findCheckout, linkedWorktrees } from '../../extension/shared/repository';
 import { tempDir } from '../helpers/hubProcess';
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
-    cwd,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
+import { git } from '../helpers/git';
 
 function repo() {
   const base = realpathSync(tempDir('git'));
