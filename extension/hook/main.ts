@@ -187,13 +187,15 @@ export async function runHook(argv: string[]): Promise<number> {
   const env = arg(argv, '--hub') ? { ...process.env, HANDOFF_HUB: arg(argv, '--hub') } : process.env;
   const cwd = typeof input.cwd === 'string' ? input.cwd : process.cwd();
   // Unpinned (connect in git): the checkout the session runs in names the agent (shared/agentNames.ts).
-  const identity = pinnedName ?? agentNameAt(cli, canonical(cwd))?.name;
+  const named = pinnedName === undefined ? agentNameAt(cli, canonical(cwd)) : undefined;
+  const identity = pinnedName ?? named?.name;
   if (!identity) {
     trace({ cli, event, outcome: 'no name' });
     return 0;
   }
   const pinned = arg(argv, '--workspace');
-  const workspace = () => (pinned ? workspaceOf(pinned) : findWorkspace(cwd));
+  // The checkout that named the agent already says its repository: no second walk up the folders.
+  const workspace = () => (pinned ? workspaceOf(pinned) : named ? canonical(named.checkout.root) : findWorkspace(cwd));
   // On a tool call, the hook that runs most: the hub's quiet mark says nothing waits (shared/quiet.ts).
   if (phase === 'tool') {
     const first = hubSockets(env, workspace).next();

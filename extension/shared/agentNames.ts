@@ -94,7 +94,11 @@ export interface AgentName {
 /** The name of `cli`'s agent in the checkout holding `cwd`; undefined outside git. */
 export function agentNameAt(cli: string, cwd: string): AgentName | undefined {
   const checkout = findCheckout(cwd);
-  if (!checkout) return undefined;
+  return checkout && agentNameIn(cli, checkout);
+}
+
+/** The name of `cli`'s agent in `checkout`: recorded, else derived. */
+export function agentNameIn(cli: string, checkout: Checkout): AgentName {
   const entry = entryFor(readAgentNames(checkout.commonDir), cli, checkout);
   return entry
     ? { name: entry.name, how: 'recorded', checkout }

@@ -1,7 +1,7 @@
 // One entry for `handoff connect|disconnect <cli>` and the editor's Connect commands: both decide
 // the folder and the agent's name here, so they always agree and say the same.
 import { relative } from 'node:path';
-import { agentNameAt, recordAgentName } from '../agentNames';
+import { agentNameIn, recordAgentName } from '../agentNames';
 import { findCheckout, linkedWorktrees, type Checkout } from '../repository';
 import { canonical } from '../paths';
 import { connectClaude, disconnectClaude } from './claude';
@@ -93,7 +93,7 @@ export function connectAgent(cli: AgentCli, r: ConnectRequest): Connected {
       path: recorded.path,
       what: `the ${cli} agent in ${describe(checkout)} is "${r.name}"${recorded.was ? ` (was "${recorded.was}")` : ''}`,
     });
-  const named = agentNameAt(cli, checkout.folder)!;
+  const named = agentNameIn(cli, checkout);
   return { workspace: r.workspace, changes, name: named.name, how: named.how, where: describe(checkout) };
 }
 
