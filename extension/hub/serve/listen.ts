@@ -182,13 +182,20 @@ function accept(hub: Hub, socket: Socket, options: ListenOptions, proofDir?: str
       };
       if (!proof) return serve(rest);
       if (rest.length) socket.unshift(rest);
-      void proof.answer(socket).then((p) => {
-        if ('refused' in p) {
-          // Served all the same, so its client hears why on every tool instead of a bridge that retries.
-          options.log(`bridge for ${hello.identity ?? '(no name yet)'}: ${p.refused.message}`, 'warn');
-          serve(p.rest, p.refused);
-        } else serve(p.rest, p.ancestors);
-      });
+      proof
+        .answer(socket)
+        .then((p) => {
+          if ('refused' in p) {
+            // Served all the same, so its client hears why on every tool instead of a bridge that retries.
+            options.log(`bridge for ${hello.identity ?? '(no name yet)'}: ${p.refused.message}`, 'warn');
+            serve(p.rest, p.refused);
+          } else serve(p.rest, p.ancestors);
+        })
+        // An unhandled rejection would end the hub: a bad connection closes only itself.
+        .catch((e: unknown) => {
+          options.log(`bridge for ${hello.identity ?? '(no name yet)'} closed: ${(e as Error).message}`, 'error');
+          socket.destroy();
+        });
     } else if (hello.kind === 'control') {
       if (rest.length) socket.unshift(rest);
       const connection = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket));
