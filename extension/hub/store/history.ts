@@ -1,8 +1,10 @@
 // Settled handoffs, off the start path: history/ holds segments of bounded size (NNNNNN.ndjson,
 // the archive's lines), and each full one an index of its own (NNNNNN.idx, segmentIndex.ts),
-// written durably before the next segment is made. A start reads each index's header and the one
-// segment still being written, never the rest: an old handoff is found by a binary search in the
-// index whose id range holds it, then one read of its line (whose CRC and id are checked).
+// written durably before the next segment is made. A start reads the catalog of the indexes' headers
+// (segmentCatalog.ts, one file whatever their number) and the one segment still being written, never
+// the rest: an old handoff is found by a binary search in the index whose id range holds it, then
+// one read of its line (whose CRC and id are checked). An index and its segment are checked against
+// the catalog at their first use.
 // The archive.ndjson an earlier version wrote stays where it is, read-only: at the first start it
 // is checked through and indexed in ranges of the segment size (legacy indexes), a chunk at a time.
 import { join } from 'node:path';
@@ -12,27 +14,15 @@ import { AppendLog } from './appendLog';
 import { readLines } from './lineReader';
 import { parseLine } from './logLine';
 import { reviveHot } from './revive';
-import {
-  buildIndex,
-  HEADER,
-  IndexReader,
-  indexSize,
-  parseHeader,
-  type IndexHeader,
-  type IndexedLine,
-} from './segmentIndex';
+import { SegmentCatalog, type CatalogEntry, type CatalogOpen } from './segmentCatalog';
+import { buildIndex, HEADER, IndexReader, indexSize, parseHeader, type IndexedLine } from './segmentIndex';
 import { StoreDamage } from './storeDamage';
 import { makeDurableDir, writeAll, type StoreFs } from './storeFs';
 
 /** Small enough that the segment being written is read through at start in a few ms, large enough that 1 000 000 handoffs make a few hundred. */
 export const SEGMENT_BYTES = 4 * 1024 * 1024;
 
-interface Sealed {
-  n: number;
-  idx: string;
-  data: string;
-  header: IndexHeader;
-}
+type Sealed = CatalogEntry;
 
 type Place = { offset: number; length: number };
 
@@ -40,6 +30,8 @@ export interface HistoryOptions {
   fs: StoreFs;
   segmentBytes?: number;
   onTorn?: (path: string, at: number, records: number) => void;
+  /** What the start did with the catalog (tests; a rebuild is slow once, never a loss). */
+  onCatalog?: (opened: CatalogOpen) => void;
 }
 
 const name = (n: number, ext: string) => `${String(n).padStart(6, '0')}.${ext}`;
@@ -52,8 +44,10 @@ function damaged(path: string, why: string): StoreDamage {
 }
 
 export class History {
-  /** Oldest first. */
-  private readonly sealed: Sealed[] = [];
+  /** The sealed segments, oldest first. */
+  catalog!: SegmentCatalog;
+  /** Sealed segments whose index and data were checked against the catalog since the start. */
+  private readonly checked = new Set<number>();
   /** The segment being written: every line's place, by id (bounded by the segment size). */
   private readonly recent = new Map<string, Place>();
   /** The ids of the segment sealed last: with `recent`, the window a duplicate is told by at once. */
@@ -83,7 +77,14 @@ export class History {
       else if (m) data.add(Number(m[1]));
       else if (file.endsWith('.idx.new')) await fs.unlink(join(h.dir, file)); // a seal a crash cut short
     }
-    for (const n of idx.sort((a, b) => a - b)) h.sealed.push(h.readHeader(n));
+    const { catalog, opened } = await SegmentCatalog.open(
+      fs,
+      h.dir,
+      idx.sort((a, b) => a - b),
+      (n) => h.readHeader(n),
+    );
+    h.catalog = catalog;
+    options.onCatalog?.(opened);
     const last = Math.max(0, ...data, ...idx);
     for (const n of data)
       if (n !== last && !idx.includes(n))
@@ -96,43 +97,78 @@ export class History {
     return h;
   }
 
+  private get sealed(): readonly Sealed[] {
+    return this.catalog.list();
+  }
+
+  private idxOf(s: Sealed): string {
+    return join(this.dir, name(s.n, 'idx'));
+  }
+
+  private dataOf(s: Sealed): string {
+    return s.header.legacy ? this.legacyPath : join(this.dir, name(s.n, 'ndjson'));
+  }
+
+  /** An index's header, checked (with its size and its data's), for a segment the catalog does not list yet. */
   private readHeader(n: number): Sealed {
     const path = join(this.dir, name(n, 'idx'));
+    const raw = Buffer.alloc(HEADER);
+    const header = this.checkIndex(path, raw);
+    if (typeof header === 'string') throw damaged(path, header);
+    const sealed = { n, header, raw };
+    this.checkData(sealed);
+    this.checked.add(n);
+    return sealed;
+  }
+
+  /** The header read into `raw`, its checksum and the file's size checked; or why not. */
+  private checkIndex(path: string, raw: Buffer) {
     const file = this.options.fs.openReader(path);
     try {
-      const buf = Buffer.alloc(HEADER);
-      const got = file.read(buf, 0, HEADER, 0);
-      const parsed = parseHeader(buf.subarray(0, got));
-      if (typeof parsed === 'string') throw damaged(path, parsed);
+      const got = file.read(raw, 0, HEADER, 0);
+      const parsed = parseHeader(raw.subarray(0, got));
+      if (typeof parsed === 'string') return parsed;
       // The size, without a stat: its last byte is there and nothing after it.
       const end = indexSize(parsed);
       const one = Buffer.alloc(1);
       if (file.read(one, 0, 1, end - 1) !== 1 || file.read(one, 0, 1, end) !== 0)
-        throw damaged(path, `not the ${end} bytes its header says`);
-      const sealed = {
-        n,
-        idx: path,
-        data: parsed.legacy ? this.legacyPath : join(this.dir, name(n, 'ndjson')),
-        header: parsed,
-      };
-      this.checkData(sealed);
-      return sealed;
+        return `not the ${end} bytes its header says`;
+      return parsed;
     } finally {
       file.close();
     }
   }
 
-  /** The data an index covers is all there (its last byte), or its lines were lost: damage, said at open. */
+  /** A listed segment at its first use: its index is the one the catalog copied, its data all there. */
+  private checkListed(s: Sealed): void {
+    if (this.checked.has(s.n)) return;
+    const path = this.idxOf(s);
+    const raw = Buffer.alloc(HEADER);
+    let why;
+    try {
+      why = this.checkIndex(path, raw);
+    } catch {
+      why = 'missing';
+    }
+    if (typeof why === 'string') throw damaged(path, why);
+    if (!raw.equals(s.raw))
+      throw damaged(path, `its header is not the one ${this.catalog.path} lists (the catalog is derived: delete it)`);
+    this.checkData(s);
+    this.checked.add(s.n);
+  }
+
+  /** The data an index covers is all there (its last byte), or its lines were lost: damage. */
   private checkData(s: Sealed): void {
+    const path = this.dataOf(s);
     let data;
     try {
-      data = this.options.fs.openReader(s.data);
+      data = this.options.fs.openReader(path);
     } catch {
-      throw damaged(s.data, `missing, and ${s.idx} indexes ${s.header.count} handoffs in it`);
+      throw damaged(path, `missing, and ${this.idxOf(s)} indexes ${s.header.count} handoffs in it`);
     }
     try {
       if (s.header.to > 0 && data.read(Buffer.alloc(1), 0, 1, s.header.to - 1) !== 1)
-        throw damaged(s.data, `shorter than the ${s.header.to} bytes ${s.idx} indexes`);
+        throw damaged(path, `shorter than the ${s.header.to} bytes ${this.idxOf(s)} indexes`);
     } finally {
       data.close();
     }
@@ -184,7 +220,7 @@ export class History {
       let from = covered;
       let lines = new Map<string, IndexedLine>();
       const seal = async (to: number) => {
-        this.sealed.push(await this.writeIndex(n++, [...lines.values()], { from, to, legacy: true }));
+        await this.catalog.add(await this.writeIndex(n++, [...lines.values()], { from, to, legacy: true }));
         lines = new Map();
         from = to;
       };
@@ -205,8 +241,8 @@ export class History {
 
   /**
    * Written to a new name, synced, renamed into place: whole or not there. The rename is made
-   * durable by the fsync of the folder that makes the next segment's name durable (AppendLog.open),
-   * which always follows; until then this segment is the last one, read as the one being written.
+   * durable by the fsync of the folder that makes the catalog listing it durable, which always
+   * follows; until then this segment is the last one, read as the one being written.
    */
   private async writeIndex(
     n: number,
@@ -224,8 +260,9 @@ export class History {
       await fh.close();
     }
     await fs.rename(`${path}.new`, path);
-    const header = parseHeader(buf, buf.length) as IndexHeader;
-    return { n, idx: path, data: range.legacy ? this.legacyPath : join(this.dir, name(n, 'ndjson')), header };
+    const raw = Buffer.from(buf.subarray(0, HEADER));
+    this.checked.add(n);
+    return { n, header: parseHeader(raw) as Sealed['header'], raw };
   }
 
   /** The segment being written is full: its index is written, then the next segment begun. */
@@ -245,7 +282,9 @@ export class History {
     } finally {
       await fh.close();
     }
-    this.sealed.push(await this.writeIndex(this.activeN, lines, { from: 0, to: this.active.bytes, legacy: false }));
+    await this.catalog.add(
+      await this.writeIndex(this.activeN, lines, { from: 0, to: this.active.bytes, legacy: false }),
+    );
     this.previous = new Set(this.recent.keys());
     this.recent.clear();
     await this.active.close();
@@ -314,7 +353,8 @@ export class History {
   }
 
   private withIndex<T>(s: Sealed, use: (r: IndexReader) => T): T {
-    const file = this.options.fs.openReader(s.idx);
+    this.checkListed(s);
+    const file = this.options.fs.openReader(this.idxOf(s));
     try {
       return use(new IndexReader(file, s.header));
     } finally {
@@ -323,8 +363,9 @@ export class History {
   }
 
   private idsOf(s: Sealed): string[] {
+    this.checkListed(s);
     const ids: string[] = [];
-    const file = this.options.fs.openReader(s.idx);
+    const file = this.options.fs.openReader(this.idxOf(s));
     try {
       const rows = Buffer.alloc(s.header.count * 48);
       file.read(rows, 0, rows.length, HEADER);
@@ -337,16 +378,17 @@ export class History {
   }
 
   private readLine(s: Sealed, place: Place, id?: string): ArchivedMessage {
-    const file = this.options.fs.openReader(s.data);
+    const data = this.dataOf(s);
+    const file = this.options.fs.openReader(data);
     try {
       const buf = Buffer.alloc(place.length);
       const got = file.read(buf, 0, place.length, place.offset);
       const line = parseLine<ArchivedMessage>(buf.subarray(0, got), reviveHot);
-      if (!line.ok) throw damaged(s.data, `at byte ${place.offset}: ${line.why}`);
+      if (!line.ok) throw damaged(data, `at byte ${place.offset}: ${line.why}`);
       if (id !== undefined && line.value.message.id !== id)
         throw damaged(
-          s.idx,
-          `it places ${id} at byte ${place.offset} of ${s.data}, which holds ${line.value.message.id}`,
+          this.idxOf(s),
+          `it places ${id} at byte ${place.offset} of ${data}, which holds ${line.value.message.id}`,
         );
       return line.value;
     } finally {
