@@ -5,7 +5,7 @@
 // which seals each segment with its index and lists it in the catalog), not sent through a hub.
 //   node out/test/bench/history.bench.js [--archived=N] [--rounds=R]
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { emptyState, type Message } from '../../extension/hub/bus/model';
 import { apply } from '../../extension/hub/bus/reduce';
@@ -50,14 +50,24 @@ async function fill(dir: string, n: number): Promise<void> {
   }
 }
 
-/** A fresh copy of the store: sealed segments and their indexes, never written again, hard-linked; the rest copied. */
+/**
+ * A fresh copy of the store: sealed segments and their indexes, never written again, hard-linked;
+ * the rest copied and fsync'd, as a store's files are before a start (else the start's own fsync of
+ * the segment being written pays for the copy).
+ */
 function copyStore(from: string, to: string): void {
   mkdirSync(join(to, 'history'), { recursive: true, mode: 0o700 });
-  for (const f of readdirSync(from)) if (f !== 'history') copyFileSync(join(from, f), join(to, f));
+  const copy = (a: string, b: string) => {
+    copyFileSync(a, b);
+    const fd = openSync(b, 'r+');
+    fsyncSync(fd);
+    closeSync(fd);
+  };
+  for (const f of readdirSync(from)) if (f !== 'history') copy(join(from, f), join(to, f));
   const h = join(from, 'history');
   for (const f of readdirSync(h)) {
     const sealed = f.endsWith('.idx') || (f.endsWith('.ndjson') && existsSync(join(h, f.replace(/ndjson$/, 'idx'))));
-    (sealed ? linkSync : copyFileSync)(join(h, f), join(to, 'history', f));
+    (sealed ? linkSync : copy)(join(h, f), join(to, 'history', f));
   }
 }
 

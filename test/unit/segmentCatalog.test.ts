@@ -3,7 +3,7 @@
 // is damaged is caught up or rebuilt from the indexes and no handoff is lost; segments retention
 // removes leave the catalog.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { crc32 } from 'node:zlib';
@@ -101,9 +101,12 @@ describe('the history catalog', () => {
     lagging.writeUInt32LE(rows - 1, 8);
     lagging.writeUInt32LE(crc32(lagging.subarray(16)), 12);
     writeFileSync(catalog(dir), lagging);
+    const cut = join(dir, 'history', '.catalog.99999.tmp'); // the catalog write the crash cut short
+    writeFileSync(cut, buf.subarray(0, 100));
     const said: CatalogOpen[] = [];
     assert.equal(await lost(dir, 600, (o) => said.push(o)), 0);
     assert.deepEqual(said[0], { read: rows - 1, added: 1, dropped: 0 });
+    assert.equal(existsSync(cut), false, 'its temp file is removed');
   });
 
   it('damaged (a byte changed): rebuilt from the indexes, 0 lost', async () => {

@@ -34,6 +34,20 @@ export interface HistoryOptions {
   onCatalog?: (opened: CatalogOpen) => void;
 }
 
+const ID_FIRST = '{"message":{"id":"';
+
+/**
+ * A start needs only each line's id from the segment being written: read where the store writes
+ * it (the record's first field, the message's first), not by parsing up to 4 MiB of JSON; a line
+ * of another shape, or an id with an escape, is parsed whole. Only its id is there.
+ */
+function idOnly(json: string): ArchivedMessage | undefined {
+  if (!json.startsWith(ID_FIRST)) return undefined;
+  const end = json.indexOf('"', ID_FIRST.length);
+  const id = json.slice(ID_FIRST.length, end);
+  return end > 0 && !id.includes('\\') ? ({ message: { id } } as ArchivedMessage) : undefined;
+}
+
 const name = (n: number, ext: string) => `${String(n).padStart(6, '0')}.${ext}`;
 
 /** A history file that is not as it was written: the store is not opened, nothing is changed. */
@@ -75,7 +89,9 @@ export class History {
       const m = /^(\d{6})\.(ndjson|idx)$/.exec(file);
       if (m?.[2] === 'idx') idx.push(Number(m[1]));
       else if (m) data.add(Number(m[1]));
-      else if (file.endsWith('.idx.new')) await fs.unlink(join(h.dir, file)); // a seal a crash cut short
+      else if (file.endsWith('.idx.new'))
+        await fs.unlink(join(h.dir, file)); // a seal a crash cut short
+      else if (/^\.catalog\..*\.tmp$/.test(file)) await fs.unlink(join(h.dir, file)); // a catalog write a crash cut short
     }
     const { catalog, opened } = await SegmentCatalog.open(
       fs,
@@ -85,12 +101,13 @@ export class History {
     );
     h.catalog = catalog;
     options.onCatalog?.(opened);
-    const last = Math.max(0, ...data, ...idx);
+    const indexed = new Set(idx);
+    const last = [...data, ...idx].reduce((a, b) => Math.max(a, b), 0);
     for (const n of data)
-      if (n !== last && !idx.includes(n))
+      if (n !== last && !indexed.has(n))
         throw damaged(join(h.dir, name(n, 'ndjson')), 'a full segment without its index');
     await h.migrateLegacy(data.size > 0 || h.sealed.some((x) => !x.header.legacy));
-    h.activeN = data.has(last) && !idx.includes(last) ? last : Math.max(last, h.sealed.at(-1)?.n ?? 0) + 1;
+    h.activeN = data.has(last) && !indexed.has(last) ? last : Math.max(last, h.sealed.at(-1)?.n ?? 0) + 1;
     await h.openActive();
     const before = h.sealed.at(-1);
     if (before) h.previous = new Set(h.idsOf(before));
@@ -184,6 +201,7 @@ export class History {
     await this.active.open(
       (line) => this.recent.set(line.value.message.id, { offset: line.offset, length: line.length }),
       (at, records) => this.options.onTorn?.(this.active.path, at, records),
+      { quick: idOnly },
     );
   }
 
@@ -425,9 +443,16 @@ export class History {
         let places: number[];
         if (groups.length === 0) places = Array.from({ length: s.header.count }, (_, k) => k);
         else {
+          // The rarest group first; a group far commoner than what is left (the viewer's own name,
+          // in a history that is all theirs) is not read: the lines read are checked whole anyway.
+          const sized = groups
+            .map((group) => group.flatMap((t) => r.term(t) ?? []))
+            .map((terms) => ({ terms, size: terms.reduce((n, t) => n + t.count, 0) }))
+            .sort((a, b) => a.size - b.size);
           let common: Set<number> | undefined;
-          for (const group of groups) {
-            const any = new Set(group.flatMap((t) => r.postings(t)));
+          for (const { terms, size } of sized) {
+            if (common && size > common.size * 16) break;
+            const any = new Set(terms.flatMap((t) => r.postingsOf(t)));
             common = common ? new Set([...common].filter((p) => any.has(p))) : any;
             if (common.size === 0) break;
           }

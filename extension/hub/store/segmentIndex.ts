@@ -165,8 +165,8 @@ export class IndexReader {
     return { offset: row.readDoubleLE(ID), length: row.readUInt32LE(ID + 8) };
   }
 
-  /** The places (in ids) of the lines that carry the term. */
-  postings(term: string): number[] {
+  /** Where the term's postings are and how many, or undefined: a binary search in the terms. */
+  term(term: string): { first: number; count: number } | undefined {
     const want = key(term, TERM);
     const base = HEADER + this.header.count * ID_ROW;
     let lo = 0;
@@ -177,14 +177,16 @@ export class IndexReader {
       const c = Buffer.compare(row.subarray(0, TERM), want);
       if (c < 0) lo = mid + 1;
       else if (c > 0) hi = mid - 1;
-      else {
-        const first = row.readUInt32LE(TERM);
-        const n = row.readUInt32LE(TERM + 4);
-        const list = Buffer.alloc(n * 4);
-        this.file.read(list, 0, list.length, base + this.header.terms * TERM_ROW + first * 4);
-        return Array.from({ length: n }, (_, i) => list.readUInt32LE(i * 4));
-      }
+      else return { first: row.readUInt32LE(TERM), count: row.readUInt32LE(TERM + 4) };
     }
-    return [];
+    return undefined;
+  }
+
+  /** The places (in ids) of the lines that carry a term found with `term`. */
+  postingsOf(t: { first: number; count: number }): number[] {
+    const list = Buffer.alloc(t.count * 4);
+    const base = HEADER + this.header.count * ID_ROW + this.header.terms * TERM_ROW;
+    this.file.read(list, 0, list.length, base + t.first * 4);
+    return Array.from({ length: t.count }, (_, i) => list.readUInt32LE(i * 4));
   }
 }
