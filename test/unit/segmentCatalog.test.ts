@@ -126,6 +126,9 @@ describe('the history catalog', () => {
     const h = await History.open(dir, { fs: nodeFs, segmentBytes });
     const first = h.catalog.list()[0];
     const gone = first.header.count;
+    // What retention goes by: when the segment's handoffs were archived (here, settled one by one in order).
+    assert.ok(first.header.firstAt > 0 && first.header.firstAt <= first.header.lastAt, JSON.stringify(first.header));
+    assert.ok(first.header.lastAt <= h.catalog.list()[1].header.firstAt);
     await h.catalog.remove([first.n]);
     await h.close();
     const name = String(first.n).padStart(6, '0');

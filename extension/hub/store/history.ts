@@ -237,8 +237,10 @@ export class History {
       let n = (this.sealed.at(-1)?.n ?? 0) + 1;
       let from = covered;
       let lines = new Map<string, IndexedLine>();
+      const indexed: Sealed[] = [];
       const seal = async (to: number) => {
-        await this.catalog.add(await this.writeIndex(n++, [...lines.values()], { from, to, legacy: true }));
+        indexed.push(await this.writeIndex(n++, [...lines.values()], { from, to, legacy: true }));
+        await fs.syncDir(this.dir); // its rename durable before the next range is begun
         lines = new Map();
         from = to;
       };
@@ -247,11 +249,18 @@ export class History {
         const parsed = parseLine<ArchivedMessage>(line.bytes, reviveHot);
         if (!parsed.ok) throw damaged(this.legacyPath, `at byte ${line.at}: ${parsed.why}`);
         const m = parsed.value.message;
-        lines.set(m.id, { id: m.id, offset: line.at, length: line.length, terms: termsOf(m) });
+        lines.set(m.id, {
+          id: m.id,
+          offset: line.at,
+          length: line.length,
+          terms: termsOf(m),
+          at: parsed.value.archivedAt,
+        });
         const end = line.at + line.length + 1;
         if (end - from >= this.segmentBytes) await seal(end);
       }
       if (lines.size > 0) await seal(size);
+      if (indexed.length > 0) await this.catalog.add(indexed); // once: a start cut short lists the rest from the folder
     } finally {
       await fh.close();
     }
@@ -295,14 +304,20 @@ export class History {
         const m = parsed.value.message;
         // Only the copy the segment's map points to: one moved back to the hot set is not history (yet).
         if (this.recent.get(m.id)?.offset === line.at)
-          lines.push({ id: m.id, offset: line.at, length: line.length, terms: termsOf(m) });
+          lines.push({
+            id: m.id,
+            offset: line.at,
+            length: line.length,
+            terms: termsOf(m),
+            at: parsed.value.archivedAt,
+          });
       }
     } finally {
       await fh.close();
     }
-    await this.catalog.add(
+    await this.catalog.add([
       await this.writeIndex(this.activeN, lines, { from: 0, to: this.active.bytes, legacy: false }),
-    );
+    ]);
     this.previous = new Set(this.recent.keys());
     this.recent.clear();
     await this.active.close();

@@ -101,9 +101,10 @@ export class SegmentCatalog {
     return this.entries;
   }
 
-  /** A segment sealed: listed once its index is in place (renamed), durably. */
-  async add(entry: CatalogEntry): Promise<void> {
-    this.entries = [...this.entries.filter((e) => e.n !== entry.n), entry].sort((a, b) => a.n - b.n);
+  /** Segments sealed: listed once their indexes are in place (renamed), durably. */
+  async add(entries: readonly CatalogEntry[]): Promise<void> {
+    const adding = new Set(entries.map((e) => e.n));
+    this.entries = [...this.entries.filter((e) => !adding.has(e.n)), ...entries].sort((a, b) => a.n - b.n);
     await this.save();
   }
 
