@@ -1,8 +1,10 @@
 // Settled handoffs, off the start path: history/ holds segments of bounded size (NNNNNN.ndjson,
 // the archive's lines), and each full one an index of its own (NNNNNN.idx, segmentIndex.ts),
-// written durably before the next segment is made. A start reads each index's header and the one
-// segment still being written, never the rest: an old handoff is found by a binary search in the
-// index whose id range holds it, then one read of its line (whose CRC and id are checked).
+// written durably before the next segment is made. A start reads the catalog of the indexes' headers
+// (segmentCatalog.ts, one file whatever their number) and the one segment still being written, never
+// the rest: an old handoff is found by a binary search in the index whose id range holds it, then
+// one read of its line (whose CRC and id are checked). An index and its segment are checked against
+// the catalog at their first use.
 // The archive.ndjson an earlier version wrote stays where it is, read-only: at the first start it
 // is checked through and indexed in ranges of the segment size (legacy indexes), a chunk at a time.
 import { join } from 'node:path';
@@ -12,27 +14,15 @@ import { AppendLog } from './appendLog';
 import { readLines } from './lineReader';
 import { parseLine } from './logLine';
 import { reviveHot } from './revive';
-import {
-  buildIndex,
-  HEADER,
-  IndexReader,
-  indexSize,
-  parseHeader,
-  type IndexHeader,
-  type IndexedLine,
-} from './segmentIndex';
+import { SegmentCatalog, type CatalogEntry, type CatalogOpen } from './segmentCatalog';
+import { buildIndex, HEADER, IndexReader, indexSize, parseHeader, type IndexedLine } from './segmentIndex';
 import { StoreDamage } from './storeDamage';
 import { makeDurableDir, writeAll, type StoreFs } from './storeFs';
 
 /** Small enough that the segment being written is read through at start in a few ms, large enough that 1 000 000 handoffs make a few hundred. */
 export const SEGMENT_BYTES = 4 * 1024 * 1024;
 
-interface Sealed {
-  n: number;
-  idx: string;
-  data: string;
-  header: IndexHeader;
-}
+type Sealed = CatalogEntry;
 
 type Place = { offset: number; length: number };
 
@@ -40,6 +30,22 @@ export interface HistoryOptions {
   fs: StoreFs;
   segmentBytes?: number;
   onTorn?: (path: string, at: number, records: number) => void;
+  /** What the start did with the catalog (tests; a rebuild is slow once, never a loss). */
+  onCatalog?: (opened: CatalogOpen) => void;
+}
+
+const ID_FIRST = '{"message":{"id":"';
+
+/**
+ * A start needs only each line's id from the segment being written: read where the store writes
+ * it (the record's first field, the message's first), not by parsing up to 4 MiB of JSON; a line
+ * of another shape, or an id with an escape, is parsed whole. Only its id is there.
+ */
+function idOnly(json: string): ArchivedMessage | undefined {
+  if (!json.startsWith(ID_FIRST)) return undefined;
+  const end = json.indexOf('"', ID_FIRST.length);
+  const id = json.slice(ID_FIRST.length, end);
+  return end > 0 && !id.includes('\\') ? ({ message: { id } } as ArchivedMessage) : undefined;
 }
 
 const name = (n: number, ext: string) => `${String(n).padStart(6, '0')}.${ext}`;
@@ -52,8 +58,10 @@ function damaged(path: string, why: string): StoreDamage {
 }
 
 export class History {
-  /** Oldest first. */
-  private readonly sealed: Sealed[] = [];
+  /** The sealed segments, oldest first. */
+  catalog!: SegmentCatalog;
+  /** Sealed segments whose index and data were checked against the catalog since the start. */
+  private readonly checked = new Set<number>();
   /** The segment being written: every line's place, by id (bounded by the segment size). */
   private readonly recent = new Map<string, Place>();
   /** The ids of the segment sealed last: with `recent`, the window a duplicate is told by at once. */
@@ -81,58 +89,103 @@ export class History {
       const m = /^(\d{6})\.(ndjson|idx)$/.exec(file);
       if (m?.[2] === 'idx') idx.push(Number(m[1]));
       else if (m) data.add(Number(m[1]));
-      else if (file.endsWith('.idx.new')) await fs.unlink(join(h.dir, file)); // a seal a crash cut short
+      else if (file.endsWith('.idx.new'))
+        await fs.unlink(join(h.dir, file)); // a seal a crash cut short
+      else if (/^\.catalog\..*\.tmp$/.test(file)) await fs.unlink(join(h.dir, file)); // a catalog write a crash cut short
     }
-    for (const n of idx.sort((a, b) => a - b)) h.sealed.push(h.readHeader(n));
-    const last = Math.max(0, ...data, ...idx);
+    const { catalog, opened } = await SegmentCatalog.open(
+      fs,
+      h.dir,
+      idx.sort((a, b) => a - b),
+      (n) => h.readHeader(n),
+    );
+    h.catalog = catalog;
+    options.onCatalog?.(opened);
+    const indexed = new Set(idx);
+    const last = [...data, ...idx].reduce((a, b) => Math.max(a, b), 0);
     for (const n of data)
-      if (n !== last && !idx.includes(n))
+      if (n !== last && !indexed.has(n))
         throw damaged(join(h.dir, name(n, 'ndjson')), 'a full segment without its index');
     await h.migrateLegacy(data.size > 0 || h.sealed.some((x) => !x.header.legacy));
-    h.activeN = data.has(last) && !idx.includes(last) ? last : Math.max(last, h.sealed.at(-1)?.n ?? 0) + 1;
+    h.activeN = data.has(last) && !indexed.has(last) ? last : Math.max(last, h.sealed.at(-1)?.n ?? 0) + 1;
     await h.openActive();
     const before = h.sealed.at(-1);
     if (before) h.previous = new Set(h.idsOf(before));
     return h;
   }
 
+  private get sealed(): readonly Sealed[] {
+    return this.catalog.list();
+  }
+
+  private idxOf(s: Sealed): string {
+    return join(this.dir, name(s.n, 'idx'));
+  }
+
+  private dataOf(s: Sealed): string {
+    return s.header.legacy ? this.legacyPath : join(this.dir, name(s.n, 'ndjson'));
+  }
+
+  /** An index's header, checked (with its size and its data's), for a segment the catalog does not list yet. */
   private readHeader(n: number): Sealed {
     const path = join(this.dir, name(n, 'idx'));
+    const raw = Buffer.alloc(HEADER);
+    const header = this.checkIndex(path, raw);
+    if (typeof header === 'string') throw damaged(path, header);
+    const sealed = { n, header, raw };
+    this.checkData(sealed);
+    this.checked.add(n);
+    return sealed;
+  }
+
+  /** The header read into `raw`, its checksum and the file's size checked; or why not. */
+  private checkIndex(path: string, raw: Buffer) {
     const file = this.options.fs.openReader(path);
     try {
-      const buf = Buffer.alloc(HEADER);
-      const got = file.read(buf, 0, HEADER, 0);
-      const parsed = parseHeader(buf.subarray(0, got));
-      if (typeof parsed === 'string') throw damaged(path, parsed);
+      const got = file.read(raw, 0, HEADER, 0);
+      const parsed = parseHeader(raw.subarray(0, got));
+      if (typeof parsed === 'string') return parsed;
       // The size, without a stat: its last byte is there and nothing after it.
       const end = indexSize(parsed);
       const one = Buffer.alloc(1);
       if (file.read(one, 0, 1, end - 1) !== 1 || file.read(one, 0, 1, end) !== 0)
-        throw damaged(path, `not the ${end} bytes its header says`);
-      const sealed = {
-        n,
-        idx: path,
-        data: parsed.legacy ? this.legacyPath : join(this.dir, name(n, 'ndjson')),
-        header: parsed,
-      };
-      this.checkData(sealed);
-      return sealed;
+        return `not the ${end} bytes its header says`;
+      return parsed;
     } finally {
       file.close();
     }
   }
 
-  /** The data an index covers is all there (its last byte), or its lines were lost: damage, said at open. */
+  /** A listed segment at its first use: its index is the one the catalog copied, its data all there. */
+  private checkListed(s: Sealed): void {
+    if (this.checked.has(s.n)) return;
+    const path = this.idxOf(s);
+    const raw = Buffer.alloc(HEADER);
+    let why;
+    try {
+      why = this.checkIndex(path, raw);
+    } catch {
+      why = 'missing';
+    }
+    if (typeof why === 'string') throw damaged(path, why);
+    if (!raw.equals(s.raw))
+      throw damaged(path, `its header is not the one ${this.catalog.path} lists (the catalog is derived: delete it)`);
+    this.checkData(s);
+    this.checked.add(s.n);
+  }
+
+  /** The data an index covers is all there (its last byte), or its lines were lost: damage. */
   private checkData(s: Sealed): void {
+    const path = this.dataOf(s);
     let data;
     try {
-      data = this.options.fs.openReader(s.data);
+      data = this.options.fs.openReader(path);
     } catch {
-      throw damaged(s.data, `missing, and ${s.idx} indexes ${s.header.count} handoffs in it`);
+      throw damaged(path, `missing, and ${this.idxOf(s)} indexes ${s.header.count} handoffs in it`);
     }
     try {
       if (s.header.to > 0 && data.read(Buffer.alloc(1), 0, 1, s.header.to - 1) !== 1)
-        throw damaged(s.data, `shorter than the ${s.header.to} bytes ${s.idx} indexes`);
+        throw damaged(path, `shorter than the ${s.header.to} bytes ${this.idxOf(s)} indexes`);
     } finally {
       data.close();
     }
@@ -148,6 +201,7 @@ export class History {
     await this.active.open(
       (line) => this.recent.set(line.value.message.id, { offset: line.offset, length: line.length }),
       (at, records) => this.options.onTorn?.(this.active.path, at, records),
+      { quick: idOnly },
     );
   }
 
@@ -183,8 +237,10 @@ export class History {
       let n = (this.sealed.at(-1)?.n ?? 0) + 1;
       let from = covered;
       let lines = new Map<string, IndexedLine>();
+      const indexed: Sealed[] = [];
       const seal = async (to: number) => {
-        this.sealed.push(await this.writeIndex(n++, [...lines.values()], { from, to, legacy: true }));
+        indexed.push(await this.writeIndex(n++, [...lines.values()], { from, to, legacy: true }));
+        await fs.syncDir(this.dir); // its rename durable before the next range is begun
         lines = new Map();
         from = to;
       };
@@ -193,11 +249,18 @@ export class History {
         const parsed = parseLine<ArchivedMessage>(line.bytes, reviveHot);
         if (!parsed.ok) throw damaged(this.legacyPath, `at byte ${line.at}: ${parsed.why}`);
         const m = parsed.value.message;
-        lines.set(m.id, { id: m.id, offset: line.at, length: line.length, terms: termsOf(m) });
+        lines.set(m.id, {
+          id: m.id,
+          offset: line.at,
+          length: line.length,
+          terms: termsOf(m),
+          at: parsed.value.archivedAt,
+        });
         const end = line.at + line.length + 1;
         if (end - from >= this.segmentBytes) await seal(end);
       }
       if (lines.size > 0) await seal(size);
+      if (indexed.length > 0) await this.catalog.add(indexed); // once: a start cut short lists the rest from the folder
     } finally {
       await fh.close();
     }
@@ -205,8 +268,8 @@ export class History {
 
   /**
    * Written to a new name, synced, renamed into place: whole or not there. The rename is made
-   * durable by the fsync of the folder that makes the next segment's name durable (AppendLog.open),
-   * which always follows; until then this segment is the last one, read as the one being written.
+   * durable by the fsync of the folder that makes the catalog listing it durable, which always
+   * follows; until then this segment is the last one, read as the one being written.
    */
   private async writeIndex(
     n: number,
@@ -224,8 +287,9 @@ export class History {
       await fh.close();
     }
     await fs.rename(`${path}.new`, path);
-    const header = parseHeader(buf, buf.length) as IndexHeader;
-    return { n, idx: path, data: range.legacy ? this.legacyPath : join(this.dir, name(n, 'ndjson')), header };
+    const raw = Buffer.from(buf.subarray(0, HEADER));
+    this.checked.add(n);
+    return { n, header: parseHeader(raw) as Sealed['header'], raw };
   }
 
   /** The segment being written is full: its index is written, then the next segment begun. */
@@ -240,12 +304,20 @@ export class History {
         const m = parsed.value.message;
         // Only the copy the segment's map points to: one moved back to the hot set is not history (yet).
         if (this.recent.get(m.id)?.offset === line.at)
-          lines.push({ id: m.id, offset: line.at, length: line.length, terms: termsOf(m) });
+          lines.push({
+            id: m.id,
+            offset: line.at,
+            length: line.length,
+            terms: termsOf(m),
+            at: parsed.value.archivedAt,
+          });
       }
     } finally {
       await fh.close();
     }
-    this.sealed.push(await this.writeIndex(this.activeN, lines, { from: 0, to: this.active.bytes, legacy: false }));
+    await this.catalog.add([
+      await this.writeIndex(this.activeN, lines, { from: 0, to: this.active.bytes, legacy: false }),
+    ]);
     this.previous = new Set(this.recent.keys());
     this.recent.clear();
     await this.active.close();
@@ -314,7 +386,8 @@ export class History {
   }
 
   private withIndex<T>(s: Sealed, use: (r: IndexReader) => T): T {
-    const file = this.options.fs.openReader(s.idx);
+    this.checkListed(s);
+    const file = this.options.fs.openReader(this.idxOf(s));
     try {
       return use(new IndexReader(file, s.header));
     } finally {
@@ -323,8 +396,9 @@ export class History {
   }
 
   private idsOf(s: Sealed): string[] {
+    this.checkListed(s);
     const ids: string[] = [];
-    const file = this.options.fs.openReader(s.idx);
+    const file = this.options.fs.openReader(this.idxOf(s));
     try {
       const rows = Buffer.alloc(s.header.count * 48);
       file.read(rows, 0, rows.length, HEADER);
@@ -337,16 +411,17 @@ export class History {
   }
 
   private readLine(s: Sealed, place: Place, id?: string): ArchivedMessage {
-    const file = this.options.fs.openReader(s.data);
+    const data = this.dataOf(s);
+    const file = this.options.fs.openReader(data);
     try {
       const buf = Buffer.alloc(place.length);
       const got = file.read(buf, 0, place.length, place.offset);
       const line = parseLine<ArchivedMessage>(buf.subarray(0, got), reviveHot);
-      if (!line.ok) throw damaged(s.data, `at byte ${place.offset}: ${line.why}`);
+      if (!line.ok) throw damaged(data, `at byte ${place.offset}: ${line.why}`);
       if (id !== undefined && line.value.message.id !== id)
         throw damaged(
-          s.idx,
-          `it places ${id} at byte ${place.offset} of ${s.data}, which holds ${line.value.message.id}`,
+          this.idxOf(s),
+          `it places ${id} at byte ${place.offset} of ${data}, which holds ${line.value.message.id}`,
         );
       return line.value;
     } finally {
@@ -383,9 +458,16 @@ export class History {
         let places: number[];
         if (groups.length === 0) places = Array.from({ length: s.header.count }, (_, k) => k);
         else {
+          // The rarest group first; a group far commoner than what is left (the viewer's own name,
+          // in a history that is all theirs) is not read: the lines read are checked whole anyway.
+          const sized = groups
+            .map((group) => group.flatMap((t) => r.term(t) ?? []))
+            .map((terms) => ({ terms, size: terms.reduce((n, t) => n + t.count, 0) }))
+            .sort((a, b) => a.size - b.size);
           let common: Set<number> | undefined;
-          for (const group of groups) {
-            const any = new Set(group.flatMap((t) => r.postings(t)));
+          for (const { terms, size } of sized) {
+            if (common && size > common.size * 16) break;
+            const any = new Set(terms.flatMap((t) => r.postingsOf(t)));
             common = common ? new Set([...common].filter((p) => any.has(p))) : any;
             if (common.size === 0) break;
           }
