@@ -10,6 +10,7 @@ import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { ipcPath, maxSocketPath, runtimeBase } from '../../extension/shared/platform/ipcPath';
 import { powersOf, weakerGuarantees } from '../../extension/shared/platform/powers';
+import { keyPath } from '../../extension/shared/platform/workspacePath';
 import { DIST, NODE, ROOT, tempDir } from '../helpers/hubProcess';
 
 const key = '0123456789abcdef';
@@ -61,6 +62,19 @@ describe('the hub socket or pipe for a repository key', () => {
     assert.equal(base('darwin'), MAC_TMPDIR, 'not /run/user even where such a folder exists');
     assert.equal(base('darwin', '/xdg'), '/xdg');
     assert.equal(base('linux', '/gone'), '/run/user/501', 'a runtime dir that does not exist is passed over');
+  });
+});
+
+describe("a workspace path's key form", () => {
+  it('Windows: one folder, one key, whatever its case and slashes; Linux keeps both as they are', () => {
+    const forms = ['C:\\Repo', 'c:\\repo', 'C:/Repo/', 'c:\\REPO\\', 'C:\\Repo\\.\\'];
+    assert.deepEqual(new Set(forms.map((f) => keyPath('win32', f))), new Set(['c:\\repo']));
+    assert.equal(new Set(forms.map((f) => keyPath('linux', f))).size, forms.length, 'the Linux rule: five hubs');
+    assert.equal(keyPath('win32', 'C:\\'), 'c:\\', "a drive's root keeps its separator");
+    assert.equal(keyPath('win32', '\\\\Server\\Share\\Repo'), '\\\\server\\share\\repo');
+    assert.equal(keyPath('win32', 'C:\\Users\\ÉMILE\\Repo'), 'c:\\users\\émile\\repo');
+    assert.equal(keyPath('linux', '/home/Ana/Repo'), '/home/Ana/Repo', 'Linux is case-sensitive');
+    assert.equal(keyPath('darwin', '/Users/Ana/Repo'), '/Users/Ana/Repo');
   });
 });
 
