@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
-import { ipcPath, maxSocketPath, runtimeBase } from '../../extension/shared/platform/ipcPath';
+import { hubSecretPath, ipcPath, maxSocketPath, runtimeBase } from '../../extension/shared/platform/ipcPath';
 import { powersOf, weakerGuarantees } from '../../extension/shared/platform/powers';
 import { keyPath } from '../../extension/shared/platform/workspacePath';
 import { DIST, NODE, ROOT, tempDir } from '../helpers/hubProcess';
@@ -54,6 +54,19 @@ describe('the hub socket or pipe for a repository key', () => {
     );
   });
 
+  it("the hub's secret: beside a socket, in its private folder; for a pipe, which has none, under the profile", () => {
+    const pipe = ipcPath({ platform: 'win32', key, runtimeDir: '', user: 'Ana María', uid: 'Ana María' });
+    assert.equal(
+      hubSecretPath(pipe, 'C:\\Users\\Ana María\\.local\\state'),
+      `C:\\Users\\Ana María\\.local\\state\\handoff\\pipes\\handoff-Ana María-${key}.secret`,
+    );
+    assert.ok(!`${pipe}.secret`.startsWith('C:'), 'the socket rule would name a pipe, not a file');
+    assert.equal(
+      hubSecretPath('/run/user/1000/handoff-1000/hub-k.sock', '/home/a/.local/state'),
+      '/run/user/1000/handoff-1000/hub-k.sock.secret',
+    );
+  });
+
   it("the runtime folder: XDG's when it exists, else Linux's /run/user/<uid>, else the temp dir (macOS has no /run/user)", () => {
     const exists = (p: string) => p === '/run/user/501' || p === '/xdg';
     const base = (platform: NodeJS.Platform, xdgRuntimeDir?: string) =>
@@ -85,17 +98,23 @@ describe("a machine's powers", () => {
       tmux: true,
       dirSync: true,
       socketFiles: true,
+      socketModes: true,
     });
     assert.deepEqual(powersOf('linux', 'procfs,tmux', true), {
       procfs: false,
       tmux: false,
       dirSync: true,
       socketFiles: true,
+      socketModes: true,
     });
     assert.equal(powersOf('linux', 'tmux', true).procfs, true);
     assert.equal(powersOf('linux', ' procfs ', true).procfs, false);
     assert.deepEqual(powersOf('linux', 'dirSync,socketFiles', true), powersOf('linux', undefined, true));
     assert.equal(powersOf('linux', undefined, false).procfs, false, 'a Linux without /proc mounted');
+    assert.deepEqual(powersOf('linux', 'socketmodes', true), {
+      ...powersOf('linux', undefined, true),
+      socketModes: false,
+    });
   });
 
   it('macOS: no /proc proof whatever it has mounted; tmux, and a folder fsync (libuv F_FULLFSYNC)', () => {
@@ -104,6 +123,7 @@ describe("a machine's powers", () => {
       tmux: true,
       dirSync: true,
       socketFiles: true,
+      socketModes: true,
     });
   });
 
@@ -113,6 +133,7 @@ describe("a machine's powers", () => {
       tmux: false,
       dirSync: false,
       socketFiles: false,
+      socketModes: false,
     });
   });
 
