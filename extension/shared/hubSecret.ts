@@ -11,13 +11,12 @@ import { hubSecretPath } from './platform/ipcPath';
 
 const SECRET = /^[0-9a-f]{64}$/;
 
-function stateHome(): string {
-  return process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
-}
-
-/** The file holding the secret of the hub at `ipc`. */
+/**
+ * The file holding the secret of the hub at `ipc`. A pipe's is under the profile itself, not
+ * $XDG_STATE_HOME: an agent CLI may start its bridge and hooks with another environment.
+ */
 export function secretFile(ipc: string): string {
-  return hubSecretPath(ipc, stateHome());
+  return hubSecretPath(ipc, join(homedir(), '.local', 'state'));
 }
 
 // node:crypto is loaded only where a secret is in use: a third of a hook's start elsewhere.

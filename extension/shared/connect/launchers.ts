@@ -5,7 +5,7 @@
 // `<data>/bin/handoff` is the CLI by the same route: a `handoff` of ours, where `npx handoff`
 // outside a checkout would fetch an unrelated registry package of that name. On Windows the
 // launchers are `.cmd` files and the build a junction (platform/launcher.ts, docs/platforms.md).
-import { chmodSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, rmdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { thisLauncherKind, type LauncherKind } from '../platform/launcher';
@@ -80,7 +80,7 @@ function refreshCmdLaunchers(dir: string, node: string, dist: string, electron: 
   const bin = join(dir, 'bin');
   for (const [name, text] of Object.entries(cmdLaunchers(node, electron, home))) writeScript(join(bin, name), text);
   const link = join(dir, 'dist');
-  rmSync(link, { force: true });
+  removeLink(link);
   symlinkSync(dist, link, 'junction');
   return {
     node,
@@ -121,6 +121,17 @@ export function cmdLaunchers(node: string, electron: boolean, home: string): Rec
     'handoff-hook.cmd': launcher('the Handoff hook agent CLIs run', 'hook.js'),
     'handoff.cmd': launcher('the handoff CLI', 'cli.js'),
   };
+}
+
+/** Removes a link, never what it points to: a junction is a folder to unlink, so rmdir takes it. */
+function removeLink(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EPERM' || code === 'EISDIR') rmdirSync(path);
+    else if (code !== 'ENOENT') throw e;
+  }
 }
 
 /** Replaced whole (write, then rename), so a CLI starting meanwhile runs the old or the new one. */
