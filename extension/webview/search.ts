@@ -38,7 +38,7 @@ export function searchBox(host: Host, el: El, root: HTMLElement): SearchBox {
     type: 'text',
     class: 'search-input',
     role: 'searchbox',
-    placeholder: 'Search handoffs (from: to: thread: state:)',
+    placeholder: 'Search handoffs',
     'aria-label': 'Search handoffs, open and finished. Filters: from:name to:name thread:id state:settled',
     title: 'Words, and filters: from:builder to:reviewer thread:ID state:open|settled|done|stuck|failed…',
     maxlength: String(SEARCH_TEXT_MAX),

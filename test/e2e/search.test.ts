@@ -121,6 +121,10 @@ describe('Search and finished handoffs in the Handoff view, in a real VS Code', 
               `Events before / after Restart Hub: ${before.all.length} / ${after.all.length} rows, ${before.finished.length} / ${after.finished.length} finished`,
             );
 
+            // The lists after the restart, the empty box above them.
+            const sidebar = page.locator('#workbench\\.parts\\.sidebar');
+            await sidebar.screenshot({ path: join(ARTIFACTS, `search-box-${t.name}.png`), animations: 'disabled' });
+
             // Search: the finished review, read back from history, marked settled.
             const box = frame.locator('.search-input');
             await box.fill('parser');
@@ -162,7 +166,6 @@ describe('Search and finished handoffs in the Handoff view, in a real VS Code', 
               'four from builder',
             );
             await frame.locator(`article.search-hit[data-id="${parser}"]`).hover();
-            const sidebar = page.locator('#workbench\\.parts\\.sidebar');
             for (const dir of [ARTIFACTS, ...(DOCS ? [DOCS] : [])])
               await sidebar.screenshot({ path: join(dir, `search-${t.name}.png`), animations: 'disabled' });
 
