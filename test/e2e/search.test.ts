@@ -89,7 +89,7 @@ describe('Search and finished handoffs in the Handoff view, in a real VS Code', 
               return id;
             };
             const parser = await finish('Review the parser: it streams tokens now; check the error paths.');
-            await finish('Bump the lexer to 2.4 and update the lockfile.');
+            const lexer = await finish('Bump the lexer to 2.4 and update the lockfile.');
             const hostile = await finish(XSS);
             const open = (await builder.ok('send_handoff', { to: 'reviewer', body: 'Write the parser release notes.' }))
               .message_id as string;
@@ -185,6 +185,17 @@ describe('Search and finished handoffs in the Handoff view, in a real VS Code', 
             await frame.locator('#events').waitFor({ state: 'visible' });
             assert.equal(await box.inputValue(), '');
             assert.equal(await frame.locator('.search-results').isVisible(), false);
+
+            // By keyboard: Down from the box to the first hit, Enter opens it.
+            await box.fill('lockfile');
+            await frame.locator(`article.search-hit[data-id="${lexer}"]`).waitFor({ timeout: 15_000 });
+            await box.focus();
+            await page.keyboard.press('ArrowDown');
+            await page.keyboard.press('Enter');
+            await page
+              .locator('.monaco-editor .view-lines')
+              .filter({ hasText: `Handoff ${lexer}` })
+              .waitFor({ timeout: 15_000 });
           },
         });
         await Promise.all(agents.map((a) => a.close().catch(() => undefined)));
