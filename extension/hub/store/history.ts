@@ -484,6 +484,30 @@ export class History {
     return out;
   }
 
+  /**
+   * The `n` settled last (newest archived first, each once): the segment being written from its
+   * end, then each sealed one from its newest id. At most `n` lines read, however long the history.
+   */
+  async newest(n: number): Promise<ArchivedMessage[]> {
+    const out: ArchivedMessage[] = [];
+    const seen = new Set<string>();
+    const keep = (v: ArchivedMessage) => {
+      if (seen.has(v.message.id)) return;
+      seen.add(v.message.id);
+      out.push(v);
+    };
+    const places = [...this.recent.values()];
+    for (let i = places.length - 1; i >= 0 && out.length < n; i--)
+      keep(await this.active.readAt(places[i].offset, places[i].length));
+    for (let i = this.sealed.length - 1; i >= 0 && out.length < n; i--) {
+      const s = this.sealed[i];
+      this.withIndex(s, (r) => {
+        for (let p = s.header.count - 1; p >= 0 && out.length < n; p--) keep(this.readLine(s, r.at(p)));
+      });
+    }
+    return out;
+  }
+
   async close(): Promise<void> {
     await this.active?.close();
   }
