@@ -18,6 +18,8 @@ export interface PanelActions {
   chase(id: string): Promise<void>;
   resolve(id: string): Promise<void>;
   inbox(act: InboxAct, id: string): Promise<void>;
+  /** The empty state's button: pick an agent CLI and connect it. */
+  connect(): Promise<void>;
 }
 
 const INBOX_ACTS = new Set<string>(ACTS);
@@ -46,7 +48,13 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
 
   /** The model the view shows now (tests read this). */
   currentModel(): PanelModel {
-    return this.model(this.filter);
+    const m = this.model(this.filter);
+    // Nothing overdue any more: the view shows everything again (its focus command sets no filter).
+    if (this.filter === 'overdue' && m.overdueCount === 0) {
+      this.filter = 'all';
+      return this.model(this.filter);
+    }
+    return m;
   }
 
   setFilter(filter: PanelFilter): void {
@@ -99,6 +107,8 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
         case 'inbox':
           if (!INBOX_ACTS.has(m.act)) throw new Error(`unknown inbox action ${String(m.act).slice(0, 40)}`);
           return await this.actions.inbox(m.act, String(m.id));
+        case 'connect':
+          return await this.actions.connect();
       }
     } catch (e) {
       this.log.error(`panel action ${m.type} failed: ${(e as Error).message}`);
@@ -127,7 +137,7 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
 <title>Handoff</title>
 </head>
 <body>
-<main id="root" aria-live="polite"></main>
+<main id="root"></main>
 <script type="module" nonce="${nonce}" src="${asset('elements.js')}"></script>
 <script nonce="${nonce}" src="${asset('panel.js')}"></script>
 </body>
