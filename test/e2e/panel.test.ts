@@ -314,6 +314,10 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
               [],
               'text at 4.5:1 or more, the meter at 3:1 or more',
             );
+            // The meter says in words what it draws.
+            const meter = frame.locator('.coverage-row[data-identity="reviewer"] .meter');
+            assert.equal(await meter.getAttribute('aria-valuetext'), '1/3 acked');
+            assert.equal(await meter.getAttribute('aria-label'), 'reviewer: 1/3 acked');
             // One live region, saying the state; the countdowns tick outside it.
             const regions = await frame.locator('[aria-live], [role="status"], [role="log"], [role="timer"]').count();
             assert.equal(regions, 1, 'one live region');
