@@ -17,6 +17,7 @@ import { deviceLines, encryptionLine } from '../shared/encryptionText';
 import { recipientsText } from '../shared/sendText';
 import { parseHubArgs, runHub } from '../hub/start/run';
 import { storeCommand } from './storeCommand';
+import { emptyInboxText } from './inboxText';
 
 const USAGE = `usage: handoff <command> [options]
 
@@ -171,6 +172,9 @@ async function main(argv: string[]): Promise<number> {
           unreadOnly: values.unread,
           limit: 200,
         });
+        const known = items.length
+          ? []
+          : ((await call(connection, SnapshotRequest)) as Snapshot).coverage.map((c) => c.identity);
         out(
           items,
           items
@@ -178,7 +182,7 @@ async function main(argv: string[]): Promise<number> {
               (i) =>
                 `${i.message.id} [${i.delivery.state}] from ${i.message.from}: ${i.message.body.replace(/\s+/g, ' ').slice(0, 100)}`,
             )
-            .join('\n') || `inbox of ${me} is empty`,
+            .join('\n') || emptyInboxText(me, known),
         );
         return 0;
       }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Snapshot } from '../protocol/views';
 import { commandDir, launcherDir, refreshLaunchers } from '../shared/connect/launchers';
-import { connectAgentCommand, type ConnectAgentArgs } from './commands/connectAgents';
+import { connectAgentCommand, pickAgentToConnect, type ConnectAgentArgs } from './commands/connectAgents';
 import { disconnectAgentCommand } from './commands/disconnectAgents';
 import { connectMatrix, disconnectMatrix, type ConnectMatrixArgs } from './commands/connectMatrix';
 import { openInbox } from './commands/openInbox';
@@ -15,7 +15,7 @@ import { hubLocation, type HubLocation } from './location';
 import { MatrixCredentials } from './matrix/credentials';
 import { reconnectOnStart } from './matrix/reconnect';
 import { registerMcpProvider, copilotServer } from './mcpProvider';
-import { MESSAGE_SCHEME, MessageDocuments, messageUri } from './messageDocument';
+import { MESSAGE_SCHEME, MessageDocuments, openMessage } from './messageDocument';
 import { notifyOverdue } from './overdueNotice';
 import { panelModel } from './panel/model';
 import type { PanelModel } from '../protocol/panel';
@@ -90,10 +90,7 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
     context.extensionUri,
     (filter) => panelModel(supervisor.state, supervisor.snapshot, filter, humanIdentity()),
     {
-      open: async (id) => {
-        const doc = await vscode.workspace.openTextDocument(messageUri(id));
-        await vscode.window.showTextDocument(doc, { preview: true });
-      },
+      open: (id) => openMessage((m) => supervisor.message(m), id),
       copyId: async (id) => {
         await vscode.env.clipboard.writeText(id);
         vscode.window.setStatusBarMessage(`Copied ${id}`, 3000);
@@ -105,6 +102,7 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
       },
       inbox: (act, id) => inbox.run(act, id),
       search: (q) => supervisor.search(q),
+      connect: () => pickAgentToConnect(),
     },
     log,
   );
@@ -166,7 +164,6 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
     ),
     registerMcpProvider(context.extensionPath, location, version),
     vscode.commands.registerCommand('handoff.send', () => sendHandoff(supervisor, log)),
-    vscode.commands.registerCommand('handoff.showPanel', () => showPanel('all')),
     vscode.commands.registerCommand('handoff.openInbox', openInboxCommand),
     vscode.commands.registerCommand('handoff.showOverdue', () => showPanel('overdue')),
     vscode.commands.registerCommand('handoff.restartHub', () => supervisor.restart()),

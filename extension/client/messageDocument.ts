@@ -1,13 +1,24 @@
 // "Open message": the full message and every receipt as a read-only plain-text document
-// (handoff-message:/ID). Plain text, so an untrusted body is shown, never rendered.
+// (handoff:/SENDER: SUBJECT?ID), titled so a person knows which handoff the tab holds; nothing is
+// written to disk. Plain text, so an untrusted body is shown, never rendered.
 import { CHANNEL_WORDS } from '../protocol/model';
 import * as vscode from 'vscode';
 import type { MessageView } from '../protocol/views';
+import { messageTitle } from './messageTitle';
 
-export const MESSAGE_SCHEME = 'handoff-message';
+export const MESSAGE_SCHEME = 'handoff';
 
-export function messageUri(id: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: MESSAGE_SCHEME, path: `/${id}.txt` });
+/** The message's id goes in the query: the path is the title. */
+export function messageUri(id: string, title = id): vscode.Uri {
+  return vscode.Uri.from({ scheme: MESSAGE_SCHEME, path: `/${title}`, query: id });
+}
+
+/** Opens the handoff as a read-only document titled by its sender and subject. */
+export async function openMessage(lookup: (id: string) => Promise<MessageView | null>, id: string): Promise<void> {
+  const view = await lookup(id);
+  const uri = messageUri(id, view ? messageTitle(view.message.from, view.message.body) : id);
+  const doc = await vscode.workspace.openTextDocument(uri);
+  await vscode.window.showTextDocument(doc, { preview: true });
 }
 
 export function renderMessageText(v: MessageView): string {
@@ -47,7 +58,7 @@ export class MessageDocuments implements vscode.TextDocumentContentProvider {
   constructor(private readonly lookup: (id: string) => Promise<MessageView | null>) {}
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    const id = uri.path.replace(/^\//, '').replace(/\.txt$/, '');
+    const id = uri.query;
     const view = await this.lookup(id);
     return view ? renderMessageText(view) : `No message ${id} on this hub.\n`;
   }

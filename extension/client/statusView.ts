@@ -64,7 +64,7 @@ function busView(state: HubState, s: Snapshot | undefined, now: number): StatusV
     return {
       text: '$(sync~spin) Handoff',
       tooltip: 'Waiting for the hub’s first snapshot…',
-      command: 'handoff.showPanel',
+      command: 'handoff.panel.focus',
     };
   if (!s.store.ok)
     return {
@@ -94,13 +94,13 @@ function busView(state: HubState, s: Snapshot | undefined, now: number): StatusV
     return {
       text: `$(clock) Handoff ${waiting}`,
       tooltip: `Handoff: ${plural(waiting, 'handoff')} awaiting ACK, all within their SLA · ${plural(live, 'live session')}`,
-      command: 'handoff.showPanel',
+      command: 'handoff.panel.focus',
     };
   }
   return {
     text: '$(check-all) Handoff',
     tooltip: `Handoff: everything is acknowledged · ${plural(live, 'live session')}`,
-    command: 'handoff.showPanel',
+    command: 'handoff.panel.focus',
   };
 }
 

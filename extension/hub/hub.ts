@@ -158,6 +158,7 @@ export class Hub {
       now,
       link: () => this.remoteLink,
       relayWaitMs: options.relayWaitMs ?? 3000,
+      isPerson: (identity) => people.identities().includes(identity),
     });
     this.timer = new DueTimer({ journal, pushes, people, node, now, log });
   }

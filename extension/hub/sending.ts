@@ -26,6 +26,8 @@ export interface SendingDeps {
   link: () => RemoteLink | undefined;
   /** How long a send to remote recipients waits for the homeserver before answering. */
   relayWaitMs: number;
+  /** A person at an editor window (no model: their handoffs wait in the editor's inbox). */
+  isPerson: (identity: string) => boolean;
 }
 
 export class Sending {
@@ -107,7 +109,9 @@ export class Sending {
   }
 
   private seenWhen(identity: string): RecipientOutcome['seen_when'] {
-    return isRemote(identity) ? 'on_another_node' : this.deps.attention.seenWhen(identity);
+    if (isRemote(identity)) return 'on_another_node';
+    const hooked = this.deps.attention.seenWhen(identity);
+    return hooked === 'when_it_calls_inbox' && this.deps.isPerson(identity) ? 'in_their_editor' : hooked;
   }
 
   private async relayOutcome(id: string, waitMs: number): Promise<RelayOutcome> {

@@ -16,6 +16,8 @@ export interface RecipientView {
   icon: string;
   tone: Tone;
   overdue: boolean;
+  /** A done / stuck / rejected result's summary, on one line (shown as text). */
+  summary?: string;
 }
 
 export interface EventView {
@@ -114,7 +116,8 @@ export type InboxAct = (typeof INBOX_ACTS)[number];
 export interface PanelModel {
   /** The person at this editor (handoff.identity) and their handoffs, newest first. */
   inbox: { identity: string; unread: number; rows: InboxRowView[] };
-  hub: { state: 'starting' | 'running' | 'down'; detail: string; node?: string };
+  /** `detail` in a person's words; `tooltip` has the hub's node and pid. */
+  hub: { state: 'starting' | 'running' | 'down'; detail: string; tooltip?: string; node?: string };
   /** Absent when Matrix is off. */
   matrix?: MatrixView;
   store?: { ok: boolean; error?: string };
@@ -161,7 +164,8 @@ export type PanelToHost =
   | { type: 'resolve'; id: string }
   | { type: 'filter'; filter: PanelFilter }
   | { type: 'inbox'; act: InboxAct; id: string }
-  | { type: 'search'; text: string; seq: number };
+  | { type: 'search'; text: string; seq: number }
+  | { type: 'connect' };
 
 // ---- the search box (webview/search.ts, client/panel/search.ts) ----
 

@@ -4,7 +4,7 @@ import type { Channel, Delivery, DeliveryState, Message, Resolution } from './mo
 import type { WakeMode } from './wake';
 
 /** When a recipient's model will see a handoff sent now, as far as this hub can tell. */
-export type SeenWhen = 'now' | 'next_tool_call' | 'next_turn' | 'when_it_calls_inbox';
+export type SeenWhen = 'now' | 'next_tool_call' | 'next_turn' | 'when_it_calls_inbox' | 'in_their_editor';
 
 /** The same, as a sender reads it. */
 export const SEEN_TEXT: Record<SeenWhen | 'on_another_node', string> = {
@@ -12,6 +12,7 @@ export const SEEN_TEXT: Record<SeenWhen | 'on_another_node', string> = {
   next_tool_call: 'its model sees it after its current tool call',
   next_turn: 'its model sees it at its next turn',
   when_it_calls_inbox: 'its model sees it only when it calls inbox (no Handoff hooks heard from it)',
+  in_their_editor: 'a person: it waits in the inbox of their Handoff view until they open it',
   on_another_node: 'its own hub tells when it is seen',
 };
 
@@ -27,6 +28,8 @@ export interface LedgerRecipient {
     at: number;
     channel?: Channel;
     outcome?: string;
+    /** A result's summary on one line, at most 160 characters. */
+    summary?: string;
   };
   /** When the handoff first entered the recipient model's context, in which session and how. */
   surfaced?: { session: string; node: string; at: number; path: string; via: string };

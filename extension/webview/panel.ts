@@ -89,6 +89,7 @@ function receipt(r: RecipientView): HTMLElement {
     icon(r.icon),
     el('span', { class: 'who' }, r.identity),
     el('span', { class: 'label' }, r.label),
+    r.summary && el('span', { class: 'summary', title: r.summary }, r.summary),
   );
 }
 
@@ -247,6 +248,8 @@ function coverageRow(c: CoverageView): HTMLElement {
     'aria-valuemin': '0',
     'aria-valuemax': String(c.addressed),
     'aria-valuenow': String(c.acked),
+    'aria-valuetext': c.label,
+    'aria-label': `${c.identity}: ${c.label}`,
   });
   const fill = el('div', { class: 'fill' });
   fill.style.width = c.addressed ? `${Math.round((100 * c.acked) / c.addressed)}%` : '0';
@@ -259,12 +262,15 @@ function coverageRow(c: CoverageView): HTMLElement {
         `ghost · ${c.unacked} waiting`,
       )
     : c.person && !c.liveSessions
-      ? el('span', { class: c.person.live ? 'live-count person' : 'dim person' }, icon('person'), c.person.label)
-      : el(
+      ? el(
           'span',
-          { class: c.liveSessions ? 'live-count' : 'dim' },
-          c.liveSessions ? `${c.liveSessions} live` : 'offline',
-        );
+          { class: c.person.live ? 'live-count person' : 'dim person' },
+          icon('person', c.person.live ? 'live' : ''),
+          c.person.label,
+        )
+      : c.liveSessions
+        ? el('span', { class: 'live-count' }, icon('circle-filled', 'live'), `${c.liveSessions} live`)
+        : el('span', { class: 'dim' }, 'offline');
   return el(
     'div',
     { class: `coverage-row ${c.ghost ? 'is-ghost' : ''}`.trim(), 'data-identity': c.identity, title: c.detail },
@@ -288,6 +294,19 @@ function section(
 
 const root = document.getElementById('root')!;
 const hubLine = el('div', { class: 'hub-line' });
+// The one live region: a sentence that changes with the state (counts, the hub), never with the clock.
+const announcer = el('div', { class: 'announcer', role: 'status', 'aria-live': 'polite' });
+// The empty state: nothing sent and nobody connected — the first step is connecting an agent.
+const welcome = el(
+  'div',
+  { class: 'welcome', hidden: '' },
+  el(
+    'p',
+    {},
+    'No agent is connected to this repository yet. Connect an agent CLI so it can send and receive handoffs.',
+  ),
+  el('vscode-button', { 'data-action': 'connect' }, 'Connect an Agent…'),
+);
 const matrixBox = el('section', { class: 'matrix', 'aria-label': 'Matrix link', hidden: '' });
 const filterBar = el('div', { class: 'filter-bar', hidden: '' });
 const inbox = section('inbox', 'Inbox');
@@ -295,7 +314,18 @@ const events = section('events', 'Events');
 const pending = section('pending', 'Pending');
 const sessions = section('sessions', 'Sessions');
 const coverage = section('coverage', 'Coverage');
-root.append(hubLine, matrixBox, filterBar, inbox.box, events.box, pending.box, sessions.box, coverage.box);
+root.append(
+  announcer,
+  hubLine,
+  welcome,
+  matrixBox,
+  filterBar,
+  inbox.box,
+  events.box,
+  pending.box,
+  sessions.box,
+  coverage.box,
+);
 // The search box at the top; its results stand in for the lists while it holds text (search.ts).
 const search = searchBox(host, el, root);
 root.prepend(search.bar, search.results);
@@ -313,11 +343,12 @@ function renderHub(m: PanelUpdate): void {
   const iconName =
     m.hub.state === 'down' ? 'error' : m.hub.state === 'starting' ? 'loading codicon-modifier-spin' : 'radio-tower';
   const text = storeBad ? `Store failing: ${m.store?.error ?? ''}` : m.hub.detail;
-  const sig = `${tone}|${iconName}|${text}`;
+  const sig = `${tone}|${iconName}|${text}|${m.hub.tooltip ?? ''}`;
   if (hubLine.dataset.sig === sig) return;
   hubLine.dataset.sig = sig;
   hubLine.className = `hub-line tone-${tone}`;
-  hubLine.replaceChildren(icon(iconName), el('span', { class: 'hub-text', title: text }, text));
+  const tooltip = storeBad ? text : (m.hub.tooltip ?? text);
+  hubLine.replaceChildren(icon(iconName), el('span', { class: 'hub-text', title: tooltip }, text));
 }
 
 /** The Matrix header: state, account, room, homeserver, outbox and last sync; hidden when Matrix is off. */
@@ -436,7 +467,21 @@ function render(m: PanelUpdate): void {
     ? `${m.ghostCount} ghost${m.ghostCount > 1 ? 's' : ''}`
     : String(m.coverage.order.length);
   coverage.empty.textContent = m.coverage.order.length ? '' : 'No identities yet.';
+  welcome.hidden = m.hub.state !== 'running' || m.events.order.length > 0 || m.sessions.order.length > 0;
+  announce(m);
   tick();
+}
+
+function announce(m: PanelUpdate): void {
+  const text = [
+    m.store && !m.store.ok ? `Store failing: ${m.store.error ?? ''}` : m.hub.detail,
+    `${m.events.order.length} handoffs`,
+    `${m.pending.order.length} waiting for an ACK`,
+    `${m.overdueCount} overdue`,
+    `${m.inbox.unread} unread for you`,
+    `${m.sessions.order.length} agent sessions`,
+  ].join(', ');
+  if (announcer.textContent !== text) announcer.textContent = text;
 }
 
 // Only the countdown texts change with time; nothing else is touched between models.
@@ -458,6 +503,7 @@ document.addEventListener('click', (ev) => {
   if (act === 'inbox') host.postMessage({ type: 'inbox', act: (target.dataset.act ?? 'open') as InboxAct, id });
   else if (act === 'filter')
     host.postMessage({ type: 'filter', filter: target.dataset.filter === 'overdue' ? 'overdue' : 'all' });
+  else if (act === 'connect') host.postMessage({ type: 'connect' });
   else if (act === 'open' || act === 'copyId' || act === 'chase' || act === 'resolve')
     host.postMessage({ type: act, id });
 });

@@ -3,7 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { codexServerTable, upsertTable } from '../../extension/shared/connect/codexToml';
-import { describeResult, recipientPicks, refusalText } from '../../extension/client/commands/sendText';
+import { describeResult, recipientPicks, refusalText, typedPick } from '../../extension/client/commands/sendText';
+import { emptyInboxText } from '../../extension/cli/inboxText';
+import { messageTitle } from '../../extension/client/messageTitle';
 import { inertLinks } from '../../extension/client/inertLinks';
 import { panelModel } from '../../extension/client/panel/model';
 import { statusView } from '../../extension/client/statusView';
@@ -55,6 +57,50 @@ describe('Send Handoff text', () => {
     );
     assert.match(text, /Not proof of reading/);
     assert.doesNotMatch(text, /\bsent\b/);
+  });
+
+  it('says where a handoff to a person waits, not when a model calls inbox', () => {
+    const text = describeResult({
+      ...base,
+      state: 'queued',
+      recipients: [{ identity: 'maria', state: 'queued', sessions: 0, seen_when: 'in_their_editor' }],
+    });
+    assert.match(text, /queued for maria .*a person: it waits in the inbox of their Handoff view until they open it/);
+    assert.doesNotMatch(text, /model|calls inbox/);
+  });
+
+  it('marks a typed name no agent has used, and offers roles and * as addresses', () => {
+    const picks = recipientPicks(
+      {
+        coverage: [{ identity: 'reviewer', addressed: 0, acked: 0, liveSessions: 1, unacked: 0, ghost: false }],
+      } as unknown as Snapshot,
+      'me',
+    );
+    assert.equal(typedPick('reviewer', picks), undefined, 'a listed name is not offered twice');
+    assert.equal(typedPick('', picks), undefined);
+    const typo = typedPick('reviewr', picks)!;
+    assert.match(typo.label, /^\$\(warning\) reviewr$/);
+    assert.equal(typo.description, 'no agent named "reviewr" has connected to this hub: it would be refused');
+    assert.match(typedPick('role:approver', picks)!.description ?? '', /^send to this address$/);
+  });
+
+  it('`handoff inbox --as` a name nobody has used says so and lists the known names', () => {
+    assert.equal(emptyInboxText('bob', ['alice', 'bob']), 'inbox of bob is empty');
+    assert.equal(
+      emptyInboxText('nobody', ['alice', 'bob']),
+      'no agent named "nobody" has connected to this hub, so nothing can be addressed to it. Known names: alice, bob.',
+    );
+    assert.match(emptyInboxText('nobody', []), /Known names: none yet\.$/);
+  });
+
+  it('titles an opened handoff by its sender and first words, with nothing a path would split', () => {
+    assert.equal(
+      messageTitle('builder', 'Review PR #12:\n the parser now streams'),
+      'builder: Review PR #12: the parser now streams',
+    );
+    const long = messageTitle('a/b', `x/y\\z ${'w'.repeat(80)}`);
+    assert.doesNotMatch(long, /[/\\\n]/);
+    assert.ok(long.length <= 'a b: '.length + 48 && long.endsWith('…'), long);
   });
 
   it('says a duplicate was not sent again', () => {
@@ -248,6 +294,33 @@ describe('panel model', () => {
     const bob = m.events[0].recipients[0];
     assert.match(bob.label, /^woken · terminal codex bob \d\d:\d\d:\d\d$/);
     assert.match(bob.detail, /a prompt typed into its idle session \(the editor's integrated terminal "codex bob"\)/);
+  });
+
+  it("says the hub line in words, with the node and pid in its tooltip, and a result's summary on its recipient", () => {
+    const m = panelModel({ kind: 'running', pid: 42 }, snapshot, 'all', 'maria');
+    assert.equal(m.hub.detail, "Running on this repository's hub");
+    assert.doesNotMatch(m.hub.detail, /pid|n1/);
+    assert.match(m.hub.tooltip ?? '', /^hub n1 · pid 42/);
+    const done = entry('F', false, [
+      {
+        recipient: 'bob',
+        state: 'done',
+        sessionsPushed: 1,
+        overdue: false,
+        awaitingAck: false,
+        lastReceipt: {
+          kind: 'result',
+          outcome: 'done',
+          summary: 'merged <b>#12</b>',
+          by: 'bob',
+          session: 'b',
+          node: 'n1',
+          at: now,
+        },
+      },
+    ]);
+    const row = panelModel({ kind: 'running', pid: 42 }, { ...snapshot, messages: [done] }, 'all', 'maria').events[0];
+    assert.equal(row.recipients[0].summary, 'merged <b>#12</b>', 'as text: the view never parses it');
   });
 
   it('filters to the overdue items when the status bar asks', () => {

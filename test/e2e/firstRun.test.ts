@@ -195,7 +195,7 @@ describe('A first run of Handoff in a real VS Code', () => {
             await runCommand(page, 'View: Close All Editors');
 
             // The Handoff view with handoffs and their receipts.
-            await runCommand(page, 'Handoff: Show Panel');
+            await runCommand(page, 'Handoff: Focus on Handoff View');
             const frame = await webviewFrame(
               page,
               (f) =>

@@ -150,7 +150,7 @@ describe('The person at the editor, in a real VS Code', () => {
             assert.deepEqual(await toasts.first().locator('.monaco-button').allInnerTexts(), ['Open', 'ACK']);
 
             // The inbox: unread, the body as text, the unread count on the status bar and the view badge.
-            await runCommand(page, 'Handoff: Show Panel');
+            await runCommand(page, 'Handoff: Focus on Handoff View');
             const frame: Frame = await webviewFrame(
               page,
               (f) =>

@@ -170,7 +170,7 @@ describe('Connect Matrix in a real VS Code against a real Synapse', () => {
           });
           await statusBarItem(page, 'Handoff').first().waitFor({ timeout: 30_000 });
           const first = await hubOf(ctx.workspace);
-          await runCommand(page, 'Handoff: Show Panel');
+          await runCommand(page, 'Handoff: Focus on Handoff View');
           const frame: Frame = await webviewFrame(
             page,
             (f) =>
@@ -285,7 +285,7 @@ describe('Connect Matrix in a real VS Code against a real Synapse', () => {
           // A restarted hub links again from the saved settings and the SecretStorage token.
           await runCommand(page, 'Handoff: Restart Hub');
           const second = await hubOf(ctx.workspace, first.pid);
-          await frame.locator('.hub-text', { hasText: `pid ${second.pid}` }).waitFor({ timeout: 30_000 });
+          await frame.locator(`.hub-text[title*="pid ${second.pid}"]`).waitFor({ timeout: 30_000 });
           await frame.locator('section.matrix[data-state="connected"]').waitFor({ timeout: 30_000 });
           // Two fresh-machine runs failed here: the view drew the last hub's link ("connected as …")
           // until the new hub's first snapshot said "signing in…". The view now clears on a new hub.
@@ -299,7 +299,7 @@ describe('Connect Matrix in a real VS Code against a real Synapse', () => {
           await header.waitFor({ state: 'hidden', timeout: 15_000 });
           await runCommand(page, 'Handoff: Restart Hub');
           const third = await hubOf(ctx.workspace, second.pid);
-          await frame.locator('.hub-text', { hasText: `pid ${third.pid}` }).waitFor({ timeout: 30_000 });
+          await frame.locator(`.hub-text[title*="pid ${third.pid}"]`).waitFor({ timeout: 30_000 });
           // A window with no saved token links nothing and says nothing (reconnectOnStart logs only a
           // link it starts): a link it wrongly started would show in the header within this time.
           await sleep(2000); // sleep: no event marks "decided not to link"

@@ -1,7 +1,7 @@
 // Playwright end to end, in headless Chromium against a real VS Code (the VS Code server): real
 // agents hand off over the real bridge while the person watches the Handoff view, sends from the
-// command palette, and sees the status bar warn. Screenshots in a light and a dark theme go to
-// .test-artifacts/e2e/. Skips loudly when the VS Code server is not installed (fails under CI=true).
+// command palette, and sees the status bar warn. Screenshots in a light, a dark and a high-contrast
+// theme (the editor's defaults) go to .test-artifacts/e2e/, with the contrast of what the view draws. Skips loudly when the VS Code server is not installed (fails under CI=true).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -16,20 +16,22 @@ import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
 import { hubSocket } from '../vscode/processes';
 import { waitUntil } from '../helpers/wait';
 import { sessionLabel } from '../../extension/hub/sessions';
+import { contrasts } from './contrast';
 
 const missing = vscodeMissing();
 announce('the VS Code end-to-end tests', missing);
 
 const ARTIFACTS = join(ROOT, '.test-artifacts', 'e2e');
 const XSS = '<img src=x onerror=alert(1)>';
+// The editor's own defaults: in Dark 2026 the progress bar and the scrollbar slider are one grey.
 const THEMES = [
-  { name: 'light', theme: 'Default Light Modern', workbenchClass: /\bvs\b/ },
-  { name: 'dark', theme: 'Default Dark Modern', workbenchClass: /\bvs-dark\b/ },
+  { name: 'light', theme: 'Light 2026', workbenchClass: /\bvs\b/ },
+  { name: 'dark', theme: 'Dark 2026', workbenchClass: /\bvs-dark\b/ },
   { name: 'high-contrast', theme: 'Default High Contrast', workbenchClass: /\bhc-black\b/ },
 ];
 
 async function panelFrame(page: Page): Promise<Frame> {
-  await runCommand(page, 'Handoff: Show Panel');
+  await runCommand(page, 'Handoff: Focus on Handoff View');
   return webviewFrame(
     page,
     (f) =>
@@ -116,6 +118,35 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
             );
             const socket = await hubSocket(ctx.workspace);
 
+            // Empty: nothing sent, nobody connected — the view offers the first step.
+            const empty = await panelFrame(page);
+            const welcome = empty.locator('.welcome:not([hidden])');
+            await welcome.waitFor({ timeout: 15_000 });
+            assert.match(await welcome.innerText(), /No agent is connected/);
+            await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+            const emptyShot = join(ARTIFACTS, `${t.name}-empty.png`);
+            await page.locator('#workbench\\.parts\\.sidebar').screenshot({ path: emptyShot, animations: 'disabled' });
+            shots.push(emptyShot);
+            if (t.name === 'dark') {
+              // The button runs Connect: which CLI, then that CLI's own Connect command (its name box).
+              await welcome.locator('vscode-button[data-action="connect"]').click();
+              await page.locator('.quick-input-widget').filter({ hasText: 'Connect an Agent' }).waitFor();
+              await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Claude Code' }).first().click();
+              await page.locator('.quick-input-widget').filter({ hasText: 'Connect Claude Code' }).waitFor();
+              await page.keyboard.press('Escape');
+              await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+            }
+            // The header in words: the view is "Handoff", the hub's node and pid in the tooltip only.
+            assert.equal(
+              (await page.locator('#workbench\\.parts\\.sidebar .composite.title h2').first().innerText())
+                .trim()
+                .toUpperCase(),
+              'HANDOFF',
+            );
+            const hubText = empty.locator('.hub-text');
+            await hubText.filter({ hasText: "Running on this repository's hub" }).waitFor();
+            assert.match((await hubText.getAttribute('title')) ?? '', /^hub .* · pid \d+/);
+
             const builder = await connectAgent({ socket, name: 'builder', session: 'builder-1' });
             const reviewer = await connectAgent({ socket, name: 'reviewer', session: 'reviewer-1' });
             agents.push(builder, reviewer);
@@ -126,6 +157,11 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
             });
             await reviewer.waitForPushes(1);
             await reviewer.ok('ack', { message_id: review.message_id });
+            await reviewer.ok('report_result', {
+              message_id: review.message_id,
+              outcome: 'done',
+              summary: 'Error paths <b>fixed</b>; merged as #12',
+            });
             const hostile = await builder.ok('send_handoff', { to: 'reviewer', body: XSS, sla_seconds: 600 });
             await reviewer.waitForPushes(2);
             await reviewer.ok('mark_read', { message_id: hostile.message_id });
@@ -140,10 +176,14 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
 
             const frame = await panelFrame(page);
             const ackRow = frame.locator(`article.event[data-id="${review.message_id}"]`);
-            await ackRow
-              .locator('.receipt[data-recipient="reviewer"][data-state="acked"]')
-              .waitFor({ timeout: 15_000 });
-            assert.match(await ackRow.locator('.receipt .label').innerText(), /^ACK · reviewer \d\d:\d\d:\d\d$/);
+            await ackRow.locator('.receipt[data-recipient="reviewer"][data-state="done"]').waitFor({ timeout: 15_000 });
+            assert.match(await ackRow.locator('.receipt .label').innerText(), /^done · reviewer \d\d:\d\d:\d\d$/);
+            // The result's summary on the row, as text.
+            assert.equal(
+              await ackRow.locator('.receipt .summary').innerText(),
+              'Error paths <b>fixed</b>; merged as #12',
+            );
+            assert.equal(await frame.locator('.summary b').count(), 0, 'no element was made from the summary');
 
             // Unchanged rows are kept, not rebuilt, when later updates arrive: no flicker.
             await ackRow.evaluate((n) => {
@@ -244,6 +284,63 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
               'the overdue item was not notified again by later snapshots',
             );
 
+            // Contrast, from the computed styles: text 4.5:1, the meter's fill 3:1 against its track.
+            const live = frame.locator('.coverage-row .live-count:not(.person)').first();
+            await live.waitFor();
+            const measured = await contrasts(frame, [
+              { what: 'hub line', selector: '.hub-text' },
+              { what: 'live count', selector: '.coverage-row .live-count:not(.person)' },
+              { what: 'coverage label', selector: '.coverage-row > .dim' },
+              { what: 'receipt label', selector: 'article.event .receipt .label' },
+              { what: 'result summary', selector: '.receipt .summary' },
+              { what: 'countdown', selector: '.pending-row:not(.overdue) .countdown' },
+              { what: 'pending preview', selector: '.pending-row .preview' },
+              { what: 'event preview', selector: 'article.event:not(.resolved) .preview' },
+              { what: 'session client', selector: '.session-row .dim' },
+              {
+                what: 'meter fill vs track',
+                selector: '.meter .fill',
+                prop: 'background-color',
+                against: { selector: '.meter', prop: 'background-color' },
+              },
+              { what: 'meter outline', selector: '.meter', prop: 'border-top-color' },
+            ]);
+            console.log(`contrast, ${t.theme}: ${measured.map((m) => `${m.what} ${m.ratio}`).join(', ')}`);
+            writeFileSync(join(ARTIFACTS, `${t.name}-contrast.json`), JSON.stringify(measured, null, 2));
+            assert.deepEqual(
+              measured
+                .filter((m) => m.ratio < (m.what.startsWith('meter') ? 3 : 4.5))
+                .map((m) => `${m.what} in ${t.theme}: ${m.ratio}:1 (${m.fg} on ${m.bg})`),
+              [],
+              'text at 4.5:1 or more, the meter at 3:1 or more',
+            );
+            // The meter says in words what it draws.
+            const meter = frame.locator('.coverage-row[data-identity="reviewer"] .meter');
+            assert.equal(await meter.getAttribute('aria-valuetext'), '1/3 acked');
+            assert.equal(await meter.getAttribute('aria-label'), 'reviewer: 1/3 acked');
+            // One live region, saying the state; the countdowns tick outside it.
+            const regions = await frame.locator('[aria-live], [role="status"], [role="log"], [role="timer"]').count();
+            assert.equal(regions, 1, 'one live region');
+            assert.equal(
+              await frame
+                .locator('.countdown')
+                .evaluateAll(
+                  (els) =>
+                    els.filter((e) => e.closest('[aria-live], [role="status"], [role="log"], [role="timer"]')).length,
+                ),
+              0,
+              'no countdown inside a live region',
+            );
+            const said = await frame.locator('[aria-live]').innerText();
+            const ticking = await mine.innerText();
+            await waitUntil(async () => (await mine.innerText()) !== ticking, 5_000, 'the countdown to tick');
+            assert.equal(
+              await frame.locator('[aria-live]').innerText(),
+              said,
+              'the live region did not change with it',
+            );
+            assert.match(said, /handoffs, \d+ waiting for an ACK, 1 overdue/);
+
             // Keep notifications out of the shot: the sidebar and the status bar are the subject.
             await runCommand(page, 'Notifications: Clear All Notifications');
             await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
@@ -252,6 +349,12 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
             await page.screenshot({ path: full, animations: 'disabled' });
             const sidebar = join(ARTIFACTS, `${t.name}-panel.png`);
             await page.locator('#workbench\\.parts\\.sidebar').screenshot({ path: sidebar, animations: 'disabled' });
+            // The lower half: pending countdowns, sessions and the coverage meters.
+            await frame.locator('#coverage-list .coverage-row').last().scrollIntoViewIfNeeded();
+            const lower = join(ARTIFACTS, `${t.name}-panel-lower.png`);
+            await page.locator('#workbench\\.parts\\.sidebar').screenshot({ path: lower, animations: 'disabled' });
+            shots.push(lower);
+            await frame.locator('.hub-line').scrollIntoViewIfNeeded();
             const status = join(ARTIFACTS, `${t.name}-statusbar.png`);
             await page.locator('#workbench\\.parts\\.statusbar').screenshot({ path: status, animations: 'disabled' });
             await warning.first().hover();
@@ -288,8 +391,17 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
             // Copy id.
             await act(xssRow, 'copyId');
             await statusBarItem(page, `Copied ${hostile.message_id}`).first().waitFor();
-            // Open in full: a read-only document with the body as text and every receipt.
+            // Open in full: a read-only document with the body as text and every receipt, titled by
+            // its sender and subject, no file on disk.
             await act(xssRow, 'open');
+            const tab = page.locator('.tabs-container .tab.active');
+            await tab.filter({ hasText: 'builder: <img src=x onerror=alert(1)>' }).waitFor();
+            const tabText = await tab.innerText();
+            assert.doesNotMatch(tabText, /\.txt|[0-9A-Z]{26}/, `a title a person reads: ${tabText}`);
+            assert.match(
+              (await tab.getAttribute('title')) ?? (await tab.getAttribute('aria-label')) ?? '',
+              /^handoff:|builder/,
+            );
             const editor = page
               .locator('.monaco-editor .view-lines')
               .filter({ hasText: `Handoff ${hostile.message_id}` });
@@ -332,10 +444,22 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
             assert.match(typo, /Handoff NOT sent to reviewr: .*reviewer/);
             assert.doesNotMatch(typo, /stored/);
 
+            // No "Show Panel" beside VS Code's own "Focus on Handoff View".
+            await page.keyboard.press('F1');
+            await page.locator('.quick-input-widget input').fill('>Handoff: Show');
+            await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Handoff: Show Log' }).waitFor();
+            assert.deepEqual(
+              (await page.locator('.quick-input-widget .monaco-list-row').allInnerTexts()).filter((r) =>
+                /Show Panel/.test(r),
+              ),
+              [],
+            );
+            await page.keyboard.press('Escape');
+
             // Away and back: the editor rebuilds the view, which asks for the model again.
             await runCommand(page, 'View: Show Explorer');
             const again = await panelFrame(page);
-            await again.locator(`article.event[data-id="${review.message_id}"] .receipt[data-state="acked"]`).waitFor();
+            await again.locator(`article.event[data-id="${review.message_id}"] .receipt[data-state="done"]`).waitFor();
           },
         });
         await Promise.all(agents.map((a) => a.close().catch(() => undefined)));

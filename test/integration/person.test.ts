@@ -50,7 +50,13 @@ describe('the person at the editor, over a real hub', () => {
   });
 
   it('a handoff to the person is in their inbox; read, reply and done travel back to the agent, the reply pushed once', async () => {
-    const sent = await builder.ok('send_handoff', { to: 'maria', body: 'approve the migration', sla_seconds: 600 });
+    const answer = await builder.call('send_handoff', { to: 'maria', body: 'approve the migration', sla_seconds: 600 });
+    const sent = answer.structuredContent as any;
+    // A person has no model: the sender reads where it waits, not "when it calls inbox".
+    assert.equal(sent.recipients[0].seen_when, 'in_their_editor');
+    const said = (answer.content as { text?: string }[])[0].text ?? '';
+    assert.match(said, /maria .*a person: it waits in the inbox of their Handoff view until they open it/);
+    assert.doesNotMatch(said, /calls inbox/);
     const item = await waitUntil(
       async () => (await maria())?.inbox.find((i) => i.id === sent.message_id),
       10_000,

@@ -16,11 +16,14 @@ interface Step {
 }
 interface Manifest {
   icon: string;
+  engines: Record<string, string>;
+  devEngines: { runtime: { name: string; version: string } };
   scripts: Record<string, string>;
+  devDependencies: Record<string, string>;
   contributes: {
     commands: { command: string }[];
-    views: Record<string, { id: string; when?: string }[]>;
-    viewsContainers: { activitybar: { id: string; icon: string }[] };
+    views: Record<string, { id: string; name: string; when?: string }[]>;
+    viewsContainers: { activitybar: { id: string; title: string; icon: string }[] };
     walkthroughs: { id: string; steps: Step[] }[];
     keybindings: { command: string; key: string; mac?: string }[];
   };
@@ -71,7 +74,12 @@ describe('package.json: the walkthrough, the keybinding, the icons', () => {
     for (const s of steps) {
       const buttons = [...s.description.matchAll(/\(command:([\w.]+)/g)].map((m) => m[1]);
       assert.ok(buttons.length, `${s.id} has a button`);
-      for (const b of buttons) assert.ok(commands.has(b), `${s.id}'s button runs ${b}, which is contributed`);
+      // A view's own "Focus on … View" command (VIEW.focus) is VS Code's, not contributed.
+      for (const b of buttons)
+        assert.ok(
+          commands.has(b) || views.has(b.replace(/\.focus$/, '')),
+          `${s.id}'s button runs ${b}, which is contributed`,
+        );
       assert.ok(s.completionEvents?.length, `${s.id} can complete`);
       for (const e of s.completionEvents ?? []) {
         const [kind, id] = e.split(':');
@@ -90,6 +98,22 @@ describe('package.json: the walkthrough, the keybinding, the icons', () => {
     assert.equal(inbox?.key, 'ctrl+alt+h');
     // Cmd+Alt+H is macOS's Hide Others, which VS Code leaves to the native menu.
     assert.equal(inbox?.mac, 'ctrl+cmd+h');
+  });
+
+  it("titles the view in words, and leaves showing it to VS Code's own Focus on Handoff View", () => {
+    // The editor heads a one-view container "CONTAINER: VIEW" unless the two are the same.
+    const container = manifest.contributes.viewsContainers.activitybar.find((c) => c.id === 'handoff');
+    const view = manifest.contributes.views.handoff.find((v) => v.id === 'handoff.panel');
+    assert.equal(view?.name, container?.title, 'the header reads "Handoff", not "Handoff: Handoffs"');
+    assert.ok(!commands.has('handoff.showPanel'), 'no "Show Panel" beside the view\'s own focus command');
+  });
+
+  it("has npm check the package's Node only where npm runs (`npx handoff` on Node 20 warns nothing)", () => {
+    // npm checks the root package's engines against the Node running npm, while `npm exec` runs
+    // the bin on the Node 22 of the `node` devDependency: engines.node >= 22 only printed warnings.
+    assert.equal(manifest.engines.node, undefined);
+    assert.deepEqual(manifest.devEngines.runtime, { name: 'node', version: '>=20', onFail: 'error' });
+    assert.match(manifest.devDependencies.node, /^\^?22\./, 'npm scripts and npm exec run on Node 22');
   });
 
   it('badges the icon from a view that is never shown, in the Handoff container', () => {

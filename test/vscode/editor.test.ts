@@ -172,7 +172,7 @@ describe('Handoff in a real VS Code', () => {
                 '#workbench\\.parts\\.statusbar .statusbar-item[aria-label^="Handoff: everything is acknowledged"]',
               )
               .waitFor({ timeout: 30_000 });
-            await runCommand(page, 'Handoff: Show Panel');
+            await runCommand(page, 'Handoff: Focus on Handoff View');
             const frame = await webviewFrame(
               page,
               (f) =>
@@ -204,7 +204,7 @@ describe('Handoff in a real VS Code', () => {
               100,
             );
             assert.equal(own.socket, socket);
-            await frame.locator('.hub-text', { hasText: `pid ${own.pid}` }).waitFor({ timeout: 15_000 });
+            await frame.locator(`.hub-text[title*="pid ${own.pid}"]`).waitFor({ timeout: 15_000 });
             assert.doesNotMatch(await frame.locator('.hub-text').innerText(), /shared/);
           },
         });

@@ -58,3 +58,16 @@ export async function connectAgentCommand(
     return false;
   }
 }
+
+const PICKABLE = ['claude', 'codex', 'gemini'] as const;
+
+/** The view's empty state: which agent CLI to connect, then its own Connect command (which asks its name). */
+export async function pickAgentToConnect(): Promise<void> {
+  const pick = await vscode.window.showQuickPick(
+    PICKABLE.map((cli) => ({ label: agentLabel(cli), cli })),
+    { title: 'Connect an Agent', placeHolder: 'Which agent CLI should join the bus in this repository?' },
+  );
+  if (!pick) return;
+  const command = { claude: 'handoff.connectClaude', codex: 'handoff.connectCodex', gemini: 'handoff.connectGemini' };
+  await vscode.commands.executeCommand(command[pick.cli]);
+}

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { SendResult } from '../../protocol/views';
 import type { HubSupervisor } from '../hubSupervisor';
 import { defaultSlaSeconds, humanIdentity } from '../settings';
-import { describeResult, recipientPicks, refusalText, type RecipientPick } from './sendText';
+import { describeResult, recipientPicks, refusalText, typedPick, type RecipientPick } from './sendText';
 
 async function pickRecipient(hub: HubSupervisor, me: string): Promise<string | undefined> {
   const picks = recipientPicks(hub.snapshot, me);
@@ -17,14 +17,10 @@ async function pickRecipient(hub: HubSupervisor, me: string): Promise<string | u
     : 'No identities yet: type an identity name';
   qp.items = picks;
   qp.matchOnDescription = true;
-  // A typed name that is not in the list is offered as-is; the hub answers an unknown name with an error that lists the nearest ones.
+  // A typed name that is not in the list is offered, marked; the hub answers an unknown name with an error that lists the nearest ones.
   qp.onDidChangeValue((v) => {
-    const name = v.trim();
-    const known = picks.some((p) => p.identity === name);
-    qp.items =
-      name && !known
-        ? [...picks, { identity: name, label: `$(person) ${name}`, description: 'send to this name' }]
-        : picks;
+    const typed = typedPick(v.trim(), picks);
+    qp.items = typed ? [...picks, typed] : picks;
   });
   return new Promise((resolve) => {
     qp.onDidAccept(() => {

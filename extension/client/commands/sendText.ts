@@ -30,6 +30,21 @@ export function recipientPicks(s: Snapshot | undefined, me: string): RecipientPi
   return picks;
 }
 
+/**
+ * A typed name the list does not hold: offered, but marked — the hub refuses a name no agent has
+ * connected as (a role or `*` it resolves itself).
+ */
+export function typedPick(name: string, picks: readonly RecipientPick[]): RecipientPick | undefined {
+  if (!name || picks.some((p) => p.identity === name)) return undefined;
+  if (name === '*' || name.startsWith('role:'))
+    return { identity: name, label: `$(organization) ${name}`, description: 'send to this address' };
+  return {
+    identity: name,
+    label: `$(warning) ${name}`,
+    description: `no agent named "${name}" has connected to this hub: it would be refused`,
+  };
+}
+
 /** One sentence that says exactly what happened to the message. */
 export function describeResult(r: SendResult): string {
   if (r.duplicate) return `Not sent again: ${r.duplicate.note} (${r.message_id})`;

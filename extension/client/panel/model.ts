@@ -91,6 +91,7 @@ export function recipientView(r: LedgerRecipient, people: ReadonlySet<string> = 
     icon: r.overdue ? 'warning' : woken ? 'bell' : look.icon,
     tone: r.overdue ? 'warn' : look.tone,
     overdue: r.overdue,
+    summary: receipt?.summary,
   };
 }
 
@@ -207,9 +208,9 @@ function hubView(state: HubState, snapshot: Snapshot | undefined): PanelModel['h
   if (state.kind === 'running') {
     return {
       state: 'running',
-      detail: state.shared
-        ? sharedHubLine(state.pid, state.person !== false)
-        : `hub ${snapshot?.node ?? ''} · pid ${state.pid ?? '?'}`,
+      // The person reads what the view is on; the process behind it is for the tooltip and the log.
+      detail: state.shared ? sharedHubLine(state.pid, state.person !== false) : "Running on this repository's hub",
+      tooltip: `hub ${snapshot?.node ?? ''} · pid ${state.pid ?? '?'} (Handoff: Show Log for more)`,
       node: snapshot?.node,
     };
   }

@@ -22,6 +22,8 @@ export interface PanelActions {
   inbox(act: InboxAct, id: string): Promise<void>;
   /** Every handoff that answers, open or in history, newest first: the person sees everything. */
   search(q: SearchQuery): Promise<SearchHit[]>;
+  /** The empty state's button: pick an agent CLI and connect it. */
+  connect(): Promise<void>;
 }
 
 const INBOX_ACTS = new Set<string>(ACTS);
@@ -50,7 +52,13 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
 
   /** The model the view shows now (tests read this). */
   currentModel(): PanelModel {
-    return this.model(this.filter);
+    const m = this.model(this.filter);
+    // Nothing overdue any more: the view shows everything again (its focus command sets no filter).
+    if (this.filter === 'overdue' && m.overdueCount === 0) {
+      this.filter = 'all';
+      return this.model(this.filter);
+    }
+    return m;
   }
 
   setFilter(filter: PanelFilter): void {
@@ -105,6 +113,8 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
           return await this.actions.inbox(m.act, String(m.id));
         case 'search':
           return await this.search(m);
+        case 'connect':
+          return await this.actions.connect();
       }
     } catch (e) {
       this.log.error(`panel action ${m.type} failed: ${(e as Error).message}`);
@@ -151,7 +161,7 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
 <title>Handoff</title>
 </head>
 <body>
-<main id="root" aria-live="polite"></main>
+<main id="root"></main>
 <script type="module" nonce="${nonce}" src="${asset('elements.js')}"></script>
 <script nonce="${nonce}" src="${asset('panel.js')}"></script>
 </body>

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { Outcome } from '../../protocol/model';
 import { INBOX_ACTS, type InboxAct } from '../../protocol/panel';
 import type { HubSupervisor } from '../hubSupervisor';
-import { messageUri } from '../messageDocument';
+import { openMessage } from '../messageDocument';
 import { showSendResult } from '../commands/sendHandoff';
 import { defaultSlaSeconds, humanIdentity } from '../settings';
 
@@ -46,8 +46,7 @@ export class InboxActions {
   /** Records that the person read it, then shows the whole handoff as plain text (with that receipt). */
   async open(id: string): Promise<void> {
     if (this.hub.personActs) await this.hub.receipt({ as: humanIdentity(), id, kind: 'read' });
-    const doc = await vscode.workspace.openTextDocument(messageUri(id));
-    await vscode.window.showTextDocument(doc, { preview: true });
+    await openMessage((m) => this.hub.message(m), id);
   }
 
   async ack(id: string): Promise<void> {

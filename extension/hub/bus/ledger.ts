@@ -63,6 +63,8 @@ export function ledgerEntry(hot: HotMessage, now: number): LedgerEntry {
         at: last.at,
         channel: last.channel,
         outcome: last.outcome,
+        // A result's summary, cut for the row; the message document has it whole.
+        summary: last.summary && preview(last.summary, 160),
       },
       surfaced: first && {
         session: sessionLabel(first.session),
