@@ -30,7 +30,7 @@ const THEMES = [
 ];
 
 async function panelFrame(page: Page): Promise<Frame> {
-  await runCommand(page, 'Handoff: Show Panel');
+  await runCommand(page, 'Handoff: Focus on Handoff View');
   return webviewFrame(page, async (f) => (await f.locator('#events-list').count()) > 0, 30_000);
 }
 
@@ -113,7 +113,8 @@ describe('Search and finished handoffs in the Handoff view, in a real VS Code', 
               'the new hub to open its store with 3 archived',
             );
             // The view drops the last hub's rows when it hears of the new one, then lists the new one's.
-            await frame.locator('.hub-line', { hasText: `pid ${second.pid}` }).waitFor({ timeout: 30_000 });
+            // The hub line's tooltip names the process behind it.
+            await frame.locator(`.hub-line .hub-text[title*="pid ${second.pid} "]`).waitFor({ timeout: 30_000 });
             await waitUntil(async () => (await eventRows(frame)).all.length > 0, 30_000, "the new hub's rows");
             const after = await eventRows(frame);
             assert.deepEqual(after, before, 'the same handoffs listed, finished and open, after the restart');
