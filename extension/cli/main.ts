@@ -40,6 +40,10 @@ const USAGE = `usage: handoff <command> [options]
   store repair [--store DIR | --workspace DIR] [--yes]
                               say what would be dropped; with --yes keep a copy of each damaged
                               file beside it, then drop only the damaged lines
+  store retention [--days N] [--gib N] [--keep-all]
+                              how much history this store keeps (default everything): whole
+                              segments of settled handoffs go, oldest first, once settled more
+                              than N days ago or while history is over N GiB; nothing open goes
 
 common: --hub SOCKET (default: $HANDOFF_HUB, else the hub of the workspace of the cwd)
         --json  print machine-readable output

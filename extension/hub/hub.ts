@@ -25,6 +25,7 @@ import type {
   LedgerEntry,
   MessageView,
   ReceiptAnswer,
+  RetentionView,
   SearchHit,
   SendResult,
   Snapshot,
@@ -35,6 +36,7 @@ import { Pushes } from './pushes';
 import { lookup, messageFor } from './reading';
 import { searchHistory } from './searching';
 import type { HistoryQuery } from './bus/historyQuery';
+import type { RetentionPolicy } from '../protocol/controlSchemas';
 import type { RemoteLink } from './remote';
 import { Roster } from './roster';
 import { Sending } from './sending';
@@ -348,6 +350,14 @@ export class Hub {
       ...q,
       viewer: viewer === undefined ? undefined : { identity: viewer, roles },
     });
+  }
+
+  /** The store's retention (store/retention.ts); `set` replaces it, durably, and runs it at once. */
+  async retention(set?: RetentionPolicy): Promise<RetentionView> {
+    this.journal.writable();
+    const retention = this.journal.retention!;
+    if (set) await retention.set(set);
+    return retention.view();
   }
 
   lookup(id: string): Promise<MessageView | undefined> {

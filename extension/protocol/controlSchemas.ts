@@ -109,6 +109,20 @@ export const searchParams = z
   })
   .strict();
 
+/** How much history a store keeps (retention.json in the store folder): neither is everything. */
+export const retentionPolicy = z
+  .object({
+    /** Sealed history segments whose newest handoff settled more days ago than this go. */
+    keepDays: z.number().int('must be a whole number of days').min(1).max(36_500).optional(),
+    /** The oldest sealed segments go while history is larger than this. */
+    keepGiB: z.number().finite().positive().max(1_048_576).optional(),
+  })
+  .strict();
+export type RetentionPolicy = z.infer<typeof retentionPolicy>;
+
+/** Reads the store's retention; with `set`, replaces it first (an empty object keeps everything). */
+export const retentionParams = z.object({ set: retentionPolicy.optional() }).strict();
+
 /** Each request's schema by method; control.ts infers the params types from these. */
 export const PARAMS = {
   'handoff/send': sendParams,
@@ -120,6 +134,7 @@ export const PARAMS = {
   'handoff/resolve': actionParams,
   'handoff/matrix/connect': matrixConnectParams,
   'handoff/search': searchParams,
+  'handoff/retention': retentionParams,
 } as const;
 
 export type ValidatedMethod = keyof typeof PARAMS;

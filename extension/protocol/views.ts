@@ -246,6 +246,13 @@ export interface SearchQuery {
 }
 
 /** One message a history search found: `message_id` opens it with get_message. */
+/** A store's retention (`handoff store retention`): what it keeps, what it removed, how large history is. */
+export interface RetentionView {
+  policy: { keepDays?: number; keepGiB?: number };
+  dropped: { segments: number; handoffs: number; settledBefore: number };
+  history: { segments: number; bytes: number; handoffs: number };
+}
+
 export interface SearchHit {
   message_id: string;
   from: string;

@@ -11,6 +11,7 @@ import {
   MatrixConnectRequest,
   MatrixDisconnectRequest,
   MessageRequest,
+  RetentionRequest,
   SearchRequest,
   PresenceRequest,
   ReceiptRequest,
@@ -136,6 +137,7 @@ export function serveControl(
   });
   handle(InboxRequest, (p) => hub.inbox(p.identity, p));
   handle(SearchRequest, ({ as, ...q }) => hub.search(q, as));
+  handle(RetentionRequest, (p) => hub.retention(p.set));
   handle(MessageRequest, async (p) => {
     const view = await hub.lookup(p.id);
     return view ? labelledView(view) : null;

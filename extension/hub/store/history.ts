@@ -21,13 +21,14 @@ import {
   type IndexHeader,
   type IndexedLine,
 } from './segmentIndex';
+import { finishDrop } from './retention';
 import { StoreDamage } from './storeDamage';
 import { makeDurableDir, writeAll, type StoreFs } from './storeFs';
 
 /** Small enough that the segment being written is read through at start in a few ms, large enough that 1 000 000 handoffs make a few hundred. */
 export const SEGMENT_BYTES = 4 * 1024 * 1024;
 
-interface Sealed {
+export interface Sealed {
   n: number;
   idx: string;
   data: string;
@@ -40,6 +41,8 @@ export interface HistoryOptions {
   fs: StoreFs;
   segmentBytes?: number;
   onTorn?: (path: string, at: number, records: number) => void;
+  /** A segment was sealed: retention may drop the oldest (retention.ts). */
+  onSealed?: () => void;
 }
 
 const name = (n: number, ext: string) => `${String(n).padStart(6, '0')}.${ext}`;
@@ -74,6 +77,7 @@ export class History {
     const h = new History(join(storeDir, 'history'), join(storeDir, 'archive.ndjson'), options);
     const fs = options.fs;
     await makeDurableDir(fs, h.dir);
+    await finishDrop(fs, h.dir, h.legacyPath); // a drop a crash cut short, before anything is read
     const names = await fs.list(h.dir);
     const data = new Set<number>();
     const idx: number[] = [];
@@ -183,10 +187,12 @@ export class History {
       let n = (this.sealed.at(-1)?.n ?? 0) + 1;
       let from = covered;
       let lines = new Map<string, IndexedLine>();
+      let newestAt = 0;
       const seal = async (to: number) => {
-        this.sealed.push(await this.writeIndex(n++, [...lines.values()], { from, to, legacy: true }));
+        this.sealed.push(await this.writeIndex(n++, [...lines.values()], { from, to, legacy: true, newestAt }));
         lines = new Map();
         from = to;
+        newestAt = 0;
       };
       for await (const line of readLines(fh, covered)) {
         if (line.at >= size || line.unterminated) break;
@@ -194,6 +200,7 @@ export class History {
         if (!parsed.ok) throw damaged(this.legacyPath, `at byte ${line.at}: ${parsed.why}`);
         const m = parsed.value.message;
         lines.set(m.id, { id: m.id, offset: line.at, length: line.length, terms: termsOf(m) });
+        newestAt = Math.max(newestAt, parsed.value.archivedAt ?? 0);
         const end = line.at + line.length + 1;
         if (end - from >= this.segmentBytes) await seal(end);
       }
@@ -211,7 +218,7 @@ export class History {
   private async writeIndex(
     n: number,
     lines: IndexedLine[],
-    range: { from: number; to: number; legacy: boolean },
+    range: { from: number; to: number; legacy: boolean; newestAt: number },
   ): Promise<Sealed> {
     const fs = this.options.fs;
     const path = join(this.dir, name(n, 'idx'));
@@ -232,6 +239,7 @@ export class History {
   private async seal(): Promise<void> {
     const fh = await this.options.fs.open(this.active.path, 'read');
     const lines: IndexedLine[] = [];
+    let newestAt = 0;
     try {
       for await (const line of readLines(fh, 0)) {
         if (line.unterminated) break;
@@ -239,18 +247,40 @@ export class History {
         if (!parsed.ok) throw damaged(this.active.path, `at byte ${line.at}: ${parsed.why}`);
         const m = parsed.value.message;
         // Only the copy the segment's map points to: one moved back to the hot set is not history (yet).
-        if (this.recent.get(m.id)?.offset === line.at)
+        if (this.recent.get(m.id)?.offset === line.at) {
           lines.push({ id: m.id, offset: line.at, length: line.length, terms: termsOf(m) });
+          newestAt = Math.max(newestAt, parsed.value.archivedAt);
+        }
       }
     } finally {
       await fh.close();
     }
-    this.sealed.push(await this.writeIndex(this.activeN, lines, { from: 0, to: this.active.bytes, legacy: false }));
+    this.sealed.push(
+      await this.writeIndex(this.activeN, lines, { from: 0, to: this.active.bytes, legacy: false, newestAt }),
+    );
     this.previous = new Set(this.recent.keys());
     this.recent.clear();
     await this.active.close();
     this.activeN++;
     await this.openActive();
+    this.options.onSealed?.();
+  }
+
+  /** The sealed segments, oldest first; never the one being written (retention.ts picks from these). */
+  get segments(): readonly Sealed[] {
+    return this.sealed;
+  }
+
+  /** The segment being written: its size. */
+  get activeBytes(): number {
+    return this.active.bytes;
+  }
+
+  /** Retention is removing the oldest `k` sealed segments: no lookup or search reads them from now on. */
+  forgetOldest(k: number): Sealed[] {
+    const gone = this.sealed.splice(0, k);
+    if (this.sealed.length === 0) this.previous.clear(); // the window's ids went with them
+    return gone;
   }
 
   /**

@@ -3,7 +3,8 @@
 // memory holds its header only.
 //   header   128 bytes: "HOFFIDX1", CRC-32 of the header's other bytes, counts, the byte range of
 //            the data file it covers, whether that file is the legacy archive, the least and
-//            greatest id, the CRC-32 of everything after the header (handoff store check)
+//            greatest id, the CRC-32 of everything after the header (handoff store check), when
+//            its newest line was settled (0: an index an earlier build wrote, not known)
 //   ids      count × 48: id (32 bytes, zero-padded), offset (float64), length (uint32), 4 spare — sorted by id
 //   terms    terms × 40: term (32 bytes, UTF-8, zero-padded, a longer one cut), first posting, postings (uint32) — sorted
 //   postings uint32 each: a place in ids
@@ -29,6 +30,8 @@ export interface IndexHeader {
   minId: string;
   maxId: string;
   bodyCrc: number;
+  /** When the newest of its lines was archived (settled): retention's age of the segment; 0 if not known. */
+  newestAt: number;
 }
 
 export interface IndexedLine {
@@ -51,7 +54,7 @@ function key(text: string, width: number): Buffer {
 /** The index file's bytes for these lines (of one segment), built in memory: a segment is bounded. */
 export function buildIndex(
   lines: readonly IndexedLine[],
-  range: { from: number; to: number; legacy: boolean },
+  range: { from: number; to: number; legacy: boolean; newestAt: number },
 ): Buffer {
   const rows = lines.map((l) => ({ ...l, key: key(l.id, ID) })).sort((a, b) => Buffer.compare(a.key, b.key));
   const byTerm = new Map<string, number[]>();
@@ -103,6 +106,7 @@ export function buildIndex(
     rows[rows.length - 1].key.copy(buf, 76);
   }
   buf.writeUInt32LE(crc32(buf.subarray(HEADER)), 108);
+  buf.writeDoubleLE(range.newestAt, 112);
   buf.writeUInt32LE(crc32(buf.subarray(12, HEADER)), 8);
   return buf;
 }
@@ -122,6 +126,7 @@ export function parseHeader(buf: Buffer, fileSize?: number): IndexHeader | strin
     minId: text(44),
     maxId: text(76),
     bodyCrc: buf.readUInt32LE(108),
+    newestAt: buf.readDoubleLE(112),
   };
   if (fileSize !== undefined && indexSize(h) !== fileSize)
     return `it holds ${fileSize} bytes, its header says ${indexSize(h)}`;

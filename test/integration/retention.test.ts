@@ -1,0 +1,161 @@
+// Retention on the real hub process: a store filled on a fake clock (two years back) with settled
+// handoffs in sealed history segments and with open ones (pending, stuck, dead-lettered,
+// escalated); `handoff store retention --days 30` through the CLI drops every old sealed segment
+// and nothing open, logs each drop, get_message of a dropped id says retention removed it, and the
+// next start opens the store as it was left.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { Hub } from '../../extension/hub/hub';
+import { connectAgent, type Agent } from '../helpers/agent';
+import { DIST, NODE, startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
+import { waitFor } from '../helpers/wait';
+
+const run = promisify(execFile);
+const SETTLED = 300;
+const T0 = Date.UTC(2024, 0, 1);
+
+interface Filled {
+  settled: string[];
+  open: Record<'pending' | 'stuck' | 'deadLettered' | 'escalated' | 'escalation', string>;
+}
+
+/** On a clock two years back: four open handoffs of every kind, then SETTLED settled ones. */
+async function fill(storeDir: string): Promise<Filled> {
+  const clock = { t: T0 };
+  const hub = new Hub({
+    workspace: tempDir('retention-fill-ws'),
+    storeDir,
+    node: 'n',
+    clock: () => clock.t,
+    tickMs: 0,
+    store: { segmentBytes: 16 * 1024, minCheckpointBytes: 16 * 1024 },
+  });
+  await hub.start();
+  for (const who of ['alice', 'bob', 'maria']) await hub.remember(who);
+  const alice = { identity: 'alice', session: 'a-1', node: 'n' };
+  const bob = { identity: 'bob', session: 'b-1', node: 'n' };
+  const week = 7 * 86_400_000;
+  const send = async (body: string, more: { slaMs?: number; ttlMs?: number; escalateTo?: string } = {}) =>
+    (await hub.send(alice, { to: ['bob'], body, slaMs: week, ttlMs: 52 * week, ...more })).message_id;
+  const pending = await send('still pending: the migration plan');
+  const stuck = await send('stuck: the flaky test');
+  await hub.receipt(bob, stuck, 'result', 'stuck', 'cannot reproduce');
+  const escalated = await send('escalated: approve the release', { slaMs: 60_000, escalateTo: 'maria' });
+  const deadLettered = await send('dead-lettered: nobody answered', { ttlMs: 3_600_000 });
+  for (let i = 0; i < 2; i++) {
+    clock.t += 61_000;
+    await hub.tick();
+  }
+  clock.t += 2 * 3_600_000;
+  await hub.tick();
+  const escalation = Object.values(hub.state.hot).find((h) => h.message.escalation)?.message.id;
+  assert.ok(escalation, 'the escalation handoff to maria');
+  assert.equal(hub.state.hot[deadLettered]?.deliveries.bob.state, 'failed');
+  const settled: string[] = [];
+  for (let i = 1; i <= SETTLED; i++) {
+    clock.t += 60_000;
+    const id = await send(`note ${i} about the parser`);
+    await hub.receipt(bob, id, 'result', 'done', 'done');
+    settled.push(id);
+  }
+  await hub.close();
+  return { settled, open: { pending, stuck, deadLettered, escalated, escalation } };
+}
+
+const indexes = (store: string) => readdirSync(join(store, 'history')).filter((f) => f.endsWith('.idx'));
+
+describe('retention on the real hub', { timeout: 120_000 }, () => {
+  let hub: HubProcess;
+  let alice: Agent;
+  let filled: Filled;
+  const cli = (...args: string[]) =>
+    run(NODE, [join(DIST, 'cli.js'), 'store', 'retention', '--hub', hub.socket, ...args]);
+
+  before(async () => {
+    const store = join(tempDir('retention'), 'store');
+    filled = await fill(store);
+    assert.ok(indexes(store).length >= 3, `sealed segments: ${indexes(store).join(' ')}`);
+    hub = await startHub({ store });
+    alice = await connectAgent({ socket: hub.socket, name: 'alice' });
+  });
+  after(async () => {
+    await alice?.close();
+    await hub?.stop();
+  });
+
+  it('keeps everything by default, and says so', async () => {
+    const { stdout } = await cli();
+    assert.match(stdout, /keeps: everything/);
+    assert.match(stdout, /dropped so far: nothing/);
+    const old = await alice.ok('get_message', { message_id: filled.settled[0] });
+    assert.equal(old.settled, true);
+  });
+
+  it('hostile or invalid values are refused with a clear message, and nothing changes', async () => {
+    for (const [args, why] of [
+      [['--days', '0'], /--days .*(greater than or equal to 1|>=1)/i],
+      [['--days', '1.5'], /--days must be a whole number of days/],
+      [['--days', '30d'], /--days "30d" is not a number/],
+      [['--days', '99999999'], /--days .*(less than or equal to 36500|<=36500)/i],
+      [['--gib', '-1'], /--gib/],
+      [['--gib=-1'], /--gib "-1" is not a number/],
+      [['--gib', '0'], /--gib .*(greater than 0|>0)/i],
+      [['--gib', '1e999'], /--gib "1e999" is not a number/],
+      [['--keep-all', '--days', '3'], /--keep-all keeps everything/],
+    ] as const) {
+      const r = await cli(...args).then(
+        () => assert.fail(`${args.join(' ')} was accepted`),
+        (e: { code: number; stderr: string }) => e,
+      );
+      assert.equal(r.code, 2, args.join(' '));
+      assert.match(r.stderr, why, args.join(' '));
+      assert.match(r.stderr, /Nothing was changed/);
+    }
+    assert.equal(existsSync(join(hub.store, 'retention.json')), false, 'nothing written');
+  });
+
+  it('--days 30 drops every old sealed segment, logs each drop, and nothing open goes', async () => {
+    const before = indexes(hub.store);
+    const { stdout } = await cli('--days', '30');
+    assert.match(stdout, /keeps: 30 day\(s\) after settling/);
+    assert.match(stdout, new RegExp(`dropped so far: \\d+ handoff\\(s\\) in ${before.length} segment\\(s\\)`));
+    assert.deepEqual(indexes(hub.store), [], 'every sealed segment settled two years ago');
+    assert.deepEqual(JSON.parse(readFileSync(join(hub.store, 'retention.json'), 'utf8')), { keepDays: 30 });
+    assert.deepEqual(JSON.parse(readFileSync(join(hub.store, 'history', 'dropped.json'), 'utf8')).removing, []);
+    await waitFor(() => hub.log().includes('history: dropped segment 1 ('));
+    for (const n of before.map((f) => Number(f.slice(0, 6))))
+      assert.match(hub.log(), new RegExp(`history: dropped segment ${n} \\(\\d+ handoffs, settled before 2024-`));
+
+    const gone = await alice.call('get_message', { message_id: filled.settled[0] });
+    assert.equal(gone.isError, true);
+    assert.equal(gone.structuredContent.error.code, 'removed_by_retention');
+    assert.match(gone.structuredContent.error.message, /retention/);
+
+    for (const [kind, id] of Object.entries(filled.open)) {
+      const as = kind === 'escalation' ? 'maria' : 'alice';
+      const agent = as === 'alice' ? alice : await connectAgent({ socket: hub.socket, name: as });
+      try {
+        const view = await agent.ok('get_message', { message_id: id });
+        assert.equal(view.settled, false, `${kind} is open`);
+      } finally {
+        if (agent !== alice) await agent.close();
+      }
+    }
+  });
+
+  it('the next start opens the store as retention left it, and drops nothing more', async () => {
+    await alice.close();
+    await hub.stop();
+    hub = await hub.restart();
+    alice = await connectAgent({ socket: hub.socket, name: 'alice' });
+    const { stdout } = await cli();
+    assert.match(stdout, /keeps: 30 day\(s\)/);
+    const view = await alice.ok('get_message', { message_id: filled.open.pending });
+    assert.equal(view.settled, false);
+    assert.doesNotMatch(hub.log(), /damaged|history: dropped/);
+  });
+});
