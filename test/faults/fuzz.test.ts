@@ -43,6 +43,7 @@ const CONTROL = [
   'handoff/chase',
   'handoff/resolve',
   'handoff/search',
+  'handoff/retention',
   'handoff/matrix/disconnect',
 ];
 const RUNS = Number(process.env.HANDOFF_FUZZ_RUNS) || 100;
@@ -181,6 +182,19 @@ describe('fuzzing every boundary of the hub', () => {
           by: fc.string(),
           thread: fc.string(),
           limit: fc.jsonValue(),
+          // handoff/retention: a setting whose values are hostile (a valid one drops only sealed
+          // segments, and this store never fills one)
+          set: fc.oneof(
+            fc.jsonValue(),
+            fc.record(
+              {
+                keepDays: fc.oneof(fc.double({ noNaN: false }), fc.constantFrom(0, -1, 1e20, '30', '30d')),
+                keepGiB: fc.oneof(fc.double({ noNaN: false }), fc.constantFrom(0, -1, '1', null)),
+                keepForever: fc.boolean(),
+              },
+              { requiredKeys: [] },
+            ),
+          ),
         },
         { requiredKeys: [] },
       ),
@@ -209,6 +223,8 @@ describe('fuzzing every boundary of the hub', () => {
           ['handoff/send', { as: 'alice', to: ['alice'], body: 'x', slaSeconds: 1e20 }],
           ['handoff/send', { to: ['alice'], body: 'no sender' }],
           ['handoff/receipt', { as: 'alice', id: '01JD3V7W2K8Q5X9Y4Z6A1B2C3D', kind: 'pwned' }],
+          ['handoff/retention', { set: { keepDays: 1e20, keepGiB: -1 } }],
+          ['handoff/retention', { set: { keepDays: 1.5 } }],
         ],
       },
     );

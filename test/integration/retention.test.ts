@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
+import { connectControl } from '../../extension/shared/controlClient';
 import { connectAgent, type Agent } from '../helpers/agent';
 import { DIST, NODE, startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
 import { waitFor } from '../helpers/wait';
@@ -114,6 +115,17 @@ describe('retention on the real hub', { timeout: 120_000 }, () => {
       assert.equal(r.code, 2, args.join(' '));
       assert.match(r.stderr, why, args.join(' '));
       assert.match(r.stderr, /Nothing was changed/);
+    }
+    // The hub checks the request itself, whoever sends it.
+    const control = await connectControl(hub.socket, 'retention-test');
+    try {
+      for (const set of [{ keepDays: 1.5 }, { keepDays: -1 }, { keepGiB: 0 }, { keepGiB: '5' }, { keepWeeks: 2 }])
+        await assert.rejects(control.connection.sendRequest('handoff/retention', { set }), (e: Error) => {
+          assert.match(e.message, /^handoff\/retention: set(\.keep\w+)? /, JSON.stringify(set));
+          return true;
+        });
+    } finally {
+      control.close();
     }
     assert.equal(existsSync(join(hub.store, 'retention.json')), false, 'nothing written');
   });
