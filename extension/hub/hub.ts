@@ -25,6 +25,7 @@ import type {
   LedgerEntry,
   MessageView,
   ReceiptAnswer,
+  ExportPage,
   RetentionView,
   SearchHit,
   SendResult,
@@ -35,6 +36,7 @@ import { People } from './people';
 import { Pushes } from './pushes';
 import { lookup, messageFor } from './reading';
 import { searchHistory } from './searching';
+import { exportPage, type ExportQuery } from './exporting';
 import type { HistoryQuery } from './bus/historyQuery';
 import type { RetentionPolicy } from '../protocol/controlSchemas';
 import type { RemoteLink } from './remote';
@@ -350,6 +352,13 @@ export class Hub {
       ...q,
       viewer: viewer === undefined ? undefined : { identity: viewer, roles },
     });
+  }
+
+  /** A page of history and, if asked, the open handoffs, for keeping elsewhere (exporting.ts). */
+  export(q: Omit<ExportQuery, 'viewer'>, viewer?: string): Promise<ExportPage> {
+    this.journal.writable();
+    const roles = viewer === undefined ? [] : (this.state.identities[viewer]?.roles ?? []);
+    return exportPage(this.journal, { ...q, viewer: viewer === undefined ? undefined : { identity: viewer, roles } });
   }
 
   /** The store's retention (store/retention.ts); `set` replaces it, durably, and runs it at once. */

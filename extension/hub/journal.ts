@@ -13,6 +13,7 @@ import type { Snapshot } from '../protocol/views';
 import { messageIds } from './messageIds';
 import { Store, type ArchivedMessage } from './store/store';
 import type { HistoryQuery } from './bus/historyQuery';
+import type { History } from './store/history';
 import type { Retention } from './store/retention';
 import { StoreDamage } from './store/storeDamage';
 import type { StoreFs } from './store/storeFs';
@@ -183,6 +184,11 @@ export class Journal {
   /** Archived, however long ago (a read of a history index). */
   async isArchived(id: string): Promise<boolean> {
     return !!(await this.store?.isArchived(id));
+  }
+
+  /** Settled messages (store/history.ts), once the store is open. */
+  get history(): History | undefined {
+    return this.store?.history;
   }
 
   /** The store's retention (store/retention.ts), once it is open. */

@@ -123,6 +123,19 @@ export type RetentionPolicy = z.infer<typeof retentionPolicy>;
 /** Reads the store's retention; with `set`, replaces it first (an empty object keeps everything). */
 export const retentionParams = z.object({ set: retentionPolicy.optional() }).strict();
 
+/** A page of `handoff export`: settled handoffs sent in [since, until), then the open ones if asked. */
+export const exportParams = z
+  .object({
+    as: identity.optional(),
+    since: z.number().int().nonnegative().optional(),
+    until: z.number().int().nonnegative().optional(),
+    open: z.boolean().optional(),
+    /** The `next` of the page before. */
+    after: z.string().max(64).optional(),
+    limit: z.number().int().min(1).max(1000).default(200),
+  })
+  .strict();
+
 /** Each request's schema by method; control.ts infers the params types from these. */
 export const PARAMS = {
   'handoff/send': sendParams,
@@ -135,6 +148,7 @@ export const PARAMS = {
   'handoff/matrix/connect': matrixConnectParams,
   'handoff/search': searchParams,
   'handoff/retention': retentionParams,
+  'handoff/export': exportParams,
 } as const;
 
 export type ValidatedMethod = keyof typeof PARAMS;

@@ -21,6 +21,8 @@ const T0 = Date.UTC(2024, 0, 1);
 
 interface Filled {
   settled: string[];
+  /** When each settled one was sent. */
+  sentAt: number[];
   open: Record<'pending' | 'stuck' | 'deadLettered' | 'escalated' | 'escalation', string>;
 }
 
@@ -57,14 +59,16 @@ async function fill(storeDir: string): Promise<Filled> {
   assert.ok(escalation, 'the escalation handoff to maria');
   assert.equal(hub.state.hot[deadLettered]?.deliveries.bob.state, 'failed');
   const settled: string[] = [];
+  const sentAt: number[] = [];
   for (let i = 1; i <= SETTLED; i++) {
     clock.t += 60_000;
     const id = await send(`note ${i} about the parser`);
     await hub.receipt(bob, id, 'result', 'done', 'done');
     settled.push(id);
+    sentAt.push(clock.t);
   }
   await hub.close();
-  return { settled, open: { pending, stuck, deadLettered, escalated, escalation } };
+  return { settled, sentAt, open: { pending, stuck, deadLettered, escalated, escalation } };
 }
 
 const indexes = (store: string) => readdirSync(join(store, 'history')).filter((f) => f.endsWith('.idx'));
@@ -94,6 +98,61 @@ describe('retention on the real hub', { timeout: 120_000 }, () => {
     assert.match(stdout, /dropped so far: nothing/);
     const old = await alice.ok('get_message', { message_id: filled.settled[0] });
     assert.equal(old.settled, true);
+  });
+
+  it('handoff export writes every settled handoff in range as a JSON line, in the order they settled, then the open ones', async () => {
+    const dir = tempDir('retention-export');
+    const file = join(dir, 'all.jsonl');
+    const exp = (...args: string[]) => run(NODE, [join(DIST, 'cli.js'), 'export', '--hub', hub.socket, ...args]);
+    const r = await exp('--since', '2023-12-01', '--open', '--out', file);
+    assert.match(r.stderr, new RegExp(`${SETTLED + 5} handoff\\(s\\) written to`));
+    const lines = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    const open = Object.values(filled.open).sort();
+    assert.deepEqual(
+      lines.map((l) => l.message.id),
+      [...filled.settled, ...open],
+      'settled in the order they settled, then open by id',
+    );
+    assert.ok(lines.slice(0, SETTLED).every((l) => l.settled && l.deliveries[0].state === 'done' && l.archivedAt > 0));
+    assert.ok(lines.slice(SETTLED).every((l) => !l.settled));
+    assert.equal(lines[0].message.body, 'note 1 about the parser');
+
+    // A range by when they were sent, to stdout; and only what one identity may see.
+    const from = filled.sentAt[99];
+    const until = filled.sentAt[150];
+    const ranged = await exp('--since', new Date(from).toISOString(), '--until', new Date(until).toISOString());
+    const ids = ranged.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).message.id);
+    assert.deepEqual(ids, filled.settled.slice(99, 150));
+    const marias = (await exp('--since', '2023-12-01', '--open', '--as', 'maria')).stdout.split('\n').filter(Boolean);
+    assert.deepEqual(
+      marias.map((l) => JSON.parse(l).message.id),
+      [filled.open.escalation],
+    );
+
+    for (const [args, why] of [
+      [[], /--since is needed/],
+      [['--since', 'yesterday'], /--since "yesterday" is neither a date/],
+      [['--since', '30d', '--until', '40d'], /--until is not after --since/],
+    ] as const) {
+      const e = await exp(...args).then(
+        () => assert.fail(`${args.join(' ')} was accepted`),
+        (x: { code: number; stderr: string }) => x,
+      );
+      assert.equal(e.code, 2);
+      assert.match(e.stderr, why);
+    }
+    const again = await exp('--since', '30d', '--out', file).then(
+      () => assert.fail('an existing file was overwritten'),
+      (x: { code: number; stderr: string }) => x,
+    );
+    assert.equal(again.code, 2);
+    assert.match(again.stderr, /handoff export: EEXIST/);
   });
 
   it('hostile or invalid values are refused with a clear message, and nothing changes', async () => {

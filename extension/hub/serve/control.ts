@@ -12,6 +12,7 @@ import {
   MatrixDisconnectRequest,
   MessageRequest,
   RetentionRequest,
+  ExportRequest,
   SearchRequest,
   PresenceRequest,
   ReceiptRequest,
@@ -138,6 +139,7 @@ export function serveControl(
   handle(InboxRequest, (p) => hub.inbox(p.identity, p));
   handle(SearchRequest, ({ as, ...q }) => hub.search(q, as));
   handle(RetentionRequest, (p) => hub.retention(p.set));
+  handle(ExportRequest, ({ as, ...q }) => hub.export(q, as));
   handle(MessageRequest, async (p) => {
     const view = await hub.lookup(p.id);
     return view ? labelledView(view) : null;

@@ -432,6 +432,37 @@ export class History {
     return out;
   }
 
+  /**
+   * Every handoff of history from a place on, in the order they were written (settled), a chunk
+   * at a time: sealed segments, then the one being written. `skip` leaves out a sealed segment by
+   * when its newest handoff settled. Each comes with the place after it, where a later read goes on.
+   */
+  async *lines(
+    from: { n: number; offset: number },
+    skip: (newestAt: number) => boolean = () => false,
+  ): AsyncGenerator<{ value: ArchivedMessage; next: { n: number; offset: number } }> {
+    const active = { n: this.activeN, data: this.active.path, header: { from: 0, to: this.active.bytes, newestAt: 0 } };
+    for (const s of [...this.sealed, active]) {
+      if (s.n < from.n || (s !== active && skip(s.header.newestAt))) continue;
+      const fh = await this.options.fs.open(s.data, 'read').catch(() => undefined);
+      if (!fh) continue; // dropped by retention since
+      try {
+        for await (const line of readLines(fh, s.n === from.n ? Math.max(from.offset, s.header.from) : s.header.from)) {
+          if (line.unterminated || line.at >= s.header.to) break;
+          const parsed = parseLine<ArchivedMessage>(line.bytes, reviveHot);
+          if (!parsed.ok) throw damaged(s.data, `at byte ${line.at}: ${parsed.why}`);
+          const id = parsed.value.message.id;
+          // Only the copy its segment's index (or map) points to: one taken back to the hot set is not history.
+          const at = s === active ? this.recent.get(id) : this.withIndex(s as Sealed, (r) => r.find(id));
+          if (at?.offset === line.at)
+            yield { value: parsed.value, next: { n: s.n, offset: line.at + line.length + 1 } };
+        }
+      } finally {
+        await fh.close();
+      }
+    }
+  }
+
   async close(): Promise<void> {
     await this.active?.close();
   }
