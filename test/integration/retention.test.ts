@@ -23,7 +23,7 @@ interface Filled {
   settled: string[];
   /** When each settled one was sent. */
   sentAt: number[];
-  open: Record<'pending' | 'stuck' | 'deadLettered' | 'escalated' | 'escalation', string>;
+  open: Record<'pending' | 'stuck' | 'stuckNoAck' | 'deadLettered' | 'escalated' | 'escalation', string>;
 }
 
 /** On a clock two years back: four open handoffs of every kind, then SETTLED settled ones. */
@@ -42,11 +42,16 @@ async function fill(storeDir: string): Promise<Filled> {
   const alice = { identity: 'alice', session: 'a-1', node: 'n' };
   const bob = { identity: 'bob', session: 'b-1', node: 'n' };
   const week = 7 * 86_400_000;
-  const send = async (body: string, more: { slaMs?: number; ttlMs?: number; escalateTo?: string } = {}) =>
-    (await hub.send(alice, { to: ['bob'], body, slaMs: week, ttlMs: 52 * week, ...more })).message_id;
+  const send = async (
+    body: string,
+    more: { slaMs?: number; ttlMs?: number; escalateTo?: string; requiresAck?: boolean } = {},
+  ) => (await hub.send(alice, { to: ['bob'], body, slaMs: week, ttlMs: 52 * week, ...more })).message_id;
   const pending = await send('still pending: the migration plan');
   const stuck = await send('stuck: the flaky test');
   await hub.receipt(bob, stuck, 'result', 'stuck', 'cannot reproduce');
+  // No ACK asked: only the stuck outcome keeps it open (isSettled).
+  const stuckNoAck = await send('stuck, no ack asked: the flaky build', { requiresAck: false });
+  await hub.receipt(bob, stuckNoAck, 'result', 'stuck', 'cannot reproduce');
   const escalated = await send('escalated: approve the release', { slaMs: 60_000, escalateTo: 'maria' });
   const deadLettered = await send('dead-lettered: nobody answered', { ttlMs: 3_600_000 });
   for (let i = 0; i < 2; i++) {
@@ -68,7 +73,7 @@ async function fill(storeDir: string): Promise<Filled> {
     sentAt.push(clock.t);
   }
   await hub.close();
-  return { settled, sentAt, open: { pending, stuck, deadLettered, escalated, escalation } };
+  return { settled, sentAt, open: { pending, stuck, stuckNoAck, deadLettered, escalated, escalation } };
 }
 
 const indexes = (store: string) => readdirSync(join(store, 'history')).filter((f) => f.endsWith('.idx'));
@@ -105,7 +110,7 @@ describe('retention on the real hub', { timeout: 120_000 }, () => {
     const file = join(dir, 'all.jsonl');
     const exp = (...args: string[]) => run(NODE, [join(DIST, 'cli.js'), 'export', '--hub', hub.socket, ...args]);
     const r = await exp('--since', '2023-12-01', '--open', '--out', file);
-    assert.match(r.stderr, new RegExp(`${SETTLED + 5} handoff\\(s\\) written to`));
+    assert.match(r.stderr, new RegExp(`${SETTLED + 6} handoff\\(s\\) written to`));
     const lines = readFileSync(file, 'utf8')
       .split('\n')
       .filter(Boolean)
