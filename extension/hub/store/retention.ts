@@ -5,7 +5,7 @@
 //
 // A drop is made durable in an order a crash cannot break: first an intent (dropped.json, replaced
 // durably) naming the files and adding the segments to the count of what retention removed; then
-// the files are unlinked and their folder fsync'd; then the intent is cleared. A start that finds
+// the files are unlinked; then the intent is cleared (its folder's fsync makes the unlinks durable). A start that finds
 // an intent finishes it before it reads anything (finishDrop), so no index is ever left pointing at
 // a missing segment, nor a segment without its index.
 import { dirname, join } from 'node:path';
@@ -83,12 +83,16 @@ export async function finishDrop(fs: StoreFs, historyDir: string, legacyPath: st
   await writeJson(fs, join(historyDir, 'dropped.json'), { ...record, removing: [] });
 }
 
+/**
+ * The unlinks in history/ are made durable by the fsync of that folder that clears the intent
+ * next (replaceDurably): not before it. The archive's is in the store folder, which that does not
+ * fsync: without this one a cut could bring it back with no index left to cover it.
+ */
 async function removeFiles(fs: StoreFs, historyDir: string, legacyPath: string, names: string[]): Promise<void> {
   for (const n of names)
     await fs.unlink(n === LEGACY ? legacyPath : join(historyDir, n)).catch((e: NodeJS.ErrnoException) => {
       if (e.code !== 'ENOENT') throw e;
     });
-  await fs.syncDir(historyDir);
   if (names.includes(LEGACY)) await fs.syncDir(dirname(legacyPath));
 }
 
