@@ -104,6 +104,7 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
         vscode.window.setStatusBarMessage(`Handoff ${id} marked resolved`, 3000);
       },
       inbox: (act, id) => inbox.run(act, id),
+      search: (q) => supervisor.search(q),
     },
     log,
   );

@@ -15,6 +15,7 @@ import {
   PresenceRequest,
   ReceiptRequest,
   ResolveRequest,
+  SearchRequest,
   SendRequest,
   SnapshotRequest,
   TerminalWakeRequest,
@@ -29,7 +30,16 @@ import {
   type RequestSender,
   type SendParams,
 } from '../protocol/control';
-import type { MessageView, ReceiptAnswer, LinkStatus, SendResult, Snapshot, SnapshotChange } from '../protocol/views';
+import type {
+  MessageView,
+  ReceiptAnswer,
+  LinkStatus,
+  SearchHit,
+  SearchQuery,
+  SendResult,
+  Snapshot,
+  SnapshotChange,
+} from '../protocol/views';
 import type { TerminalWakeAnswer, WakeAskAnswer } from '../protocol/wake';
 
 /** This window's answers to the hub's wake requests. */
@@ -187,6 +197,11 @@ export class HubSupervisor implements vscode.Disposable {
 
   message(id: string): Promise<MessageView | null> {
     return this.request(MessageRequest, { id });
+  }
+
+  /** A history search over everything (no `as`): what the person at the editor may see. */
+  search(q: SearchQuery): Promise<SearchHit[]> {
+    return this.request(SearchRequest, q);
   }
 
   /**

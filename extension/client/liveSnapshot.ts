@@ -1,7 +1,7 @@
 // The editor's copy of the hub's snapshot, kept current by the change notifications (rows keyed
 // by message id) instead of a whole snapshot per change. When the rows it holds can no longer
 // fill a capped list (rows left that it never had), it says so and the caller fetches a snapshot.
-import { SNAPSHOT_CAP, type LedgerEntry, type Snapshot, type SnapshotChange } from '../protocol/views';
+import { SETTLED_CAP, SNAPSHOT_CAP, type LedgerEntry, type Snapshot, type SnapshotChange } from '../protocol/views';
 
 /** Past this many rows, rows in neither list are dropped. */
 const KEEP = 4 * SNAPSHOT_CAP;
@@ -13,6 +13,8 @@ const oldestFirst = (a: LedgerEntry, b: LedgerEntry) => a.sentAt - b.sentAt || a
 export class LiveSnapshot {
   private base?: Snapshot;
   private readonly rows = new Map<string, LedgerEntry>();
+  /** Settled and in history, newest first: the snapshot's, then each row a change took out of the hot set. */
+  private settled: LedgerEntry[] = [];
   private view?: Snapshot;
 
   get snapshot(): Snapshot | undefined {
@@ -25,6 +27,7 @@ export class LiveSnapshot {
   clear(): void {
     this.base = undefined;
     this.rows.clear();
+    this.settled = [];
     this.view = undefined;
   }
 
@@ -32,6 +35,7 @@ export class LiveSnapshot {
     this.base = s;
     this.rows.clear();
     for (const e of [...s.messages, ...s.pending]) this.rows.set(e.id, e);
+    this.settled = s.settled ?? [];
     this.view = undefined;
   }
 
@@ -39,6 +43,11 @@ export class LiveSnapshot {
   apply(c: SnapshotChange): boolean {
     if (!this.base) return false;
     const { upserts, removed, ...summary } = c;
+    // A row leaves the hot set only when a checkpoint moves it to history: it is settled now.
+    const archived = removed.flatMap((id) => this.rows.get(id) ?? []);
+    if (archived.length) this.settled = [...archived, ...this.settled].sort(newestFirst).slice(0, SETTLED_CAP);
+    const reopened = new Set(upserts.map((e) => e.id));
+    if (this.settled.some((e) => reopened.has(e.id))) this.settled = this.settled.filter((e) => !reopened.has(e.id));
     for (const e of upserts) this.rows.set(e.id, e);
     for (const id of removed) this.rows.delete(id);
     this.base = { ...this.base, ...summary };
@@ -61,6 +70,7 @@ export class LiveSnapshot {
         .filter((e) => e.pending)
         .sort(oldestFirst)
         .slice(0, SNAPSHOT_CAP),
+      settled: this.settled,
     };
   }
 

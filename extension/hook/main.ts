@@ -10,6 +10,7 @@ import { ancestry } from '../shared/proc';
 import { HOOK_ACK, HOOK_CLIS, type HookAnswer, type HookCli, type HookHello } from '../protocol/hook';
 import { tmuxTerminal } from '../shared/terminal';
 import { LineBuffer } from '../shared/lines';
+import { signHello } from '../shared/hubSecret';
 import { hubSockets } from '../shared/discovery';
 import { isQuiet } from '../shared/quiet';
 import { agentNameAt } from '../shared/agentNames';
@@ -93,11 +94,19 @@ function ask(socketPath: string, hello: HookHello): Promise<Asked | undefined> {
     // Loaded here, not at the top: a tool-call hook that finds its identity quiet never needs it.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createConnection } = require('node:net') as { createConnection: (path: string) => Socket };
+    const signed = signHello(socketPath);
+    const hubKnows = (line: string): boolean => {
+      try {
+        return signed.hubKnows(JSON.parse(line) as { hubProof?: unknown });
+      } catch {
+        return false;
+      }
+    };
     const socket = createConnection(socketPath);
     const input = new LineBuffer(MAX_ANSWER_BYTES);
     const lines: string[] = [];
     let challenged = false;
-    socket.on('connect', () => socket.write(`${JSON.stringify(hello)}\n`));
+    socket.on('connect', () => socket.write(`${JSON.stringify({ ...hello, ...signed.fields })}\n`));
     const onData = (d: Buffer) => {
       lines.push(...input.lines(d));
       if (input.overLimit) {
@@ -105,6 +114,10 @@ function ask(socketPath: string, hello: HookHello): Promise<Asked | undefined> {
         return resolve(undefined);
       }
       if (lines.length < 2) return; // the hello reply, then a challenge or the answer
+      if (!challenged && !hubKnows(lines[0])) {
+        socket.destroy(); // another user's pipe: told nothing, as if no hub were there
+        return resolve(undefined);
+      }
       let answer: (HookAnswer & { error?: string }) | undefined;
       try {
         answer = JSON.parse(lines[1]) as HookAnswer & { error?: string };

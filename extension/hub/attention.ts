@@ -254,6 +254,7 @@ export class Attention {
       : this.deps.unsurfaced(identity, session, claimed, PER_ANSWER);
     if (take.length === 0) return nothing(session);
     const at = this.deps.now();
+    const stated = marks.stated || unprovenSession(this.deps.sessions.get(session));
     const events = take.map((hot) =>
       surfacedEvent(hot, identity, {
         session,
@@ -263,7 +264,7 @@ export class Attention {
         via,
         ...(cliSession ? { cliSession } : {}),
         ...(marks.underNoAgent ? { underNoAgent: true as const } : {}),
-        ...(marks.stated ? { stated: true as const } : {}),
+        ...(stated ? { stated: true as const } : {}),
       }),
     );
     const ids = take.map((hot) => hot.message.id);
@@ -424,4 +425,14 @@ export class Attention {
     }
     return best;
   }
+}
+
+/**
+ * A live bridge session whose process the hub did not prove: no /proc on this machine, or a bridge
+ * that offered no proof (one started from a build before the proof, still running after an update).
+ * Its agent process is as its hello stated it, so what surfaces in it — by tool, or by a hook
+ * matched to it through that process — is marked stated. Proven on Linux, never marked.
+ */
+export function unprovenSession(session: { readonly ancestry?: readonly number[] } | undefined): boolean {
+  return session !== undefined && session.ancestry === undefined;
 }

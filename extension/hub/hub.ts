@@ -436,6 +436,16 @@ export class Hub {
     return snapshotOf(this.snapshotInput());
   }
 
+  /** What an editor asks for: the snapshot with the handoffs settled last, read from history's tail the first time. */
+  async fullSnapshot(): Promise<Snapshot> {
+    try {
+      await this.journal.settled.load();
+    } catch (e) {
+      this.log(`the settled handoffs were not read from history: ${(e as Error).message}`, 'error');
+    }
+    return this.snapshot();
+  }
+
   /** The rows of the given messages (open ones upserted, the rest removed) and the summary, for change notifications. */
   changeOf(ids: Iterable<string>, since: number): SnapshotChange {
     return changeOf(this.snapshotInput(), ids, since);
@@ -449,6 +459,7 @@ export class Hub {
       now,
       state: this.state,
       ledger: this.journal.ledger,
+      settled: this.journal.settled.list(),
       sessions: this.sessions,
       link: this.remoteLink,
       store: this.journal.status,

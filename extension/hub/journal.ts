@@ -2,7 +2,7 @@
 // times), message ids and seqs in journal order, and who hears about each change. A store that
 // cannot be opened leaves the hub serving: every write then says why.
 import { BusError } from './bus/errors';
-import { emptyState, type BusEvent, type BusState, type HotMessage, type StoredMessage } from './bus/model';
+import { emptyState, type BusEvent, type BusState, type HotMessage } from './bus/model';
 import { DueIndex } from './bus/dueIndex';
 import { LedgerIndex } from './bus/ledgerIndex';
 import { Backfill } from './backfill';
@@ -11,6 +11,7 @@ import { answeredEscalations } from './bus/escalate';
 import { messagesTouched, outboxFor } from './bus/relay';
 import type { Snapshot } from '../protocol/views';
 import { messageIds } from './messageIds';
+import { SettledWindow } from './settledWindow';
 import { Store, type ArchivedMessage } from './store/store';
 import type { HistoryQuery } from './bus/historyQuery';
 import type { History } from './store/history';
@@ -74,6 +75,8 @@ export class Journal {
   /** Messages sent since the due times' backfill began: already on its heap. */
   private dueBorn?: Set<string>;
   private readonly listeners = new Set<(ids: readonly string[]) => void>();
+  /** The handoffs settled last, for the editor: read from history's tail on its first snapshot. */
+  readonly settled = new SettledWindow(async (n) => (this.store ? this.store.history.newest(n) : []));
 
   constructor(private readonly options: JournalOptions) {}
 
@@ -234,11 +237,12 @@ export class Journal {
   }
 
   /** Settled messages left the hot set at a checkpoint, with no journal event: the indexes follow too. */
-  private archived(archived: StoredMessage[]): void {
-    const ids = archived.map((m) => m.id);
+  private archived(moved: HotMessage[]): void {
+    const archived = moved.map((h) => h.message);
     this.mail.forget(archived);
     this.ledgerIndex?.forget(archived);
-    this.changed(ids);
+    this.settled.archived(moved);
+    this.changed(archived.map((m) => m.id));
   }
 
   /** Called after every change with the ids of the messages it touched (none for sessions, links, names). */

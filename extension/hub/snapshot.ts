@@ -6,7 +6,7 @@ import { coverage, ledgerEntry, PERSON_INBOX, personInbox } from './bus/ledger';
 import type { WakeMode } from '../protocol/wake';
 import type { LedgerIndex } from './bus/ledgerIndex';
 import type { MailIndex } from './bus/mailIndex';
-import type { BusState } from './bus/model';
+import type { BusState, HotMessage } from './bus/model';
 import {
   SNAPSHOT_CAP,
   type BusSummary,
@@ -25,6 +25,8 @@ export interface SnapshotInput {
   now: number;
   state: BusState;
   ledger: LedgerIndex;
+  /** The handoffs settled last, newest sent first (settledWindow.ts). */
+  settled: readonly HotMessage[];
   store: Snapshot['store'];
   sessions: SessionRegistry;
   link?: RemoteLink;
@@ -89,6 +91,8 @@ export function snapshotOf(i: SnapshotInput): Snapshot {
     ...(i.weaker.length ? { weaker: i.weaker } : {}),
     messages: rows(i.ledger.newest(SNAPSHOT_CAP)),
     pending: rows(i.ledger.oldestPending(SNAPSHOT_CAP)),
+    // One still hot (archived, then back by a late receipt) is listed as open, not twice.
+    settled: i.settled.filter((h) => !i.state.hot[h.message.id]).map((h) => ledgerEntry(h, i.now)),
   };
 }
 

@@ -5,7 +5,16 @@ import type { HookHello, HookTerminal } from './hook';
 
 export const HELLO_VERSION = 1;
 
-export interface AgentHello {
+/**
+ * A client's proof that it knows its hub's secret, where the hub keeps one (shared/hubSecret.ts:
+ * a Windows named pipe, which file modes do not make private): a fresh nonce and its HMAC.
+ */
+export interface SecretProof {
+  nonce?: string;
+  proof?: string;
+}
+
+export interface AgentHello extends SecretProof {
   handoff: typeof HELLO_VERSION;
   kind: 'mcp';
   /** Identity name from --name / HANDOFF_AGENT; absent means "register later through whoami". */
@@ -38,7 +47,7 @@ export interface CheckoutPlace {
   linked: boolean;
 }
 
-export interface ControlHello {
+export interface ControlHello extends SecretProof {
   handoff: typeof HELLO_VERSION;
   kind: 'control';
   client?: string;
@@ -60,6 +69,8 @@ export interface HelloReply {
   channel?: 'editor' | 'cli';
   /** For a bridge that `proves`: the file to open and keep open before answering with its pid. */
   challenge?: string;
+  /** The hub's proof back, for a hello with a `nonce`: the client then knows this hub is its user's. */
+  hubProof?: string;
 }
 
 export const MAX_HELLO_BYTES = 4096;

@@ -13,6 +13,9 @@ const pid = z
   .max(2 ** 31);
 /** What a peer says it is, for logs and the panel; the hub shortens and sanitises it again. */
 const client = z.string().max(256).optional();
+/** A client's proof of its hub's secret (shared/hubSecret.ts), where the hub keeps one. */
+const nonce = z.string().max(64).optional();
+const proof = z.string().max(128).optional();
 
 /** The tmux pane a hook or bridge says its agent runs in: the hub may type a wake into it. */
 const tmuxTerminal = z
@@ -47,6 +50,8 @@ const agentHello: z.ZodType<AgentHello> = z.object({
     .strict()
     .optional(),
   proves: z.boolean().optional(),
+  nonce,
+  proof,
 });
 
 const controlHello: z.ZodType<ControlHello> = z.object({
@@ -55,6 +60,8 @@ const controlHello: z.ZodType<ControlHello> = z.object({
   client,
   // Bounded, not pattern-checked: a wrong key is a `cli` connection, not a refused one.
   editorKey: z.string().max(128).optional(),
+  nonce,
+  proof,
 });
 
 export const hookHello: z.ZodType<HookHello> = z.object({
@@ -68,6 +75,8 @@ export const hookHello: z.ZodType<HookHello> = z.object({
   ancestors: z.array(pid).max(16),
   waitMs: z.number().int().min(0).max(3_600_000).optional(),
   terminal: tmuxTerminal.optional(),
+  nonce,
+  proof,
 });
 
 /** The hook's answer to the hub's challenge (hook.ts): its pid, nothing else. */

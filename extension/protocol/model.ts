@@ -116,8 +116,9 @@ export interface Surfacing {
    */
   underNoAgent?: true;
   /**
-   * Its hook's process could not be proven (no /proc: docs/platforms.md): which agent it ran under
-   * is as the hook stated it, which any local process can.
+   * Its hook's process, or the bridge session's it was recorded in, was not proven (no /proc, or a
+   * bridge that offered no proof: docs/platforms.md): which agent it ran under is as stated, which
+   * any local process can.
    */
   stated?: true;
 }

@@ -150,7 +150,8 @@ export interface PanelUpdate extends Omit<
   ghostCount: number;
 }
 
-export type HostToPanel = { type: 'update'; update: PanelUpdate };
+export type HostToPanel =
+  { type: 'update'; update: PanelUpdate } | { type: 'searchResults'; results: SearchResultsView };
 
 export type PanelToHost =
   | { type: 'ready' }
@@ -159,4 +160,37 @@ export type PanelToHost =
   | { type: 'chase'; id: string }
   | { type: 'resolve'; id: string }
   | { type: 'filter'; filter: PanelFilter }
-  | { type: 'inbox'; act: InboxAct; id: string };
+  | { type: 'inbox'; act: InboxAct; id: string }
+  | { type: 'search'; text: string; seq: number };
+
+// ---- the search box (webview/search.ts, client/panel/search.ts) ----
+
+/** What the search box may hold: words, and from: to: thread: state: filters. */
+export const SEARCH_TEXT_MAX = 500;
+/** How many hits a search from the view lists. */
+export const SEARCH_LIMIT = 50;
+
+/** One handoff a search found, open or settled (read back from history). */
+export interface SearchHitView {
+  id: string;
+  from: string;
+  to: string[];
+  thread: string;
+  sentAt: number;
+  excerpt: string;
+  settled: boolean;
+  /** "settled · reviewer done", "bob pushed". */
+  stateLabel: string;
+  icon: string;
+  tone: Tone;
+}
+
+/** The answer to the box's search `seq` (an older one arriving late is dropped). */
+export interface SearchResultsView {
+  seq: number;
+  hits: SearchHitView[];
+  /** "12 handoffs, newest first"; or why there are none. */
+  summary: string;
+  /** The query could not run (a bad filter, the hub down): said instead of hits. */
+  error?: string;
+}

@@ -305,6 +305,8 @@ export interface BusSummary {
 
 /** How many rows a snapshot carries of each list; the counts say how many there are. */
 export const SNAPSHOT_CAP = 200;
+/** How many settled handoffs (read from history) the editor lists beside the open ones. */
+export const SETTLED_CAP = 50;
 
 export interface Snapshot extends BusSummary {
   node: string;
@@ -313,6 +315,8 @@ export interface Snapshot extends BusSummary {
   messages: LedgerEntry[];
   /** The oldest pending messages, oldest first (at most SNAPSHOT_CAP). */
   pending: LedgerEntry[];
+  /** The handoffs settled last, read from history, newest sent first (a bounded window; absent from older hubs). */
+  settled?: LedgerEntry[];
   /** Each guarantee this hub gives weaker than on Linux, as a sentence (docs/platforms.md); absent when none. */
   weaker?: string[];
 }

@@ -2,6 +2,7 @@
 // Bytes after the reply (the start of the protocol proper) are handed back, not lost.
 import { createConnection, type Socket } from 'node:net';
 import { MAX_HELLO_BYTES, type Hello, type HelloReply } from '../protocol/hello';
+import { signHello, secretFile } from './hubSecret';
 import { LineBuffer } from './lines';
 
 export interface Greeted {
@@ -13,9 +14,13 @@ export interface Greeted {
 
 export class NotAHub extends Error {}
 
+/** Something answers as a hub there without proving it is this user's (another user's pipe). */
+export class NotYourHub extends Error {}
+
 /** Rejects with the socket error (ENOENT, ECONNREFUSED…), NotAHub, or the hub's refusal. */
 export function greet(path: string, hello: Hello, timeoutMs = 10_000): Promise<Greeted> {
   return new Promise((resolve, reject) => {
+    const signed = signHello(path);
     const socket = createConnection(path);
     const fail = (e: Error) => {
       clearTimeout(timer);
@@ -24,7 +29,7 @@ export function greet(path: string, hello: Hello, timeoutMs = 10_000): Promise<G
     };
     const timer = setTimeout(() => fail(new NotAHub(`nothing answered on ${path} within ${timeoutMs} ms`)), timeoutMs);
     socket.once('error', fail);
-    socket.on('connect', () => socket.write(`${JSON.stringify(hello)}\n`));
+    socket.on('connect', () => socket.write(`${JSON.stringify({ ...hello, ...signed.fields })}\n`));
     const head = new LineBuffer(MAX_HELLO_BYTES);
     const onHead = (chunk: Buffer) => {
       const first = head.firstLine(chunk);
@@ -41,6 +46,12 @@ export function greet(path: string, hello: Hello, timeoutMs = 10_000): Promise<G
         return fail(new NotAHub(`${path} is not a Handoff hub`));
       }
       if (!reply.ok) return fail(new Error(reply.error ?? 'the hub refused the connection'));
+      if (!signed.hubKnows(reply))
+        return fail(
+          new NotYourHub(
+            `${path} is held by a process that does not know this user's hub secret (${secretFile(path)}): not your hub, nothing was sent to it`,
+          ),
+        );
       clearTimeout(timer);
       socket.off('error', fail);
       resolve({ socket, reply, rest: first.rest });

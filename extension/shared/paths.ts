@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { findCheckout } from './repository';
 import { hubIpcPath } from './platform/ipcPath';
+import { thisKeyPath } from './platform/workspacePath';
 
 /** Folders and files that mark a workspace root outside git, walking up from a cwd. */
 const WORKSPACE_MARKERS = ['.git', '.vscode', '.handoff', 'package.json'];
@@ -23,7 +24,10 @@ export function canonical(dir: string): string {
 export function workspaceKey(workspace: string): string {
   // Loaded on first use: node:crypto is a third of a hook's start, and a hook told its hub needs no key.
   const { createHash } = process.getBuiltinModule('node:crypto');
-  return createHash('sha256').update(canonical(workspace)).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(thisKeyPath(canonical(workspace)))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 export function ensurePrivateDir(dir: string): void {

@@ -15,6 +15,7 @@ import type {
   RecipientView,
   SessionView,
 } from '../protocol/panel';
+import { searchBox } from './search';
 
 declare function acquireVsCodeApi(): { postMessage(m: PanelToHost): void };
 const host = acquireVsCodeApi();
@@ -295,6 +296,9 @@ const pending = section('pending', 'Pending');
 const sessions = section('sessions', 'Sessions');
 const coverage = section('coverage', 'Coverage');
 root.append(hubLine, matrixBox, filterBar, inbox.box, events.box, pending.box, sessions.box, coverage.box);
+// The search box at the top; its results stand in for the lists while it holds text (search.ts).
+const search = searchBox(host, el, root);
+root.prepend(search.bar, search.results);
 
 function renderHub(m: PanelUpdate): void {
   const storeBad = m.store && !m.store.ok;
@@ -474,5 +478,6 @@ document.addEventListener('keydown', (ev) => {
 
 window.addEventListener('message', (ev: MessageEvent<HostToPanel>) => {
   if (ev.data?.type === 'update') render(ev.data.update);
+  else if (ev.data?.type === 'searchResults') search.show(ev.data.results);
 });
 host.postMessage({ type: 'ready' });

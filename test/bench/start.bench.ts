@@ -6,13 +6,11 @@
 // --against starts another build of the hub too, in the same rounds, to compare a change side by side.
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { join } from 'node:path';
-import { HELLO_VERSION } from '../../extension/protocol/hello';
-import type { HookHello } from '../../extension/protocol/hook';
 import { DIST, NODE, stoppable, tempDir } from '../helpers/hubProcess';
 import { median } from './stats';
 import { fillStore } from './fillStore';
+import { firstAnswer } from './firstAnswer';
 
 const quick = process.argv.includes('--quick');
 const OPEN = Number(
@@ -20,32 +18,6 @@ const OPEN = Number(
 );
 const ROUNDS = quick ? 3 : 7;
 const against = process.argv.find((a) => a.startsWith('--against='))?.slice('--against='.length);
-
-/** A hook's exchange as bob: hello, the hello reply, the answer (the first five of his open mail). */
-function firstAnswer(socket: string): Promise<void> {
-  const hello: HookHello = {
-    handoff: HELLO_VERSION,
-    kind: 'hook',
-    cli: 'claude',
-    phase: 'tool',
-    event: 'PostToolUse',
-    identity: 'bob',
-    session: 'bench',
-    ancestors: [],
-  };
-  return new Promise((resolve, reject) => {
-    const c = createConnection(socket, () => c.write(`${JSON.stringify(hello)}\n`));
-    let text = '';
-    c.on('data', (d) => {
-      text += d.toString();
-      if (text.split('\n').length > 2) {
-        c.destroy();
-        resolve();
-      }
-    });
-    c.on('error', reject);
-  });
-}
 
 /** Spawns the hub as `handoff hub` runs it; resolves once it says it listens. */
 function spawnHub(program: string, args: string[], env: NodeJS.ProcessEnv) {

@@ -181,7 +181,7 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
       );
       assert.equal(receipts.deliveries[0].surfaced[0].stated, true, 'marked stated');
       const text = ((await alice.call('get_receipts', { message_id: toGina })).content[0] as { text: string }).text;
-      assert.match(text, /its hook stated, not proven/);
+      assert.match(text, /its process stated, not proven/);
       assert.match(hubLog, /process proof off \(no \/proc\): a hook's or a bridge's identity is stated, not proven/);
       assert.equal(hubLog.match(/process proof off/g)?.length, 1, 'said once');
       const status = await cli(['status', '--hub', socket]);
@@ -361,6 +361,42 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
       JSON.stringify(r.content),
       /could not prove which process this bridge is \(process \d+ does not hold the challenge file open\)/,
     );
+  });
+
+  it('a bridge that offered no proof (one from before the proof, still running after an update): what surfaces in its session is marked stated; a proven one is not', async () => {
+    const old = await rawAgent(socket, { identity: 'fran' }); // its hello has no `proves`
+    await old.initialize();
+    await waitFor(() => hubLog.includes('attached as fran'), 5000, 'fran live');
+    const toFran = (await alice.ok('send_handoff', { to: 'fran', body: 'for fran, unproven' })).message_id;
+    const toAlice = (await bob.ok('send_handoff', { to: 'alice', body: 'for alice, proven' })).message_id;
+    try {
+      old.request(7, 'tools/call', { name: 'inbox', arguments: {} });
+      assert.match(JSON.stringify(await old.response(7)), /for fran, unproven/);
+      await alice.ok('inbox', {});
+      const surfaced = (from: Agent, message_id: string) =>
+        waitUntil(
+          async () => {
+            const s = (await from.ok('get_receipts', { message_id })).deliveries[0].surfaced;
+            return s.length > 0 && s[0];
+          },
+          5000,
+          `${message_id} surfaced`,
+        );
+      assert.equal(
+        (await surfaced(alice, toFran)).stated,
+        true,
+        'an unproven bridge session: stated, on every platform',
+      );
+      const text = ((await alice.call('get_receipts', { message_id: toFran })).content[0] as { text: string }).text;
+      assert.match(text, /surfaced by tool inbox \(session [^)]*its process stated, not proven\)/);
+      assert.equal(
+        (await surfaced(bob, toAlice)).stated,
+        proves ? undefined : true,
+        proves ? "a proven bridge's session: not marked" : 'no /proc: no bridge is proven, each marked stated',
+      );
+    } finally {
+      old.close();
+    }
   });
 
   it('the legitimate paths still work, and each receipt says which channel wrote it', async () => {

@@ -4,6 +4,7 @@ import { bodyOf } from '../../extension/hub/bus/body';
 import { messageTxnId } from '../../extension/hub/bus/relay';
 import type { Message } from '../../extension/hub/bus/model';
 import { Hub } from '../../extension/hub/hub';
+import { History } from '../../extension/hub/store/history';
 import type { PushPayload, Session } from '../../extension/hub/sessions';
 import { CrashFs, CUTS, imageKey, imageOf, type DiskImage, type DiskState } from './crashFs';
 import { fakeSession } from './fakeSession';
@@ -88,7 +89,28 @@ export interface Tally {
   duplicated: number;
   phantom: number;
   unopenable: number;
+  /** States whose history catalog was there but unusable (rebuilt from the indexes: slow once, nothing lost). */
+  catalogRebuilt: number;
+  /** The most indexes a state's catalog did not list yet (read at its start). */
+  catalogBehind: number;
   failures: string[];
+}
+
+/** What a start of the history alone (on its own copy of the image) makes of the catalog. */
+async function catalogOf(image: DiskImage): Promise<{ rebuilt: boolean; behind: number }> {
+  let seen = { rebuilt: false, behind: 0 };
+  try {
+    const h = await History.open(STORE, {
+      fs: CrashFs.from(image),
+      segmentBytes: SEGMENT_BYTES,
+      // missing before the first seal's write is only behind by that one
+      onCatalog: (o) => (seen = { rebuilt: !!o.rebuilt && o.rebuilt !== 'missing', behind: o.added }),
+    });
+    await h.close();
+  } catch {
+    // damage: counted as unopenable by the hub's own start
+  }
+  return seen;
 }
 
 /** Notes, before each change to the disk, the state a cut would leave and what was acknowledged by then. */
@@ -128,6 +150,8 @@ export async function check(acked: Acked, cuts: Cut[]): Promise<Tally> {
     duplicated: 0,
     phantom: 0,
     unopenable: 0,
+    catalogRebuilt: 0,
+    catalogBehind: 0,
     failures: [],
   };
   const seen = new Set<string>();
@@ -148,6 +172,9 @@ export async function check(acked: Acked, cuts: Cut[]): Promise<Tally> {
       seen.add(key);
       tally.states++;
       const where = `cut ${name} before "${cut.state.before}" (#${cut.state.at}; ${cut.sends} sends, ${cut.receipts} receipts acknowledged)`;
+      const catalog = await catalogOf(image);
+      if (catalog.rebuilt) tally.catalogRebuilt++;
+      tally.catalogBehind = Math.max(tally.catalogBehind, catalog.behind);
       const hub = hubOn(CrashFs.from(image), { t: START + 3_600_000 });
       await hub.start();
       try {

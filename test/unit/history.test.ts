@@ -3,7 +3,7 @@
 // old handoff is found by id, a search reads only the lines its terms point at, and the archive
 // an earlier version wrote is indexed in place, once, and read from there.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Message } from '../../extension/hub/bus/model';
@@ -128,12 +128,21 @@ describe('history', () => {
     }
   });
 
-  it('a sealed index cut short (a lost fsync) stops the open, naming the file; nothing is changed', async () => {
+  it('a sealed index cut short: the catalog lists it, so the first lookup in it stops with damage naming the file; not listed, the open stops; nothing is changed', async () => {
     const dir = tempDir('history-damaged-index');
     await settle(dir, 200);
     const idx = join(dir, 'history', files(dir, '.idx')[0]);
     truncateSync(idx, 100);
-    await assert.rejects(Store.open(dir, 'n', opts), (e: Error) => e.name === 'StoreDamage' && e.message.includes(idx));
+    const named = (e: Error) => e.name === 'StoreDamage' && e.message.includes(idx);
+    const store = await Store.open(dir, 'n', opts);
+    try {
+      await assert.rejects(store.archived(message(1).id), named);
+      await assert.rejects(store.history.search({ text: 'lexer', limit: 1000 }), named);
+    } finally {
+      await store.close();
+    }
+    unlinkSync(join(dir, 'history', 'catalog'));
+    await assert.rejects(Store.open(dir, 'n', opts), named);
     assert.equal(readFileSync(idx).length, 100);
   });
 });

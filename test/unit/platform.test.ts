@@ -8,8 +8,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
-import { ipcPath, maxSocketPath, runtimeBase } from '../../extension/shared/platform/ipcPath';
+import { hubSecretPath, ipcPath, maxSocketPath, runtimeBase } from '../../extension/shared/platform/ipcPath';
 import { powersOf, weakerGuarantees } from '../../extension/shared/platform/powers';
+import { keyPath } from '../../extension/shared/platform/workspacePath';
 import { DIST, NODE, ROOT, tempDir } from '../helpers/hubProcess';
 
 const key = '0123456789abcdef';
@@ -53,6 +54,19 @@ describe('the hub socket or pipe for a repository key', () => {
     );
   });
 
+  it("the hub's secret: beside a socket, in its private folder; for a pipe, which has none, under the profile", () => {
+    const pipe = ipcPath({ platform: 'win32', key, runtimeDir: '', user: 'Ana María', uid: 'Ana María' });
+    assert.equal(
+      hubSecretPath(pipe, 'C:\\Users\\Ana María\\.local\\state'),
+      `C:\\Users\\Ana María\\.local\\state\\handoff\\pipes\\handoff-Ana María-${key}.secret`,
+    );
+    assert.ok(!`${pipe}.secret`.startsWith('C:'), 'the socket rule would name a pipe, not a file');
+    assert.equal(
+      hubSecretPath('/run/user/1000/handoff-1000/hub-k.sock', '/home/a/.local/state'),
+      '/run/user/1000/handoff-1000/hub-k.sock.secret',
+    );
+  });
+
   it("the runtime folder: XDG's when it exists, else Linux's /run/user/<uid>, else the temp dir (macOS has no /run/user)", () => {
     const exists = (p: string) => p === '/run/user/501' || p === '/xdg';
     const base = (platform: NodeJS.Platform, xdgRuntimeDir?: string) =>
@@ -64,6 +78,19 @@ describe('the hub socket or pipe for a repository key', () => {
   });
 });
 
+describe("a workspace path's key form", () => {
+  it('Windows: one folder, one key, whatever its case and slashes; Linux keeps both as they are', () => {
+    const forms = ['C:\\Repo', 'c:\\repo', 'C:/Repo/', 'c:\\REPO\\', 'C:\\Repo\\.\\'];
+    assert.deepEqual(new Set(forms.map((f) => keyPath('win32', f))), new Set(['c:\\repo']));
+    assert.equal(new Set(forms.map((f) => keyPath('linux', f))).size, forms.length, 'the Linux rule: five hubs');
+    assert.equal(keyPath('win32', 'C:\\'), 'c:\\', "a drive's root keeps its separator");
+    assert.equal(keyPath('win32', '\\\\Server\\Share\\Repo'), '\\\\server\\share\\repo');
+    assert.equal(keyPath('win32', 'C:\\Users\\ÉMILE\\Repo'), 'c:\\users\\émile\\repo');
+    assert.equal(keyPath('linux', '/home/Ana/Repo'), '/home/Ana/Repo', 'Linux is case-sensitive');
+    assert.equal(keyPath('darwin', '/Users/Ana/Repo'), '/Users/Ana/Repo');
+  });
+});
+
 describe("a machine's powers", () => {
   it('Linux has them all; HANDOFF_POWERS_OFF turns procfs and tmux off, one by one, and nothing else', () => {
     assert.deepEqual(powersOf('linux', undefined, true), {
@@ -71,17 +98,23 @@ describe("a machine's powers", () => {
       tmux: true,
       dirSync: true,
       socketFiles: true,
+      socketModes: true,
     });
     assert.deepEqual(powersOf('linux', 'procfs,tmux', true), {
       procfs: false,
       tmux: false,
       dirSync: true,
       socketFiles: true,
+      socketModes: true,
     });
     assert.equal(powersOf('linux', 'tmux', true).procfs, true);
     assert.equal(powersOf('linux', ' procfs ', true).procfs, false);
     assert.deepEqual(powersOf('linux', 'dirSync,socketFiles', true), powersOf('linux', undefined, true));
     assert.equal(powersOf('linux', undefined, false).procfs, false, 'a Linux without /proc mounted');
+    assert.deepEqual(powersOf('linux', 'socketmodes', true), {
+      ...powersOf('linux', undefined, true),
+      socketModes: false,
+    });
   });
 
   it('macOS: no /proc proof whatever it has mounted; tmux, and a folder fsync (libuv F_FULLFSYNC)', () => {
@@ -90,6 +123,7 @@ describe("a machine's powers", () => {
       tmux: true,
       dirSync: true,
       socketFiles: true,
+      socketModes: true,
     });
   });
 
@@ -99,6 +133,7 @@ describe("a machine's powers", () => {
       tmux: false,
       dirSync: false,
       socketFiles: false,
+      socketModes: false,
     });
   });
 

@@ -58,10 +58,10 @@ describe('retention', () => {
       const gone = all.slice(0, all.length - kept.length);
       assert.ok(gone.length > 0 && kept.length > 0, `dropped ${gone.length}, kept ${kept.length}`);
       assert.ok(
-        gone.every((h) => h.newestAt < cutoff),
+        gone.every((h) => h.lastAt < cutoff),
         'only segments settled before the cutoff',
       );
-      assert.ok(kept[0].newestAt >= cutoff, 'the oldest kept is within the days kept');
+      assert.ok(kept[0].lastAt >= cutoff, 'the oldest kept is within the days kept');
       assert.deepEqual(kept, all.slice(gone.length), 'the oldest went');
       assert.equal(await store.archived(message(1).id), undefined);
       assert.equal((await store.archived(message(600).id))?.message.id, message(600).id);

@@ -135,9 +135,10 @@ describe('snapshot changes keyed by message id', () => {
     }
   });
 
-  it('messages archived at a checkpoint leave the summary and the lists (they go with no journal event)', async () => {
+  it('messages archived at a checkpoint leave the summary and the open lists (they go with no journal event), into the settled one', async () => {
     const w = await world(Date.now);
     try {
+      w.live.reset(await w.hub.fullSnapshot()); // as an editor asks: with the settled window
       const alice = { identity: 'alice', session: 'a', node: 'n' };
       // Resolved handoffs settle; the first checkpoint comes once the journal passes 512 KiB.
       for (let i = 0; w.hub.snapshot().store.archived === 0; i++) {
@@ -152,6 +153,9 @@ describe('snapshot changes keyed by message id', () => {
         'no archived message is listed',
       );
       assert.deepEqual(shown(w.live.snapshot!), shown(fresh));
+      const settled = (s: Snapshot) => (s.settled ?? []).map((e) => e.id);
+      assert.ok(settled(fresh).length > 0, 'the archived ones are listed as settled');
+      assert.deepEqual(settled(w.live.snapshot!), settled(fresh), 'the same settled rows as a fresh snapshot');
     } finally {
       await w.hub.close();
     }

@@ -2,13 +2,13 @@
 // headless Chromium): the extension-host mocha suites, and closing the window. Skips loudly, never
 // silently, when the VS Code server is not installed; fails instead under CI=true.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe } from 'node:test';
 import { workspaceKey } from '../../extension/shared/paths';
 import { connectAgent } from '../helpers/agent';
 import { ROOT, startHub } from '../helpers/hubProcess';
+import { tempDir } from '../helpers/tempDir';
 import { waitUntil } from '../helpers/wait';
 import { runCommand, runVsCode, statusBarItem, webviewFrame, type RunResult } from './harness.mjs';
 import { alive, hubProcesses, type HubProc } from './processes';
@@ -62,8 +62,10 @@ describe('Handoff in a real VS Code', () => {
         HANDOFF_TICK_MS: '200',
         // A person who left the agent's terminal 1.5 s ago is gone (10 s in use).
         HANDOFF_WAKE_QUIET_MS: '1500',
-        CODEX_HOME: mkdtempSync(join(tmpdir(), 'handoff-codex-')),
-        CLAUDE_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'handoff-claude-')),
+        CODEX_HOME: tempDir('codex'),
+        CLAUDE_CONFIG_DIR: tempDir('claude'),
+        // The extension keeps its `handoff` and Node launchers there: never the developer's own.
+        XDG_DATA_HOME: tempDir('data'),
         DISABLE_AUTOUPDATER: '1',
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
         ...matrix,
@@ -148,7 +150,7 @@ describe('Handoff in a real VS Code', () => {
     { timeout: 120_000 },
     async () => {
       // A headless hub on the socket the window will derive (same runtime dir, same folder).
-      const base = mkdtempSync(join(tmpdir(), 'handoff-shared-'));
+      const base = tempDir('shared');
       const runtime = join(base, 'run');
       const workspace = join(base, 'ws');
       const uid = process.getuid?.() ?? 0;

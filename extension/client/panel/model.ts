@@ -195,6 +195,14 @@ export function inboxRow(i: PersonInboxItem): InboxRowView {
   };
 }
 
+/** The Events list: the open handoffs and the ones settled last (from history), newest first, each once. */
+function listed(snapshot: Snapshot | undefined): LedgerEntry[] {
+  if (!snapshot) return [];
+  const open = new Set(snapshot.messages.map((e) => e.id));
+  const settled = (snapshot.settled ?? []).filter((e) => !open.has(e.id));
+  return settled.length ? [...snapshot.messages, ...settled].sort((a, b) => b.seq - a.seq) : snapshot.messages;
+}
+
 function hubView(state: HubState, snapshot: Snapshot | undefined): PanelModel['hub'] {
   if (state.kind === 'running') {
     return {
@@ -218,7 +226,7 @@ export function panelModel(
   const remote = snapshot?.link;
   const me = personView(snapshot, identity);
   const people = new Set((snapshot?.people ?? []).map((p) => p.identity));
-  const events = (snapshot?.messages ?? []).map((e) => eventView(e, remote, people));
+  const events = listed(snapshot).map((e) => eventView(e, remote, people));
   const overdueIds = new Set(snapshot?.overdue.ids ?? []);
   const coverage = (snapshot?.coverage ?? []).map(coverageView);
   return {

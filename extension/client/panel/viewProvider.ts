@@ -11,6 +11,8 @@ import {
   type PanelToHost,
 } from '../../protocol/panel';
 import { PanelDiff } from './diff';
+import { parseSearch, resultsView, searchRequest } from './search';
+import type { SearchHit, SearchQuery } from '../../protocol/views';
 
 export interface PanelActions {
   open(id: string): Promise<void>;
@@ -18,6 +20,8 @@ export interface PanelActions {
   chase(id: string): Promise<void>;
   resolve(id: string): Promise<void>;
   inbox(act: InboxAct, id: string): Promise<void>;
+  /** Every handoff that answers, open or in history, newest first: the person sees everything. */
+  search(q: SearchQuery): Promise<SearchHit[]>;
 }
 
 const INBOX_ACTS = new Set<string>(ACTS);
@@ -99,10 +103,30 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
         case 'inbox':
           if (!INBOX_ACTS.has(m.act)) throw new Error(`unknown inbox action ${String(m.act).slice(0, 40)}`);
           return await this.actions.inbox(m.act, String(m.id));
+        case 'search':
+          return await this.search(m);
       }
     } catch (e) {
       this.log.error(`panel action ${m.type} failed: ${(e as Error).message}`);
       void vscode.window.showErrorMessage(`Handoff: ${(e as Error).message}`);
+    }
+  }
+
+  /** Answers the search box; a bad query or a hub that cannot answer is said in the view, not in a toast. */
+  private async search(m: unknown): Promise<void> {
+    const req = searchRequest(m);
+    if (typeof req === 'string') throw new Error(req);
+    const post = (message: HostToPanel) => void this.view?.webview.postMessage(message);
+    const q = parseSearch(req.text);
+    if (typeof q === 'string') {
+      post({ type: 'searchResults', results: { seq: req.seq, hits: [], summary: '', error: q } });
+      return;
+    }
+    try {
+      post({ type: 'searchResults', results: resultsView(req.seq, await this.actions.search(q)) });
+    } catch (e) {
+      const why = (e as Error).message;
+      post({ type: 'searchResults', results: { seq: req.seq, hits: [], summary: '', error: why } });
     }
   }
 

@@ -100,7 +100,7 @@ export function serveControl(
         return handler(checked.params as Params<M>); // what the method's schema produced
       }),
     );
-  connection.onRequest(SnapshotRequest.method, () => hub.snapshot());
+  connection.onRequest(SnapshotRequest.method, () => hub.fullSnapshot());
   handle(SendRequest, async (p) => {
     if (channel === 'cli') mayCliSendAs(hub, p.as);
     const caller = { identity: p.as, session: controlSession, node: hub.node, channel };

@@ -19,6 +19,7 @@ import { takeOwnership } from '../start/ownership';
 import type { Log } from '../../protocol/hubLog';
 import type { EditorKeyCheck } from './editorKey';
 import { powers } from '../../shared/platform/powers';
+import { checkHello, newSecret, removeSecret, secretFile, writeSecret } from '../../shared/hubSecret';
 
 export class HubAlreadyRunning extends Error {
   constructor(running: HelloReply | { stalledPid: number }, path: string) {
@@ -73,6 +74,10 @@ export async function listen(hub: Hub, path: string, options: ListenOptions): Pr
     options.log(`removing stale socket ${path} (nothing answered on it)`);
     unlinkSync(path);
   }
+  // Where file modes do not keep other users off the socket (a named pipe), every hello proves the
+  // secret only this user can read (shared/hubSecret.ts). Made now, written once the bind is ours.
+  const secret = powers.socketModes ? undefined : { value: newSecret(), file: secretFile(path) };
+  if (!secret) removeSecret(path);
   // Where hooks and bridges are challenged to prove their process: the hub's own private directory
   // beside its socket.
   let proofDir: string | undefined;
@@ -85,7 +90,7 @@ export async function listen(hub: Hub, path: string, options: ListenOptions): Pr
   const server = createServer((socket) => {
     socket.pause();
     void hub.started.then(() => {
-      accept(hub, socket, options, proofDir);
+      accept(hub, socket, options, proofDir, secret);
       socket.resume();
     });
   });
@@ -104,6 +109,7 @@ export async function listen(hub: Hub, path: string, options: ListenOptions): Pr
     throw e;
   }
   if (powers.socketFiles) chmodSync(path, 0o600);
+  if (secret) process.on('exit', writeSecret(path, secret.value));
   return server;
 }
 
@@ -115,7 +121,13 @@ function controlChannel(key: string | undefined, options: ListenOptions): 'edito
   return 'cli';
 }
 
-function accept(hub: Hub, socket: Socket, options: ListenOptions, proofDir?: string): void {
+function accept(
+  hub: Hub,
+  socket: Socket,
+  options: ListenOptions,
+  proofDir?: string,
+  secret?: { value: string; file: string },
+): void {
   const head = new LineBuffer(MAX_HELLO_BYTES);
   const reply = (r: Omit<HelloReply, 'handoff'>) =>
     socket.write(`${JSON.stringify({ handoff: HELLO_VERSION, ...r })}\n`);
@@ -148,6 +160,16 @@ function accept(hub: Hub, socket: Socket, options: ListenOptions, proofDir?: str
       socket.destroy();
       return;
     }
+    const known = secret ? checkHello(secret.value, hello) : undefined;
+    if (known && !known.ok) {
+      options.log(`refused a ${hello.kind} connection that does not know this hub's secret`, 'warn');
+      reply({
+        ok: false,
+        error: `this hub serves only its own user: a client proves it can read ${secret!.file} in its hello (Handoff's bridge, hook, CLI and editor do). Nothing was done.`,
+      });
+      socket.destroy();
+      return;
+    }
     const channel = hello.kind === 'control' ? controlChannel(hello.editorKey, options) : undefined;
     // A bridge that can prove its process is challenged in the reply itself (processProof.ts).
     let proof: ReturnType<typeof challenge> | undefined;
@@ -170,6 +192,7 @@ function accept(hub: Hub, socket: Socket, options: ListenOptions, proofDir?: str
       pid: process.pid,
       channel,
       challenge: proof?.path,
+      hubProof: known?.hubProof,
     });
     if (hello.kind === 'mcp') {
       const serve = (leftover: Buffer, ancestry?: number[] | BusError) => {
@@ -182,13 +205,20 @@ function accept(hub: Hub, socket: Socket, options: ListenOptions, proofDir?: str
       };
       if (!proof) return serve(rest);
       if (rest.length) socket.unshift(rest);
-      void proof.answer(socket).then((p) => {
-        if ('refused' in p) {
-          // Served all the same, so its client hears why on every tool instead of a bridge that retries.
-          options.log(`bridge for ${hello.identity ?? '(no name yet)'}: ${p.refused.message}`, 'warn');
-          serve(p.rest, p.refused);
-        } else serve(p.rest, p.ancestors);
-      });
+      proof
+        .answer(socket)
+        .then((p) => {
+          if ('refused' in p) {
+            // Served all the same, so its client hears why on every tool instead of a bridge that retries.
+            options.log(`bridge for ${hello.identity ?? '(no name yet)'}: ${p.refused.message}`, 'warn');
+            serve(p.rest, p.refused);
+          } else serve(p.rest, p.ancestors);
+        })
+        // An unhandled rejection would end the hub: a bad connection closes only itself.
+        .catch((e: unknown) => {
+          options.log(`bridge for ${hello.identity ?? '(no name yet)'} closed: ${(e as Error).message}`, 'error');
+          socket.destroy();
+        });
     } else if (hello.kind === 'control') {
       if (rest.length) socket.unshift(rest);
       const connection = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket));

@@ -7,9 +7,8 @@
 // size or extent change for the filesystem to commit (docs/performance.md, "Group commit"). The file
 // then ends in zeros after its last line, which a reader takes as the end (no newline: not a line).
 import { dirname } from 'node:path';
-import type { ReadOptions } from './lineReader';
 import { frameLine, parseLine } from './logLine';
-import { scanLog, type LoadedLine } from './logScan';
+import { scanLog, type LoadedLine, type ScanOptions } from './logScan';
 import { StoreDamage } from './storeDamage';
 import { nodeFs, writeAll, type StoreFile, type StoreFs } from './storeFs';
 
@@ -52,7 +51,7 @@ export class AppendLog<T> {
   async open(
     each: (line: LoadedLine<T>) => void,
     onTorn?: (at: number, records: number) => void,
-    read?: ReadOptions,
+    read?: ScanOptions<T>,
   ): Promise<void> {
     // Not O_APPEND: every write goes to the offset its batch was given, so batches may be written concurrently.
     const fh = await this.fs.open(this.path, 'update');

@@ -1,8 +1,10 @@
 // Settled handoffs, off the start path: history/ holds segments of bounded size (NNNNNN.ndjson,
 // the archive's lines), and each full one an index of its own (NNNNNN.idx, segmentIndex.ts),
-// written durably before the next segment is made. A start reads each index's header and the one
-// segment still being written, never the rest: an old handoff is found by a binary search in the
-// index whose id range holds it, then one read of its line (whose CRC and id are checked).
+// written durably before the next segment is made. A start reads the catalog of the indexes' headers
+// (segmentCatalog.ts, one file whatever their number) and the one segment still being written, never
+// the rest: an old handoff is found by a binary search in the index whose id range holds it, then
+// one read of its line (whose CRC and id are checked). An index and its segment are checked against
+// the catalog at their first use.
 // The archive.ndjson an earlier version wrote stays where it is, read-only: at the first start it
 // is checked through and indexed in ranges of the segment size (legacy indexes), a chunk at a time.
 import { join } from 'node:path';
@@ -12,15 +14,8 @@ import { AppendLog } from './appendLog';
 import { readLines } from './lineReader';
 import { parseLine } from './logLine';
 import { reviveHot } from './revive';
-import {
-  buildIndex,
-  HEADER,
-  IndexReader,
-  indexSize,
-  parseHeader,
-  type IndexHeader,
-  type IndexedLine,
-} from './segmentIndex';
+import { SegmentCatalog, type CatalogEntry, type CatalogOpen } from './segmentCatalog';
+import { buildIndex, HEADER, IndexReader, indexSize, parseHeader, type IndexedLine } from './segmentIndex';
 import { finishDrop } from './retention';
 import { StoreDamage } from './storeDamage';
 import { makeDurableDir, writeAll, type StoreFs } from './storeFs';
@@ -28,12 +23,7 @@ import { makeDurableDir, writeAll, type StoreFs } from './storeFs';
 /** Small enough that the segment being written is read through at start in a few ms, large enough that 1 000 000 handoffs make a few hundred. */
 export const SEGMENT_BYTES = 4 * 1024 * 1024;
 
-export interface Sealed {
-  n: number;
-  idx: string;
-  data: string;
-  header: IndexHeader;
-}
+export type Sealed = CatalogEntry;
 
 type Place = { offset: number; length: number };
 
@@ -41,8 +31,24 @@ export interface HistoryOptions {
   fs: StoreFs;
   segmentBytes?: number;
   onTorn?: (path: string, at: number, records: number) => void;
+  /** What the start did with the catalog (tests; a rebuild is slow once, never a loss). */
+  onCatalog?: (opened: CatalogOpen) => void;
   /** A segment was sealed: retention may drop the oldest (retention.ts). */
   onSealed?: () => void;
+}
+
+const ID_FIRST = '{"message":{"id":"';
+
+/**
+ * A start needs only each line's id from the segment being written: read where the store writes
+ * it (the record's first field, the message's first), not by parsing up to 4 MiB of JSON; a line
+ * of another shape, or an id with an escape, is parsed whole. Only its id is there.
+ */
+function idOnly(json: string): ArchivedMessage | undefined {
+  if (!json.startsWith(ID_FIRST)) return undefined;
+  const end = json.indexOf('"', ID_FIRST.length);
+  const id = json.slice(ID_FIRST.length, end);
+  return end > 0 && !id.includes('\\') ? ({ message: { id } } as ArchivedMessage) : undefined;
 }
 
 const name = (n: number, ext: string) => `${String(n).padStart(6, '0')}.${ext}`;
@@ -55,8 +61,10 @@ function damaged(path: string, why: string): StoreDamage {
 }
 
 export class History {
-  /** Oldest first. */
-  private readonly sealed: Sealed[] = [];
+  /** The sealed segments, oldest first. */
+  catalog!: SegmentCatalog;
+  /** Sealed segments whose index and data were checked against the catalog since the start. */
+  private readonly checked = new Set<number>();
   /** The segment being written: every line's place, by id (bounded by the segment size). */
   private readonly recent = new Map<string, Place>();
   /** The ids of the segment sealed last: with `recent`, the window a duplicate is told by at once. */
@@ -85,58 +93,103 @@ export class History {
       const m = /^(\d{6})\.(ndjson|idx)$/.exec(file);
       if (m?.[2] === 'idx') idx.push(Number(m[1]));
       else if (m) data.add(Number(m[1]));
-      else if (file.endsWith('.idx.new')) await fs.unlink(join(h.dir, file)); // a seal a crash cut short
+      else if (file.endsWith('.idx.new'))
+        await fs.unlink(join(h.dir, file)); // a seal a crash cut short
+      else if (/^\.catalog\..*\.tmp$/.test(file)) await fs.unlink(join(h.dir, file)); // a catalog write a crash cut short
     }
-    for (const n of idx.sort((a, b) => a - b)) h.sealed.push(h.readHeader(n));
-    const last = Math.max(0, ...data, ...idx);
+    const { catalog, opened } = await SegmentCatalog.open(
+      fs,
+      h.dir,
+      idx.sort((a, b) => a - b),
+      (n) => h.readHeader(n),
+    );
+    h.catalog = catalog;
+    options.onCatalog?.(opened);
+    const indexed = new Set(idx);
+    const last = [...data, ...idx].reduce((a, b) => Math.max(a, b), 0);
     for (const n of data)
-      if (n !== last && !idx.includes(n))
+      if (n !== last && !indexed.has(n))
         throw damaged(join(h.dir, name(n, 'ndjson')), 'a full segment without its index');
     await h.migrateLegacy(data.size > 0 || h.sealed.some((x) => !x.header.legacy));
-    h.activeN = data.has(last) && !idx.includes(last) ? last : Math.max(last, h.sealed.at(-1)?.n ?? 0) + 1;
+    h.activeN = data.has(last) && !indexed.has(last) ? last : Math.max(last, h.sealed.at(-1)?.n ?? 0) + 1;
     await h.openActive();
     const before = h.sealed.at(-1);
     if (before) h.previous = new Set(h.idsOf(before));
     return h;
   }
 
+  private get sealed(): readonly Sealed[] {
+    return this.catalog.list();
+  }
+
+  private idxOf(s: Sealed): string {
+    return join(this.dir, name(s.n, 'idx'));
+  }
+
+  private dataOf(s: Sealed): string {
+    return s.header.legacy ? this.legacyPath : join(this.dir, name(s.n, 'ndjson'));
+  }
+
+  /** An index's header, checked (with its size and its data's), for a segment the catalog does not list yet. */
   private readHeader(n: number): Sealed {
     const path = join(this.dir, name(n, 'idx'));
+    const raw = Buffer.alloc(HEADER);
+    const header = this.checkIndex(path, raw);
+    if (typeof header === 'string') throw damaged(path, header);
+    const sealed = { n, header, raw };
+    this.checkData(sealed);
+    this.checked.add(n);
+    return sealed;
+  }
+
+  /** The header read into `raw`, its checksum and the file's size checked; or why not. */
+  private checkIndex(path: string, raw: Buffer) {
     const file = this.options.fs.openReader(path);
     try {
-      const buf = Buffer.alloc(HEADER);
-      const got = file.read(buf, 0, HEADER, 0);
-      const parsed = parseHeader(buf.subarray(0, got));
-      if (typeof parsed === 'string') throw damaged(path, parsed);
+      const got = file.read(raw, 0, HEADER, 0);
+      const parsed = parseHeader(raw.subarray(0, got));
+      if (typeof parsed === 'string') return parsed;
       // The size, without a stat: its last byte is there and nothing after it.
       const end = indexSize(parsed);
       const one = Buffer.alloc(1);
       if (file.read(one, 0, 1, end - 1) !== 1 || file.read(one, 0, 1, end) !== 0)
-        throw damaged(path, `not the ${end} bytes its header says`);
-      const sealed = {
-        n,
-        idx: path,
-        data: parsed.legacy ? this.legacyPath : join(this.dir, name(n, 'ndjson')),
-        header: parsed,
-      };
-      this.checkData(sealed);
-      return sealed;
+        return `not the ${end} bytes its header says`;
+      return parsed;
     } finally {
       file.close();
     }
   }
 
-  /** The data an index covers is all there (its last byte), or its lines were lost: damage, said at open. */
+  /** A listed segment at its first use: its index is the one the catalog copied, its data all there. */
+  private checkListed(s: Sealed): void {
+    if (this.checked.has(s.n)) return;
+    const path = this.idxOf(s);
+    const raw = Buffer.alloc(HEADER);
+    let why;
+    try {
+      why = this.checkIndex(path, raw);
+    } catch {
+      why = 'missing';
+    }
+    if (typeof why === 'string') throw damaged(path, why);
+    if (!raw.equals(s.raw))
+      throw damaged(path, `its header is not the one ${this.catalog.path} lists (the catalog is derived: delete it)`);
+    this.checkData(s);
+    this.checked.add(s.n);
+  }
+
+  /** The data an index covers is all there (its last byte), or its lines were lost: damage. */
   private checkData(s: Sealed): void {
+    const path = this.dataOf(s);
     let data;
     try {
-      data = this.options.fs.openReader(s.data);
+      data = this.options.fs.openReader(path);
     } catch {
-      throw damaged(s.data, `missing, and ${s.idx} indexes ${s.header.count} handoffs in it`);
+      throw damaged(path, `missing, and ${this.idxOf(s)} indexes ${s.header.count} handoffs in it`);
     }
     try {
       if (s.header.to > 0 && data.read(Buffer.alloc(1), 0, 1, s.header.to - 1) !== 1)
-        throw damaged(s.data, `shorter than the ${s.header.to} bytes ${s.idx} indexes`);
+        throw damaged(path, `shorter than the ${s.header.to} bytes ${this.idxOf(s)} indexes`);
     } finally {
       data.close();
     }
@@ -152,6 +205,7 @@ export class History {
     await this.active.open(
       (line) => this.recent.set(line.value.message.id, { offset: line.offset, length: line.length }),
       (at, records) => this.options.onTorn?.(this.active.path, at, records),
+      { quick: idOnly },
     );
   }
 
@@ -187,24 +241,30 @@ export class History {
       let n = (this.sealed.at(-1)?.n ?? 0) + 1;
       let from = covered;
       let lines = new Map<string, IndexedLine>();
-      let newestAt = 0;
+      const indexed: Sealed[] = [];
       const seal = async (to: number) => {
-        this.sealed.push(await this.writeIndex(n++, [...lines.values()], { from, to, legacy: true, newestAt }));
+        indexed.push(await this.writeIndex(n++, [...lines.values()], { from, to, legacy: true }));
+        await fs.syncDir(this.dir); // its rename durable before the next range is begun
         lines = new Map();
         from = to;
-        newestAt = 0;
       };
       for await (const line of readLines(fh, covered)) {
         if (line.at >= size || line.unterminated) break;
         const parsed = parseLine<ArchivedMessage>(line.bytes, reviveHot);
         if (!parsed.ok) throw damaged(this.legacyPath, `at byte ${line.at}: ${parsed.why}`);
         const m = parsed.value.message;
-        lines.set(m.id, { id: m.id, offset: line.at, length: line.length, terms: termsOf(m) });
-        newestAt = Math.max(newestAt, parsed.value.archivedAt ?? 0);
+        lines.set(m.id, {
+          id: m.id,
+          offset: line.at,
+          length: line.length,
+          terms: termsOf(m),
+          at: parsed.value.archivedAt,
+        });
         const end = line.at + line.length + 1;
         if (end - from >= this.segmentBytes) await seal(end);
       }
       if (lines.size > 0) await seal(size);
+      if (indexed.length > 0) await this.catalog.add(indexed); // once: a start cut short lists the rest from the folder
     } finally {
       await fh.close();
     }
@@ -212,13 +272,13 @@ export class History {
 
   /**
    * Written to a new name, synced, renamed into place: whole or not there. The rename is made
-   * durable by the fsync of the folder that makes the next segment's name durable (AppendLog.open),
-   * which always follows; until then this segment is the last one, read as the one being written.
+   * durable by the fsync of the folder that makes the catalog listing it durable, which always
+   * follows; until then this segment is the last one, read as the one being written.
    */
   private async writeIndex(
     n: number,
     lines: IndexedLine[],
-    range: { from: number; to: number; legacy: boolean; newestAt: number },
+    range: { from: number; to: number; legacy: boolean },
   ): Promise<Sealed> {
     const fs = this.options.fs;
     const path = join(this.dir, name(n, 'idx'));
@@ -231,15 +291,15 @@ export class History {
       await fh.close();
     }
     await fs.rename(`${path}.new`, path);
-    const header = parseHeader(buf, buf.length) as IndexHeader;
-    return { n, idx: path, data: range.legacy ? this.legacyPath : join(this.dir, name(n, 'ndjson')), header };
+    const raw = Buffer.from(buf.subarray(0, HEADER));
+    this.checked.add(n);
+    return { n, header: parseHeader(raw) as Sealed['header'], raw };
   }
 
   /** The segment being written is full: its index is written, then the next segment begun. */
   private async seal(): Promise<void> {
     const fh = await this.options.fs.open(this.active.path, 'read');
     const lines: IndexedLine[] = [];
-    let newestAt = 0;
     try {
       for await (const line of readLines(fh, 0)) {
         if (line.unterminated) break;
@@ -247,17 +307,21 @@ export class History {
         if (!parsed.ok) throw damaged(this.active.path, `at byte ${line.at}: ${parsed.why}`);
         const m = parsed.value.message;
         // Only the copy the segment's map points to: one moved back to the hot set is not history (yet).
-        if (this.recent.get(m.id)?.offset === line.at) {
-          lines.push({ id: m.id, offset: line.at, length: line.length, terms: termsOf(m) });
-          newestAt = Math.max(newestAt, parsed.value.archivedAt);
-        }
+        if (this.recent.get(m.id)?.offset === line.at)
+          lines.push({
+            id: m.id,
+            offset: line.at,
+            length: line.length,
+            terms: termsOf(m),
+            at: parsed.value.archivedAt,
+          });
       }
     } finally {
       await fh.close();
     }
-    this.sealed.push(
-      await this.writeIndex(this.activeN, lines, { from: 0, to: this.active.bytes, legacy: false, newestAt }),
-    );
+    await this.catalog.add([
+      await this.writeIndex(this.activeN, lines, { from: 0, to: this.active.bytes, legacy: false }),
+    ]);
     this.previous = new Set(this.recent.keys());
     this.recent.clear();
     await this.active.close();
@@ -276,11 +340,11 @@ export class History {
     return this.active.bytes;
   }
 
-  /** Retention is removing the oldest `k` sealed segments: no lookup or search reads them from now on. */
-  forgetOldest(k: number): Sealed[] {
-    const gone = this.sealed.splice(0, k);
-    if (this.sealed.length === 0) this.previous.clear(); // the window's ids went with them
-    return gone;
+  /** Retention is removing the oldest `k` sealed segments: the catalog, lookups and searches leave them out from now on. */
+  async forgetOldest(k: number): Promise<void> {
+    const last = this.sealed.length === k;
+    await this.catalog.remove(this.sealed.slice(0, k).map((s) => s.n));
+    if (last) this.previous.clear(); // the window's ids went with them
   }
 
   /**
@@ -344,7 +408,8 @@ export class History {
   }
 
   private withIndex<T>(s: Sealed, use: (r: IndexReader) => T): T {
-    const file = this.options.fs.openReader(s.idx);
+    this.checkListed(s);
+    const file = this.options.fs.openReader(this.idxOf(s));
     try {
       return use(new IndexReader(file, s.header));
     } finally {
@@ -353,8 +418,9 @@ export class History {
   }
 
   private idsOf(s: Sealed): string[] {
+    this.checkListed(s);
     const ids: string[] = [];
-    const file = this.options.fs.openReader(s.idx);
+    const file = this.options.fs.openReader(this.idxOf(s));
     try {
       const rows = Buffer.alloc(s.header.count * 48);
       file.read(rows, 0, rows.length, HEADER);
@@ -367,16 +433,17 @@ export class History {
   }
 
   private readLine(s: Sealed, place: Place, id?: string): ArchivedMessage {
-    const file = this.options.fs.openReader(s.data);
+    const data = this.dataOf(s);
+    const file = this.options.fs.openReader(data);
     try {
       const buf = Buffer.alloc(place.length);
       const got = file.read(buf, 0, place.length, place.offset);
       const line = parseLine<ArchivedMessage>(buf.subarray(0, got), reviveHot);
-      if (!line.ok) throw damaged(s.data, `at byte ${place.offset}: ${line.why}`);
+      if (!line.ok) throw damaged(data, `at byte ${place.offset}: ${line.why}`);
       if (id !== undefined && line.value.message.id !== id)
         throw damaged(
-          s.idx,
-          `it places ${id} at byte ${place.offset} of ${s.data}, which holds ${line.value.message.id}`,
+          this.idxOf(s),
+          `it places ${id} at byte ${place.offset} of ${data}, which holds ${line.value.message.id}`,
         );
       return line.value;
     } finally {
@@ -413,9 +480,16 @@ export class History {
         let places: number[];
         if (groups.length === 0) places = Array.from({ length: s.header.count }, (_, k) => k);
         else {
+          // The rarest group first; a group far commoner than what is left (the viewer's own name,
+          // in a history that is all theirs) is not read: the lines read are checked whole anyway.
+          const sized = groups
+            .map((group) => group.flatMap((t) => r.term(t) ?? []))
+            .map((terms) => ({ terms, size: terms.reduce((n, t) => n + t.count, 0) }))
+            .sort((a, b) => a.size - b.size);
           let common: Set<number> | undefined;
-          for (const group of groups) {
-            const any = new Set(group.flatMap((t) => r.postings(t)));
+          for (const { terms, size } of sized) {
+            if (common && size > common.size * 16) break;
+            const any = new Set(terms.flatMap((t) => r.postingsOf(t)));
             common = common ? new Set([...common].filter((p) => any.has(p))) : any;
             if (common.size === 0) break;
           }
@@ -433,29 +507,54 @@ export class History {
   }
 
   /**
+   * The `n` settled last (newest archived first, each once): the segment being written from its
+   * end, then each sealed one from its newest id. At most `n` lines read, however long the history.
+   */
+  async newest(n: number): Promise<ArchivedMessage[]> {
+    const out: ArchivedMessage[] = [];
+    const seen = new Set<string>();
+    const keep = (v: ArchivedMessage) => {
+      if (seen.has(v.message.id)) return;
+      seen.add(v.message.id);
+      out.push(v);
+    };
+    const places = [...this.recent.values()];
+    for (let i = places.length - 1; i >= 0 && out.length < n; i--)
+      keep(await this.active.readAt(places[i].offset, places[i].length));
+    for (let i = this.sealed.length - 1; i >= 0 && out.length < n; i--) {
+      const s = this.sealed[i];
+      this.withIndex(s, (r) => {
+        for (let p = s.header.count - 1; p >= 0 && out.length < n; p--) keep(this.readLine(s, r.at(p)));
+      });
+    }
+    return out;
+  }
+
+  /**
    * Every handoff of history from a place on, in the order they were written (settled), a chunk
    * at a time: sealed segments, then the one being written. `skip` leaves out a sealed segment by
-   * when its newest handoff settled. Each comes with the place after it, where a later read goes on.
+   * when its newest handoff was archived. Each comes with the place after it, where a later read goes on.
    */
   async *lines(
     from: { n: number; offset: number },
-    skip: (newestAt: number) => boolean = () => false,
+    skip: (lastAt: number) => boolean = () => false,
   ): AsyncGenerator<{ value: ArchivedMessage; next: { n: number; offset: number } }> {
-    const active = { n: this.activeN, data: this.active.path, header: { from: 0, to: this.active.bytes, newestAt: 0 } };
-    for (const s of [...this.sealed, active]) {
-      if (s.n < from.n || (s !== active && skip(s.header.newestAt))) continue;
-      const fh = await this.options.fs.open(s.data, 'read').catch(() => undefined);
+    const active = { n: this.activeN, from: 0, to: this.active.bytes };
+    for (const s of [...this.sealed, undefined]) {
+      const n = s?.n ?? active.n;
+      if (n < from.n || (s && skip(s.header.lastAt))) continue;
+      const range = s ? s.header : active;
+      const fh = await this.options.fs.open(s ? this.dataOf(s) : this.active.path, 'read').catch(() => undefined);
       if (!fh) continue; // dropped by retention since
       try {
-        for await (const line of readLines(fh, s.n === from.n ? Math.max(from.offset, s.header.from) : s.header.from)) {
-          if (line.unterminated || line.at >= s.header.to) break;
+        for await (const line of readLines(fh, n === from.n ? Math.max(from.offset, range.from) : range.from)) {
+          if (line.unterminated || line.at >= range.to) break;
           const parsed = parseLine<ArchivedMessage>(line.bytes, reviveHot);
-          if (!parsed.ok) throw damaged(s.data, `at byte ${line.at}: ${parsed.why}`);
+          if (!parsed.ok) throw damaged(s ? this.dataOf(s) : this.active.path, `at byte ${line.at}: ${parsed.why}`);
           const id = parsed.value.message.id;
           // Only the copy its segment's index (or map) points to: one taken back to the hot set is not history.
-          const at = s === active ? this.recent.get(id) : this.withIndex(s as Sealed, (r) => r.find(id));
-          if (at?.offset === line.at)
-            yield { value: parsed.value, next: { n: s.n, offset: line.at + line.length + 1 } };
+          const at = s ? this.withIndex(s, (r) => r.find(id)) : this.recent.get(id);
+          if (at?.offset === line.at) yield { value: parsed.value, next: { n, offset: line.at + line.length + 1 } };
         }
       } finally {
         await fh.close();

@@ -39,12 +39,17 @@ export interface Scan {
 
 const LISTED = 20;
 
+export interface ScanOptions<T> extends ReadOptions {
+  /** Reads what `each` needs of a line without parsing it whole (logLine.ts parseLine). */
+  quick?: (json: string) => T | undefined;
+}
+
 export async function scanLog<T>(
   path: string,
   fh: StoreFile,
   revive: (parsed: T) => T,
   each: (line: LoadedLine<T>) => void,
-  options?: ReadOptions,
+  options?: ScanOptions<T>,
 ): Promise<Scan> {
   let good = 0;
   let first: { at: number; why: string; zeros: boolean; unterminated: boolean } | undefined;
@@ -57,7 +62,7 @@ export async function scanLog<T>(
     const zeros = () => (line.tooLong ? line.zeros : !line.bytes.some((b) => b !== 0));
     if (line.unterminated && zeros()) break; // the zeros written ahead of the journal's lines
     const parsed = line.tooLong ? { ok: false as const, why: 'a line too long to be one the store wrote' } : undefined;
-    const result = parsed ?? parseLine(line.bytes, revive);
+    const result = parsed ?? parseLine(line.bytes, revive, options?.quick);
     if (result.ok && !line.unterminated) {
       if (!first) {
         each({ value: result.value, offset: line.at, length: line.length });

@@ -35,6 +35,8 @@ const dropRecord = z
   .strict();
 export type DropRecord = z.infer<typeof dropRecord>;
 
+const name = (n: number, ext: string) => `${String(n).padStart(6, '0')}.${ext}`;
+
 const NONE: DropRecord = { segments: 0, handoffs: 0, settledBefore: 0, removing: [] };
 
 function damaged(path: string, why: string): StoreDamage {
@@ -125,19 +127,19 @@ function unitsOf(sealed: readonly Sealed[]): Unit[] {
   if (legacy.length > 0)
     units.push({
       segments: legacy,
-      names: [...legacy.map((s) => `${s.idx.slice(-10)}`), LEGACY],
+      names: [...legacy.map((s) => name(s.n, 'idx')), LEGACY],
       bytes: Math.max(...legacy.map((s) => s.header.to)) + legacy.reduce((n, s) => n + indexSize(s.header), 0),
       handoffs: legacy.reduce((n, s) => n + s.header.count, 0),
-      newestAt: legacy.some((s) => s.header.newestAt === 0) ? 0 : Math.max(...legacy.map((s) => s.header.newestAt)),
+      newestAt: legacy.some((s) => s.header.lastAt === 0) ? 0 : Math.max(...legacy.map((s) => s.header.lastAt)),
     });
   for (const s of sealed)
     if (!s.header.legacy)
       units.push({
         segments: [s],
-        names: [s.idx.slice(-10), s.data.slice(-13)],
+        names: [name(s.n, 'idx'), name(s.n, 'ndjson')],
         bytes: s.header.to + indexSize(s.header),
         handoffs: s.header.count,
-        newestAt: s.header.newestAt,
+        newestAt: s.header.lastAt,
       });
   return units;
 }
@@ -220,7 +222,7 @@ export class Retention {
     };
     const path = join(this.history.dir, 'dropped.json');
     await writeJson(fs, path, record); // the intent: from here on the drop is finished, now or at the next start
-    this.history.forgetOldest(units.reduce((n, u) => n + u.segments.length, 0));
+    await this.history.forgetOldest(units.reduce((n, u) => n + u.segments.length, 0));
     this.dropped = record;
     await removeFiles(fs, this.history.dir, join(this.options.storeDir, 'archive.ndjson'), names);
     this.dropped = { ...record, removing: [] };

@@ -3,8 +3,8 @@
 // memory holds its header only.
 //   header   128 bytes: "HOFFIDX1", CRC-32 of the header's other bytes, counts, the byte range of
 //            the data file it covers, whether that file is the legacy archive, the least and
-//            greatest id, the CRC-32 of everything after the header (handoff store check), when
-//            its newest line was settled (0: an index an earlier build wrote, not known)
+//            greatest id, the CRC-32 of everything after the header (handoff store check), the
+//            earliest and latest time its handoffs were archived (0 in an index of an earlier version)
 //   ids      count × 48: id (32 bytes, zero-padded), offset (float64), length (uint32), 4 spare — sorted by id
 //   terms    terms × 40: term (32 bytes, UTF-8, zero-padded, a longer one cut), first posting, postings (uint32) — sorted
 //   postings uint32 each: a place in ids
@@ -30,8 +30,9 @@ export interface IndexHeader {
   minId: string;
   maxId: string;
   bodyCrc: number;
-  /** When the newest of its lines was archived (settled): retention's age of the segment; 0 if not known. */
-  newestAt: number;
+  /** When its handoffs were archived, earliest and latest (ms; 0: not recorded): what retention goes by. */
+  firstAt: number;
+  lastAt: number;
 }
 
 export interface IndexedLine {
@@ -39,6 +40,8 @@ export interface IndexedLine {
   offset: number;
   length: number;
   terms: readonly string[];
+  /** When it was archived (ms). */
+  at: number;
 }
 
 export function indexSize(h: Pick<IndexHeader, 'count' | 'terms' | 'postings'>): number {
@@ -54,7 +57,7 @@ function key(text: string, width: number): Buffer {
 /** The index file's bytes for these lines (of one segment), built in memory: a segment is bounded. */
 export function buildIndex(
   lines: readonly IndexedLine[],
-  range: { from: number; to: number; legacy: boolean; newestAt: number },
+  range: { from: number; to: number; legacy: boolean },
 ): Buffer {
   const rows = lines.map((l) => ({ ...l, key: key(l.id, ID) })).sort((a, b) => Buffer.compare(a.key, b.key));
   const byTerm = new Map<string, number[]>();
@@ -106,7 +109,17 @@ export function buildIndex(
     rows[rows.length - 1].key.copy(buf, 76);
   }
   buf.writeUInt32LE(crc32(buf.subarray(HEADER)), 108);
-  buf.writeDoubleLE(range.newestAt, 112);
+  const times = rows.map((r) => r.at).filter((t) => Number.isFinite(t) && t > 0);
+  if (times.length > 0) {
+    buf.writeDoubleLE(
+      times.reduce((a, b) => Math.min(a, b)),
+      112,
+    );
+    buf.writeDoubleLE(
+      times.reduce((a, b) => Math.max(a, b)),
+      120,
+    );
+  }
   buf.writeUInt32LE(crc32(buf.subarray(12, HEADER)), 8);
   return buf;
 }
@@ -126,7 +139,8 @@ export function parseHeader(buf: Buffer, fileSize?: number): IndexHeader | strin
     minId: text(44),
     maxId: text(76),
     bodyCrc: buf.readUInt32LE(108),
-    newestAt: buf.readDoubleLE(112),
+    firstAt: buf.readDoubleLE(112),
+    lastAt: buf.readDoubleLE(120),
   };
   if (fileSize !== undefined && indexSize(h) !== fileSize)
     return `it holds ${fileSize} bytes, its header says ${indexSize(h)}`;
@@ -170,8 +184,8 @@ export class IndexReader {
     return { offset: row.readDoubleLE(ID), length: row.readUInt32LE(ID + 8) };
   }
 
-  /** The places (in ids) of the lines that carry the term. */
-  postings(term: string): number[] {
+  /** Where the term's postings are and how many, or undefined: a binary search in the terms. */
+  term(term: string): { first: number; count: number } | undefined {
     const want = key(term, TERM);
     const base = HEADER + this.header.count * ID_ROW;
     let lo = 0;
@@ -182,14 +196,16 @@ export class IndexReader {
       const c = Buffer.compare(row.subarray(0, TERM), want);
       if (c < 0) lo = mid + 1;
       else if (c > 0) hi = mid - 1;
-      else {
-        const first = row.readUInt32LE(TERM);
-        const n = row.readUInt32LE(TERM + 4);
-        const list = Buffer.alloc(n * 4);
-        this.file.read(list, 0, list.length, base + this.header.terms * TERM_ROW + first * 4);
-        return Array.from({ length: n }, (_, i) => list.readUInt32LE(i * 4));
-      }
+      else return { first: row.readUInt32LE(TERM), count: row.readUInt32LE(TERM + 4) };
     }
-    return [];
+    return undefined;
+  }
+
+  /** The places (in ids) of the lines that carry a term found with `term`. */
+  postingsOf(t: { first: number; count: number }): number[] {
+    const list = Buffer.alloc(t.count * 4);
+    const base = HEADER + this.header.count * ID_ROW + this.header.terms * TERM_ROW;
+    this.file.read(list, 0, list.length, base + t.first * 4);
+    return Array.from({ length: t.count }, (_, i) => list.readUInt32LE(i * 4));
   }
 }

@@ -10,14 +10,7 @@
 import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { apply, isSettled, pruneIdempotency, type ChangeNote } from '../bus/reduce';
-import {
-  emptyState,
-  type BusEvent,
-  type BusState,
-  type HotMessage,
-  type Message,
-  type StoredMessage,
-} from '../bus/model';
+import { emptyState, type BusEvent, type BusState, type HotMessage, type Message } from '../bus/model';
 import { bodyOf, withBody } from '../bus/body';
 import { messagesTouched } from '../bus/relay';
 import { AppendLog, type LoadedLine } from './appendLog';
@@ -69,7 +62,7 @@ export interface StoreOptions {
   /** A torn tail was cut off a log at open: said, though nothing acknowledged was in it. */
   onTorn?: (line: string) => void;
   /** Settled messages just moved to the archive (they leave `state.hot` without a journal event). */
-  onArchived?: (archived: StoredMessage[]) => void;
+  onArchived?: (archived: HotMessage[]) => void;
   /** The hub's clock. */
   now?: () => number;
   /** fdatasyncs in flight at once; 1 writes one batch at a time (the bench compares). */
@@ -497,7 +490,7 @@ export class Store {
       this.settling.delete(h.message.id);
       this.open.delete(h.message.id);
     }
-    this.options.onArchived?.(moved.map((h) => h.message));
+    this.options.onArchived?.(moved);
     return moved;
   }
 

@@ -3,24 +3,32 @@
 // In git the folder is the main checkout: Claude Code 2.1 reads both from there for every worktree
 // of the repository, inside it or anywhere else (verified with the real CLI, test/agents/worktrees).
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { thisPlatform } from '../platform/launcher';
 import { jsonChange, objectAt, readJson, type FileChange, type Json } from './files';
 import { removeOurHooksFrom, setOurHooks, type HookEntry } from './hooks';
 import { bridgeCommand, hookCommand, type AgentRef, type Launch } from './launch';
+import { claudeProjectKey, pathFor } from './platformPaths';
 import type { ConnectOptions } from './types';
 
 const SERVER = 'handoff';
 /** Claude Code's permission rule for every tool of one MCP server. */
 const ALLOW = `mcp__${SERVER}`;
 
-function files(o: { workspace: string; home?: string }) {
-  // Where Claude Code keeps it: $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json.
+type Where = { workspace: string; home?: string; platform?: NodeJS.Platform };
+
+/** Claude Code's files: $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json (%USERPROFILE%\.claude.json on Windows). */
+export function claudeFiles(o: Where) {
+  const { join } = pathFor(o.platform);
   const dir = process.env.CLAUDE_CONFIG_DIR || (o.home ?? homedir());
-  return { user: join(dir, '.claude.json'), settings: join(o.workspace, '.claude', 'settings.local.json') };
+  return {
+    user: join(dir, '.claude.json'),
+    settings: join(o.workspace, '.claude', 'settings.local.json'),
+    project: claudeProjectKey(o.platform ?? thisPlatform, o.workspace),
+  };
 }
 
-function hookEntries(launch: Launch, ref: AgentRef): HookEntry[] {
-  const cmd = (event: string) => hookCommand(launch, ref, event);
+function hookEntries(launch: Launch, ref: AgentRef, platform?: NodeJS.Platform): HookEntry[] {
+  const cmd = (event: string) => hookCommand(launch, ref, event, platform);
   const sync = (event: string, matcher?: string): HookEntry => ({
     event,
     matcher,
@@ -42,15 +50,15 @@ function hookEntries(launch: Launch, ref: AgentRef): HookEntry[] {
 }
 
 export function connectClaude(o: ConnectOptions): FileChange[] {
-  const f = files(o);
+  const f = claudeFiles(o);
   const user = readJson(f.user);
-  const project = objectAt(objectAt(user, 'projects'), o.workspace);
+  const project = objectAt(objectAt(user, 'projects'), f.project);
   const ref: AgentRef = { cli: 'claude', name: o.name, workspace: o.workspace };
-  const { command, args, env } = bridgeCommand(o.launch, ref);
+  const { command, args, env } = bridgeCommand(o.launch, ref, o.platform);
   objectAt(project, 'mcpServers')[SERVER] = { type: 'stdio', command, args, env };
   const settings = readJson(f.settings);
   const hooks = objectAt(settings, 'hooks');
-  const entries = hookEntries(o.launch, ref);
+  const entries = hookEntries(o.launch, ref, o.platform);
   setOurHooks(hooks, entries);
   // Handoff's tools run unprompted, like any tool the user allowed (nothing in them reaches outside the bus).
   const permissions = objectAt(settings, 'permissions');
@@ -66,10 +74,10 @@ export function connectClaude(o: ConnectOptions): FileChange[] {
   ];
 }
 
-export function disconnectClaude(o: { workspace: string; home?: string }): FileChange[] {
-  const f = files(o);
+export function disconnectClaude(o: Where): FileChange[] {
+  const f = claudeFiles(o);
   const user = readJson(f.user);
-  const project = (user.projects as Json | undefined)?.[o.workspace] as Json | undefined;
+  const project = (user.projects as Json | undefined)?.[f.project] as Json | undefined;
   const servers = project?.mcpServers as Json | undefined;
   const changes: FileChange[] = [];
   if (servers && SERVER in servers) {

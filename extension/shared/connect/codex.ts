@@ -3,24 +3,26 @@
 // Both files are the user's, not the folder's: in git nothing in them names the agent — the
 // checkout a session runs in does (agentNames.ts) — so two worktrees' agents are two identities.
 import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { codexServerTable, upsertTable } from './codexToml';
 import { codexHookTrust } from './codexTrust';
 import { jsonChange, objectAt, readJson, readText, type FileChange } from './files';
 import { removeOurHooksFrom, setOurHooks, type HookEntry } from './hooks';
 import { bridgeCommand, hookCommand, type AgentRef } from './launch';
+import { pathFor } from './platformPaths';
 import type { ConnectOptions } from './types';
 
 const SERVER = 'handoff';
 const EVENTS = ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop'];
 
-function files(o: { codexHome?: string; home?: string }) {
+/** Codex's files: $CODEX_HOME, else ~/.codex (%USERPROFILE%\.codex on Windows). Codex keys each hook's trust by this path. */
+export function codexFiles(o: { codexHome?: string; home?: string; platform?: NodeJS.Platform }) {
+  const { join } = pathFor(o.platform);
   const dir = o.codexHome ?? process.env.CODEX_HOME ?? join(o.home ?? homedir(), '.codex');
   return { config: join(dir, 'config.toml'), hooks: join(dir, 'hooks.json') };
 }
 
 export function connectCodex(o: ConnectOptions): FileChange[] {
-  const f = files(o);
+  const f = codexFiles(o);
   const hooksDoc = readJson(f.hooks);
   const stale = codexHookTrust(f.hooks, hooksDoc); // our previous hooks' trust, at their old positions
   const hooks = objectAt(hooksDoc, 'hooks');
@@ -29,13 +31,13 @@ export function connectCodex(o: ConnectOptions): FileChange[] {
   const entries: HookEntry[] = EVENTS.map((event) => ({
     event,
     matcher: event === 'PostToolUse' ? '*' : undefined,
-    hook: { type: 'command', command: hookCommand(o.launch, ref, event), timeout: 5 },
+    hook: { type: 'command', command: hookCommand(o.launch, ref, event, o.platform), timeout: 5 },
   }));
   setOurHooks(hooks, entries);
   let toml = upsertTable(
     readText(f.config) ?? '',
     `mcp_servers.${SERVER}`,
-    codexServerTable(SERVER, bridgeCommand(o.launch, ref)),
+    codexServerTable(SERVER, bridgeCommand(o.launch, ref, o.platform)),
   );
   for (const t of stale) toml = upsertTable(toml, t.table, undefined);
   for (const t of codexHookTrust(f.hooks, hooksDoc)) toml = upsertTable(toml, t.table, t.text);
@@ -50,8 +52,8 @@ export function connectCodex(o: ConnectOptions): FileChange[] {
   ];
 }
 
-export function disconnectCodex(o: { codexHome?: string; home?: string }): FileChange[] {
-  const f = files(o);
+export function disconnectCodex(o: { codexHome?: string; home?: string; platform?: NodeJS.Platform }): FileChange[] {
+  const f = codexFiles(o);
   const changes: FileChange[] = [];
   const hooksDoc = readJson(f.hooks);
   const before = codexHookTrust(f.hooks, hooksDoc);

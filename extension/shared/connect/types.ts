@@ -13,4 +13,6 @@ export interface ConnectOptions {
   home?: string;
   /** Codex's config home; default $CODEX_HOME or ~/.codex. */
   codexHome?: string;
+  /** Whose paths and shells to write for; default this machine's (tests pass another). */
+  platform?: NodeJS.Platform;
 }

@@ -2,16 +2,17 @@
 // the format VS Code reads by default: `{ hooks: { Event: [{ type: "command", command }] } }`).
 // Its MCP server is the editor's own (the extension's provider, identity `copilot`), so connect
 // writes no server; the hooks name the same identity, so they surface into that session.
-import { join } from 'node:path';
 import { jsonChange, objectAt, readJson, type FileChange, type Json } from './files';
 import { hookCommand, isOurHook } from './launch';
+import { pathFor } from './platformPaths';
 import type { ConnectOptions } from './types';
 
 /** The identity the editor's MCP provider gives VS Code's agent (client/mcpProvider.ts). */
 export const VSCODE_AGENT_NAME = 'copilot';
 const EVENTS = ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop'];
 
-const file = (workspace: string) => join(workspace, '.github', 'hooks', 'handoff.json');
+const file = (workspace: string, platform?: NodeJS.Platform) =>
+  pathFor(platform).join(workspace, '.github', 'hooks', 'handoff.json');
 
 /** Removes our commands from a flat hooks block; events left empty go. Returns how many went. */
 function removeOurs(hooks: Json): number {
@@ -27,7 +28,7 @@ function removeOurs(hooks: Json): number {
 }
 
 export function connectVsCode(o: ConnectOptions): FileChange[] {
-  const path = file(o.workspace);
+  const path = file(o.workspace, o.platform);
   const doc = readJson(path);
   const hooks = objectAt(doc, 'hooks');
   removeOurs(hooks);
@@ -39,6 +40,7 @@ export function connectVsCode(o: ConnectOptions): FileChange[] {
         o.launch,
         { cli: 'vscode', name: o.name ?? VSCODE_AGENT_NAME, workspace: o.workspace },
         event,
+        o.platform,
       ),
       timeout: 5,
     });

@@ -3,7 +3,7 @@
 // here on Linux (test/unit/platform.test.ts).
 import { existsSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { join, win32 } from 'node:path';
 
 /** The folder sockets live in, before `handoff-<uid>`: the runtime dir when it exists, else Linux's standard /run/user/<uid>, else the temp dir. */
 export function runtimeBase(p: {
@@ -75,4 +75,16 @@ export function hubIpcPath(key: string): string {
     user: userInfo().username,
     uid: me(),
   });
+}
+
+/**
+ * Where the hub of `ipc` keeps its secret (shared/hubSecret.ts): beside a unix socket, in its
+ * private folder; for a named pipe, which has no folder, in the user's state folder under the
+ * profile (private to the user by the profile's ACL), named after the pipe.
+ */
+export function hubSecretPath(ipc: string, stateHome: string): string {
+  const pipe = /^\\\\[.?]\\pipe\\(.+)$/i.exec(ipc);
+  return pipe
+    ? win32.join(stateHome, 'handoff', 'pipes', `${pipe[1].replace(/[\\/:*?"<>|]/g, '_')}.secret`)
+    : `${ipc}.secret`;
 }

@@ -1,6 +1,6 @@
 // What this machine can do that some of Handoff's guarantees rest on (docs/platforms.md). With
 // ipcPath.ts, the one place that asks which platform this is. HANDOFF_POWERS_OFF=procfs,tmux
-// turns a Linux power off as if on a machine without it: the no-Linux-powers lane runs the suites
+// (and socketmodes) turns a Linux power off as if on a machine without it: the no-Linux-powers lane runs the suites
 // so (.ci/lane-no-linux-powers.sh), since no macOS or Windows machine runs them.
 import { existsSync } from 'node:fs';
 
@@ -13,10 +13,15 @@ export interface Powers {
   readonly dirSync: boolean;
   /** The hub listens on a unix socket: a file, in a folder whose modes keep other users out (Windows: a named pipe). */
   readonly socketFiles: boolean;
+  /**
+   * File modes keep other users off the hub's socket (its 0700 folder). Not for a named pipe, whose
+   * default DACL lets any user open it for reading: there the hub requires its secret in every hello.
+   */
+  readonly socketModes: boolean;
 }
 
 /** The powers HANDOFF_POWERS_OFF may turn off. */
-export const SWITCHABLE = ['procfs', 'tmux'] as const;
+export const SWITCHABLE = ['procfs', 'tmux', 'socketmodes'] as const;
 
 export function powersOf(platform: NodeJS.Platform, off: string | undefined, hasProc: boolean): Powers {
   const switchedOff = new Set((off ?? '').split(',').map((s) => s.trim()));
@@ -25,6 +30,7 @@ export function powersOf(platform: NodeJS.Platform, off: string | undefined, has
     tmux: platform !== 'win32' && !switchedOff.has('tmux'),
     dirSync: platform !== 'win32',
     socketFiles: platform !== 'win32',
+    socketModes: platform !== 'win32' && !switchedOff.has('socketmodes'),
   };
 }
 

@@ -534,7 +534,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
             .filter((x) => !x.replayed)
             .map(
               (x) =>
-                `surfaced by ${x.via} (session ${x.session}${x.under_no_agent ? ', its hook under no live agent session' : ''}${x.stated ? ', its hook stated, not proven' : ''}) at ${x.at}`,
+                `surfaced by ${x.via} (session ${x.session}${x.under_no_agent ? ', its hook under no live agent session' : ''}${x.stated ? ', its process stated, not proven' : ''}) at ${x.at}`,
             );
           const receipts = d.receipts.map(
             (r) =>
