@@ -25,7 +25,7 @@ export async function messageFor(journal: Journal, identity: string, id: string)
     if (dropped)
       throw new BusError(
         'removed_by_retention',
-        `No message ${id} on this hub any more: it was made before ${new Date(dropped.settledBefore).toISOString()}, and this store's retention (\`handoff store retention\`) has removed the ${dropped.handoffs} settled handoff(s) of history older than that. Nothing open is ever removed.`,
+        `No message ${id} on this hub any more: this store's retention (\`handoff store retention\`) has removed ${dropped.handoffs} settled handoff(s) of history${dropped.settledBefore > 0 ? `, settled up to ${new Date(dropped.settledBefore).toISOString()}, and ${id} was made before then` : ''}. Nothing open is ever removed.`,
       );
     throw new BusError('unknown_message', `No message ${id} on this hub. Check the id with inbox or pending.`);
   }
