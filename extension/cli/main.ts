@@ -16,6 +16,7 @@ import { age } from '../shared/format';
 import { deviceLines, encryptionLine } from '../shared/encryptionText';
 import { recipientsText } from '../shared/sendText';
 import { parseHubArgs, runHub } from '../hub/start/run';
+import { exportCommand } from './exportCommand';
 import { storeCommand } from './storeCommand';
 import { emptyInboxText } from './inboxText';
 
@@ -27,6 +28,9 @@ const USAGE = `usage: handoff <command> [options]
   inbox   [--as NAME] [--unread]
   search  [WORDS…] [--from NAME] [--to NAME] [--thread T] [--state S] [--since ISO] [--until ISO]
           [--as NAME] [--limit N]   open and settled handoffs, newest first (--as: only what NAME may see)
+  export  --since 30d|DATE [--until 30d|DATE] [--as NAME] [--open] [--out FILE]
+          settled handoffs sent in that time as JSON lines, each with its receipts and state, in
+          the order they settled (--open: then the open ones); to stdout, or a new FILE
   peers
   status                      exits 1 when a handoff is past its SLA or dead-lettered
   connect    claude|codex|gemini|vscode [--name NAME [--rename]] [--workspace DIR]
@@ -41,6 +45,10 @@ const USAGE = `usage: handoff <command> [options]
   store repair [--store DIR | --workspace DIR] [--yes]
                               say what would be dropped; with --yes keep a copy of each damaged
                               file beside it, then drop only the damaged lines
+  store retention [--days N] [--gib N] [--keep-all]
+                              how much history this store keeps (default everything): whole
+                              segments of settled handoffs go, oldest first, once settled more
+                              than N days ago or while history is over N GiB; nothing open goes
 
 common: --hub SOCKET (default: $HANDOFF_HUB, else the hub of the workspace of the cwd)
         --json  print machine-readable output
@@ -109,6 +117,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'hook') return runHook(rest);
   if (command === 'connect' || command === 'disconnect') return connectCommand(command, rest);
   if (command === 'store') return storeCommand(rest);
+  if (command === 'export') return exportCommand(rest);
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,

@@ -6,6 +6,7 @@ import { call, SnapshotRequest } from '../protocol/control';
 import { connectControl } from '../shared/controlClient';
 import { hubCandidates } from '../shared/discovery';
 import { defaultStoreDir, findWorkspace } from '../shared/paths';
+import { retentionCommand } from './retentionCommand';
 import { checkStore, repairable, repairFile, type FileCheck } from '../hub/store/storeCheck';
 
 function describe(c: FileCheck): string[] {
@@ -45,6 +46,7 @@ async function hubHolding(dir: string): Promise<boolean> {
 }
 
 export async function storeCommand(argv: string[]): Promise<number> {
+  if (argv[0] === 'retention') return retentionCommand(argv.slice(1));
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -52,7 +54,9 @@ export async function storeCommand(argv: string[]): Promise<number> {
   });
   const verb = positionals[0];
   if (verb !== 'check' && verb !== 'repair') {
-    process.stderr.write('usage: handoff store check|repair [--store DIR | --workspace DIR] [--yes]\n');
+    process.stderr.write(
+      'usage: handoff store check|repair [--store DIR | --workspace DIR] [--yes]\n       handoff store retention [--days N] [--gib N] [--keep-all]\n',
+    );
     return 2;
   }
   const workspace = values.workspace ? resolve(values.workspace) : findWorkspace(process.cwd());

@@ -25,6 +25,8 @@ import type {
   LedgerEntry,
   MessageView,
   ReceiptAnswer,
+  ExportPage,
+  RetentionView,
   SearchHit,
   SendResult,
   Snapshot,
@@ -34,7 +36,9 @@ import { People } from './people';
 import { Pushes } from './pushes';
 import { lookup, messageFor } from './reading';
 import { searchHistory } from './searching';
+import { exportPage, type ExportQuery } from './exporting';
 import type { HistoryQuery } from './bus/historyQuery';
+import type { RetentionPolicy } from '../protocol/controlSchemas';
 import type { RemoteLink } from './remote';
 import { Roster } from './roster';
 import { Sending } from './sending';
@@ -349,6 +353,21 @@ export class Hub {
       ...q,
       viewer: viewer === undefined ? undefined : { identity: viewer, roles },
     });
+  }
+
+  /** A page of history and, if asked, the open handoffs, for keeping elsewhere (exporting.ts). */
+  export(q: Omit<ExportQuery, 'viewer'>, viewer?: string): Promise<ExportPage> {
+    this.journal.writable();
+    const roles = viewer === undefined ? [] : (this.state.identities[viewer]?.roles ?? []);
+    return exportPage(this.journal, { ...q, viewer: viewer === undefined ? undefined : { identity: viewer, roles } });
+  }
+
+  /** The store's retention (store/retention.ts); `set` replaces it, durably, and runs it at once. */
+  async retention(set?: RetentionPolicy): Promise<RetentionView> {
+    this.journal.writable();
+    const retention = this.journal.retention!;
+    if (set) await retention.set(set);
+    return retention.view();
   }
 
   lookup(id: string): Promise<MessageView | undefined> {

@@ -14,6 +14,8 @@ import { messageIds } from './messageIds';
 import { SettledWindow } from './settledWindow';
 import { Store, type ArchivedMessage } from './store/store';
 import type { HistoryQuery } from './bus/historyQuery';
+import type { History } from './store/history';
+import type { Retention } from './store/retention';
 import { StoreDamage } from './store/storeDamage';
 import type { StoreFs } from './store/storeFs';
 import type { Log } from '../protocol/hubLog';
@@ -111,6 +113,7 @@ export class Journal {
         now: this.options.now,
         onError: (what, e) => this.options.log(`store ${what} failed: ${(e as Error).message}`, 'error'),
         onTorn: (line) => this.options.log(line, 'warn'),
+        log: this.options.log,
         onArchived: (archived) => this.archived(archived),
       });
       this.seq = this.store.state.seq;
@@ -184,6 +187,16 @@ export class Journal {
   /** Archived, however long ago (a read of a history index). */
   async isArchived(id: string): Promise<boolean> {
     return !!(await this.store?.isArchived(id));
+  }
+
+  /** Settled messages (store/history.ts), once the store is open. */
+  get history(): History | undefined {
+    return this.store?.history;
+  }
+
+  /** The store's retention (store/retention.ts), once it is open. */
+  get retention(): Retention | undefined {
+    return this.store?.retention;
   }
 
   /** Settled messages that answer the query, newest first (store/history.ts). */

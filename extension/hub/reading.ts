@@ -20,7 +20,15 @@ export async function lookup(journal: Journal, id: string): Promise<MessageView 
 
 export async function messageFor(journal: Journal, identity: string, id: string): Promise<MessageView> {
   const view = await lookup(journal, id);
-  if (!view) throw new BusError('unknown_message', `No message ${id} on this hub. Check the id with inbox or pending.`);
+  if (!view) {
+    const dropped = journal.retention?.mayHaveDropped(id) ? journal.retention.dropped : undefined;
+    if (dropped)
+      throw new BusError(
+        'removed_by_retention',
+        `No message ${id} on this hub any more: this store's retention (\`handoff store retention\`) has removed ${dropped.handoffs} settled handoff(s) of history${dropped.settledBefore > 0 ? `, settled up to ${new Date(dropped.settledBefore).toISOString()}, and ${id} was made before then` : ''}. Nothing open is ever removed.`,
+      );
+    throw new BusError('unknown_message', `No message ${id} on this hub. Check the id with inbox or pending.`);
+  }
   if (view.message.from !== identity && !view.message.recipients.includes(identity)) {
     throw new BusError(
       'not_addressed_to_you',

@@ -11,6 +11,8 @@ import type {
   MessageView,
   ReceiptAnswer,
   LinkStatus,
+  RetentionView,
+  ExportPage,
   SearchHit,
   SendResult,
   Snapshot,
@@ -51,6 +53,10 @@ export const MessageRequest = validated<MessageView | null>()('handoff/message')
 export const ReceiptRequest = validated<ReceiptAnswer>()('handoff/receipt');
 /** Open and settled handoffs that answer a query, newest first (store/history.ts). */
 export const SearchRequest = validated<SearchHit[]>()('handoff/search');
+/** A page of history for keeping elsewhere (hub/exporting.ts); ask again with `after: next` until there is none. */
+export const ExportRequest = validated<ExportPage>()('handoff/export');
+/** The store's retention; with `set`, replaced (durably) and run at once (store/retention.ts). */
+export const RetentionRequest = validated<RetentionView>()('handoff/retention');
 /** Pushes again, flagged as a chase, to every live session of each unacked recipient. */
 export const ChaseRequest = validated<{ pushed: number }>()('handoff/chase');
 /** A person closes an open handoff (overdue or dead-lettered) with a note. */

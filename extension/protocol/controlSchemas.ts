@@ -109,6 +109,33 @@ export const searchParams = z
   })
   .strict();
 
+/** How much history a store keeps (retention.json in the store folder): neither is everything. */
+export const retentionPolicy = z
+  .object({
+    /** Sealed history segments whose newest handoff settled more days ago than this go. */
+    keepDays: z.number().int('must be a whole number of days').min(1).max(36_500).optional(),
+    /** The oldest sealed segments go while history is larger than this. */
+    keepGiB: z.number().finite().positive().max(1_048_576).optional(),
+  })
+  .strict();
+export type RetentionPolicy = z.infer<typeof retentionPolicy>;
+
+/** Reads the store's retention; with `set`, replaces it first (an empty object keeps everything). */
+export const retentionParams = z.object({ set: retentionPolicy.optional() }).strict();
+
+/** A page of `handoff export`: settled handoffs sent in [since, until), then the open ones if asked. */
+export const exportParams = z
+  .object({
+    as: identity.optional(),
+    since: z.number().int().nonnegative().optional(),
+    until: z.number().int().nonnegative().optional(),
+    open: z.boolean().optional(),
+    /** The `next` of the page before. */
+    after: z.string().max(64).optional(),
+    limit: z.number().int().min(1).max(1000).default(200),
+  })
+  .strict();
+
 /** Each request's schema by method; control.ts infers the params types from these. */
 export const PARAMS = {
   'handoff/send': sendParams,
@@ -120,6 +147,8 @@ export const PARAMS = {
   'handoff/resolve': actionParams,
   'handoff/matrix/connect': matrixConnectParams,
   'handoff/search': searchParams,
+  'handoff/retention': retentionParams,
+  'handoff/export': exportParams,
 } as const;
 
 export type ValidatedMethod = keyof typeof PARAMS;

@@ -248,6 +248,24 @@ export interface SearchQuery {
   limit: number;
 }
 
+/** One line of `handoff export`: a handoff with its receipts and state; `archivedAt` for a settled one. */
+export interface ExportLine extends MessageView {
+  archivedAt?: number;
+}
+
+/** A page of an export, oldest settlement first; `next` asks for the page after it. */
+export interface ExportPage {
+  lines: ExportLine[];
+  next?: string;
+}
+
+/** A store's retention (`handoff store retention`): what it keeps, what it removed, how large history is. */
+export interface RetentionView {
+  policy: { keepDays?: number; keepGiB?: number };
+  dropped: { segments: number; handoffs: number; settledBefore: number };
+  history: { segments: number; bytes: number; handoffs: number };
+}
+
 /** One message a history search found: `message_id` opens it with get_message. */
 export interface SearchHit {
   message_id: string;

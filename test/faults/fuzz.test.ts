@@ -43,6 +43,8 @@ const CONTROL = [
   'handoff/chase',
   'handoff/resolve',
   'handoff/search',
+  'handoff/retention',
+  'handoff/export',
   'handoff/matrix/disconnect',
 ];
 const RUNS = Number(process.env.HANDOFF_FUZZ_RUNS) || 100;
@@ -181,6 +183,23 @@ describe('fuzzing every boundary of the hub', () => {
           by: fc.string(),
           thread: fc.string(),
           limit: fc.jsonValue(),
+          // handoff/export: a cursor the hub never gave, and times and flags of any shape
+          after: fc.oneof(fc.string(), fc.constantFrom('h:1:99999999999', 'h:-1:0', 'o:', 'o:zz', 'h:999999999:0')),
+          since: fc.oneof(fc.integer(), fc.double(), fc.string()),
+          open: fc.jsonValue(),
+          // handoff/retention: a setting whose values are hostile (a valid one drops only sealed
+          // segments, and this store never fills one)
+          set: fc.oneof(
+            fc.jsonValue(),
+            fc.record(
+              {
+                keepDays: fc.oneof(fc.double({ noNaN: false }), fc.constantFrom(0, -1, 1e20, '30', '30d')),
+                keepGiB: fc.oneof(fc.double({ noNaN: false }), fc.constantFrom(0, -1, '1', null)),
+                keepForever: fc.boolean(),
+              },
+              { requiredKeys: [] },
+            ),
+          ),
         },
         { requiredKeys: [] },
       ),
@@ -209,6 +228,10 @@ describe('fuzzing every boundary of the hub', () => {
           ['handoff/send', { as: 'alice', to: ['alice'], body: 'x', slaSeconds: 1e20 }],
           ['handoff/send', { to: ['alice'], body: 'no sender' }],
           ['handoff/receipt', { as: 'alice', id: '01JD3V7W2K8Q5X9Y4Z6A1B2C3D', kind: 'pwned' }],
+          ['handoff/retention', { set: { keepDays: 1e20, keepGiB: -1 } }],
+          ['handoff/retention', { set: { keepDays: 1.5 } }],
+          ['handoff/export', { after: 'h:0:99999999999', open: true }],
+          ['handoff/export', { after: 'o:../../x' }],
         ],
       },
     );

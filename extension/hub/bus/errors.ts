@@ -7,6 +7,7 @@ export type BusErrorCode =
   | 'no_identity'
   | 'invalid_message_id'
   | 'unknown_message'
+  | 'removed_by_retention'
   | 'not_addressed_to_you'
   | 'not_your_message'
   | 'not_your_channel'

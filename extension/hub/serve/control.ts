@@ -11,6 +11,8 @@ import {
   MatrixConnectRequest,
   MatrixDisconnectRequest,
   MessageRequest,
+  RetentionRequest,
+  ExportRequest,
   SearchRequest,
   PresenceRequest,
   ReceiptRequest,
@@ -136,6 +138,8 @@ export function serveControl(
   });
   handle(InboxRequest, (p) => hub.inbox(p.identity, p));
   handle(SearchRequest, ({ as, ...q }) => hub.search(q, as));
+  handle(RetentionRequest, (p) => hub.retention(p.set));
+  handle(ExportRequest, ({ as, ...q }) => hub.export(q, as));
   handle(MessageRequest, async (p) => {
     const view = await hub.lookup(p.id);
     return view ? labelledView(view) : null;

@@ -16,13 +16,14 @@ import { parseLine } from './logLine';
 import { reviveHot } from './revive';
 import { SegmentCatalog, type CatalogEntry, type CatalogOpen } from './segmentCatalog';
 import { buildIndex, HEADER, IndexReader, indexSize, parseHeader, type IndexedLine } from './segmentIndex';
+import { finishDrop } from './retention';
 import { StoreDamage } from './storeDamage';
 import { makeDurableDir, writeAll, type StoreFs } from './storeFs';
 
 /** Small enough that the segment being written is read through at start in a few ms, large enough that 1 000 000 handoffs make a few hundred. */
 export const SEGMENT_BYTES = 4 * 1024 * 1024;
 
-type Sealed = CatalogEntry;
+export type Sealed = CatalogEntry;
 
 type Place = { offset: number; length: number };
 
@@ -32,6 +33,8 @@ export interface HistoryOptions {
   onTorn?: (path: string, at: number, records: number) => void;
   /** What the start did with the catalog (tests; a rebuild is slow once, never a loss). */
   onCatalog?: (opened: CatalogOpen) => void;
+  /** A segment was sealed: retention may drop the oldest (retention.ts). */
+  onSealed?: () => void;
 }
 
 const ID_FIRST = '{"message":{"id":"';
@@ -82,6 +85,7 @@ export class History {
     const h = new History(join(storeDir, 'history'), join(storeDir, 'archive.ndjson'), options);
     const fs = options.fs;
     await makeDurableDir(fs, h.dir);
+    await finishDrop(fs, h.dir, h.legacyPath); // a drop a crash cut short, before anything is read
     const names = await fs.list(h.dir);
     const data = new Set<number>();
     const idx: number[] = [];
@@ -323,6 +327,24 @@ export class History {
     await this.active.close();
     this.activeN++;
     await this.openActive();
+    this.options.onSealed?.();
+  }
+
+  /** The sealed segments, oldest first; never the one being written (retention.ts picks from these). */
+  get segments(): readonly Sealed[] {
+    return this.sealed;
+  }
+
+  /** The segment being written: its size. */
+  get activeBytes(): number {
+    return this.active.bytes;
+  }
+
+  /** Retention is removing the oldest `k` sealed segments: the catalog, lookups and searches leave them out from now on. */
+  async forgetOldest(k: number): Promise<void> {
+    const last = this.sealed.length === k;
+    await this.catalog.remove(this.sealed.slice(0, k).map((s) => s.n));
+    if (last) this.previous.clear(); // the window's ids went with them
   }
 
   /**
@@ -506,6 +528,38 @@ export class History {
       });
     }
     return out;
+  }
+
+  /**
+   * Every handoff of history from a place on, in the order they were written (settled), a chunk
+   * at a time: sealed segments, then the one being written. `skip` leaves out a sealed segment by
+   * when its newest handoff was archived. Each comes with the place after it, where a later read goes on.
+   */
+  async *lines(
+    from: { n: number; offset: number },
+    skip: (lastAt: number) => boolean = () => false,
+  ): AsyncGenerator<{ value: ArchivedMessage; next: { n: number; offset: number } }> {
+    const active = { n: this.activeN, from: 0, to: this.active.bytes };
+    for (const s of [...this.sealed, undefined]) {
+      const n = s?.n ?? active.n;
+      if (n < from.n || (s && skip(s.header.lastAt))) continue;
+      const range = s ? s.header : active;
+      const fh = await this.options.fs.open(s ? this.dataOf(s) : this.active.path, 'read').catch(() => undefined);
+      if (!fh) continue; // dropped by retention since
+      try {
+        for await (const line of readLines(fh, n === from.n ? Math.max(from.offset, range.from) : range.from)) {
+          if (line.unterminated || line.at >= range.to) break;
+          const parsed = parseLine<ArchivedMessage>(line.bytes, reviveHot);
+          if (!parsed.ok) throw damaged(s ? this.dataOf(s) : this.active.path, `at byte ${line.at}: ${parsed.why}`);
+          const id = parsed.value.message.id;
+          // Only the copy its segment's index (or map) points to: one taken back to the hot set is not history.
+          const at = s ? this.withIndex(s, (r) => r.find(id)) : this.recent.get(id);
+          if (at?.offset === line.at) yield { value: parsed.value, next: { n, offset: line.at + line.length + 1 } };
+        }
+      } finally {
+        await fh.close();
+      }
+    }
   }
 
   async close(): Promise<void> {

@@ -15,6 +15,7 @@ import { bodyOf, withBody } from '../bus/body';
 import { messagesTouched } from '../bus/relay';
 import { AppendLog, type LoadedLine } from './appendLog';
 import { History } from './history';
+import { Retention } from './retention';
 import { CheckpointFile, type Checkpoint, type CheckpointSnapshot } from './checkpointFile';
 import { MailIndex } from '../bus/mailIndex';
 import { makeDurableDir, nodeFs, type StoreFs } from './storeFs';
@@ -70,10 +71,14 @@ export interface StoreOptions {
   fs?: StoreFs;
   /** A history segment's size before it is sealed with its index (history.ts SEGMENT_BYTES). */
   segmentBytes?: number;
+  /** What retention dropped, and why it could not (retention.ts). */
+  log?: (line: string, level?: 'warn' | 'error') => void;
 }
 
 export class Store {
   readonly state: BusState;
+  /** What of history is kept: set once the store is open. */
+  retention!: Retention;
   private n: number;
   private queue: Commit[] = [];
   /** Last journal record number written (the state holds up to `n`; the rest are in flight). */
@@ -174,11 +179,19 @@ export class Store {
     ) as [AppendLog<JournalRecord>, AppendLog<JournalRecord>];
     const loaded: LoadedLine<JournalRecord>[][] = [[], []];
     let history: History | undefined;
+    let retention: Retention | undefined;
     try {
       history = await History.open(dir, {
         fs,
         segmentBytes: options.segmentBytes,
         onTorn: (path, at, records) => torn(path)(at, records),
+        onSealed: () => void retention?.run().catch(() => undefined), // logged by run
+      });
+      retention = await Retention.open(history, {
+        fs,
+        storeDir: dir,
+        now: options.now ?? Date.now,
+        log: options.log ?? (() => undefined),
       });
       for (const i of [0, 1] as const) await journals[i].open((line) => loaded[i].push(line), torn(journals[i].path));
     } catch (e) {
@@ -188,6 +201,7 @@ export class Store {
       throw e;
     }
     const store = new Store(dir, db, adapter, journals, history, options);
+    store.retention = retention;
     const after = loaded.map((records) => records.filter(({ value }) => value.n > store.n)); // the rest is in the checkpoint
     // Commits go on in the journal with the newest records; the other must be empty before it takes its turn.
     store.active = (after[1].at(-1)?.value.n ?? 0) > (after[0].at(-1)?.value.n ?? 0) ? 1 : 0;
@@ -209,6 +223,7 @@ export class Store {
     } else for (const id of Object.keys(store.state.hot)) store.follow(id);
     // A crash between archiving and checkpointing leaves a message in both: the hot copy wins.
     for (const id of store.open) history.forget(id);
+    await retention.run().catch(() => undefined); // logged by run; a drop cut short is finished at the next start
     return store;
   }
 
@@ -544,6 +559,7 @@ export class Store {
     this.closed = true;
     await this.checkpoint().catch((e) => this.options.onError?.('checkpoint on close', e));
     for (const journal of this.journals) await journal.close();
+    await this.retention.close();
     await this.history.close();
     this.adapter.close(); // the bodies left in the checkpoint cannot be read from here on
   }
