@@ -110,6 +110,12 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return command ? 0 : 2;
   }
+  // `handoff export --help` is a question, not an unknown option (a body after `--` is a body).
+  const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  if (options.includes('--help') || options.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   if (command === 'hub') {
     await runHub(parseHubArgs(rest));
     return -1; // keeps running
