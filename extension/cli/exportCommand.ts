@@ -6,8 +6,7 @@
 import { closeSync, createWriteStream, openSync, unlinkSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { call, ExportRequest } from '../protocol/control';
-import { connectControl } from '../shared/controlClient';
-import { hubCandidates } from '../shared/discovery';
+import { connectHub } from './hubConnection';
 
 const OPTIONS = {
   since: { type: 'string' },
@@ -47,15 +46,8 @@ export async function exportCommand(argv: string[]): Promise<number> {
     process.stderr.write(`handoff export: ${(e as Error).message}\n`);
     return 2;
   }
-  const env = values.hub ? { ...process.env, HANDOFF_HUB: values.hub } : process.env;
-  const { sockets, workspace } = hubCandidates(env, process.cwd());
-  let client;
-  try {
-    client = await connectControl(sockets);
-  } catch (e) {
-    process.stderr.write(
-      `handoff export: no hub for the workspace ${workspace} (${(e as Error).message}). Start one with \`handoff hub --workspace DIR\` or open the folder in VS Code with Handoff.\n`,
-    );
+  const client = await connectHub('handoff export', values.hub);
+  if (!client) {
     if (fd !== undefined) {
       closeSync(fd);
       unlinkSync(values.out!); // made empty a moment ago

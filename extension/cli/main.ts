@@ -7,8 +7,6 @@ import { runHook } from '../hook/main';
 import { AGENT_CLIS, connectAgent, disconnectAgent, type AgentCli } from '../shared/connect';
 import { launcherDir, refreshLaunchers } from '../shared/connect/launchers';
 import { connectedText } from '../shared/connect/text';
-import { connectControl } from '../shared/controlClient';
-import { hubCandidates } from '../shared/discovery';
 import { findWorkspace, workspaceOf } from '../shared/paths';
 import { call, InboxRequest, SearchRequest, SendRequest, SnapshotRequest } from '../protocol/control';
 import type { InboxItem, SearchHit, SearchQuery, SendResult, Snapshot } from '../protocol/views';
@@ -19,6 +17,7 @@ import { parseHubArgs, runHub } from '../hub/start/run';
 import { exportCommand } from './exportCommand';
 import { storeCommand } from './storeCommand';
 import { emptyInboxText } from './inboxText';
+import { connectHub } from './hubConnection';
 
 const USAGE = `usage: handoff <command> [options]
 
@@ -144,21 +143,12 @@ async function main(argv: string[]): Promise<number> {
       limit: { type: 'string' },
     },
   });
-  const env = values.hub ? { ...process.env, HANDOFF_HUB: values.hub } : process.env;
-  const { sockets, workspace } = hubCandidates(env, process.cwd());
   const me = values.as ?? process.env.HANDOFF_AGENT ?? userInfo().username;
   const out = (data: unknown, text: string) =>
     process.stdout.write(values.json ? `${JSON.stringify(data, null, 2)}\n` : `${text}\n`);
 
-  let client;
-  try {
-    client = await connectControl(sockets);
-  } catch (e) {
-    process.stderr.write(
-      `handoff: no hub for the workspace ${workspace} (tried ${sockets.join(', ')}): ${(e as Error).message}. Start one with \`handoff hub --workspace DIR\` or open the folder in VS Code with Handoff.\n`,
-    );
-    return 2;
-  }
+  const client = await connectHub('handoff', values.hub);
+  if (!client) return 2;
   const { connection } = client;
   try {
     switch (command) {

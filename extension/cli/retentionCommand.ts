@@ -6,8 +6,7 @@ import { parseArgs } from 'node:util';
 import { call, RetentionRequest } from '../protocol/control';
 import { retentionPolicy, type RetentionPolicy } from '../protocol/controlSchemas';
 import type { RetentionView } from '../protocol/views';
-import { connectControl } from '../shared/controlClient';
-import { hubCandidates } from '../shared/discovery';
+import { connectHub } from './hubConnection';
 
 const FLAG: Record<string, string> = { keepDays: '--days', keepGiB: '--gib' };
 
@@ -63,17 +62,8 @@ export async function retentionCommand(argv: string[]): Promise<number> {
     process.stderr.write(`handoff store retention: ${(e as Error).message}. Nothing was changed.\n`);
     return 2;
   }
-  const env = values.hub ? { ...process.env, HANDOFF_HUB: values.hub } : process.env;
-  const { sockets, workspace } = hubCandidates(env, process.cwd());
-  let client;
-  try {
-    client = await connectControl(sockets);
-  } catch (e) {
-    process.stderr.write(
-      `handoff store retention: no hub for the workspace ${workspace} (${(e as Error).message}). The setting is kept by the hub: start one with \`handoff hub --workspace DIR\` or open the folder in VS Code with Handoff.\n`,
-    );
-    return 2;
-  }
+  const client = await connectHub('handoff store retention', values.hub, ' The setting is kept by the hub.');
+  if (!client) return 2;
   try {
     const now = await call(client.connection, RetentionRequest, {});
     const set = change && (Object.keys(change).length === 0 ? {} : { ...now.policy, ...change });
