@@ -15,7 +15,7 @@ import { readLines } from './lineReader';
 import { parseLine } from './logLine';
 import { reviveHot } from './revive';
 import { SegmentCatalog, type CatalogEntry, type CatalogOpen } from './segmentCatalog';
-import { buildIndex, HEADER, IndexReader, indexSize, parseHeader, type IndexedLine } from './segmentIndex';
+import { buildIndex, HEADER, IndexReader, indexSize, parseHeader, segmentFile, type IndexedLine } from './segmentIndex';
 import { finishDrop } from './retention';
 import { StoreDamage } from './storeDamage';
 import { makeDurableDir, writeAll, type StoreFs } from './storeFs';
@@ -51,14 +51,9 @@ function idOnly(json: string): ArchivedMessage | undefined {
   return end > 0 && !id.includes('\\') ? ({ message: { id } } as ArchivedMessage) : undefined;
 }
 
-const name = (n: number, ext: string) => `${String(n).padStart(6, '0')}.${ext}`;
-
 /** A history file that is not as it was written: the store is not opened, nothing is changed. */
-function damaged(path: string, why: string): StoreDamage {
-  const e = new StoreDamage({ path, offset: 0, why, badLines: 0, laterRecords: 0, places: [] });
-  e.message = `${path} is damaged (${why}). The hub did not open the store and changed nothing in it. Keep a copy of the store folder, then run \`handoff store check\` on it.`;
-  return e;
-}
+const damaged = (path: string, why: string) =>
+  StoreDamage.ofFile(path, why, 'is damaged', 'run `handoff store check` on it');
 
 export class History {
   /** The sealed segments, oldest first. */
@@ -109,7 +104,7 @@ export class History {
     const last = [...data, ...idx].reduce((a, b) => Math.max(a, b), 0);
     for (const n of data)
       if (n !== last && !indexed.has(n))
-        throw damaged(join(h.dir, name(n, 'ndjson')), 'a full segment without its index');
+        throw damaged(join(h.dir, segmentFile(n, 'ndjson')), 'a full segment without its index');
     await h.migrateLegacy(data.size > 0 || h.sealed.some((x) => !x.header.legacy));
     h.activeN = data.has(last) && !indexed.has(last) ? last : Math.max(last, h.sealed.at(-1)?.n ?? 0) + 1;
     await h.openActive();
@@ -123,16 +118,16 @@ export class History {
   }
 
   private idxOf(s: Sealed): string {
-    return join(this.dir, name(s.n, 'idx'));
+    return join(this.dir, segmentFile(s.n, 'idx'));
   }
 
   private dataOf(s: Sealed): string {
-    return s.header.legacy ? this.legacyPath : join(this.dir, name(s.n, 'ndjson'));
+    return s.header.legacy ? this.legacyPath : join(this.dir, segmentFile(s.n, 'ndjson'));
   }
 
   /** An index's header, checked (with its size and its data's), for a segment the catalog does not list yet. */
   private readHeader(n: number): Sealed {
-    const path = join(this.dir, name(n, 'idx'));
+    const path = join(this.dir, segmentFile(n, 'idx'));
     const raw = Buffer.alloc(HEADER);
     const header = this.checkIndex(path, raw);
     if (typeof header === 'string') throw damaged(path, header);
@@ -197,7 +192,7 @@ export class History {
 
   private async openActive(): Promise<void> {
     this.active = new AppendLog<ArchivedMessage>(
-      join(this.dir, name(this.activeN, 'ndjson')),
+      join(this.dir, segmentFile(this.activeN, 'ndjson')),
       reviveHot,
       0,
       this.options.fs,
@@ -281,7 +276,7 @@ export class History {
     range: { from: number; to: number; legacy: boolean },
   ): Promise<Sealed> {
     const fs = this.options.fs;
-    const path = join(this.dir, name(n, 'idx'));
+    const path = join(this.dir, segmentFile(n, 'idx'));
     const buf = buildIndex(lines, range);
     const fh = await fs.open(`${path}.new`, 'replace');
     try {

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { retentionPolicy, type RetentionPolicy } from '../../protocol/controlSchemas';
 import type { RetentionView } from '../../protocol/views';
 import type { History, Sealed } from './history';
-import { indexSize } from './segmentIndex';
+import { indexSize, segmentFile } from './segmentIndex';
 import { replaceDurably } from './replaceDurably';
 import { StoreDamage } from './storeDamage';
 import { writeAll, type StoreFs } from './storeFs';
@@ -35,15 +35,10 @@ const dropRecord = z
   .strict();
 export type DropRecord = z.infer<typeof dropRecord>;
 
-const name = (n: number, ext: string) => `${String(n).padStart(6, '0')}.${ext}`;
-
 const NONE: DropRecord = { segments: 0, handoffs: 0, settledBefore: 0, removing: [] };
 
-function damaged(path: string, why: string): StoreDamage {
-  const e = new StoreDamage({ path, offset: 0, why, badLines: 0, laterRecords: 0, places: [] });
-  e.message = `${path} is not as the hub wrote it (${why}). The hub did not open the store and changed nothing in it. Keep a copy of the store folder, then remove that file or fix it.`;
-  return e;
-}
+const damaged = (path: string, why: string) =>
+  StoreDamage.ofFile(path, why, 'is not as the hub wrote it', 'remove that file or fix it');
 
 async function readJson(fs: StoreFs, path: string): Promise<unknown> {
   let text: string;
@@ -127,7 +122,7 @@ function unitsOf(sealed: readonly Sealed[]): Unit[] {
   if (legacy.length > 0)
     units.push({
       segments: legacy,
-      names: [...legacy.map((s) => name(s.n, 'idx')), LEGACY],
+      names: [...legacy.map((s) => segmentFile(s.n, 'idx')), LEGACY],
       bytes: Math.max(...legacy.map((s) => s.header.to)) + legacy.reduce((n, s) => n + indexSize(s.header), 0),
       handoffs: legacy.reduce((n, s) => n + s.header.count, 0),
       newestAt: legacy.some((s) => s.header.lastAt === 0) ? 0 : Math.max(...legacy.map((s) => s.header.lastAt)),
@@ -136,7 +131,7 @@ function unitsOf(sealed: readonly Sealed[]): Unit[] {
     if (!s.header.legacy)
       units.push({
         segments: [s],
-        names: [name(s.n, 'idx'), name(s.n, 'ndjson')],
+        names: [segmentFile(s.n, 'idx'), segmentFile(s.n, 'ndjson')],
         bytes: s.header.to + indexSize(s.header),
         handoffs: s.header.count,
         newestAt: s.header.lastAt,

@@ -14,6 +14,9 @@ import type { StoreFileReader } from './storeFs';
 
 const MAGIC = Buffer.from('HOFFIDX1');
 export const HEADER = 128;
+
+/** A segment's files: `000042.ndjson` (its lines) and `000042.idx` (their index). */
+export const segmentFile = (n: number, ext: 'ndjson' | 'idx'): string => `${String(n).padStart(6, '0')}.${ext}`;
 const ID = 32;
 const ID_ROW = 48;
 const TERM = 32;

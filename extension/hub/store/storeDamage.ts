@@ -8,6 +8,16 @@ export class StoreDamage extends Error {
     super(damageText(damage));
     this.name = 'StoreDamage';
   }
+
+  /**
+   * A file that is wrong as a whole, not at a line: "PATH LEAD (WHY)", then what to do after
+   * keeping a copy of the store folder.
+   */
+  static ofFile(path: string, why: string, lead: string, then: string): StoreDamage {
+    const e = new StoreDamage({ path, offset: 0, why, badLines: 0, laterRecords: 0, places: [] });
+    e.message = `${path} ${lead} (${why}). The hub did not open the store and changed nothing in it. Keep a copy of the store folder, then ${then}.`;
+    return e;
+  }
 }
 
 export function damageText(d: Damage): string {
