@@ -18,6 +18,7 @@ import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
 import { runCommand, runVsCode, statusBarItem, webviewFrame } from '../vscode/harness.mjs';
 import { hubSocket } from '../vscode/processes';
 import { waitUntil } from '../helpers/wait';
+import { watchForScript } from './workbench';
 
 const missing = vscodeMissing();
 announce('the inbox end-to-end test', missing);
@@ -92,13 +93,7 @@ describe('The person at the editor, in a real VS Code', () => {
         viewport: { width: 1280, height: 800 },
         timeoutMs: 210_000,
         onPage: async (page, ctx) => {
-          page.on('console', (m) => {
-            if (/Content Security Policy|Refused to/.test(m.text())) cspViolations.push(m.text());
-          });
-          page.on('dialog', (d) => {
-            dialogs.push(d.message());
-            void d.dismiss();
-          });
+          watchForScript(page, cspViolations, dialogs);
           await statusBarItem(page, 'Handoff').first().waitFor({ timeout: 30_000 });
           const socket = await hubSocket(ctx.workspace);
           const builder = await connectAgent({ socket, name: 'builder', session: 'builder-1' });

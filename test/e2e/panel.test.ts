@@ -17,6 +17,7 @@ import { hubSocket } from '../vscode/processes';
 import { waitUntil } from '../helpers/wait';
 import { sessionLabel } from '../../extension/hub/sessions';
 import { contrasts } from './contrast';
+import { themeApplied, watchForScript } from './workbench';
 
 const missing = vscodeMissing();
 announce('the VS Code end-to-end tests', missing);
@@ -102,20 +103,9 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
           viewport: { width: 1280, height: 800 },
           timeoutMs: 150_000,
           onPage: async (page, ctx) => {
-            page.on('console', (m) => {
-              if (/Content Security Policy|Refused to/.test(m.text())) cspViolations.push(m.text());
-            });
-            page.on('dialog', (d) => {
-              dialogs.push(d.message());
-              void d.dismiss();
-            });
+            watchForScript(page, cspViolations, dialogs);
             await statusBarItem(page, 'Handoff').first().waitFor({ timeout: 30_000 });
-            await waitUntil(
-              async () =>
-                t.workbenchClass.test((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? ''),
-              10_000,
-              `the ${t.theme} theme to be applied`,
-            );
+            await themeApplied(page, t);
             const socket = await hubSocket(ctx.workspace);
 
             // Empty: nothing sent, nobody connected — the view offers the first step.

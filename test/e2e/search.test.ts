@@ -17,6 +17,7 @@ import { waitUntil } from '../helpers/wait';
 import { runCommand, runVsCode, statusBarItem, webviewFrame } from '../vscode/harness.mjs';
 import { hubProcesses, hubSocket } from '../vscode/processes';
 import { handoffLog } from './handoffLog';
+import { themeApplied, watchForScript } from './workbench';
 
 const missing = vscodeMissing();
 announce('the view search end-to-end test', missing);
@@ -64,20 +65,9 @@ describe('Search and finished handoffs in the Handoff view, in a real VS Code', 
           viewport: { width: 1280, height: 800 },
           timeoutMs: 180_000,
           onPage: async (page, ctx) => {
-            page.on('console', (m) => {
-              if (/Content Security Policy|Refused to/.test(m.text())) cspViolations.push(m.text());
-            });
-            page.on('dialog', (d) => {
-              dialogs.push(d.message());
-              void d.dismiss();
-            });
+            watchForScript(page, cspViolations, dialogs);
             await statusBarItem(page, 'Handoff').first().waitFor({ timeout: 30_000 });
-            await waitUntil(
-              async () =>
-                t.workbenchClass.test((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? ''),
-              10_000,
-              `the ${t.theme} theme to be applied`,
-            );
+            await themeApplied(page, t);
             const socket = await hubSocket(ctx.workspace);
             const firstHub = hubProcesses(ctx.workspace)[0].pid;
             const builder = await connectAgent({ socket, name: 'builder', session: 'builder-1' });

@@ -1,0 +1,26 @@
+// What the view suites watch in the real VS Code page: script that must never run there (a CSP
+// refusal in the console, or a dialog: a body's <img onerror> that ran), and the theme they asked
+// for, applied before anything is measured or pictured.
+import type { Page } from 'playwright-core';
+import { waitUntil } from '../helpers/wait';
+
+/** From now on, each CSP refusal and each dialog (dismissed) is added to these lists. */
+export function watchForScript(page: Page, cspViolations: string[], dialogs: string[]): void {
+  page.on('console', (m) => {
+    if (/Content Security Policy|Refused to/.test(m.text())) cspViolations.push(m.text());
+  });
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+}
+
+/** Until the workbench wears `theme` (its class, e.g. `vs-dark`). */
+export async function themeApplied(page: Page, theme: { theme: string; workbenchClass: RegExp }): Promise<void> {
+  await waitUntil(
+    async () =>
+      theme.workbenchClass.test((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? ''),
+    10_000,
+    `the ${theme.theme} theme to be applied`,
+  );
+}
