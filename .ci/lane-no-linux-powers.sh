@@ -3,7 +3,8 @@
 # CLIs' turns, run with /proc and tmux switched off through the seam (extension/shared/platform/
 # powers.ts), as on macOS and Windows, which no machine here runs. Each test that asserts a Linux
 # proof asserts the weaker guarantee docs/platforms.md names instead (a stated identity, marked
-# stated). Run after a build (`node esbuild.mjs`; `npm test` runs it last).
+# stated). `npm test` runs these files through test/helpers/suites.mjs, which reads the list below;
+# on its own, after a build:
 #
 #   node esbuild.mjs && bash .ci/lane-no-linux-powers.sh
 set -euo pipefail

@@ -1,0 +1,123 @@
+// `npm test`'s runner after the build: every out/test/**/*.test.js, plus the no-Linux-powers lane
+// (.ci/lane-no-linux-powers.sh's files with /proc and tmux switched off), each file in a
+// `node --test` process of its own, in HANDOFF_TEST_LANES lanes side by side (2 by default: the
+// machine's cores). A suite that starts a real editor, agent CLI or homeserver is heavy: at most
+// one heavy suite runs at a time, so two of them never share the cores with each other, while the
+// other lane works through the light ones. Longest first, by test/suiteTimes.json (seconds, as
+// measured by this runner; HANDOFF_WRITE_SUITE_TIMES=1 rewrites it). A file's output is printed
+// whole when it ends, so lanes never interleave; the end lists the slowest suites and every failure.
+//
+//   node test/helpers/suites.mjs [file.test.js ...]     # default: all of out/test
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, relative, sep } from 'node:path';
+
+const root = join(import.meta.dirname, '..', '..');
+const timesFile = join(root, 'test', 'suiteTimes.json');
+const HEAVY = ['vscode', 'e2e', 'agents', 'matrix'];
+const NO_POWERS_ENV = { HANDOFF_POWERS_OFF: 'procfs,tmux' };
+
+function testFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.test.js'))
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+}
+
+function noPowersLane() {
+  const script = readFileSync(join(root, '.ci', 'lane-no-linux-powers.sh'), 'utf8');
+  return [...script.matchAll(/^\s*(out\/test\/\S+\.test\.js)/gm)].map((m) => join(root, m[1]));
+}
+
+const named = process.argv.slice(2).map((f) => join(process.cwd(), f));
+const jobs = [
+  ...(named.length > 0 ? named : testFiles(join(root, 'out', 'test'))).map((file) => ({ file, env: {} })),
+  ...(named.length > 0 ? [] : noPowersLane().map((file) => ({ file, env: NO_POWERS_ENV }))),
+];
+for (const job of jobs) {
+  const rel = relative(root, job.file);
+  job.key = job.env.HANDOFF_POWERS_OFF ? `${rel} (no Linux powers)` : rel;
+  job.heavy = HEAVY.includes(rel.split(sep)[2]);
+}
+
+const known = existsSync(timesFile) ? JSON.parse(readFileSync(timesFile, 'utf8')) : {};
+const estimate = (job) => known[job.key] ?? 30;
+const queue = [...jobs].sort((a, b) => estimate(b) - estimate(a));
+const lanes = Math.max(1, Number(process.env.HANDOFF_TEST_LANES) || Math.min(2, availableParallelism()));
+
+const results = [];
+let heavyRunning = false;
+const started = Date.now();
+
+function runOne(job) {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    const child = spawn(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', job.file], {
+      cwd: root,
+      env: { ...process.env, ...job.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const out = [];
+    child.stdout.on('data', (d) => out.push(d));
+    child.stderr.on('data', (d) => out.push(d));
+    child.on('close', (code, signal) => {
+      const seconds = (Date.now() - t0) / 1000;
+      const text = Buffer.concat(out).toString();
+      process.stdout.write(`\n▶ ${job.key} (${seconds.toFixed(1)} s)\n${text}`);
+      const count = (word) => Number(new RegExp(`^ℹ ${word} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+      resolve({
+        key: job.key,
+        seconds,
+        ok: code === 0,
+        why: signal ?? code,
+        pass: count('pass'),
+        fail: Math.max(count('fail'), code === 0 ? 0 : 1),
+        skipped: count('skipped'),
+      });
+    });
+  });
+}
+
+// The next job a free lane may take: the longest heavy one if no heavy one runs, else the longest light one.
+function take() {
+  const i = queue.findIndex((j) => !j.heavy || !heavyRunning);
+  return i < 0 ? undefined : queue.splice(i, 1)[0];
+}
+
+const waiting = [];
+async function lane() {
+  for (;;) {
+    const job = take();
+    if (!job) {
+      if (queue.length === 0) return;
+      await new Promise((r) => waiting.push(r)); // a heavy suite is running: wait for it to end
+      continue;
+    }
+    if (job.heavy) heavyRunning = true;
+    results.push(await runOne(job));
+    if (job.heavy) heavyRunning = false;
+    for (const r of waiting.splice(0)) r();
+  }
+}
+
+await Promise.all(Array.from({ length: lanes }, lane));
+
+const wall = (Date.now() - started) / 1000;
+const sum = results.reduce((s, r) => s + r.seconds, 0);
+const slow = [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 15);
+console.log(
+  `\nThe slowest suites (${results.length} in ${lanes} lanes: ${wall.toFixed(0)} s wall, ${sum.toFixed(0)} s summed):`,
+);
+for (const r of slow) console.log(`  ${r.seconds.toFixed(1).padStart(7)} s  ${r.key}`);
+const failed = results.filter((r) => !r.ok);
+for (const r of failed) console.log(`FAILED (exit ${r.why}): ${r.key}`);
+
+if (process.env.HANDOFF_WRITE_SUITE_TIMES) {
+  const times = Object.fromEntries(results.map((r) => [r.key, Math.round(r.seconds)]).sort());
+  writeFileSync(timesFile, `${JSON.stringify(times, null, 2)}\n`);
+}
+const total = (k) => results.reduce((s, r) => s + r[k], 0);
+console.log(`${failed.length} of ${results.length} suites failed`);
+console.log(`tests: ${total('pass')} passed, ${total('fail')} failed, ${total('skipped')} skipped`);
+process.exit(failed.length > 0 ? 1 : 0);
