@@ -40,18 +40,12 @@ import type {
   Snapshot,
   SnapshotChange,
 } from '../protocol/views';
-import type { TerminalWakeAnswer, WakeAskAnswer } from '../protocol/wake';
 
-/** This window's answers to the hub's wake requests. */
-export interface Waker {
-  wake(params: unknown): Promise<TerminalWakeAnswer>;
-  ask(params: unknown): Promise<WakeAskAnswer>;
-}
 import { LiveSnapshot } from './liveSnapshot';
 import { connectControl } from '../shared/controlClient';
 import type { LanguageClient } from './hubClient';
 import type { HubLocation } from './location';
-import { RunningHub } from './runningHub';
+import { RunningHub, type Waker } from './runningHub';
 import { newEditorKey, type EditorKeys } from './editorKey';
 import { hubLaunch } from './hubLaunch';
 import { parseHubLine } from '../protocol/hubLog';

@@ -12,7 +12,13 @@ import {
   type RequestSender,
 } from '../protocol/control';
 import type { Snapshot, SnapshotChange } from '../protocol/views';
-import type { Waker } from './hubSupervisor';
+import type { TerminalWakeAnswer, WakeAskAnswer } from '../protocol/wake';
+
+/** This window's answers to the hub's wake requests. */
+export interface Waker {
+  wake(params: unknown): Promise<TerminalWakeAnswer>;
+  ask(params: unknown): Promise<WakeAskAnswer>;
+}
 
 export class RunningHub {
   private constructor(private readonly control: ControlClient) {}

@@ -13,7 +13,8 @@ import {
   type Limits,
   type SendDraft,
 } from './bus/decide';
-import { coverage, isUnread, pendingLedger } from './bus/ledger';
+import { coverage, pendingLedger } from './bus/ledger';
+import { isUnread } from './bus/deliveryState';
 import { withBody } from './bus/body';
 import type { BusEvent, BusState, HotMessage, Outcome, ReceiptKind } from './bus/model';
 import type { UnackedSummary } from './bus/mailIndex';

@@ -7,15 +7,8 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { DueIndex } from '../../extension/hub/bus/dueIndex';
 import { unsurfacedFor } from '../../extension/hub/bus/surfacing';
-import {
-  awaitingAck,
-  coverage,
-  dueEvents,
-  isAwaitingAck,
-  isPending,
-  isUnread,
-  overdue,
-} from '../../extension/hub/bus/ledger';
+import { coverage, dueEvents, isAwaitingAck, isPending, overdue } from '../../extension/hub/bus/ledger';
+import { awaitingAck, isUnread } from '../../extension/hub/bus/deliveryState';
 import { LedgerIndex } from '../../extension/hub/bus/ledgerIndex';
 import { MailIndex } from '../../extension/hub/bus/mailIndex';
 import { emptyState, messageIdOf, type BusEvent, type BusState, type Message } from '../../extension/hub/bus/model';

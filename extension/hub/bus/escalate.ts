@@ -1,7 +1,7 @@
 // Escalation, the step after the chase (DESIGN "chases once past an SLA, then escalates to a
 // human"): a delivery chased and still unacknowledged one more SLA period later escalates once,
 // as a new handoff to a person that names the silent recipient. Plain functions over data.
-import { awaitingAck } from './ledger';
+import { awaitingAck } from './deliveryState';
 import { bodyOf } from './body';
 import type { BusEvent, BusState, Delivery, HotMessage, Message, StoredMessage } from './model';
 

@@ -16,15 +16,7 @@ import type { BusEvent, BusState, Delivery, HotMessage, Message } from './model'
 import { escalate, isEscalationDue, type EscalationContext } from './escalate';
 import { isRemote } from './relay';
 import { sessionLabel } from '../sessions';
-
-export function awaitingAck(d: Delivery): boolean {
-  return d.state === 'queued' || d.state === 'pushed' || d.state === 'surfaced' || d.state === 'read';
-}
-
-/** Not yet read by the recipient (it may have surfaced in its model's context). */
-export function isUnread(d: Delivery): boolean {
-  return d.state === 'queued' || d.state === 'pushed' || d.state === 'surfaced';
-}
+import { awaitingAck, isUnread } from './deliveryState';
 
 /** The first time the delivery entered a model's context, if it has. */
 export function firstSurfacing(d: Delivery) {

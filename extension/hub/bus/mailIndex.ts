@@ -3,7 +3,7 @@
 // updated as the journal moves, so the questions asked on every tool result (the unacked footer,
 // an inbox page, the unread summary) and by every hook cost the page, not the identity's open mail
 // (docs/performance.md, "The footer").
-import { awaitingAck, isUnread } from './ledger';
+import { awaitingAck, isUnread } from './deliveryState';
 import type { BusEvent, BusState, HotMessage, Message, Surfacing } from './model';
 import { isTerminal } from './reduce';
 import { bySeq, SeqList } from './seqList';

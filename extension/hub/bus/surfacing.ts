@@ -1,6 +1,6 @@
 // Which handoffs still have to reach a session's model, and the record that one did (G8). Plain
 // functions over data: the hub adds the clock, the claims in flight and the hook sessions.
-import { awaitingAck } from './ledger';
+import { awaitingAck } from './deliveryState';
 import type { BusEvent, HotMessage, SurfacePath } from './model';
 
 /** Of an identity's open mail (oldest first), what has not entered `session`'s model context yet. */

@@ -7,7 +7,7 @@
 // its first announcement, like the account): a node with a key speaks only with its signature.
 import type { BusEvent } from '../bus/model';
 import type { Hub } from '../hub';
-import type { RawEvent } from './homeserver';
+import type { RawEvent } from './wire';
 import type { Drops } from './drops';
 import { isPersonNode } from './person';
 

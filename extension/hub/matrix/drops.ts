@@ -1,6 +1,6 @@
 // Every room event the hub does not take is counted by why, and logged with its event id — the
 // first few per sender and reason, then every hundredth, so a flood cannot drown the log.
-import type { RawEvent } from './homeserver';
+import type { RawEvent } from './wire';
 import type { Log } from '../../protocol/hubLog';
 
 /** Why an event was not taken; the counts are shown in the remote status. */

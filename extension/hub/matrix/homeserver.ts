@@ -4,7 +4,7 @@
 import { ConnectionError, createClient, MatrixError, Method, type MatrixClient } from 'matrix-js-sdk/lib/matrix.js';
 import { logger as sdkLogger } from 'matrix-js-sdk/lib/logger.js';
 import type { MatrixConfig } from './config';
-import { NODE_STATE } from './wire';
+import { NODE_STATE, type RawEvent } from './wire';
 import type { Log } from '../../protocol/hubLog';
 
 /** The SDK logs requests at debug level to the console, which may be the editor's JSON-RPC
@@ -67,15 +67,6 @@ export interface JoinedRoom {
   state?: { events?: RawEvent[] };
   timeline?: { events?: RawEvent[]; limited?: boolean; prev_batch?: string };
   ephemeral?: { events?: { type: string; content: unknown }[] };
-}
-
-export interface RawEvent {
-  event_id: string;
-  type: string;
-  sender: string;
-  origin_server_ts: number;
-  state_key?: string;
-  content: Record<string, unknown>;
 }
 
 const enc = encodeURIComponent;

@@ -8,7 +8,7 @@ import type { BusEvent } from '../bus/model';
 import { isRemote, localize } from '../bus/relay';
 import type { Hub } from '../hub';
 import type { AdvisoryRead } from '../../protocol/views';
-import { classify, type Homeserver, type JoinedRoom, type RawEvent, type SyncResponse } from './homeserver';
+import { classify, type Homeserver, type JoinedRoom, type SyncResponse } from './homeserver';
 import type { NodeBindings } from './binding';
 import type { Drops } from './drops';
 import { verifyWire } from './keys';
@@ -31,6 +31,7 @@ import {
   readReceipt,
   readReply,
   type BatchItem,
+  type RawEvent,
   type WireMessage,
   type WireReceipt,
 } from './wire';

@@ -5,7 +5,7 @@
 // holds it: a failed write leaves the events not kept, so the retried sync keeps them again.
 import { replaceDurably } from '../store/replaceDurably';
 import { nodeFs, writeAll, type StoreFs } from '../store/storeFs';
-import type { RawEvent } from './homeserver';
+import type { RawEvent } from './wire';
 
 /** An event not taken after this long is given up (counted). */
 const KEPT_MS = 24 * 3600_000;

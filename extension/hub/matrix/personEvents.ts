@@ -6,9 +6,8 @@ import { createHash } from 'node:crypto';
 import type { BusEvent, BusState, HotMessage, Message, ReceiptKind, Outcome } from '../bus/model';
 import { isRemote } from '../bus/relay';
 import type { DropReason } from './drops';
-import type { RawEvent } from './homeserver';
 import { personCommand, personIdentity } from './person';
-import type { Reply } from './wire';
+import type { RawEvent, Reply } from './wire';
 
 export interface PeopleContext {
   state: BusState;

@@ -27,7 +27,8 @@ import {
 } from '@matrix-org/matrix-sdk-crypto-wasm';
 import { CryptoStore } from './cryptoStore';
 import { DeviceClaims, trustOf, type DeviceTrust } from './deviceTrust';
-import type { Homeserver, RawEvent, SyncResponse } from './homeserver';
+import type { Homeserver, SyncResponse } from './homeserver';
+import type { RawEvent } from './wire';
 import { KeptEvents } from './keptEvents';
 import { replaceDurably } from '../store/replaceDurably';
 import { nodeFs } from '../store/storeFs';

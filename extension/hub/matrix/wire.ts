@@ -9,7 +9,6 @@ import { z } from 'zod';
 import { MESSAGE_ID_PATTERN, IDENTITY_PATTERN } from '../bus/identity';
 import type { Attachment, Message, OutboxEntry, Receipt, SurfacePath } from '../bus/model';
 import { isRemote, localize, qualify } from '../bus/relay';
-import type { RawEvent } from './homeserver';
 import { personUser, reactionMeaning, REACTIONS, replyText } from './person';
 import { sessionLabel } from '../sessions';
 
@@ -22,6 +21,16 @@ export const RECEIPT_KEY = 'org.handoff.receipt';
 export const BATCH_KEY = 'org.handoff.batch';
 /** Room state, one per node (state_key = node): the identities that node hosts. */
 export const NODE_STATE = 'org.handoff.node';
+
+/** An event as the homeserver hands it over, before it is read as one of ours. */
+export interface RawEvent {
+  event_id: string;
+  type: string;
+  sender: string;
+  origin_server_ts: number;
+  state_key?: string;
+  content: Record<string, unknown>;
+}
 const MAX_BODY_BYTES = 64 * 1024;
 const READABLE_CHARS = 2000;
 /** A homeserver event is at most 64 KiB; decoded content past these limits is refused unread. */
