@@ -3,6 +3,7 @@
 // a TTL) drives the hub's fake clock (HubOptions.clock, tickMs 0, hub.tick()); against a hub
 // process, it waits for what the timer does. The pause between polls below is the only sleep a
 // test needs; any other is marked `// sleep: <why no event exists>`.
+import { availableParallelism, loadavg } from 'node:os';
 
 /**
  * What is waited for, in the timeout's message: a phrase, or a function called on timeout that
@@ -14,11 +15,21 @@ function timedOut(timeoutMs: number, what: What): Error {
   return new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'function' ? what() : what}`);
 }
 
+/**
+ * A timeout is a ceiling that ends a broken run, not a guess of how long the thing takes: on a
+ * loaded machine (load above the cores) it stretches with the load, up to four times, so a state
+ * that comes late is still waited for. Read at each poll, so a load that rises mid-wait counts.
+ */
+export function ceiling(timeoutMs: number): number {
+  const load = loadavg()[0] / availableParallelism();
+  return timeoutMs * Math.min(4, Math.max(1, load));
+}
+
 /** Polls a cheap synchronous condition (a push arrived, a flag is set) until it holds. */
 export async function waitFor(cond: () => boolean, timeoutMs = 10_000, what: What = 'condition'): Promise<void> {
   const start = Date.now();
   while (!cond()) {
-    if (Date.now() - start > timeoutMs) throw timedOut(timeoutMs, what);
+    if (Date.now() - start > ceiling(timeoutMs)) throw timedOut(Date.now() - start, what);
     await new Promise((r) => setTimeout(r, 10)); // sleep: the pause between polls
   }
 }
@@ -37,7 +48,7 @@ export async function waitUntil<T>(
   for (;;) {
     const v = await probe();
     if (v !== undefined && v !== null && v !== false) return v;
-    if (Date.now() - start > timeoutMs) throw timedOut(timeoutMs, what);
+    if (Date.now() - start > ceiling(timeoutMs)) throw timedOut(Date.now() - start, what);
     await new Promise((r) => setTimeout(r, pollMs)); // sleep: the pause between polls
   }
 }
