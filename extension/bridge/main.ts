@@ -3,6 +3,7 @@
 // It never exits while its client is there, and never tells the client to restart it.
 import { tmuxTerminal } from '../shared/terminal';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { agentNameAt } from '../shared/agentNames';
 import { hubCandidates } from '../shared/discovery';
@@ -79,7 +80,8 @@ const bridge = new Bridge({
   log,
   noHub: (ever, waitedMs) => {
     if (refusal) return `The Handoff hub for the workspace ${workspace} refused this server: ${refusal}`;
-    const start = `Open the folder in VS Code with the Handoff extension, or run \`npx handoff hub --workspace ${workspace}\`.`;
+    // Our own CLI beside this bridge: `npx handoff` would fetch a stranger's package from the registry.
+    const start = `Open the folder in VS Code with the Handoff extension, or run \`"${process.execPath}" "${join(__dirname, 'cli.js')}" hub --workspace "${workspace}"\` (Handoff's own CLI, beside this server).`;
     return ever
       ? `The Handoff hub for the workspace ${workspace} went away and no hub has answered for ${Math.round(waitedMs / 1000)} s (restarting?). This server reconnects by itself the moment a hub is back — retry in a moment; no restart of this agent is needed. If it stays away: ${start}`
       : `No Handoff hub for the workspace ${workspace} yet (waited ${Math.round(waitedMs / 1000)} s). This server connects by itself the moment one starts — no restart of this agent is needed: ${start} Then call again.`;

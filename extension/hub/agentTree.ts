@@ -1,12 +1,15 @@
 // Whose agent a process runs under: the nearest of its ancestors that is a live session's agent
 // process. Hooks surface only into that session, and a bridge there may not speak for an identity
-// that is live elsewhere (#23).
+// that is live elsewhere (#23); a bridge that only states its process may not speak for one whose
+// process the hub proved (#42).
 import { BusError } from './bus/errors';
 
 interface AgentSession {
   readonly key: string;
   readonly identity: string;
   readonly agentPid?: number;
+  /** Set when the hub proved the bridge's process (processProof.ts); a stated session has none. */
+  readonly ancestry?: readonly number[];
 }
 
 /** The live sessions of the nearest ancestor that is an agent process (none if no ancestor is). */
@@ -37,5 +40,22 @@ export function bridgeRefusal(
   return new BusError(
     'not_your_channel',
     `This bridge runs under the agent session of ${whose}, and ${session.identity} is live in a session of its own: it cannot speak for ${session.identity} from inside ${whose}'s agent. Nothing was recorded. A sub-agent that ${whose} starts needs a name of its own.`,
+  );
+}
+
+/**
+ * Why a session whose bridge offered no proof of its process (a hello without `proves`) may not
+ * attach as `identity`, if it may not: a session of `identity` whose process the hub proved is
+ * live. Every bridge of ours offers the proof where the hub can check it, so a stated hello beside
+ * a proven session is one line written by hand — or a bridge from before the proof, which its
+ * agent's restart replaces. Where nothing is proven (no /proc) no session has an ancestry and this
+ * never refuses.
+ */
+export function statedRefusal(session: AgentSession, live: readonly AgentSession[]): BusError | undefined {
+  if (session.ancestry) return undefined;
+  if (!live.some((s) => s.key !== session.key && s.identity === session.identity && s.ancestry)) return undefined;
+  return new BusError(
+    'not_your_channel',
+    `This bridge did not prove which process it is, and ${session.identity} is live in a session whose process the hub proved: a session that only states its process cannot speak for ${session.identity} beside it. Nothing was recorded. A bridge from before an update proves itself once its agent restarts.`,
   );
 }

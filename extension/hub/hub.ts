@@ -346,21 +346,16 @@ export class Hub {
 
   /**
    * Open and settled handoffs that answer the query, newest first. `viewer`: only what that
-   * identity may see (its own mail, and what was addressed to its roles as it holds them now).
+   * identity may read (bus/mayRead.ts: the mail it sent or was a recipient of).
    */
   search(q: Omit<HistoryQuery, 'viewer'>, viewer?: string): Promise<SearchHit[]> {
-    const roles = viewer === undefined ? [] : (this.state.identities[viewer]?.roles ?? []);
-    return searchHistory(this.journal, {
-      ...q,
-      viewer: viewer === undefined ? undefined : { identity: viewer, roles },
-    });
+    return searchHistory(this.journal, { ...q, viewer: viewer === undefined ? undefined : { identity: viewer } });
   }
 
   /** A page of history and, if asked, the open handoffs, for keeping elsewhere (exporting.ts). */
   export(q: Omit<ExportQuery, 'viewer'>, viewer?: string): Promise<ExportPage> {
     this.journal.writable();
-    const roles = viewer === undefined ? [] : (this.state.identities[viewer]?.roles ?? []);
-    return exportPage(this.journal, { ...q, viewer: viewer === undefined ? undefined : { identity: viewer, roles } });
+    return exportPage(this.journal, { ...q, viewer: viewer === undefined ? undefined : { identity: viewer } });
   }
 
   /** The store's retention (store/retention.ts); `set` replaces it, durably, and runs it at once. */

@@ -4,6 +4,7 @@ import { BusError } from './bus/errors';
 import type { Journal } from './journal';
 import type { MessageView } from '../protocol/views';
 import { withBody } from './bus/body';
+import { mayRead } from './bus/mayRead';
 
 export async function lookup(journal: Journal, id: string): Promise<MessageView | undefined> {
   checkMessageId(id);
@@ -29,7 +30,7 @@ export async function messageFor(journal: Journal, identity: string, id: string)
       );
     throw new BusError('unknown_message', `No message ${id} on this hub. Check the id with inbox or pending.`);
   }
-  if (view.message.from !== identity && !view.message.recipients.includes(identity)) {
+  if (!mayRead(view.message, identity)) {
     throw new BusError(
       'not_addressed_to_you',
       `Message ${id} is between ${view.message.from} and ${view.message.recipients.join(', ')}; ${identity} is neither its sender nor a recipient.`,

@@ -2,7 +2,7 @@
 // people at editor windows. A name is recorded before its session shows as live, so sending to a
 // live peer always works; a session closed while that was written is never listed.
 import { caseTwin, caseTwinMessage } from './bus/identity';
-import { bridgeRefusal } from './agentTree';
+import { bridgeRefusal, statedRefusal } from './agentTree';
 import { BusError } from './bus/errors';
 import type { Journal } from './journal';
 import type { People, WindowReport } from './people';
@@ -57,7 +57,7 @@ export class Roster {
   async attach(session: Session): Promise<void> {
     const twin = this.caseTwin(session.identity);
     if (twin) throw new BusError('invalid_identity', caseTwinMessage(session.identity, twin));
-    const refusal = bridgeRefusal(session, this.deps.sessions.all());
+    const refusal = this.refusal(session);
     if (refusal) throw refusal;
     const known = this.deps.journal.state.identities[session.identity];
     if (!known || (session.roles.length > 0 && known.roles.join() !== session.roles.join())) {
@@ -68,10 +68,30 @@ export class Roster {
       }
     }
     if (!session.isOpen()) return; // closed while we were writing: never list a dead peer
+    // Again, in the same turn as the add: a session may have attached while the name was written.
+    const late = this.refusal(session);
+    if (late) throw late;
+    // A proven session takes its identity back from any session that only stated its process.
+    if (session.ancestry)
+      for (const stated of this.deps.sessions.forIdentity(session.identity))
+        if (!stated.ancestry && stated.key !== session.key) {
+          this.deps.log(
+            `session ${sessionLabel(stated.key)} (${stated.identity}) closed: its process is stated, and a proven session of ${stated.identity} attached`,
+            'warn',
+          );
+          stated.close(`a proven session of ${stated.identity} attached`);
+          this.detach(stated);
+        }
     this.deps.sessions.add(session);
     this.deps.log(`session ${sessionLabel(session.key)} attached as ${session.identity} (${session.client})`);
     this.deps.journal.changed();
     await this.deps.pushes.replay(session);
+  }
+
+  /** Why this session may not act for its identity beside the live ones (agentTree.ts), if it may not. */
+  private refusal(session: Session): BusError | undefined {
+    const live = this.deps.sessions.all();
+    return bridgeRefusal(session, live) ?? statedRefusal(session, live);
   }
 
   detach(session: Session): void {

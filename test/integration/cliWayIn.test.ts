@@ -8,8 +8,38 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
+import { createRequire } from 'node:module';
+import type * as TS from 'typescript';
 import { commandDir, launcherDir, refreshLaunchers } from '../../extension/shared/connect/launchers';
+import { connectAgent } from '../helpers/agent';
 import { DIST, NODE, ROOT, tempDir } from '../helpers/hubProcess';
+
+// The compiler's parser, loaded from node_modules rather than bundled into this test.
+const ts = createRequire(__filename)('typescript') as typeof TS;
+
+/** A command that fetches the registry's `handoff` (or `handoff-mcp`): a stranger's package, not ours. */
+const REGISTRY =
+  /\b(?:npx|npm\s+exec|npm\s+(?:i|install)(?:\s+-g)?|pnpm\s+dlx|yarn\s+dlx|bunx)(?:\s+(?:-y|--yes|--))*\s+handoff\b/;
+
+/** Every string literal and template in the program's own sources: what it may print or answer. */
+function programStrings(): { file: string; text: string }[] {
+  const found: { file: string; text: string }[] = [];
+  const files = readdirSync(join(ROOT, 'extension'), { recursive: true, encoding: 'utf8' }).filter((f) =>
+    /\.ts$/.test(f),
+  );
+  for (const f of files) {
+    const file = join('extension', f);
+    const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest);
+    const visit = (node: TS.Node): void => {
+      if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) found.push({ file, text: node.text });
+      else if (ts.isTemplateExpression(node))
+        found.push({ file, text: [node.head.text, ...node.templateSpans.map((s) => `…${s.literal.text}`)].join('') });
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return found;
+}
 
 /** Everything a user is told to type: README, docs, the walkthrough, the marketplace page. */
 function instructions(): { file: string; line: string }[] {
@@ -39,6 +69,39 @@ describe('the handoff command a user is told to run', () => {
       ({ line }) => /\b(npx|npm exec)( --)? handoff\b/.test(line) && !/checkout/.test(line),
     );
     assert.deepEqual(registry, [], 'these resolve to the registry package "handoff" outside this checkout');
+  });
+
+  it('no string the program prints or answers runs npx/npm exec handoff', () => {
+    const strings = programStrings();
+    assert.ok(strings.length > 1000, `the sources were read (${strings.length} strings)`);
+    assert.deepEqual(
+      strings.filter(({ text }) => REGISTRY.test(text)),
+      [],
+      'these send a user or an agent to the registry package "handoff", a stranger\'s',
+    );
+  });
+
+  it("the bridge's answer with no hub names our own CLI, which answers", async () => {
+    const run = tempDir('wayin-nohub');
+    const agent = await connectAgent({
+      socket: join(run, 'nobody.sock'),
+      name: 'lonely',
+      live: false,
+      env: { HANDOFF_BRIDGE_GAP_MS: '300' },
+    });
+    try {
+      const r = await agent.call('whoami', {});
+      const text = JSON.stringify(r.content);
+      assert.equal(r.isError, true, text);
+      assert.match(text, /No Handoff hub for the workspace/);
+      assert.doesNotMatch(text, REGISTRY);
+      const named = /run `\\"([^"`]+)\\" \\"([^"`]+)\\" hub --workspace/.exec(text);
+      assert.ok(named, `it names a command: ${text}`);
+      const help = execFileSync(named[1], [named[2], '--help'], { encoding: 'utf8' });
+      assert.match(help, /^usage: handoff <command>/, 'the command it names is our CLI');
+    } finally {
+      await agent.close();
+    }
   });
 
   it('the walkthrough’s commands, from a folder outside the checkout with an empty offline npm cache, are ours', () => {

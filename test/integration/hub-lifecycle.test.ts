@@ -104,7 +104,7 @@ describe('hub process', () => {
       );
       const r = await client.callTool({ name: 'inbox', arguments: {} });
       assert.equal(r.isError, true);
-      assert.match(JSON.stringify(r.content), /No Handoff hub for the workspace .*handoff hub --workspace/);
+      assert.match(JSON.stringify(r.content), /No Handoff hub for the workspace .*dist\/cli\.js\\?" hub --workspace/);
       assert.match(JSON.stringify(r.content), /no restart of this agent is needed/);
       assert.match(err, /no hub for the workspace yet .*missing\.sock.*waiting for one/);
     } finally {

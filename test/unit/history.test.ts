@@ -68,7 +68,7 @@ describe('history', () => {
       const parser = Array.from({ length: 400 }, (_, k) => 400 - k).filter((i) => i % 10 === 3);
       assert.deepEqual(await search({ text: 'Parser', limit: 100 }), parser, 'every one with the word, newest first');
       assert.deepEqual(await search({ text: 'parser', limit: 5 }), parser.slice(0, 5));
-      const bobs = { identity: 'bob', roles: [] };
+      const bobs = { identity: 'bob' };
       assert.deepEqual(
         await search({ text: 'parser', viewer: bobs, limit: 100 }),
         parser.filter((i) => i % 2),

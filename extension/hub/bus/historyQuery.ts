@@ -4,12 +4,13 @@
 // addresses and thread: a segment's index lists them all, so a search by any of them reads only
 // the messages that carry the term (store/segmentIndex.ts).
 import type { Delivery, Message } from './model';
+import { mayRead } from './mayRead';
 import type { SearchQuery } from '../../protocol/views';
 
 /** A search as the bus runs it: the protocol's query, and whose eyes it is for. */
 export interface HistoryQuery extends SearchQuery {
-  /** Only what this identity may see: its own sent and received mail, and what was addressed to its roles. */
-  viewer?: { identity: string; roles: readonly string[] };
+  /** Only what this identity may read (bus/mayRead.ts): the mail it sent or was a recipient of. */
+  viewer?: { identity: string };
 }
 
 /** What a term index holds of a message, before it is cut to the index's width. */
@@ -43,12 +44,7 @@ export function termsOf(m: Pick<Message, 'from' | 'recipients' | 'address' | 'th
  */
 export function termGroups(q: HistoryQuery): string[][] {
   const groups: string[][] = [];
-  if (q.viewer)
-    groups.push([
-      fieldTerm.from(q.viewer.identity),
-      fieldTerm.to(q.viewer.identity),
-      ...q.viewer.roles.map((r) => fieldTerm.address(`role:${r}`)),
-    ]);
+  if (q.viewer) groups.push([fieldTerm.from(q.viewer.identity), fieldTerm.to(q.viewer.identity)]);
   for (const w of words(q.text ?? '')) groups.push([w]);
   if (q.from) groups.push([fieldTerm.from(q.from)]);
   if (q.to) groups.push([fieldTerm.to(q.to)]);
@@ -56,21 +52,9 @@ export function termGroups(q: HistoryQuery): string[][] {
   return groups;
 }
 
-export function visibleTo(
-  m: Pick<Message, 'from' | 'recipients' | 'address'>,
-  viewer: HistoryQuery['viewer'],
-): boolean {
-  if (!viewer) return true;
-  return (
-    m.from === viewer.identity ||
-    m.recipients.includes(viewer.identity) ||
-    viewer.roles.some((r) => m.address.includes(`role:${r}`))
-  );
-}
-
 /** Whether a message (its body as text) answers the query; `settled`: read from history, not open. */
 export function matches(q: HistoryQuery, m: Message, deliveries: Record<string, Delivery>, settled: boolean): boolean {
-  if (!visibleTo(m, q.viewer)) return false;
+  if (q.viewer && !mayRead(m, q.viewer.identity)) return false;
   if (q.from && m.from !== q.from) return false;
   if (q.to && !m.recipients.includes(q.to)) return false;
   if (q.thread && m.thread !== q.thread) return false;

@@ -551,7 +551,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'search_history',
     {
       description:
-        'Search the handoffs you may see — sent by you, addressed to you or to one of your roles — open and settled, newest first: by words of the body (all must occur), sender, recipient, thread, state and time. Each hit names its message_id: get_message opens it.',
+        'Search the handoffs you may see — sent by you or addressed to you (a handoff to a role is addressed to those who held it when it was sent) — open and settled, newest first: by words of the body (all must occur), sender, recipient, thread, state and time. Each hit names its message_id: get_message opens it.',
       inputSchema: {
         text: z.string().max(1000).optional().describe('words that must all occur in the body (case folded)'),
         from: identityName.optional(),
