@@ -1,6 +1,5 @@
 // `handoff`: the headless face of the bus — run a hub, send, read an inbox, list peers, and
 // `status` for scripts and CI (exits 1 when anything is past its SLA or dead-lettered).
-import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { runHook } from '../hook/main';
@@ -16,6 +15,7 @@ import { recipientsText } from '../shared/sendText';
 import { parseHubArgs, runHub } from '../hub/start/run';
 import { exportCommand, pointInTime } from './exportCommand';
 import { parseSearch } from '../shared/searchQuery';
+import { osPersonName } from '../shared/personName';
 import { storeCommand } from './storeCommand';
 import { emptyInboxText } from './inboxText';
 import { connectHub } from './hubConnection';
@@ -226,7 +226,9 @@ async function main(argv: string[]): Promise<number> {
   );
   const values = read.values as BusFlags;
   const { positionals } = read;
-  const me = values.as ?? process.env.HANDOFF_AGENT ?? userInfo().username;
+  // No name given: you, the person, named as the editor names you (shared/personName.ts).
+  const asYou = values.as === undefined && process.env.HANDOFF_AGENT === undefined;
+  const me = values.as ?? process.env.HANDOFF_AGENT ?? osPersonName();
   const out = (data: unknown, text: string) =>
     process.stdout.write(values.json ? `${JSON.stringify(data, null, 2)}\n` : `${text}\n`);
 
@@ -248,6 +250,7 @@ async function main(argv: string[]): Promise<number> {
           thread: values.thread,
           idempotencyKey: values.key,
           insist: values.insist,
+          ...(asYou ? { asPerson: true } : {}),
         });
         out(
           r,
