@@ -4,9 +4,9 @@
 // time from the running hub (the store's only reader and writer: it knows which lines are history
 // and what retention is dropping), and written as it comes, so nothing holds it all.
 import { closeSync, createWriteStream, openSync, unlinkSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { call, ExportRequest } from '../protocol/control';
 import { connectHub } from './hubConnection';
+import { readFlags, UsageError } from './arguments';
 
 const OPTIONS = {
   since: { type: 'string' },
@@ -29,20 +29,48 @@ export function pointInTime(flag: string, v: string, now: number): number {
   return t;
 }
 
+/** `path` made new (0600) and opened, or why not in a sentence: it is never overwritten. */
+function newFile(path: string): number {
+  try {
+    return openSync(path, 'wx', 0o600);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST')
+      throw new Error(
+        `${path} exists already, and an export never overwrites a file: give another --out, or move that one away`,
+        { cause: e },
+      );
+    if (code === 'ENOENT') throw new Error(`cannot make ${path}: its folder does not exist`, { cause: e });
+    if (code === 'EACCES' || code === 'EPERM') throw new Error(`cannot make ${path}: no permission to write there`, { cause: e });
+    throw e;
+  }
+}
+
+/** What was written, and what was left out and why. */
+function summary(count: number, open: number, openLeftOut: number, out: string | undefined): string {
+  const written =
+    count === 0
+      ? `handoff export: no handoff ${open === 0 && openLeftOut === 0 ? 'sent' : 'settled'} in that time${out ? ` (no file made)` : ''}`
+      : `handoff export: ${count} handoff(s) written${out ? ` to ${out}` : ''} (${count - open} settled, ${open} open)`;
+  if (openLeftOut === 0) return `${written}.`;
+  return `${written}; ${openLeftOut} open one(s) sent in that time were left out (not settled yet: no result, or not ACKed). Add --open to export them too.`;
+}
+
 export async function exportCommand(argv: string[]): Promise<number> {
   let since: number | undefined;
   let until: number | undefined;
   let fd: number | undefined;
-  let values: ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS }>>['values'];
+  let values: ReturnType<typeof readFlags<typeof OPTIONS>>['values'];
   try {
-    values = parseArgs({ args: argv, options: OPTIONS }).values;
+    values = readFlags('handoff export', argv, OPTIONS).values;
     if (values.since === undefined) throw new Error('--since is needed: a date or a duration such as 30d');
     since = pointInTime('--since', values.since, Date.now());
     if (values.until !== undefined) until = pointInTime('--until', values.until, Date.now());
     if (until !== undefined && until <= since) throw new Error('--until is not after --since');
     // A new file only: an export never overwrites one (the copy kept before retention, say).
-    if (values.out) fd = openSync(values.out, 'wx', 0o600);
+    if (values.out) fd = newFile(values.out);
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     process.stderr.write(`handoff export: ${(e as Error).message}\n`);
     return 2;
   }
@@ -60,6 +88,8 @@ export async function exportCommand(argv: string[]): Promise<number> {
       out.write(text, (e) => (e ? reject(e) : resolve()));
     });
   let count = 0;
+  let open = 0;
+  let openLeftOut: number;
   try {
     let after: string | undefined;
     do {
@@ -73,14 +103,19 @@ export async function exportCommand(argv: string[]): Promise<number> {
       });
       if (page.lines.length > 0) await write(page.lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
       count += page.lines.length;
+      open += page.lines.filter((l) => !l.settled).length;
+      openLeftOut = page.openLeftOut ?? 0;
       after = page.next;
     } while (after !== undefined);
     if (values.out) {
       await new Promise<void>((resolve, reject) =>
         (out as NodeJS.WritableStream).end((e?: Error) => (e ? reject(e) : resolve())),
       );
-      process.stderr.write(`handoff export: ${count} handoff(s) written to ${values.out}\n`);
+      // An empty file would only make the next run (with --open, say) refuse to overwrite it.
+      if (count === 0) unlinkSync(values.out);
     }
+    if (values.out || count === 0 || openLeftOut > 0)
+      process.stderr.write(`${summary(count, open, openLeftOut, values.out)}\n`);
     return 0;
   } catch (e) {
     process.stderr.write(`handoff export: ${(e as Error).message} (${count} handoff(s) written before it)\n`);

@@ -1,8 +1,7 @@
 // `handoff`: the headless face of the bus — run a hub, send, read an inbox, list peers, and
 // `status` for scripts and CI (exits 1 when anything is past its SLA or dead-lettered).
-import { userInfo } from 'node:os';
-import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { runHook } from '../hook/main';
 import { AGENT_CLIS, connectAgent, disconnectAgent, type AgentCli } from '../shared/connect';
 import { launcherDir, refreshLaunchers } from '../shared/connect/launchers';
@@ -14,10 +13,13 @@ import { age } from '../shared/format';
 import { deviceLines, encryptionLine } from '../shared/encryptionText';
 import { recipientsText } from '../shared/sendText';
 import { parseHubArgs, runHub } from '../hub/start/run';
-import { exportCommand } from './exportCommand';
+import { exportCommand, pointInTime } from './exportCommand';
+import { parseSearch } from '../shared/searchQuery';
+import { osPersonName } from '../shared/personName';
 import { storeCommand } from './storeCommand';
 import { emptyInboxText } from './inboxText';
 import { connectHub } from './hubConnection';
+import { closest, readFlags, UsageError } from './arguments';
 
 const USAGE = `usage: handoff <command> [options]
 
@@ -25,8 +27,10 @@ const USAGE = `usage: handoff <command> [options]
           [--node NAME] [--matrix-config FILE]            …linked to other hubs over Matrix
   send    --to NAME[,NAME] [--as NAME] [--thread T] [--key K] [--insist] BODY…
   inbox   [--as NAME] [--unread]
-  search  [WORDS…] [--from NAME] [--to NAME] [--thread T] [--state S] [--since ISO] [--until ISO]
-          [--as NAME] [--limit N]   open and settled handoffs, newest first (--as: only what NAME may see)
+  search  [WORDS…] [from:NAME] [to:NAME] [thread:T] [state:S]   as in the editor's search box
+          [--since 30d|DATE] [--until 30d|DATE] [--as NAME] [--limit N]   (--from, --to, --thread,
+          --state too) open and settled handoffs, newest first (--as: only what NAME may see);
+          a word finds its forms (quote: quotes, quoted), word* any word it begins
   export  --since 30d|DATE [--until 30d|DATE] [--as NAME] [--open] [--out FILE]
           settled handoffs sent in that time as JSON lines, each with its receipts and state, in
           the order they settled (--open: then the open ones); to stdout, or a new FILE
@@ -51,23 +55,24 @@ const USAGE = `usage: handoff <command> [options]
 
 common: --hub SOCKET (default: $HANDOFF_HUB, else the hub of the workspace of the cwd)
         --json  print machine-readable output
-        --as defaults to $HANDOFF_AGENT, else your user name`;
+        --as defaults to $HANDOFF_AGENT, else your user name
+handoff --version             the version of this handoff
+exit codes: 0 done · 1 it ran and failed, or found something (damage, overdue) · 2 not run: a
+            mistake in the command, or no hub to ask (the message says which and what to do)`;
 
 function connectCommand(command: 'connect' | 'disconnect', argv: string[]): number {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      rename: { type: 'boolean' },
-      workspace: { type: 'string' },
-      json: { type: 'boolean' },
-    },
-  });
+  const { values, positionals } = readFlags(
+    `handoff ${command}`,
+    argv,
+    { name: { type: 'string' }, rename: { type: 'boolean' }, workspace: { type: 'string' }, json: { type: 'boolean' } },
+    true,
+  );
   const cli = positionals[0] as AgentCli;
   if (!AGENT_CLIS.includes(cli)) {
-    process.stderr.write(`handoff ${command}: say which agent CLI: ${AGENT_CLIS.join(', ')}\n`);
-    return 2;
+    const meant = positionals[0] ? closest(positionals[0], AGENT_CLIS) : undefined;
+    throw new UsageError(
+      `handoff ${command}: say which agent CLI${positionals[0] ? ` ("${positionals[0]}" is none${meant ? ` — did you mean ${meant}?` : ''})` : ''}: ${AGENT_CLIS.join(', ')}.`,
+    );
   }
   const folder = values.workspace ? resolve(values.workspace) : process.cwd();
   const workspace = values.workspace ? workspaceOf(folder) : findWorkspace(folder);
@@ -100,11 +105,95 @@ function connectCommand(command: 'connect' | 'disconnect', argv: string[]): numb
   }
 }
 
+/** The flags each bus command takes (`handoff peers --as x` is a mistake, not a filter). */
+const BUS = { hub: { type: 'string' }, json: { type: 'boolean' } } as const;
+const WHO = { as: { type: 'string' } } as const;
+const COMMAND_FLAGS = {
+  send: {
+    ...BUS,
+    ...WHO,
+    to: { type: 'string' },
+    thread: { type: 'string' },
+    key: { type: 'string' },
+    insist: { type: 'boolean' },
+    body: { type: 'string' },
+  },
+  inbox: { ...BUS, ...WHO, unread: { type: 'boolean' } },
+  search: {
+    ...BUS,
+    ...WHO,
+    from: { type: 'string' },
+    to: { type: 'string' },
+    thread: { type: 'string' },
+    state: { type: 'string' },
+    since: { type: 'string' },
+    until: { type: 'string' },
+    limit: { type: 'string' },
+  },
+  peers: BUS,
+  status: BUS,
+} as const;
+type BusCommand = keyof typeof COMMAND_FLAGS;
+const isBusCommand = (c: string): c is BusCommand => Object.hasOwn(COMMAND_FLAGS, c);
+type BusFlags = Partial<
+  Record<'hub' | 'as' | 'to' | 'thread' | 'key' | 'body' | 'from' | 'state' | 'since' | 'until' | 'limit', string>
+> &
+  Partial<Record<'json' | 'insist' | 'unread', boolean>>;
+const COMMANDS = [
+  'hub',
+  'send',
+  'inbox',
+  'search',
+  'export',
+  'peers',
+  'status',
+  'connect',
+  'disconnect',
+  'hook',
+  'store',
+];
+
+/** The package's version, from the package.json beside dist/ (the checkout, the npm package, the .vsix). */
+function version(): string {
+  try {
+    return (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** `handoff search`'s words (`thread:round1 parser`) and flags as one query, or a UsageError. */
+function searchQuery(positionals: string[], values: BusFlags): SearchQuery {
+  const limit = values.limit === undefined ? 20 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500)
+    throw new UsageError(`handoff search: --limit ${values.limit} is not a count from 1 to 500`);
+  const q = parseSearch(positionals.join(' '), limit, {
+    from: values.from,
+    to: values.to,
+    thread: values.thread,
+    state: values.state,
+  });
+  if (typeof q === 'string') throw new UsageError(`handoff search: ${q}.`);
+  const when = (flag: string, v: string | undefined) => {
+    if (v === undefined) return undefined;
+    try {
+      return pointInTime(flag, v, Date.now());
+    } catch (e) {
+      throw new UsageError(`handoff search: ${(e as Error).message}.`);
+    }
+  };
+  return { ...q, since: when('--since', values.since), until: when('--until', values.until) };
+}
+
 const here = () => ({ node: process.execPath, dist: __dirname });
 const written = (c: { path: string; what: string }) => ({ path: c.path, what: c.what });
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === '--version' || command === '-v' || command === 'version') {
+    process.stdout.write(`handoff ${version()} (Node ${process.version})\n`);
+    return 0;
+  }
   if (!command || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return command ? 0 : 2;
@@ -123,30 +212,30 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'connect' || command === 'disconnect') return connectCommand(command, rest);
   if (command === 'store') return storeCommand(rest);
   if (command === 'export') return exportCommand(rest);
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      hub: { type: 'string' },
-      json: { type: 'boolean' },
-      as: { type: 'string' },
-      to: { type: 'string' },
-      thread: { type: 'string' },
-      key: { type: 'string' },
-      insist: { type: 'boolean' },
-      unread: { type: 'boolean' },
-      body: { type: 'string' },
-      from: { type: 'string' },
-      state: { type: 'string' },
-      since: { type: 'string' },
-      until: { type: 'string' },
-      limit: { type: 'string' },
-    },
-  });
-  const me = values.as ?? process.env.HANDOFF_AGENT ?? userInfo().username;
+  if (!isBusCommand(command)) {
+    const meant = closest(command, COMMANDS);
+    throw new UsageError(
+      `"${command}" is not a command${meant ? ` — did you mean \`handoff ${meant}\`?` : '.'} The commands: ${COMMANDS.join(', ')}; \`handoff --help\` says what each does.`,
+    );
+  }
+  const read = readFlags(
+    `handoff ${command}`,
+    rest,
+    COMMAND_FLAGS[command],
+    command === 'send' || command === 'search',
+  );
+  const values = read.values as BusFlags;
+  const { positionals } = read;
+  // No name given: you, the person, named as the editor names you (shared/personName.ts).
+  const asYou = values.as === undefined && process.env.HANDOFF_AGENT === undefined;
+  const me = values.as ?? process.env.HANDOFF_AGENT ?? osPersonName();
   const out = (data: unknown, text: string) =>
     process.stdout.write(values.json ? `${JSON.stringify(data, null, 2)}\n` : `${text}\n`);
 
+  if (command === 'send' && (!values.to || !(values.body ?? positionals.join(' '))))
+    throw new UsageError('handoff send needs --to NAME and a body, as in: handoff send --to bob "please review #12"');
+  // The words and filters read as the editor's box reads them; mistakes said before any hub is asked.
+  const search = command === 'search' ? searchQuery(positionals, values) : undefined;
   const client = await connectHub('handoff', values.hub);
   if (!client) return 2;
   const { connection } = client;
@@ -154,14 +243,14 @@ async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'send': {
         const body = values.body ?? positionals.join(' ');
-        if (!values.to || !body) throw new Error('send needs --to NAME and a body');
         const r: SendResult = await call(connection, SendRequest, {
           as: me,
-          to: values.to.split(','),
+          to: (values.to ?? '').split(','),
           body,
           thread: values.thread,
           idempotencyKey: values.key,
           insist: values.insist,
+          ...(asYou ? { asPerson: true } : {}),
         });
         out(
           r,
@@ -192,23 +281,7 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case 'search': {
-        const when = (v?: string) => {
-          if (v === undefined) return undefined;
-          const t = Date.parse(v);
-          if (Number.isNaN(t)) throw new Error(`"${v}" is not a time: give an ISO date such as 2026-05-01`);
-          return t;
-        };
-        const hits: SearchHit[] = await call(connection, SearchRequest, {
-          as: values.as,
-          text: positionals.join(' ') || undefined,
-          from: values.from,
-          to: values.to,
-          thread: values.thread,
-          state: values.state as SearchQuery['state'], // checked by the hub against SEARCH_STATES
-          since: when(values.since),
-          until: when(values.until),
-          limit: Number(values.limit ?? 20),
-        });
+        const hits: SearchHit[] = await call(connection, SearchRequest, { ...search!, as: values.as });
         out(
           hits,
           hits
@@ -256,11 +329,9 @@ async function main(argv: string[]): Promise<number> {
         out({ ...s, messages: undefined }, lines.join('\n'));
         return s.overdue.count > 0 || !s.store.ok ? 1 : 0;
       }
-      default:
-        process.stderr.write(`handoff: unknown command "${command}"\n${USAGE}\n`);
-        return 2;
     }
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     process.stderr.write(`handoff ${command}: ${(e as Error).message}\n`);
     return 1;
   } finally {
@@ -273,7 +344,13 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (e) => {
-    process.stderr.write(`handoff: ${(e as Error).stack ?? e}\n`);
+    if (e instanceof UsageError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exit(2);
+    }
+    // Not a sentence of ours: a bug. The stack is for the report, on request.
+    const stack = process.env.HANDOFF_DEBUG ? `\n${(e as Error).stack}` : ' (HANDOFF_DEBUG=1 shows where)';
+    process.stderr.write(`handoff: ${(e as Error).message ?? e}${stack}\n`);
     process.exit(1);
   },
 );

@@ -2,13 +2,17 @@
 // store keeps. The setting lives in the store (retention.json), so the hub keeps it whoever started
 // it — an editor window or `handoff hub`; it is set through the running hub, which writes it durably
 // and drops at once what it no longer keeps.
-import { parseArgs } from 'node:util';
 import { call, RetentionRequest } from '../protocol/control';
 import { retentionPolicy, type RetentionPolicy } from '../protocol/controlSchemas';
 import type { RetentionView } from '../protocol/views';
 import { connectHub } from './hubConnection';
+import { readFlags, UsageError } from './arguments';
 
-const FLAG: Record<string, string> = { keepDays: '--days', keepGiB: '--gib' };
+/** What each limit takes, said when a value is out of it (zod's "Too small: expected number to be >=1" was). */
+const RANGE: Record<string, (v: string | undefined) => string> = {
+  keepDays: (v) => `--days ${v}: give a whole number of days from 1 to 36 500`,
+  keepGiB: (v) => `--gib ${v}: give a size in GiB above 0 (a fraction is fine), up to 1 048 576`,
+};
 
 /** A flag's number, or why it is not one ("30d", "", "1e999" are not). */
 function number(flag: string, v: string): number {
@@ -41,10 +45,10 @@ const OPTIONS = {
 } as const;
 
 export async function retentionCommand(argv: string[]): Promise<number> {
-  let values: ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS }>>['values'];
+  let values: ReturnType<typeof readFlags<typeof OPTIONS>>['values'];
   let change: RetentionPolicy | undefined;
   try {
-    values = parseArgs({ args: argv, options: OPTIONS }).values;
+    values = readFlags('handoff store retention', argv, OPTIONS).values;
     if (values['keep-all'] && (values.days !== undefined || values.gib !== undefined))
       throw new Error('--keep-all keeps everything: give it alone, or --days/--gib without it');
     if (values['keep-all']) change = {};
@@ -55,11 +59,14 @@ export async function retentionCommand(argv: string[]): Promise<number> {
       const checked = retentionPolicy.safeParse(change);
       if (!checked.success)
         throw new Error(
-          checked.error.issues.map((i) => `${FLAG[String(i.path[0])] ?? ''} ${i.message}`.trim()).join('; '),
+          [...new Set(checked.error.issues.map((i) => String(i.path[0])))]
+            .map((k) => RANGE[k]?.(k === 'keepDays' ? values.days : values.gib) ?? k)
+            .join('; '),
         );
     }
   } catch (e) {
-    process.stderr.write(`handoff store retention: ${(e as Error).message}. Nothing was changed.\n`);
+    const said = e instanceof UsageError ? e.message : `handoff store retention: ${(e as Error).message}.`;
+    process.stderr.write(`${said} Nothing was changed.\n`);
     return 2;
   }
   const client = await connectHub('handoff store retention', values.hub, ' The setting is kept by the hub.');

@@ -1,16 +1,25 @@
 // `handoff store check|repair`: what is damaged in a store, and dropping it only when told to.
 // Repair says what it would drop first; with --yes it keeps a copy of each damaged file beside it.
-import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { basename, resolve } from 'node:path';
 import { call, SnapshotRequest } from '../protocol/control';
 import { connectControl } from '../shared/controlClient';
 import { hubCandidates } from '../shared/discovery';
 import { defaultStoreDir, findWorkspace } from '../shared/paths';
 import { retentionCommand } from './retentionCommand';
+import { closest, readFlags, UsageError } from './arguments';
 import { checkStore, repairable, repairFile, type FileCheck } from '../hub/store/storeCheck';
 
+/** Why a store file may not be there, which is no damage. */
+const ABSENT_WHY: Record<string, string> = {
+  'state.json': 'the hub writes it at its first checkpoint, once the journal has grown',
+  'journal.2.ndjson': 'the second journal, used while a checkpoint is written',
+};
+
 function describe(c: FileCheck): string[] {
-  if (c.missing) return [`${c.path}: none`];
+  if (c.missing)
+    return [
+      `${c.path}: not there yet, which is no damage (${ABSENT_WHY[basename(c.path)] ?? 'the hub makes it when it needs it'})`,
+    ];
   if (c.torn)
     return [
       `${c.path}: ${c.records} record(s), then a torn tail at byte ${c.torn.at} (a write a crash interrupted; ${c.torn.records} whole record(s) after it, never acknowledged). The hub cuts it at its next start.`,
@@ -47,17 +56,19 @@ async function hubHolding(dir: string): Promise<boolean> {
 
 export async function storeCommand(argv: string[]): Promise<number> {
   if (argv[0] === 'retention') return retentionCommand(argv.slice(1));
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { store: { type: 'string' }, workspace: { type: 'string' }, yes: { type: 'boolean' } },
-  });
+  const { values, positionals } = readFlags(
+    'handoff store',
+    argv,
+    { store: { type: 'string' }, workspace: { type: 'string' }, yes: { type: 'boolean' } },
+    true,
+  );
   const verb = positionals[0];
   if (verb !== 'check' && verb !== 'repair') {
-    process.stderr.write(
-      'usage: handoff store check|repair [--store DIR | --workspace DIR] [--yes]\n       handoff store retention [--days N] [--gib N] [--keep-all]\n',
+    const meant = verb ? closest(verb, ['check', 'repair', 'retention']) : undefined;
+    throw new UsageError(
+      `handoff store ${verb ? `has no "${verb}"${meant ? ` — did you mean \`handoff store ${meant}\`?` : '.'}` : 'needs one of check, repair, retention.'}\n` +
+        'usage: handoff store check|repair [--store DIR | --workspace DIR] [--yes]\n       handoff store retention [--days N] [--gib N] [--keep-all]',
     );
-    return 2;
   }
   const workspace = values.workspace ? resolve(values.workspace) : findWorkspace(process.cwd());
   const dir = resolve(values.store ?? defaultStoreDir(workspace));

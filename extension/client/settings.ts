@@ -1,20 +1,12 @@
 // The user's Handoff settings, read fresh each time so changes apply without a reload.
-import { userInfo } from 'node:os';
+import { osPersonName } from '../shared/personName';
 import { WAKE_MODES, type WakeMode } from '../protocol/wake';
 import * as vscode from 'vscode';
 
 /** The identity the person at the editor sends as: the setting, else the OS user name. */
 export function humanIdentity(): string {
   const configured = vscode.workspace.getConfiguration('handoff').get<string>('identity', '').trim();
-  if (configured) return configured;
-  let user = 'human';
-  try {
-    user = userInfo().username;
-  } catch {
-    // No passwd entry (some containers): keep the fallback.
-  }
-  const safe = user.replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '');
-  return safe || 'human';
+  return configured || osPersonName();
 }
 
 /** Roles the person holds: handoffs to `role:NAME` reach them too. */

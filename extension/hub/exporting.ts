@@ -57,9 +57,18 @@ export async function exportPage(journal: Journal, q: ExportQuery): Promise<Expo
       if (full(line)) return { lines, next: `h:${next.n}:${next.offset}` };
     }
   }
-  if (!q.open) return { lines };
-  const after = 'openAfter' in at ? at.openAfter : '';
   const { hot } = journal.state;
+  if (!q.open) {
+    // The last page says how many open ones the range left out: "0 handoffs" when all were ACKed
+    // but none had a result yet read as an empty history, not as "add --open".
+    let openLeftOut = 0;
+    for (const id of journal.openIds()) {
+      const h = hot[id];
+      if (h && matches(query, h.message as StoredMessage & Message, h.deliveries, false)) openLeftOut++;
+    }
+    return { lines, openLeftOut };
+  }
+  const after = 'openAfter' in at ? at.openAfter : '';
   // Sorted on every page: the open set is bounded by what is open, not by history.
   const ids: string[] = [];
   for (const id of journal.openIds()) if (id > after) ids.push(id);

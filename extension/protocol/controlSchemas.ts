@@ -29,6 +29,11 @@ export const sendParams = z
     insist: z.boolean().optional(),
     /** Whom to escalate to if it stays unacknowledged past its chase; default: this hub's person. */
     escalateTo: identity.optional(),
+    /**
+     * The person sends it (the editor, `handoff send` without --as): it reads as theirs, not an
+     * agent's; from the CLI it goes as the person the hub's editor windows name, if one does.
+     */
+    asPerson: z.boolean().optional(),
   })
   .strict();
 

@@ -40,6 +40,8 @@ export interface Message {
   node: string;
   /** Set when not sent from an agent's MCP session (the CLI, the editor). */
   channel?: Channel;
+  /** Sent by a person (at the editor, or the CLI as themself), not by an agent: it reads so to the recipient. */
+  person?: true;
   /** Set on a hub that received the message from another node: the Matrix event it came in. */
   origin?: Origin;
   /** Who this handoff escalates to once chased and still unacknowledged; else the sender's hub's person. */

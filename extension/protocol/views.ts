@@ -257,6 +257,8 @@ export interface ExportLine extends MessageView {
 export interface ExportPage {
   lines: ExportLine[];
   next?: string;
+  /** On the last page of an export without `open`: the open handoffs in the range, not exported. */
+  openLeftOut?: number;
 }
 
 /** A store's retention (`handoff store retention`): what it keeps, what it removed, how large history is. */

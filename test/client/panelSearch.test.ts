@@ -3,9 +3,12 @@
 // and from: to: thread: state: filters, and hits become rows.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { hitView, parseSearch, resultsView, searchRequest } from '../../extension/client/panel/search';
+import { hitView, resultsView, searchRequest } from '../../extension/client/panel/search';
+import { parseSearch as parseWith } from '../../extension/shared/searchQuery';
 import { SEARCH_LIMIT, SEARCH_TEXT_MAX } from '../../extension/protocol/panel';
 import type { SearchHit } from '../../extension/protocol/views';
+
+const parseSearch = (text: string) => parseWith(text, SEARCH_LIMIT);
 
 const hit = (i: number, o: Partial<SearchHit> = {}): SearchHit => ({
   message_id: `01JD3V7W2K8Q5X9Y4Z${String(i).padStart(8, '0')}`,

@@ -13,6 +13,14 @@ import { DIST, NODE, startHub, tempDir, type HubProcess } from '../helpers/hubPr
 
 const run = promisify(execFile);
 const SETTLED = 300;
+/** Bodies a search must find by another form of a word, or another spelling of the same text. */
+const FORMS = [
+  'the reviewer quotes the spec',
+  'the linter ignores generated files',
+  'lunch at the cafe\u0301 on the corner', // é decomposed: e + U+0301
+  'the office in Zu\u0308rich', // ü decomposed
+  'the flight to İstanbul',
+];
 
 /** alice → bob about the parser (odd), carol → dave about a secret parser plan (even), each done and archived. */
 async function settledStore(storeDir: string): Promise<void> {
@@ -24,6 +32,14 @@ async function settledStore(storeDir: string): Promise<void> {
   });
   await hub.start();
   for (const who of ['alice', 'bob', 'carol', 'dave']) await hub.remember(who);
+  // Word forms and Unicode, in the oldest sealed segment: found through its index, or not at all.
+  for (const body of FORMS) {
+    const r = await hub.send(
+      { identity: 'alice', session: 'alice-fill', node: 'n' },
+      { to: ['bob'], body, thread: 'round1' },
+    );
+    await hub.receipt({ identity: 'bob', session: 'bob-fill', node: 'n' }, r.message_id, 'result', 'done', 'done');
+  }
   for (let i = 1; i <= SETTLED; i++) {
     const [from, to] = i % 2 ? ['alice', 'bob'] : ['carol', 'dave'];
     const body =
@@ -103,5 +119,47 @@ describe('search_history and handoff search', { timeout: 120_000 }, () => {
       new RegExp(`^${all[0].message_id} .* carol → dave \\[settled\\] note ${SETTLED}: the secret parser plan\\n$`),
     );
     assert.equal(await cli('secret', '--as', 'alice'), 'no handoff answers that search\n');
+  });
+
+  it('a word finds its forms and its other spellings, in sealed history, open mail and the CLI alike', async () => {
+    const found = async (text: string) =>
+      ((await alice.ok('search_history', { text, limit: 10 })).hits as { excerpt: string }[]).map((h) => h.excerpt);
+    assert.deepEqual(await found('quote'), [FORMS[0]], 'quote finds quotes (a stem, as FTS5 porter)');
+    assert.deepEqual(await found('quoted'), [FORMS[0]]);
+    assert.deepEqual(await found('ignore'), [FORMS[1]], 'ignore finds ignores');
+    assert.deepEqual(await found('ignoring linters'), [FORMS[1]]);
+    assert.deepEqual(await found('caf\u00e9'), [FORMS[2]], 'café composed finds it decomposed');
+    assert.deepEqual(await found('Z\u00fcrich'), [FORMS[3]], 'Zürich is one word, not zu + rich');
+    assert.deepEqual(await found('rich'), []);
+    assert.deepEqual(await found('istanbul'), [FORMS[4]], 'İstanbul and istanbul meet');
+    assert.deepEqual(await found('ISTANBUL'), [FORMS[4]]);
+    assert.deepEqual(await found('gener*'), [FORMS[1]], 'word* is any word it begins');
+    assert.deepEqual(await found('quota'), [], 'another word with the same start is not a form');
+
+    const open = await alice.ok('send_handoff', { to: 'bob', body: 'Cafe\u0301s QUOTING İstanbul', thread: 'round2' });
+    const hits = (await alice.ok('search_history', { text: 'café quote istanbul' })).hits as { message_id: string }[];
+    assert.deepEqual(
+      hits.map((h) => h.message_id),
+      [open.message_id],
+    );
+
+    const cli = async (...args: string[]) =>
+      JSON.parse(
+        (await run(NODE, [join(DIST, 'cli.js'), 'search', '--hub', hub.socket, '--json', ...args])).stdout,
+      ) as {
+        thread: string;
+        excerpt: string;
+      }[];
+    const round1 = await cli('thread:round1', '--limit', '50');
+    assert.equal(round1.length, FORMS.length, 'thread: in the words, as in the editor box');
+    assert.ok(round1.every((h) => h.thread === 'round1'));
+    assert.deepEqual(
+      (await cli('from:alice', 'thread:round1', 'quote')).map((h) => h.excerpt),
+      [FORMS[0]],
+    );
+    await assert.rejects(
+      run(NODE, [join(DIST, 'cli.js'), 'search', '--hub', hub.socket, 'thread:a', '--thread', 'b']),
+      (e: { code: number; stderr: string }) => e.code === 2 && /--thread and thread: are both given/.test(e.stderr),
+    );
   });
 });

@@ -64,7 +64,14 @@ export async function sendHandoff(hub: HubSupervisor, log: vscode.LogOutputChann
   if (body === undefined || !body.trim()) return undefined;
   let result: SendResult;
   try {
-    result = await hub.send({ as: me, to: [to], body, slaSeconds: defaultSlaSeconds(), requiresAck: true });
+    result = await hub.send({
+      as: me,
+      to: [to],
+      body,
+      slaSeconds: defaultSlaSeconds(),
+      requiresAck: true,
+      asPerson: true,
+    });
   } catch (e) {
     const text = refusalText(to, (e as Error).message);
     log.warn(text);

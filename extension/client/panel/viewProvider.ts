@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import {
   INBOX_ACTS as ACTS,
+  SEARCH_LIMIT,
   type HostToPanel,
   type InboxAct,
   type PanelFilter,
@@ -11,7 +12,8 @@ import {
   type PanelToHost,
 } from '../../protocol/panel';
 import { PanelDiff } from './diff';
-import { parseSearch, resultsView, searchRequest } from './search';
+import { resultsView, searchRequest } from './search';
+import { parseSearch } from '../../shared/searchQuery';
 import type { SearchHit, SearchQuery } from '../../protocol/views';
 
 export interface PanelActions {
@@ -127,7 +129,7 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
     const req = searchRequest(m);
     if (typeof req === 'string') throw new Error(req);
     const post = (message: HostToPanel) => void this.view?.webview.postMessage(message);
-    const q = parseSearch(req.text);
+    const q = parseSearch(req.text, SEARCH_LIMIT);
     if (typeof q === 'string') {
       post({ type: 'searchResults', results: { seq: req.seq, hits: [], summary: '', error: q } });
       return;

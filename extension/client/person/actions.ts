@@ -84,6 +84,7 @@ export class InboxActions {
     if (body === undefined || !body.trim()) return;
     const result = await this.hub.send({
       as: humanIdentity(),
+      asPerson: true,
       to: [to],
       body,
       thread: view.message.thread,

@@ -42,6 +42,8 @@ export interface Caller {
   node: string;
   /** Where the caller speaks from (default: an agent's MCP session). */
   channel?: Channel;
+  /** A person, not an agent (the editor's person, or the CLI as you). */
+  person?: boolean;
 }
 
 /** What a sender asks for, before the bus resolves and checks it. */
@@ -224,6 +226,7 @@ export function decideSend(state: BusState, req: SendDraft, ctx: SendContext): S
     node: caller.node,
     // An agent's send is the usual case and is not marked: an open message costs bytes of memory.
     ...(caller.channel && caller.channel !== 'agent' ? { channel: caller.channel } : {}),
+    ...(caller.person && caller.channel !== 'agent' ? { person: true as const } : {}),
   };
   return { kind: 'new', message, fingerprint };
 }

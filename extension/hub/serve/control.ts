@@ -102,8 +102,12 @@ export function serveControl(
     );
   connection.onRequest(SnapshotRequest.method, () => hub.fullSnapshot());
   handle(SendRequest, async (p) => {
-    if (channel === 'cli') mayCliSendAs(hub, p.as);
-    const caller = { identity: p.as, session: controlSession, node: hub.node, channel };
+    // `handoff send` as you: named as this hub's editor windows name their person, when one does.
+    const people = hub.people.identities();
+    const as = channel === 'cli' && p.asPerson && people.length === 1 ? people[0] : p.as;
+    if (channel === 'cli') mayCliSendAs(hub, as);
+    const person = channel === 'editor' || p.asPerson === true;
+    const caller = { identity: as, session: controlSession, node: hub.node, channel, person };
     await hub.remember(caller.identity);
     return hub.send(caller, {
       to: p.to,

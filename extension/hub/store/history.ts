@@ -478,7 +478,7 @@ export class History {
           // The rarest group first; a group far commoner than what is left (the viewer's own name,
           // in a history that is all theirs) is not read: the lines read are checked whole anyway.
           const sized = groups
-            .map((group) => group.flatMap((t) => r.term(t) ?? []))
+            .map((group) => group.flatMap((t) => (typeof t === 'string' ? r.term(t) : r.prefixed(t.prefix)) ?? []))
             .map((terms) => ({ terms, size: terms.reduce((n, t) => n + t.count, 0) }))
             .sort((a, b) => a.size - b.size);
           let common: Set<number> | undefined;

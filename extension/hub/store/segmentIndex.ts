@@ -204,6 +204,34 @@ export class IndexReader {
     return undefined;
   }
 
+  /**
+   * The postings of every term that begins with `prefix`, as one run: terms are sorted and their
+   * postings follow in the same order, so the terms of a prefix have theirs side by side (a
+   * place may be in it more than once). Two binary searches.
+   */
+  prefixed(prefix: string): { first: number; count: number } | undefined {
+    const want = Buffer.from(prefix, 'utf8').subarray(0, TERM);
+    const base = HEADER + this.header.count * ID_ROW;
+    const row = (i: number) => this.read(base + i * TERM_ROW, TERM_ROW);
+    /** The first term whose start compares above `limit` (-1: at or above the prefix; 0: above it). */
+    const search = (limit: number) => {
+      let lo = 0;
+      let hi = this.header.terms;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (Buffer.compare(row(mid).subarray(0, want.length), want) <= limit) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    };
+    const start = search(-1);
+    const end = search(0);
+    if (start >= end) return undefined;
+    const first = row(start).readUInt32LE(TERM);
+    const last = row(end - 1);
+    return { first, count: last.readUInt32LE(TERM) + last.readUInt32LE(TERM + 4) - first };
+  }
+
   /** The places (in ids) of the lines that carry a term found with `term`. */
   postingsOf(t: { first: number; count: number }): number[] {
     const list = Buffer.alloc(t.count * 4);
