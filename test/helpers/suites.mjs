@@ -61,6 +61,14 @@ function runOne(job) {
     const out = [];
     child.stdout.on('data', (d) => out.push(d));
     child.stderr.on('data', (d) => out.push(d));
+    // A process a suite left running (a tmux server, a shell) may hold the pipes after the suite
+    // exits: its output is what came before the exit and a moment after, then the pipes are let go.
+    child.on('exit', () =>
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, 2000).unref(),
+    );
     child.on('close', (code, signal) => {
       const seconds = (Date.now() - t0) / 1000;
       const text = Buffer.concat(out).toString();
