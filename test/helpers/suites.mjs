@@ -46,6 +46,22 @@ const estimate = (job) => known[job.key] ?? 30;
 const queue = [...jobs].sort((a, b) => estimate(b) - estimate(a));
 const lanes = Math.max(1, Number(process.env.HANDOFF_TEST_LANES) || Math.min(2, availableParallelism()));
 
+/** A suite still running after this is hung: it fails, and the others go on. */
+const LIMIT_S = Number(process.env.HANDOFF_SUITE_LIMIT_S) || 1200;
+const running = new Set();
+const killGroup = (child) => {
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+};
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, () => {
+    for (const child of running) killGroup(child);
+    process.exit(1);
+  });
+
 const results = [];
 let heavyRunning = false;
 const started = Date.now();
@@ -57,7 +73,13 @@ function runOne(job) {
       cwd: root,
       env: { ...process.env, ...job.env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // its own process group, so a suite over its limit goes with everything it started
     });
+    running.add(child);
+    const limit = setTimeout(() => {
+      out.push(Buffer.from(`\n[suites] ${job.key} ran past ${LIMIT_S} s: stopped with everything it started\n`));
+      killGroup(child);
+    }, LIMIT_S * 1000);
     const out = [];
     child.stdout.on('data', (d) => out.push(d));
     child.stderr.on('data', (d) => out.push(d));
@@ -70,6 +92,8 @@ function runOne(job) {
       }, 2000).unref(),
     );
     child.on('close', (code, signal) => {
+      clearTimeout(limit);
+      running.delete(child);
       const seconds = (Date.now() - t0) / 1000;
       const text = Buffer.concat(out).toString();
       process.stdout.write(`\n▶ ${job.key} (${seconds.toFixed(1)} s)\n${text}`);
