@@ -48,10 +48,38 @@ step() {
   local what="$1"; shift
   printf -- '---- %s: %s\n' "$what" "$*" >>"$SETUP_LOG"
   local code=0
-  "$@" </dev/null >>"$SETUP_LOG" 2>&1 || code=$?
+  if [ -n "${HANDOFF_SETUP_PROGRESS:-}" ]; then
+    step_with_progress "$what" "$@" || code=$?
+  else
+    "$@" </dev/null >>"$SETUP_LOG" 2>&1 || code=$?
+  fi
   # The command a person retries by hand is the one inside with_retries.
   local shown=("$@"); [ "$1" = with_retries ] && shown=("${@:4}")
   [ "$code" -eq 0 ] || setup_fail "$what" "cd $PWD && ${STEP_ENV:+$STEP_ENV }${shown[*]}" "$code"
+}
+
+# The step in the background, saying on stderr what it does, every HANDOFF_SETUP_PROGRESS seconds
+# how long it has run and the log's last line, and when it is done: `npm start` on a fresh machine
+# was silent for 147 s while the VS Code server's native modules compiled.
+step_with_progress() {
+  local what="$1"; shift
+  local every="$HANDOFF_SETUP_PROGRESS" began=$SECONDS code=0 next
+  printf '[%s] %s… (log: %s)\n' "$SETUP_NAME" "$what" "$SETUP_LOG" >&2
+  "$@" </dev/null >>"$SETUP_LOG" 2>&1 &
+  local pid=$!
+  next=$((SECONDS + every))
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 1 # sleep: a poll of our own child; bash has no timed wait on one pid
+    if [ "$SECONDS" -ge "$next" ]; then
+      local last; last="$(tail -n 1 "$SETUP_LOG" | tr -cd '[:print:]' | cut -c1-100)"
+      printf '[%s]   %s: %ss so far, %s lines of log; last: %s\n' "$SETUP_NAME" "$what" "$((SECONDS - began))" \
+        "$(wc -l <"$SETUP_LOG" | tr -d ' ')" "$last" >&2
+      next=$((SECONDS + every))
+    fi
+  done
+  wait "$pid" || code=$?
+  [ "$code" -ne 0 ] || printf '[%s]   %s: done in %ss\n' "$SETUP_NAME" "$what" "$((SECONDS - began))" >&2
+  return "$code"
 }
 
 # with_retries N SECONDS cmd…: cmd under a time limit, up to N times. npm never gives up on a

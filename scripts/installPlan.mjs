@@ -38,7 +38,7 @@ export function serverInstallPlan(env = process.env) {
   const how = canInstallPackages();
   const lines = [
     'npm start opens Handoff in the VS Code server, which is not installed yet. Installing it:',
-    `  - downloads the VS Code server (the npm package code-server) and Node 24 into ${tools} (about 600 MB; nothing else is written outside this checkout)`,
+    `  - downloads the VS Code server (the npm package code-server) and Node 24 into ${tools} (several hundred MB: the size on disk is measured and said when it is done; nothing else is written outside this checkout). Its native modules compile for a few minutes: each step and its progress are shown as it goes`,
   ];
   if (missing.length)
     lines.push(

@@ -66,7 +66,8 @@ if (!vscodeServerInstalled()) {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
     // Only what the editor needs: the tests' browser is theirs to install.
-    env: { ...process.env, HANDOFF_SETUP_NO_BROWSER: '1' },
+    // Each step said as it starts, how far it is every 15 s, and when it is done (.ci/lib.sh).
+    env: { ...process.env, HANDOFF_SETUP_NO_BROWSER: '1', HANDOFF_SETUP_PROGRESS: '15' },
   });
   if (run.status !== 0 && plan.blocked) console.error(plan.blocked);
 }

@@ -168,6 +168,14 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
     vscode.commands.registerCommand('handoff.showOverdue', () => showPanel('overdue')),
     vscode.commands.registerCommand('handoff.restartHub', () => supervisor.restart()),
     vscode.commands.registerCommand('handoff.showLog', () => log.show()),
+    // Typing "Get Started with Handoff" found VS Code's Accessibility walkthrough, not ours.
+    vscode.commands.registerCommand('handoff.getStarted', () =>
+      vscode.commands.executeCommand(
+        'workbench.action.openWalkthrough',
+        `${context.extension.id}#handoff.start`,
+        false,
+      ),
+    ),
     vscode.commands.registerCommand('handoff.connectClaude', (args?: ConnectAgentArgs) =>
       connectAgentCommand('claude', context.extensionPath, location, log, args),
     ),

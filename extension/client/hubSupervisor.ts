@@ -54,7 +54,7 @@ import { sharedHubLine } from './sharedHubText';
 export type HubState =
   | { kind: 'starting' }
   /** `person: false`: this window may not write its person's receipts (ACK, read, result) on this hub. */
-  | { kind: 'running'; pid?: number; shared?: boolean; person?: boolean }
+  | { kind: 'running'; pid?: number; shared?: boolean; person?: boolean; headless?: boolean }
   | { kind: 'down'; reason: string; restarting: boolean };
 
 /** The hub's exit code when another hub already serves this folder (see hub/start/run.ts). */
@@ -268,8 +268,14 @@ export class HubSupervisor implements vscode.Disposable {
       this.log.warn(`the shared hub (pid ${shared.pid}) went away; starting this window's own hub`);
       void this.stopOwn().then(() => this.start());
     });
-    this.log.info(`${this.location.workspace}: ${sharedHubLine(shared.pid, shared.isEditor)}`);
-    this.setState({ kind: 'running', pid: shared.pid, shared: true, person: shared.isEditor });
+    this.log.info(`${this.location.workspace}: ${sharedHubLine(shared.pid, shared.isEditor, shared.headless)}`);
+    this.setState({
+      kind: 'running',
+      pid: shared.pid,
+      shared: true,
+      person: shared.isEditor,
+      headless: shared.headless,
+    });
     try {
       this.setSnapshot(await shared.snapshot());
     } catch (e) {

@@ -32,6 +32,11 @@ export class RunningHub {
     return this.control.hub.pid;
   }
 
+  /** Started as `handoff hub`, outside any editor window. */
+  get headless(): boolean {
+    return this.control.hub.headless === true;
+  }
+
   /** Whether the hub took this window as an editor window (its person's receipts work here). */
   get isEditor(): boolean {
     return this.control.hub.channel === 'editor';

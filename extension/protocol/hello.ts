@@ -67,6 +67,8 @@ export interface HelloReply {
   pid?: number;
   /** For a control connection: what the hub serves it as (`editor` only with the hub's editor key). */
   channel?: 'editor' | 'cli';
+  /** The hub runs as `handoff hub` (no editor window started it, none holds its key). */
+  headless?: boolean;
   /** For a bridge that `proves`: the file to open and keep open before answering with its pid. */
   challenge?: string;
   /** The hub's proof back, for a hello with a `nonce`: the client then knows this hub is its user's. */

@@ -127,8 +127,10 @@ export interface PanelModel {
   overdueCount: number;
   /** Newest first, already filtered. */
   events: EventView[];
-  /** Oldest first: what is still waiting for an ACK. */
+  /** Oldest first: what is not settled yet (waiting for an ACK or a result). */
   pending: EventView[];
+  /** Of those: how many some recipient has not ACKed, and how many are ACKed and wait for a result. */
+  waiting: { ack: number; result: number };
   sessions: SessionView[];
   coverage: CoverageView[];
   ghosts: CoverageView[];

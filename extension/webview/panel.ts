@@ -476,7 +476,8 @@ function announce(m: PanelUpdate): void {
   const text = [
     m.store && !m.store.ok ? `Store failing: ${m.store.error ?? ''}` : m.hub.detail,
     `${m.events.order.length} handoffs`,
-    `${m.pending.order.length} waiting for an ACK`,
+    `${m.waiting.ack} waiting for an ACK`,
+    `${m.waiting.result} ACKed, waiting for a result`,
     `${m.overdueCount} overdue`,
     `${m.inbox.unread} unread for you`,
     `${m.sessions.order.length} agent sessions`,

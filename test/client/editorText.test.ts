@@ -193,10 +193,29 @@ describe('panel model', () => {
     awaitingAckCount: 1,
   } satisfies Snapshot;
 
+  it('counts what waits for an ACK apart from what is ACKed and waits for a result', () => {
+    const m = panelModel({ kind: 'running', pid: 42 }, snapshot, 'all', 'maria');
+    // A was ACKed by bob and waits for its result: "2 waiting for an ACK" said otherwise.
+    assert.deepEqual(m.waiting, { ack: 1, result: 1 });
+  });
+
+  it('a window on a headless `handoff hub` says so, not that it runs in another window', () => {
+    const m = panelModel(
+      { kind: 'running', pid: 42, shared: true, person: false, headless: true },
+      snapshot,
+      'all',
+      'maria',
+    );
+    assert.match(m.hub.detail, /^The Handoff hub runs as the command “handoff hub” \(pid 42\), outside VS Code/);
+    assert.doesNotMatch(m.hub.detail, /another window/);
+    const other = panelModel({ kind: 'running', pid: 42, shared: true, person: false }, snapshot, 'all', 'maria');
+    assert.match(other.hub.detail, /runs in another window \(pid 42\)/);
+  });
+
   it('labels each receipt state with who and when, and flags the overdue recipient', () => {
     const m = panelModel({ kind: 'running', pid: 42 }, snapshot, 'all', 'maria');
     const bob = m.events.find((e) => e.id === 'A')!.recipients[0];
-    assert.match(bob.label, /^ACK · bob \d\d:\d\d:\d\d$/);
+    assert.match(bob.label, /^ACK · \d\d:\d\d:\d\d$/);
     assert.match(bob.detail, /ack by bob, written from its MCP session, session bob-1, node n1/);
     assert.equal(bob.tone, 'ok');
     const eve = m.events.find((e) => e.id === 'B')!.recipients[0];

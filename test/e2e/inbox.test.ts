@@ -291,7 +291,7 @@ describe('The person at the editor, in a real VS Code', () => {
               await theme(page, t);
               let text = '';
               await waitUntil(
-                async () => /done · maria via editor/.test((text = await doneRow.innerText())),
+                async () => /done via editor · /.test((text = await doneRow.innerText())),
                 10_000,
                 () => `the row to say 'via editor': ${text}`,
               );

@@ -60,8 +60,9 @@ export function recipientView(r: LedgerRecipient, people: ReadonlySet<string> = 
   else if (r.state === 'failed') label = `failed · ${r.failure ?? 'no reason given'}`;
   else if (r.escalated && r.awaitingAck) label = `escalated → ${r.escalated.to} ${clock(r.escalated.at)}`;
   // A receipt written other than from the recipient's own session says so on the row.
+  // The row already names the recipient ("bob ACK · bob" said it twice): only another writer is named.
   else if (receipt)
-    label = `${look.word} · ${receipt.by}${receipt.channel && receipt.channel !== 'agent' ? ` via ${receipt.channel}` : ''} ${clock(receipt.at)}`;
+    label = `${look.word}${receipt.by !== r.recipient ? ` · ${receipt.by}` : ''}${receipt.channel && receipt.channel !== 'agent' ? ` via ${receipt.channel}` : ''} · ${clock(receipt.at)}`;
   else label = look.word;
   const lines = [`${r.recipient}: ${look.word}`];
   if (r.sessionsPushed) lines.push(`pushed to ${plural(r.sessionsPushed, 'session')}`);
@@ -209,7 +210,9 @@ function hubView(state: HubState, snapshot: Snapshot | undefined): PanelModel['h
     return {
       state: 'running',
       // The person reads what the view is on; the process behind it is for the tooltip and the log.
-      detail: state.shared ? sharedHubLine(state.pid, state.person !== false) : "Running on this repository's hub",
+      detail: state.shared
+        ? sharedHubLine(state.pid, state.person !== false, state.headless === true)
+        : "Running on this repository's hub",
       tooltip: `hub ${snapshot?.node ?? ''} · pid ${state.pid ?? '?'} (Handoff: Show Log for more)`,
       node: snapshot?.node,
     };
@@ -230,6 +233,7 @@ export function panelModel(
   const events = listed(snapshot).map((e) => eventView(e, remote, people));
   const overdueIds = new Set(snapshot?.overdue.ids ?? []);
   const coverage = (snapshot?.coverage ?? []).map(coverageView);
+  const pending = (snapshot?.pending ?? []).map((e) => eventView(e, remote, people));
   return {
     inbox: {
       identity,
@@ -244,7 +248,12 @@ export function panelModel(
     now: snapshot?.now ?? Date.now(),
     overdueCount: overdueIds.size,
     events: filter === 'overdue' ? events.filter((e) => overdueIds.has(e.id)) : events,
-    pending: (snapshot?.pending ?? []).map((e) => eventView(e, remote, people)),
+    pending,
+    // "4 waiting for an ACK" was said of four handoffs ACKed and waiting for their result.
+    waiting: {
+      ack: pending.filter((e) => e.awaitingAck).length,
+      result: pending.filter((e) => !e.awaitingAck && !e.deadLettered).length,
+    },
     sessions: (snapshot?.sessions ?? []).map((s) => ({
       label: s.label,
       identity: s.identity,

@@ -52,6 +52,8 @@ export interface ListenOptions {
   handshakeMs?: number;
   /** Whether a control hello's key is this hub's editor key (absent: no socket connection is `editor`). */
   isEditorKey?: EditorKeyCheck;
+  /** Started by `handoff hub`, not by an editor window: said in the hello, so a window does not speak of another window. */
+  headless?: boolean;
 }
 
 /**
@@ -191,6 +193,7 @@ function accept(
       workspace: hub.options.workspace,
       pid: process.pid,
       channel,
+      ...(options.headless ? { headless: true } : {}),
       challenge: proof?.path,
       hubProof: known?.hubProof,
     });

@@ -97,6 +97,7 @@ export async function runHub(args: HubArgs): Promise<void> {
   try {
     server = await listen(hub, socketPath, {
       isEditorKey: editorKey.check,
+      headless: !args.editor,
       heartbeatMs: Number(process.env.HANDOFF_HEARTBEAT_MS) || 15_000,
       handshakeMs: Number(process.env.HANDOFF_HANDSHAKE_MS) || 10_000,
       log,
