@@ -2,13 +2,14 @@
 // people at editor windows. A name is recorded before its session shows as live, so sending to a
 // live peer always works; a session closed while that was written is never listed.
 import { caseTwin, caseTwinMessage } from './bus/identity';
-import { bridgeRefusal } from './agentTree';
+import { bridgeRefusal, editorAgentRefusal } from './agentTree';
 import { BusError } from './bus/errors';
 import type { Journal } from './journal';
 import type { People, WindowReport } from './people';
 import type { Pushes } from './pushes';
 import { sessionLabel, type Session, type SessionRegistry } from './sessions';
 import type { Log } from '../protocol/hubLog';
+import type { ProcessCommand } from '../shared/proc';
 
 export interface RosterDeps {
   journal: Journal;
@@ -17,6 +18,10 @@ export interface RosterDeps {
   pushes: Pushes;
   now: () => number;
   log: Log;
+  /** The extension hosts of this hub's editor windows (pids): where VS Code's own agent runs. */
+  extensionHosts: () => ReadonlySet<number>;
+  /** What a process runs (/proc), to tell a Copilot process from another agent's. */
+  commandOf: (pid: number) => ProcessCommand | undefined;
 }
 
 export class Roster {
@@ -57,7 +62,9 @@ export class Roster {
   async attach(session: Session): Promise<void> {
     const twin = this.caseTwin(session.identity);
     if (twin) throw new BusError('invalid_identity', caseTwinMessage(session.identity, twin));
-    const refusal = bridgeRefusal(session, this.deps.sessions.all());
+    const refusal =
+      bridgeRefusal(session, this.deps.sessions.all()) ??
+      editorAgentRefusal(session, this.deps.extensionHosts(), this.deps.commandOf);
     if (refusal) throw refusal;
     const known = this.deps.journal.state.identities[session.identity];
     if (!known || (session.roles.length > 0 && known.roles.join() !== session.roles.join())) {
