@@ -1,7 +1,7 @@
 // Extension-host entry for the runs with VS Code's Agent Host (test/vscode/agentHost*.test.ts): it
-// starts an Agent Host session of HANDOFF_TEST_AGENT (claude, the default; codex; copilotcli, the
-// Copilot harness, on the scripted Ollama model) with the test's prompt, then waits until the test
-// outside, which holds the scripted model and the hub, says it is done (HANDOFF_TEST_DONE appears).
+// starts an Agent Host session of HANDOFF_TEST_AGENT (claude, the default, or codex) with the
+// test's prompt, then waits until the test outside, which holds the scripted model and the hub,
+// says it is done (HANDOFF_TEST_DONE appears).
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 
@@ -9,22 +9,10 @@ const pause = () => new Promise((r) => setTimeout(r, 100)); // sleep: the pause 
 
 export async function run(): Promise<void> {
   const done = process.env.HANDOFF_TEST_DONE!;
-  const agent = process.env.HANDOFF_TEST_AGENT ?? 'claude';
   await vscode.extensions.getExtension('handoff.handoff-bus')!.activate();
-  if (agent === 'copilotcli') {
-    // Signed in to nothing: the Copilot harness is usable only with a model VS Code brings itself (BYOK).
-    await vscode.commands.executeCommand('workbench.action.chat.triggerSetupAnonymousWithoutDialog');
-    for (let i = 0; i < 600 && (await vscode.lm.selectChatModels({ vendor: 'ollama' })).length === 0; i++)
-      await pause();
-    console.log(`# ollama models: ${(await vscode.lm.selectChatModels({ vendor: 'ollama' })).length}`);
-  }
-  const command = `workbench.action.chat.openNewChatSessionInPlace.agent-host-${agent}`;
+  const command = `workbench.action.chat.openNewChatSessionInPlace.agent-host-${process.env.HANDOFF_TEST_AGENT ?? 'claude'}`;
   // Registered once the Agent Host has listed its agents, after the window opens.
   for (let i = 0; i < 600 && !(await vscode.commands.getCommands(true)).includes(command); i++) await pause();
-  const sessionTypes = (await vscode.commands.getCommands(true)).filter((c) =>
-    c.startsWith('workbench.action.chat.openNewChatSessionInPlace.'),
-  );
-  console.log(`# session types: ${sessionTypes.join(' ')}`);
   await vscode.commands.executeCommand(command, 'sidebar');
   console.log('# agent host session opened');
   await vscode.commands.executeCommand('workbench.action.chat.open', { query: process.env.HANDOFF_TEST_PROMPT });
