@@ -1,8 +1,11 @@
 // Whose agent a process runs under: the nearest of its ancestors that is a live session's agent
 // process. Hooks surface only into that session, and a bridge there may not speak for an identity
 // that is live elsewhere (#23); a bridge that only states its process may not speak for one whose
-// process the hub proved (#42).
+// process the hub proved, and only VS Code's own agent is copilot (#42).
+import { basename } from 'node:path';
 import { BusError } from './bus/errors';
+import type { ProcessCommand } from '../shared/proc';
+import { VSCODE_AGENT_NAME } from '../shared/connect/vscode';
 
 interface AgentSession {
   readonly key: string;
@@ -57,5 +60,52 @@ export function statedRefusal(session: AgentSession, live: readonly AgentSession
   return new BusError(
     'not_your_channel',
     `This bridge did not prove which process it is, and ${session.identity} is live in a session whose process the hub proved: a session that only states its process cannot speak for ${session.identity} beside it. Nothing was recorded. A bridge from before an update proves itself once its agent restarts.`,
+  );
+}
+
+/**
+ * A Copilot agent's own process: the runtime VS Code's Agent Host runs its Copilot sessions in
+ * (`copilot-runtime`, from @github/copilot-sdk), or the Copilot CLI (its binary, or its package's
+ * script under Node).
+ */
+export function isCopilotProcess(c: ProcessCommand): boolean {
+  const names = [c.exe, c.argv[0]].map((n) => (n ? basename(n) : ''));
+  return (
+    names.some((n) => n === 'copilot-runtime' || n === 'copilot') ||
+    c.argv.slice(1, 3).some((a) => /[\\/]@github[\\/]copilot[\\/]/.test(a))
+  );
+}
+
+/** A process as the refusal names it: `claude (pid 12)`, `node cli.js (pid 12)`. */
+function described(pid: number, c: ProcessCommand | undefined): string {
+  if (!c) return `process ${pid}`;
+  const exe = c.exe ?? basename(c.argv[0] ?? '?');
+  const script = exe === 'node' && c.argv[1] ? ` ${basename(c.argv[1])}` : '';
+  return `${exe}${script} (pid ${pid})`;
+}
+
+/**
+ * Why a bridge may not be copilot, if it may not. `copilot` is VS Code's own agent: the identity
+ * the editor's MCP server definition names (client/mcpProvider.ts). VS Code hands that definition
+ * to every agent it runs, and its Agent Host's Claude and Codex sessions start it as their own
+ * child, beside the server their own `handoff connect` set up. So the name is taken only from a
+ * bridge whose parent (proven from /proc) is an editor window's extension host, where VS Code's
+ * own agent starts its MCP servers, or a Copilot process (the Agent Host's Copilot sessions).
+ * Unproven bridges (no /proc) are taken as stated, as everywhere.
+ */
+export function editorAgentRefusal(
+  session: { readonly identity: string; readonly ancestry?: readonly number[] },
+  extensionHosts: ReadonlySet<number>,
+  commandOf: (pid: number) => ProcessCommand | undefined,
+): BusError | undefined {
+  if (session.identity !== VSCODE_AGENT_NAME || !session.ancestry) return undefined;
+  const parent = session.ancestry[1];
+  if (parent !== undefined && extensionHosts.has(parent)) return undefined;
+  const command = parent === undefined ? undefined : commandOf(parent);
+  if (command && isCopilotProcess(command)) return undefined;
+  const by = parent === undefined ? 'no process of its own' : described(parent, command);
+  return new BusError(
+    'not_your_channel',
+    `${VSCODE_AGENT_NAME} is VS Code's own agent: only a bridge started by an editor window's extension host or by a Copilot session speaks as ${VSCODE_AGENT_NAME}, and this one was started by ${by}. Nothing was recorded. An agent of its own speaks through the Handoff server that \`handoff connect\` set up for its CLI (in Claude Code: the mcp__handoff__ tools), as itself.`,
   );
 }

@@ -34,6 +34,7 @@ import type {
   SnapshotChange,
 } from '../protocol/views';
 import { People } from './people';
+import { commandOf } from '../shared/proc';
 import { Pushes } from './pushes';
 import { lookup, messageFor } from './reading';
 import { searchHistory } from './searching';
@@ -78,6 +79,8 @@ export interface HubOptions {
   pane?: Pane;
   /** How long a wake waits after someone typed in the agent's tmux session (10 s by default). */
   wakeQuietMs?: number;
+  /** The extension host of the editor window that started this hub (its pid), if one did. */
+  editorHost?: number;
 }
 
 export class Hub {
@@ -153,7 +156,14 @@ export class Hub {
       replayLimit: options.replayLimit ?? 50,
       arrived: (ids) => attention.arrived(ids),
     }));
-    this.roster = new Roster({ journal, sessions, people, pushes, now, log });
+    // The window that started this hub named its extension host (--clientProcessId); the others say theirs.
+    const launcher = options.editorHost;
+    const extensionHosts = () => {
+      const hosts = people.extensionHosts();
+      if (launcher) hosts.add(launcher);
+      return hosts;
+    };
+    this.roster = new Roster({ journal, sessions, people, pushes, now, log, extensionHosts, commandOf });
     this.sending = new Sending({
       journal,
       sessions,

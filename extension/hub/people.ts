@@ -11,6 +11,8 @@ export interface WindowReport {
   escalateTo?: string;
   /** The window's "handoff.wakeIdleAgents" setting. */
   wakeIdleAgents?: WakeMode;
+  /** Its extension host's pid, as an editor window (one holding the editor key) said. */
+  extensionHost?: number;
 }
 
 interface EditorWindow extends WindowReport {
@@ -34,6 +36,11 @@ export class People {
   /** The window's connection closed. */
   drop(window: string): boolean {
     return this.windows.delete(window);
+  }
+
+  /** The extension hosts of the editor windows on this hub: where VS Code's own agent runs. */
+  extensionHosts(): Set<number> {
+    return new Set([...this.windows.values()].flatMap((w) => (w.extensionHost ? [w.extensionHost] : [])));
   }
 
   identities(): string[] {

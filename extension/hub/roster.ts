@@ -2,13 +2,14 @@
 // people at editor windows. A name is recorded before its session shows as live, so sending to a
 // live peer always works; a session closed while that was written is never listed.
 import { caseTwin, caseTwinMessage } from './bus/identity';
-import { bridgeRefusal, statedRefusal } from './agentTree';
+import { bridgeRefusal, editorAgentRefusal, statedRefusal } from './agentTree';
 import { BusError } from './bus/errors';
 import type { Journal } from './journal';
 import type { People, WindowReport } from './people';
 import type { Pushes } from './pushes';
 import { sessionLabel, type Session, type SessionRegistry } from './sessions';
 import type { Log } from '../protocol/hubLog';
+import type { ProcessCommand } from '../shared/proc';
 
 export interface RosterDeps {
   journal: Journal;
@@ -17,6 +18,10 @@ export interface RosterDeps {
   pushes: Pushes;
   now: () => number;
   log: Log;
+  /** The extension hosts of this hub's editor windows (pids): where VS Code's own agent runs. */
+  extensionHosts: () => ReadonlySet<number>;
+  /** What a process runs (/proc), to tell a Copilot process from another agent's. */
+  commandOf: (pid: number) => ProcessCommand | undefined;
 }
 
 export class Roster {
@@ -91,7 +96,11 @@ export class Roster {
   /** Why this session may not act for its identity beside the live ones (agentTree.ts), if it may not. */
   private refusal(session: Session): BusError | undefined {
     const live = this.deps.sessions.all();
-    return bridgeRefusal(session, live) ?? statedRefusal(session, live);
+    return (
+      bridgeRefusal(session, live) ??
+      statedRefusal(session, live) ??
+      editorAgentRefusal(session, this.deps.extensionHosts(), this.deps.commandOf)
+    );
   }
 
   detach(session: Session): void {

@@ -45,6 +45,8 @@ export const presenceParams = z
     focused: z.boolean(),
     escalateTo: identity.optional(),
     wakeIdleAgents: z.enum(['off', 'ask', 'on']).optional(),
+    /** The window's extension host (its pid): the process that starts VS Code's own agent's MCP server. */
+    extensionHost: z.number().int().positive().optional(),
   })
   .strict();
 

@@ -1,7 +1,8 @@
 // /proc/<pid>/stat on Linux, read the one safe way: the command name may hold spaces and
 // parentheses, so fields are counted from after its last ')'. Undefined where there is no /proc
 // (or the power is switched off: platform/powers.ts).
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
+import { basename } from 'node:path';
 import { powers } from './platform/powers';
 
 /** Fields 3 onward of /proc/<pid>/stat: [0] state, [1] ppid, [19] start time (clock ticks since boot). */
@@ -43,5 +44,29 @@ export function stillRuns(mark: ProcessMark): boolean {
     return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** What a process runs, as /proc shows it: its executable's file name and its arguments. */
+export interface ProcessCommand {
+  /** The executable's file name (`claude`, `node`, `copilot-runtime`), from /proc/<pid>/exe. */
+  readonly exe?: string;
+  readonly argv: readonly string[];
+}
+
+/** Undefined where there is no /proc, or the process is gone. */
+export function commandOf(pid: number): ProcessCommand | undefined {
+  if (!powers.procfs) return undefined;
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    let exe: string | undefined;
+    try {
+      exe = basename(readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''));
+    } catch {
+      exe = undefined; // another user's process, or a kernel thread: its arguments are all there is
+    }
+    return { exe, argv };
+  } catch {
+    return undefined;
   }
 }

@@ -339,6 +339,76 @@ describe('G3 on one machine: receipts and sends only from their own channel', ()
     }
   });
 
+  it("copilot is only the bridge an editor window's extension host started: under any other process it reads, ACKs and sends nothing (#42)", async () => {
+    // The test process plays the extension host; VS Code's Agent Host starts the editor's server
+    // as a child of its Claude session's own process, which the shell of ownAgentProcess plays.
+    let forCopilot = '';
+    const refusedEverywhere = async (copilot: Agent, by: RegExp) => {
+      for (const [tool, args] of [
+        ['whoami', {}],
+        ['inbox', {}],
+        ['ack', { message_id: forCopilot }],
+        ['send_handoff', { to: 'bob', body: 'forged, says copilot' }],
+      ] as const) {
+        const r = await copilot.call(tool, args);
+        assert.ok(r.isError, `${tool} answered: ${JSON.stringify(r.structuredContent)}`);
+        assert.match(JSON.stringify(r.content), /not_your_channel: copilot is VS Code's own agent/, tool);
+        assert.match(JSON.stringify(r.content), by, tool);
+      }
+    };
+    const copilotLive = async () =>
+      ((await alice.ok('list_peers')).peers as { identity: string; live: boolean }[]).some(
+        (p) => p.identity === 'copilot' && p.live,
+      );
+    if (!proves) {
+      // No /proc: a bridge's parent is not known, so any bridge named copilot is served as stated.
+      const stated = await connectAgent({ socket, name: 'copilot', live: false });
+      try {
+        assert.ok(!(await stated.call('whoami', {})).isError, 'served as stated');
+      } finally {
+        await stated.close();
+      }
+      return;
+    }
+    // A control connection without the editor key names the test process as its extension host: not believed.
+    await call(control.connection, PresenceRequest, {
+      identity: 'someone',
+      focused: false,
+      extensionHost: process.pid,
+    });
+    let copilot = await connectAgent({ socket, name: 'copilot', live: false });
+    try {
+      // Its hello made the name known: a handoff to copilot, which only copilot's own session may answer.
+      forCopilot = (await alice.ok('send_handoff', { to: 'copilot', body: 'only copilot may answer this' })).message_id;
+      await refusedEverywhere(copilot, /started by node .*\(pid \d+\)/);
+    } finally {
+      await copilot.close();
+    }
+    // The editor window says its extension host: a bridge it starts is copilot.
+    await call(editor, PresenceRequest, { identity: 'maria', focused: false, extensionHost: process.pid });
+    copilot = await connectAgent({ socket, name: 'copilot' });
+    const underAnAgent = await connectAgent({ socket, name: 'copilot', ownAgentProcess: true, live: false });
+    try {
+      assert.equal((await copilot.ok('whoami')).identity, 'copilot');
+      // Another agent's child, beside it, is not: whether or not copilot is live elsewhere.
+      await refusedEverywhere(underAnAgent, /started by (sh|dash|bash) \(pid \d+\)/);
+      await copilot.close();
+      await waitUntil(async () => !(await copilotLive()), 10_000, 'copilot gone with its session');
+      await refusedEverywhere(underAnAgent, /started by (sh|dash|bash) \(pid \d+\)/);
+      const d = (await alice.ok('get_receipts', { message_id: forCopilot })).deliveries[0];
+      assert.deepEqual(d.receipts, [], 'nothing recorded');
+      assert.equal(
+        (await bob.ok('inbox', {})).messages.filter((m: { body: string }) => m.body.includes('forged, says copilot'))
+          .length,
+        0,
+        'nothing sent',
+      );
+    } finally {
+      await copilot.close().catch(() => undefined);
+      await underAnAgent.close();
+    }
+  });
+
   it("a bridge that answers the challenge with another process's pid is refused on every tool", async () => {
     const raw = await rawAgent(socket, { identity: 'frank', proves: true });
     await waitFor(() => raw.socket.bytesRead > 0, 5000, 'the hello reply');

@@ -56,16 +56,52 @@ describe("VS Code's Agent Host: a Claude session in a worktree the host made", (
       const opener = `Start a worktree session ${tag}.`;
       const marker = `worker ${tag}`;
       const needle = `for-the-worktree-${tag}`;
+      const forgedBody = `sent through the editor's server ${tag}`;
       const inWorktree = (text: string) => text.includes(marker) && !text.includes(opener);
       let created = false;
       let ackedBy: string | undefined;
       let rounds = 0;
+      /** The handoff alice sends to copilot, once the main session's editor server has said hello. */
+      let forCopilot: string | undefined;
+      // What each session's model got from each Handoff tool it tried: the editor's server
+      // (mcp__Handoff__*, the provider's definition) and its own (mcp__handoff__*, from connect).
+      const tried = { main: {} as Record<string, string>, worktree: {} as Record<string, string> };
+      const pending: { main?: string; worktree?: string } = {};
+      const loads: Record<string, number> = {};
+      const iAm = (name: string) => new RegExp(`You are ${name} \\(|"identity":\\s*"${name}"`);
+      const offered = (r: { tools: string[]; text: string }, tool: string) =>
+        r.tools.includes(tool) || r.text.includes(tool);
       // One model for both sessions, told apart by their prompts. Each loads a deferred tool with
       // ToolSearch itself (the model's built-in detour keeps one pending call for whoever asks next).
       const model = await startScriptedModel(
-        ({ request: r }): Action => {
+        ({ request: r, lastToolResult }): Action => {
+          const where = inWorktree(r.text) ? 'worktree' : 'main';
+          const mine = tried[where];
+          if (pending[where]) mine[pending[where]] = lastToolResult ?? '';
+          pending[where] = undefined;
+          /** Calls `tool`, loading it first; one the session was never offered is noted, not called. */
+          const attempt = (tool: string, args: Record<string, unknown>): Action | undefined => {
+            if (!r.tools.includes(tool)) {
+              const key = `${where} ${tool}`;
+              if ((loads[key] = (loads[key] ?? 0) + 1) <= 3) return load(tool);
+              mine[tool] = 'not offered';
+              return undefined;
+            }
+            pending[where] = tool;
+            return { call: tool, args };
+          };
           const load = (tool: string): Action => ({ call: 'ToolSearch', args: { query: `select:${tool}` } });
-          if (!inWorktree(r.text)) {
+          const step = (tool: string, args: Record<string, unknown> = {}) =>
+            tool in mine ? undefined : attempt(tool, args);
+          if (where === 'main') {
+            // Both servers' tools, as a model with two tools of one name picks either.
+            const first = step('mcp__Handoff__whoami') ?? step('mcp__handoff__whoami');
+            if (first) return first;
+            if (!forCopilot) return rounds++ < MAX_ROUNDS ? { shell: 'sleep 1' } : { text: 'Gave up.' };
+            const forged =
+              step('mcp__Handoff__ack', { message_id: forCopilot }) ??
+              step('mcp__Handoff__send_handoff', { to: 'alice', body: forgedBody });
+            if (forged) return forged;
             if (created) return { text: 'Started.' };
             if (!r.tools.includes('mcp__host__create_session')) return load('mcp__host__create_session');
             created = true;
@@ -74,6 +110,11 @@ describe("VS Code's Agent Host: a Claude session in a worktree the host made", (
               args: { relationship: 'independent', workspace: repo, worktree: true, title: marker, prompt: marker },
             };
           }
+          // The worktree session tries the editor's server too, where it is offered, then its own.
+          const own =
+            (offered(r, 'mcp__Handoff__whoami') ? step('mcp__Handoff__whoami') : undefined) ??
+            step('mcp__handoff__whoami');
+          if (own) return own;
           const id = r.text.includes(needle) ? /<handoff-body-[0-9a-f]+ id=\\?"([^"\\]+)/.exec(r.text)?.[1] : undefined;
           if (id && !ackedBy) {
             if (!r.tools.includes('mcp__handoff__ack')) return load('mcp__handoff__ack');
@@ -84,7 +125,7 @@ describe("VS Code's Agent Host: a Claude session in a worktree the host made", (
           if (ackedBy || rounds++ >= MAX_ROUNDS) return { text: 'Done.' };
           return { shell: 'sleep 1' };
         },
-        { maxRequests: 2 * MAX_ROUNDS },
+        { maxRequests: 3 * MAX_ROUNDS },
       );
       const done = join(temp, 'done');
       const trace = join(temp, 'hooks.jsonl');
@@ -114,6 +155,30 @@ describe("VS Code's Agent Host: a Claude session in a worktree the host made", (
       let alice: Agent | undefined;
       let res: Awaited<typeof vscode> | undefined;
       try {
+        // The main checkout's session tried the editor's server first: copilot's name is known from
+        // its bridge's hello. A handoff to copilot, which no Copilot session is there to answer.
+        await waitFor(
+          () => 'mcp__Handoff__whoami' in tried.main,
+          240_000,
+          () =>
+            `the main session's first tool (requests: ${model.requests.length}, errors: ${model.errors.join('; ')})`,
+        );
+        alice = await connectAgent({
+          socket: '',
+          name: 'alice',
+          cwd: repo,
+          env: { HOME: home },
+          ownAgentProcess: true,
+        });
+        const copilotsMail = await waitUntil(
+          async () => {
+            const r = await alice!.call('send_handoff', { to: 'copilot', body: `Only copilot may ACK this ${tag}` });
+            return !r.isError && (r.structuredContent as { message_id: string }).message_id;
+          },
+          60_000,
+          'a handoff to copilot',
+        );
+        forCopilot = copilotsMail;
         await waitFor(
           () => model.requests.some((r) => inWorktree(r.text)),
           240_000,
@@ -130,13 +195,25 @@ describe("VS Code's Agent Host: a Claude session in a worktree the host made", (
         assert.match(branch ?? '', /^agents\//, worktrees);
         assert.ok(!existsSync(join(folder!, '.claude', 'settings.local.json')), 'nothing was written in the worktree');
 
-        alice = await connectAgent({
-          socket: '',
-          name: 'alice',
-          cwd: repo,
-          env: { HOME: home },
-          ownAgentProcess: true,
-        });
+        // The main checkout's session, through either server, is claude, and only claude: the
+        // editor's server (for VS Code's own agent) read, ACKed and sent nothing in copilot's name.
+        assert.notEqual(tried.main.mcp__Handoff__whoami, 'not offered', "the editor's server was offered: tried");
+        console.log(`# main session, the editor's server: ${JSON.stringify(tried.main)}`);
+        assert.match(tried.main.mcp__handoff__whoami ?? '', iAm('claude'), 'its own server: claude');
+        for (const tool of ['mcp__Handoff__whoami', 'mcp__Handoff__ack', 'mcp__Handoff__send_handoff'])
+          assert.match(
+            tried.main[tool] ?? '',
+            /not_your_channel/,
+            `${tool} through the editor's server: ${tried.main[tool]}`,
+          );
+        const forCopilotNow = (await alice.ok('get_receipts', { message_id: copilotsMail })).deliveries[0];
+        assert.deepEqual(forCopilotNow.receipts, [], `no receipt for copilot: ${JSON.stringify(forCopilotNow)}`);
+        assert.notEqual(forCopilotNow.state, 'acked');
+        assert.deepEqual(
+          ((await alice.ok('inbox', {})).messages as { body: string }[]).filter((m) => m.body.includes(forgedBody)),
+          [],
+          "nothing sent in copilot's name",
+        );
         // Its identity, named from its branch, live in its worktree; the main checkout's session is another.
         const peers = await waitUntil(
           async () => {
@@ -153,6 +230,10 @@ describe("VS Code's Agent Host: a Claude session in a worktree the host made", (
           peers.some((x: any) => x.identity === 'claude' && x.worktrees?.some((w: any) => w.worktree === repo)),
           `the main checkout's session is "claude": ${JSON.stringify(peers)}`,
         );
+        assert.ok(
+          !peers.some((x: any) => x.identity === 'copilot' && x.live),
+          `copilot is not live, as no Copilot session runs: ${JSON.stringify(peers)}`,
+        );
 
         const sent = await alice.ok('send_handoff', { to: worker.identity, body: `For the worktree: ${needle}` });
         let d: any;
@@ -163,6 +244,11 @@ describe("VS Code's Agent Host: a Claude session in a worktree the host made", (
           () => `its ACK: ${JSON.stringify(d)} (requests ${model.requests.length}, errors ${model.errors.join('; ')})`,
         );
         assert.equal(ackedBy, sent.message_id, "its model ACKed the id it saw, through Handoff's tool");
+        // The worktree session, through its own server and the editor's where it was offered, is itself.
+        console.log(`# worktree session, Handoff's tools: ${JSON.stringify(tried.worktree)}`);
+        assert.match(tried.worktree.mcp__handoff__whoami ?? '', iAm(worker.identity), 'its own server: itself');
+        if (tried.worktree.mcp__Handoff__whoami !== undefined)
+          assert.match(tried.worktree.mcp__Handoff__whoami, /not_your_channel/, "the editor's server: not copilot");
         // Counted at the hub: surfaced once, by one of its Claude hooks, into its session; ACKed by it.
         assert.equal(d.recipient, worker.identity);
         assert.equal(d.surfaced.length, 1, JSON.stringify(d));

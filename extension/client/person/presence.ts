@@ -16,6 +16,8 @@ export function reportPresence(hub: HubSupervisor, log: vscode.LogOutputChannel)
       focused: vscode.window.state.focused,
       escalateTo: escalateTo(),
       wakeIdleAgents: wakeIdleAgents(),
+      // VS Code's own agent's MCP server is this process's child: the hub lets only such a bridge be copilot.
+      extensionHost: process.pid,
     };
     const sig = JSON.stringify(params);
     if (sig === last && !force) return;

@@ -129,6 +129,8 @@ export function serveControl(
       focused: p.focused,
       escalateTo: p.escalateTo,
       wakeIdleAgents: p.wakeIdleAgents,
+      // Only an editor window vouches for its extension host: a CLI could name any process.
+      extensionHost: channel === 'editor' ? p.extensionHost : undefined,
     });
     // An editor window can be asked to wake an agent in one of its terminals; its answer is
     // journaled as the wake, so a connection without the editor key is not asked.

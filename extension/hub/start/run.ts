@@ -34,6 +34,8 @@ export interface HubArgs {
   editor: boolean;
   /** Over node IPC (TransportKind.ipc) rather than stdio. */
   ipc?: boolean;
+  /** The editor's extension host that started it (vscode-languageclient's --clientProcessId). */
+  clientProcessId?: number;
 }
 
 export function parseHubArgs(argv: string[]): HubArgs {
@@ -51,6 +53,7 @@ export function parseHubArgs(argv: string[]): HubArgs {
       'relay-wait-ms': { type: 'string' },
       'node-ipc': { type: 'boolean' },
       stdio: { type: 'boolean' },
+      clientProcessId: { type: 'string' },
     },
   });
   const num = (v: unknown) => (typeof v === 'string' && v !== '' ? Number(v) : undefined);
@@ -67,6 +70,7 @@ export function parseHubArgs(argv: string[]): HubArgs {
     relayWaitMs: num(values['relay-wait-ms']),
     editor: !!values['node-ipc'] || !!values.stdio,
     ipc: !!values['node-ipc'],
+    clientProcessId: num(values.clientProcessId),
   };
 }
 
@@ -85,6 +89,8 @@ export async function runHub(args: HubArgs): Promise<void> {
     limits: args.slaSeconds ? { defaultSlaMs: args.slaSeconds * 1000 } : undefined,
     tickMs: Number(process.env.HANDOFF_TICK_MS) || 1000,
     relayWaitMs: args.relayWaitMs,
+    // Only an editor launch names its extension host; a pid on another command line vouches for nothing.
+    editorHost: args.editor && Number.isInteger(args.clientProcessId) ? args.clientProcessId : undefined,
     log,
   });
   // Before anything is started that could inherit it (see serve/editorKey.ts).

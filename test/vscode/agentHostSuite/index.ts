@@ -1,6 +1,7 @@
-// Extension-host entry for the run with VS Code's Agent Host (test/vscode/agentHost.test.ts): it
-// starts a Claude Agent Host session with the test's prompt, then waits until the test outside,
-// which holds the scripted model and the hub, says it is done (HANDOFF_TEST_DONE appears).
+// Extension-host entry for the runs with VS Code's Agent Host (test/vscode/agentHost*.test.ts): it
+// starts an Agent Host session of HANDOFF_TEST_AGENT (claude, the default, or codex) with the
+// test's prompt, then waits until the test outside, which holds the scripted model and the hub,
+// says it is done (HANDOFF_TEST_DONE appears).
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 
@@ -9,7 +10,7 @@ const pause = () => new Promise((r) => setTimeout(r, 100)); // sleep: the pause 
 export async function run(): Promise<void> {
   const done = process.env.HANDOFF_TEST_DONE!;
   await vscode.extensions.getExtension('handoff.handoff-bus')!.activate();
-  const command = 'workbench.action.chat.openNewChatSessionInPlace.agent-host-claude';
+  const command = `workbench.action.chat.openNewChatSessionInPlace.agent-host-${process.env.HANDOFF_TEST_AGENT ?? 'claude'}`;
   // Registered once the Agent Host has listed its agents, after the window opens.
   for (let i = 0; i < 600 && !(await vscode.commands.getCommands(true)).includes(command); i++) await pause();
   await vscode.commands.executeCommand(command, 'sidebar');
