@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import {
   ChangedNotification,
   ChaseRequest,
+  LinksRequest,
   MatrixConnectRequest,
   MatrixDisconnectRequest,
   MessageRequest,
@@ -25,6 +26,7 @@ import {
   type ActionParams,
   type ControlRequest,
   type MatrixConnectParams,
+  type Params,
   type PresenceParams,
   type ReceiptParams,
   type RequestSender,
@@ -41,6 +43,7 @@ import type {
   SnapshotChange,
 } from '../protocol/views';
 import type { TerminalWakeAnswer, WakeAskAnswer } from '../protocol/wake';
+import type { LinksView } from '../protocol/link';
 
 /** This window's answers to the hub's wake requests. */
 export interface Waker {
@@ -219,6 +222,11 @@ export class HubSupervisor implements vscode.Disposable {
     } finally {
       control.close();
     }
+  }
+
+  /** Links this repository to another on this machine, unlinks one, or reads the links (hub/link/). */
+  links(params: Params<'handoff/links'>): Promise<LinksView> {
+    return this.request(LinksRequest, params);
   }
 
   matrixDisconnect(): Promise<void> {

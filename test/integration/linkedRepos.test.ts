@@ -15,7 +15,9 @@ describe('two repositories on one machine, linked', () => {
   let bob: Agent;
 
   before(async () => {
-    [backend, frontend] = await Promise.all([repoHub('backend'), repoHub('frontend')]);
+    // A fast timer: the SLA chase below falls due within a second.
+    const env = { HANDOFF_TICK_MS: '100' };
+    [backend, frontend] = await Promise.all([repoHub('backend', env), repoHub('frontend', env)]);
   });
   after(async () => {
     await alice?.close().catch(() => undefined);
@@ -108,6 +110,25 @@ describe('two repositories on one machine, linked', () => {
     assert.equal(bob.pushes.filter((p) => p.meta.message_id === sent.message_id).length, 1);
     const s = await snapshotOf(backend);
     assert.equal(s.links?.links[0].outbox, 0);
+  });
+
+  it("the SLA is chased in the recipient's repository, and the sender's ledger says it was chased", async () => {
+    const sent = await alice.ok('send_handoff', { to: 'bob@frontend', body: 'answer within a second', sla_seconds: 1 });
+    await waitUntil(
+      () => bob.pushes.some((p) => p.meta.message_id === sent.message_id && p.meta.chase === 'true'),
+      20_000,
+      'the chase pushed to bob in frontend',
+    );
+    assert.equal(bob.pushes.filter((p) => p.meta.message_id === sent.message_id && p.meta.chase !== 'true').length, 1);
+    await bob.ok('ack', { message_id: sent.message_id });
+    await waitUntil(
+      async () => {
+        const r = await alice.ok('get_receipts', { message_id: sent.message_id });
+        return r.deliveries[0].state === 'acked';
+      },
+      20_000,
+      'the ACK back in backend',
+    );
   });
 
   it('the answer is back the other way: bob replies to alice@backend', async () => {
