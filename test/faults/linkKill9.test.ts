@@ -1,5 +1,5 @@
-// Two linked repositories' hubs, each killed -9 mid-delivery in turn, and the other one's hub
-// started long after handoffs were sent to it: every acknowledged handoff reaches its recipient in
+// Two linked repositories' hubs, each killed -9 mid-delivery in turn, the link removed mid-flight
+// and made again, and the other one's hub started long after handoffs were sent to it: every acknowledged handoff reaches its recipient in
 // the other repository, none twice (no second push that is not flagged replayed), and each
 // sender's outbox drains. Real hubs, real bridges, real MCP SDK clients.
 import assert from 'node:assert/strict';
@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { connectAgent, type Agent } from '../helpers/agent';
 import { waitUntil } from '../helpers/wait';
 import type { HubProcess } from '../helpers/hubProcess';
-import { linkBoth, linksOf, linkState, repoHub } from '../helpers/linkedHubs';
+import { handoff, linkBoth, linksOf, linkState, repoHub } from '../helpers/linkedHubs';
 
 const ROUNDS = Number(process.env.HANDOFF_LINK_KILL9_ROUNDS) || 6;
 const PER_ROUND = 6;
@@ -26,7 +26,7 @@ async function inboxIds(bob: Agent): Promise<string[]> {
 }
 
 describe('linked repositories under kill -9', () => {
-  it(`${ROUNDS} kills -9 of either hub mid-delivery, and a hub started long after: 0 lost, 0 duplicated`, async () => {
+  it(`${ROUNDS} kills -9 of either hub mid-delivery, a link removed mid-flight, and a hub started long after: 0 lost, 0 duplicated`, async () => {
     let backend: HubProcess = await repoHub('backend');
     let frontend: HubProcess = await repoHub('frontend');
     const agents: Agent[] = [];
@@ -56,6 +56,19 @@ describe('linked repositories under kill -9', () => {
         for (const r of await Promise.allSettled(sends))
           if (r.status === 'fulfilled' && !r.value.isError) acknowledged.add(r.value.structuredContent.message_id);
       }
+      // The link removed mid-flight (on the recipient's side), then made again.
+      const burst = Array.from({ length: PER_ROUND }, (_, i) => {
+        attempted++;
+        return alice.call('send_handoff', { to: 'bob@frontend', body: `unlinked mid-flight ${i}` });
+      });
+      // sleep: a random instant inside the burst to unlink at
+      await new Promise((r) => setTimeout(r, Math.random() * 40));
+      await handoff(frontend, 'unlink', backend.workspace);
+      for (const r of await Promise.allSettled(burst))
+        if (r.status === 'fulfilled' && !r.value.isError) acknowledged.add(r.value.structuredContent.message_id);
+      await handoff(frontend, 'link', backend.workspace);
+      await linkState(backend, frontend.workspace, 'linked');
+
       // The other hub started long after the send: handoffs wait in the outbox, then go once.
       await frontend.kill9();
       await linkState(backend, frontend.workspace, 'down');
@@ -88,7 +101,7 @@ describe('linked repositories under kill -9', () => {
       const pushedTwice = [...unflagged(bob)].filter(([, n]) => n > 1);
       // Everything in bob's inbox was sent by alice: unacknowledged sends may have landed (their reply was lost).
       console.log(
-        `# link kill -9: ${ROUNDS} kills + 1 late start, ${attempted} sends, ${acknowledged.size} acknowledged, ${ids.length} delivered, ${lost.length} lost, ${duplicatedInInbox + pushedTwice.length} duplicated`,
+        `# link kill -9: ${ROUNDS} kills + 1 unlink mid-flight + 1 late start, ${attempted} sends, ${acknowledged.size} acknowledged, ${ids.length} delivered, ${lost.length} lost, ${duplicatedInInbox + pushedTwice.length} duplicated`,
       );
       assert.deepEqual(lost, [], 'lost');
       assert.equal(duplicatedInInbox, 0, 'duplicated in the inbox');
