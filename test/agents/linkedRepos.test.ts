@@ -103,7 +103,11 @@ describe('two linked repositories: Claude Code in one, Codex in the other', () =
           /bob@frontend: in the linked repository frontend|"identity":"bob@frontend",[^}]*"repository":"frontend"/,
           sent[0],
         );
-        assert.match(sent[1] ?? '', /in the hub of the linked repository frontend|"state":"in_their_hub"/, sent[1]);
+        assert.match(
+          sent[1] ?? '',
+          /in the hub of the linked repository frontend|"state":"in_their_hub"|NOT in frontend's hub yet|"repository":"frontend"/,
+          sent[1],
+        );
         const id1 = ID.exec(sent[1] ?? '')?.[0];
         assert.ok(id1, `a message id in ${sent[1]}`);
 

@@ -70,8 +70,9 @@ describe('two repositories on one machine, linked', () => {
     assert.match((bare.content as { text: string }[])[0].text, /No identity "bob"/);
 
     const sent = await alice.ok('send_handoff', { to: 'bob@frontend', body: 'add the login form' });
-    assert.equal(sent.relay.state, 'in_their_hub');
-    assert.equal(sent.recipients[0].state, 'relayed');
+    // Held by frontend's hub within the send's wait (3 s), else honestly still in the outbox.
+    assert.ok(['in_their_hub', 'in_outbox'].includes(sent.relay.state), sent.relay.state);
+    assert.equal(sent.recipients[0].state, sent.relay.state === 'in_their_hub' ? 'relayed' : 'in_outbox');
     assert.notEqual(sent.state, 'pushed'); // nothing here was pushed to
     await bob.waitForPushes(1);
     assert.equal(bob.pushes[0].meta.message_id, sent.message_id);
@@ -133,7 +134,7 @@ describe('two repositories on one machine, linked', () => {
 
   it('the answer is back the other way: bob replies to alice@backend', async () => {
     const sent = await bob.ok('send_handoff', { to: 'alice@backend', body: 'which endpoint?' });
-    assert.equal(sent.relay.state, 'in_their_hub');
+    assert.ok(['in_their_hub', 'in_outbox'].includes(sent.relay.state), sent.relay.state);
     await alice.waitForPushes(1);
     assert.equal(alice.pushes[0].meta.message_id, sent.message_id);
     assert.equal(alice.pushes[0].meta.from, 'bob@frontend');
