@@ -7,7 +7,8 @@ import { AGENT_CLIS, connectAgent, disconnectAgent, type AgentCli } from '../sha
 import { launcherDir, refreshLaunchers } from '../shared/connect/launchers';
 import { connectedText } from '../shared/connect/text';
 import { findWorkspace, workspaceOf } from '../shared/paths';
-import { call, InboxRequest, SearchRequest, SendRequest, SnapshotRequest } from '../protocol/control';
+import { call, InboxRequest, LinksRequest, SearchRequest, SendRequest, SnapshotRequest } from '../protocol/control';
+import { linkLines } from './linkText';
 import type { InboxItem, SearchHit, SearchQuery, SendResult, Snapshot } from '../protocol/views';
 import { age } from '../shared/format';
 import { deviceLines, encryptionLine } from '../shared/encryptionText';
@@ -35,6 +36,10 @@ const USAGE = `usage: handoff <command> [options]
           settled handoffs sent in that time as JSON lines, each with its receipts and state, in
           the order they settled (--open: then the open ones); to stdout, or a new FILE
   peers
+  link       [PATH] [--name NAME]   link this repository to the one at PATH on this machine (run it
+                              in both: nothing flows until both agree); its agents are then NAME@REPO;
+                              --name sets this repository's short name (before its first link)
+  unlink     PATH             stop the link (what waits for it stays in the outbox)
   status                      exits 1 when a handoff is past its SLA or dead-lettered
   connect    claude|codex|gemini|vscode [--name NAME [--rename]] [--workspace DIR]
                               register the bridge and install the hooks that bring handoffs
@@ -132,11 +137,16 @@ const COMMAND_FLAGS = {
   },
   peers: BUS,
   status: BUS,
+  link: { ...BUS, name: { type: 'string' } },
+  unlink: BUS,
 } as const;
 type BusCommand = keyof typeof COMMAND_FLAGS;
 const isBusCommand = (c: string): c is BusCommand => Object.hasOwn(COMMAND_FLAGS, c);
 type BusFlags = Partial<
-  Record<'hub' | 'as' | 'to' | 'thread' | 'key' | 'body' | 'from' | 'state' | 'since' | 'until' | 'limit', string>
+  Record<
+    'hub' | 'as' | 'to' | 'thread' | 'key' | 'body' | 'from' | 'state' | 'since' | 'until' | 'limit' | 'name',
+    string
+  >
 > &
   Partial<Record<'json' | 'insist' | 'unread', boolean>>;
 const COMMANDS = [
@@ -147,6 +157,8 @@ const COMMANDS = [
   'export',
   'peers',
   'status',
+  'link',
+  'unlink',
   'connect',
   'disconnect',
   'hook',
@@ -306,6 +318,20 @@ async function main(argv: string[]): Promise<number> {
         );
         return 0;
       }
+      case 'link':
+      case 'unlink': {
+        const [path] = positionals;
+        if (command === 'unlink' && !path) throw new Error('unlink needs the PATH of the linked repository');
+        if (!path && values.name === undefined)
+          throw new Error('link needs the PATH of the other repository (or --name NAME)');
+        const where = path ? resolve(path) : undefined;
+        const v = await call(connection, LinksRequest, {
+          ...(values.name !== undefined ? { name: values.name } : {}),
+          ...(where ? (command === 'link' ? { link: where } : { unlink: where }) : {}),
+        });
+        out(v, [`this repository is ${v.name} on this machine`, ...linkLines(v)].join('\n'));
+        return 0;
+      }
       case 'status': {
         const s: Snapshot = await call(connection, SnapshotRequest);
         const late = s.pending.filter((e) => s.overdue.ids.includes(e.id));
@@ -318,6 +344,7 @@ async function main(argv: string[]): Promise<number> {
                 ...deviceLines(s.link).map((d) => `    ${d}`),
               ]
             : []),
+          ...(s.links?.links.length ? [`  repository ${s.links.name}`, ...linkLines(s.links)] : []),
           ...(s.weaker ?? []).map((w) => `  weaker here: ${w}`),
           ...late.map(
             (e) =>

@@ -7,6 +7,7 @@ import { commandDir, launcherDir, refreshLaunchers } from '../shared/connect/lau
 import { connectAgentCommand, pickAgentToConnect, type ConnectAgentArgs } from './commands/connectAgents';
 import { disconnectAgentCommand } from './commands/disconnectAgents';
 import { connectMatrix, disconnectMatrix, type ConnectMatrixArgs } from './commands/connectMatrix';
+import { linkRepository, unlinkRepository } from './commands/linkRepository';
 import { openInbox } from './commands/openInbox';
 import { sendHandoff } from './commands/sendHandoff';
 import { HubSupervisor, type HubState } from './hubSupervisor';
@@ -193,6 +194,10 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
     ),
     vscode.commands.registerCommand('handoff.disconnectMatrix', (args?: { forgetToken?: boolean }) =>
       disconnectMatrix(supervisor, matrix, args),
+    ),
+    vscode.commands.registerCommand('handoff.linkRepository', (folder?: string) => linkRepository(supervisor, folder)),
+    vscode.commands.registerCommand('handoff.unlinkRepository', (folder?: string) =>
+      unlinkRepository(supervisor, folder),
     ),
   );
 

@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import {
   ChangedNotification,
   ChaseRequest,
+  LinksRequest,
   MatrixConnectRequest,
   MatrixDisconnectRequest,
   MessageRequest,
@@ -25,6 +26,7 @@ import {
   type ActionParams,
   type ControlRequest,
   type MatrixConnectParams,
+  type Params,
   type PresenceParams,
   type ReceiptParams,
   type RequestSender,
@@ -40,6 +42,7 @@ import type {
   Snapshot,
   SnapshotChange,
 } from '../protocol/views';
+import type { LinksView } from '../protocol/link';
 
 import { LiveSnapshot } from './liveSnapshot';
 import { connectControl } from '../shared/controlClient';
@@ -213,6 +216,11 @@ export class HubSupervisor implements vscode.Disposable {
     } finally {
       control.close();
     }
+  }
+
+  /** Links this repository to another on this machine, unlinks one, or reads the links (hub/link/). */
+  links(params: Params<'handoff/links'>): Promise<LinksView> {
+    return this.request(LinksRequest, params);
   }
 
   matrixDisconnect(): Promise<void> {

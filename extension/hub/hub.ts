@@ -42,6 +42,7 @@ import { exportPage, type ExportQuery } from './exporting';
 import type { HistoryQuery } from './bus/historyQuery';
 import type { RetentionPolicy } from '../protocol/controlSchemas';
 import type { RemoteLink } from './remote';
+import { LocalLinks } from './link/localLinks';
 import { Roster } from './roster';
 import { Sending } from './sending';
 import { SessionRegistry, type Session } from './sessions';
@@ -102,6 +103,8 @@ export class Hub {
   private interval?: NodeJS.Timeout;
   private readonly log: Log;
   private remoteLink?: RemoteLink;
+  /** The repositories on this machine the user linked to this one (link/). */
+  readonly links: LocalLinks;
 
   constructor(readonly options: HubOptions) {
     this.node = options.node ?? `${hostname()}:${basename(options.workspace)}`;
@@ -118,6 +121,7 @@ export class Hub {
       now,
     }));
     const commit = (events: BusEvent[]) => journal.commit(events);
+    const links = (this.links = new LocalLinks(this, log));
     const { sessions, people, node } = this;
     const waking = (this.waking = new Waking({
       unsurfaced: (identity, session) => journal.mail.unsurfaced(journal.state, identity, session, new Set(), 5).items,
@@ -172,6 +176,7 @@ export class Hub {
       limits: this.limits,
       now,
       link: () => this.remoteLink,
+      links,
       relayWaitMs: options.relayWaitMs ?? 3000,
       isPerson: (identity) => people.identities().includes(identity),
     });
@@ -193,6 +198,7 @@ export class Hub {
   /** Opens the store. If it cannot be opened the hub still serves and every write says why. */
   async start(): Promise<void> {
     await this.journal.open();
+    this.links.start();
     // Next to a socket in a folder only we may write: hooks trust what they find there.
     const socket = this.options.socket;
     if (socket && powers.socketFiles && inPrivateDir(socket)) this.keepQuietMarks(socket);
@@ -236,6 +242,7 @@ export class Hub {
     clearInterval(this.interval);
     this.filling?.stop();
     this.waking.close();
+    this.links.close();
     await this.remoteLink
       ?.close()
       .catch((e) => this.log(`closing the link to other nodes: ${(e as Error).message}`, 'warn'));
@@ -469,6 +476,7 @@ export class Hub {
       settled: this.journal.settled.list(),
       sessions: this.sessions,
       link: this.remoteLink,
+      links: this.links.view(),
       store: this.journal.status,
       people: peopleViews(this.people, this.journal.mail, this.state, now),
       person: (identity) => this.people.presence(identity, now),

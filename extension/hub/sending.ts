@@ -11,6 +11,8 @@ import type { Journal } from './journal';
 import type { Pushes } from './pushes';
 import { lookup } from './reading';
 import type { RemoteLink } from './remote';
+import type { LocalLinks } from './link/localLinks';
+import { mixedDestinations, qualifierOf } from './bus/links';
 import { asDuplicate, SendMemory } from './sendMemory';
 import type { SessionRegistry } from './sessions';
 import type { RecipientOutcome, RelayOutcome, SendResult } from '../protocol/views';
@@ -24,7 +26,9 @@ export interface SendingDeps {
   now: () => number;
   /** The link to other nodes, if one is attached. */
   link: () => RemoteLink | undefined;
-  /** How long a send to remote recipients waits for the homeserver before answering. */
+  /** The repositories on this machine linked to this one. */
+  links: LocalLinks;
+  /** How long a send to remote recipients waits for the homeserver (or the linked hub) before answering. */
   relayWaitMs: number;
   /** A person at an editor window (no model: their handoffs wait in the editor's inbox). */
   isPerson: (identity: string) => boolean;
@@ -64,6 +68,7 @@ export class Sending {
       liveIdentities: () => this.deps.sessions.identities(),
       recent: this.memory.recent,
       limits: this.deps.limits,
+      linked: this.deps.links.agreedNames(),
     });
     if (decision.kind === 'duplicate') {
       // A twin racing the first send waits for it to land; if the store refused the first, this is the send.
@@ -71,6 +76,12 @@ export class Sending {
       return asDuplicate(await this.describe(decision.id), decision.why);
     }
     const m = decision.message;
+    const mixed = mixedDestinations(m.recipients, this.deps.links.names());
+    if (mixed)
+      throw new BusError(
+        'invalid_input',
+        `The recipients are in ${mixed.length} places (${mixed.join(', ')}): a handoff goes to one linked repository (or to this one and one other). Nothing was sent; send one handoff per repository.`,
+      );
     const forget = this.memory.track(m, decision.fingerprint); // before the await: a racing twin sees it
     let durable = false;
     let seen: RecipientOutcome['seen_when'][] = [];
@@ -115,7 +126,11 @@ export class Sending {
   }
 
   private async relayOutcome(id: string, waitMs: number): Promise<RelayOutcome> {
-    const relayed = this.deps.journal.state.hot[id]?.relayed;
+    const hot = this.deps.journal.state.hot[id];
+    const remote = hot?.message.recipients.find(isRemote);
+    const place = remote ? qualifierOf(remote) : undefined;
+    if (place && this.deps.links.names().has(place)) return this.deps.links.whereIs(id, place, waitMs);
+    const relayed = hot?.relayed;
     if (relayed) return { state: 'on_homeserver', event_id: relayed.eventId, at: relayed.at };
     const link = this.deps.link();
     if (!link) {

@@ -17,6 +17,7 @@ import {
 } from '../protocol/views';
 import type { People } from './people';
 import type { RemoteLink } from './remote';
+import type { LinksView } from '../protocol/link';
 import { sessionLabel, type SessionRegistry } from './sessions';
 
 export interface SnapshotInput {
@@ -30,6 +31,7 @@ export interface SnapshotInput {
   store: Snapshot['store'];
   sessions: SessionRegistry;
   link?: RemoteLink;
+  links?: LinksView;
   /** The people at this hub's windows, with their inboxes. */
   people: Snapshot['people'];
   person: (identity: string) => PersonPresence | undefined;
@@ -79,6 +81,7 @@ function summary(i: SnapshotInput): BusSummary {
     people: i.people,
     wakeIdleAgents: i.wakeIdleAgents,
     ...(i.link ? { link: i.link.status() } : {}),
+    ...(i.links ? { links: i.links } : {}),
   };
 }
 

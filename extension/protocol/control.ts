@@ -18,6 +18,7 @@ import type {
   Snapshot,
   SnapshotChange,
 } from './views';
+import type { LinksView } from './link';
 import type { TerminalWakeAnswer, TerminalWakeParams, WakeAskAnswer, WakeAskParams } from './wake';
 
 /** A validated method's params: exactly what its schema produces. */
@@ -67,6 +68,8 @@ export const ResolveRequest = validated<void>()('handoff/resolve');
  * never writes it anywhere. The reply is the link's status; later states arrive in changes.
  */
 export const MatrixConnectRequest = validated<LinkStatus>()('handoff/matrix/connect');
+/** This repository's links to others on this machine (hub/link/): link, unlink, name, or read them. */
+export const LinksRequest = validated<LinksView>()('handoff/links');
 /**
  * The person at this window (one per control connection; dropped when it closes): presence and
  * escalation target. The reply names the window, so it can tell whether it is the one that notifies.

@@ -143,6 +143,18 @@ export const exportParams = z
   })
   .strict();
 
+/**
+ * Links another repository on this machine (`link`: its folder, absolute), removes one (`unlink`),
+ * or names this one (`name`, only before its first link); with none, reads the links.
+ */
+export const linksParams = z
+  .object({
+    link: z.string().min(1).max(4096).optional(),
+    unlink: z.string().min(1).max(4096).optional(),
+    name: z.string().max(64).optional(),
+  })
+  .strict();
+
 /** Each request's schema by method; control.ts infers the params types from these. */
 export const PARAMS = {
   'handoff/send': sendParams,
@@ -156,6 +168,7 @@ export const PARAMS = {
   'handoff/search': searchParams,
   'handoff/retention': retentionParams,
   'handoff/export': exportParams,
+  'handoff/links': linksParams,
 } as const;
 
 export type ValidatedMethod = keyof typeof PARAMS;

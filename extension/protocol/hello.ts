@@ -2,6 +2,7 @@
 // newline-delimited JSON-RPC (MCP for agents, the control protocol for the editor and CLI).
 
 import type { HookHello, HookTerminal } from './hook';
+import type { LinkHello, LinkHelloReply } from './link';
 
 export const HELLO_VERSION = 1;
 
@@ -55,7 +56,7 @@ export interface ControlHello extends SecretProof {
   editorKey?: string;
 }
 
-export type Hello = AgentHello | ControlHello | HookHello;
+export type Hello = AgentHello | ControlHello | HookHello | LinkHello;
 
 /** The hub's one-line answer to a hello, before any JSON-RPC. */
 export interface HelloReply {
@@ -73,6 +74,8 @@ export interface HelloReply {
   challenge?: string;
   /** The hub's proof back, for a hello with a `nonce`: the client then knows this hub is its user's. */
   hubProof?: string;
+  /** For a link hello (another repository's hub): this hub's name, key and signature over its nonce. */
+  link?: LinkHelloReply;
 }
 
 export const MAX_HELLO_BYTES = 4096;

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AgentHello, ControlHello, Hello } from './hello';
 import { HOOK_CLIS, HOOK_PHASES, type HookHello, type ProcessProof } from './hook';
 import { IDENTITY_PATTERN } from './names';
+import { REPO_NAME_PATTERN, type LinkHello } from './link';
 
 const version = z.literal(1);
 const pid = z
@@ -82,7 +83,28 @@ export const hookHello: z.ZodType<HookHello> = z.object({
 /** The hook's answer to the hub's challenge (hook.ts): its pid, nothing else. */
 export const processProof: z.ZodType<ProcessProof> = z.object({ pid }).strict();
 
-const kinds: Record<string, z.ZodType<Hello>> = { mcp: agentHello, control: controlHello, hook: hookHello };
+/** Another repository's hub: checked against this hub's agreements after this (hub/link/agreements.ts). */
+const linkHello: z.ZodType<LinkHello> = z.object({
+  handoff: version,
+  kind: z.literal('link'),
+  link: z
+    .object({
+      repo: z.string().regex(REPO_NAME_PATTERN, 'not a repository name'),
+      root: z.string().min(1).max(4096),
+      key: z.string().min(1).max(256),
+      nonce: z.string().min(16).max(64),
+    })
+    .strict(),
+  nonce,
+  proof,
+});
+
+const kinds: Record<string, z.ZodType<Hello>> = {
+  mcp: agentHello,
+  control: controlHello,
+  hook: hookHello,
+  link: linkHello,
+};
 
 /** The hello, or why it is refused (naming the field). */
 export function readHello(value: unknown): Hello | string {
@@ -90,7 +112,7 @@ export function readHello(value: unknown): Hello | string {
   const v = value as { handoff?: unknown; kind?: unknown };
   if (v.handoff !== 1) return `hello version ${String(v.handoff).slice(0, 20)}, this hub speaks 1`;
   const schema = typeof v.kind === 'string' ? kinds[v.kind] : undefined;
-  if (!schema) return 'hello kind must be mcp, control or hook';
+  if (!schema) return 'hello kind must be mcp, control, hook or link';
   const r = schema.safeParse(value);
   return r.success ? r.data : r.error.issues.map((i) => `${i.path.join('.') || 'hello'} ${i.message}`).join('; ');
 }

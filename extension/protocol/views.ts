@@ -2,6 +2,7 @@
 // snapshot the editor renders. Plain data; the hub computes it (extension/hub/bus/), clients show it.
 import type { Channel, Delivery, DeliveryState, Message, Resolution } from './model';
 import type { WakeMode } from './wake';
+import type { LinksView } from './link';
 
 /** When a recipient's model will see a handoff sent now, as far as this hub can tell. */
 export type SeenWhen = 'now' | 'next_tool_call' | 'next_turn' | 'when_it_calls_inbox' | 'in_their_editor';
@@ -121,7 +122,10 @@ export interface PersonView {
 /** Where a handoff to remote recipients is: the send reply says it honestly. */
 export type RelayOutcome =
   | { state: 'on_homeserver'; event_id: string; at: number }
-  | { state: 'in_outbox'; note: string; last_error?: string }
+  /** A linked repository's hub on this machine holds it (hub/link/): its hub pushes it. */
+  | { state: 'in_their_hub'; repository: string; at: number }
+  /** `repository`: waiting for a linked repository's hub, not for a homeserver. */
+  | { state: 'in_outbox'; note: string; last_error?: string; repository?: string }
   | { state: 'refused'; reason: string };
 
 /** An advisory `m.read` receipt: a Matrix *user* read up to this message (not a session's ACK). */
@@ -302,6 +306,8 @@ export interface BusSummary {
   awaitingAckCount: number;
   /** Present when a transport to other nodes is attached. */
   link?: LinkStatus;
+  /** This repository's short name and the repositories on this machine linked to it (absent from older hubs). */
+  links?: LinksView;
   /** The people at editor windows on this hub, each with their inbox. */
   people: PersonView[];
   /** How idle agents are woken in their terminals: the most careful handoff.wakeIdleAgents of the windows on this hub (absent from older hubs). */

@@ -7,7 +7,11 @@ export function relayText(relay: SendResult['relay']): string {
   if (!relay) return 'not relayed';
   if (relay.state === 'on_homeserver')
     return `on the Matrix homeserver as ${relay.event_id}; its hub pushes it (their ACK is the proof)`;
+  if (relay.state === 'in_their_hub')
+    return `in the hub of the linked repository ${relay.repository}; its hub pushes it (their ACK is the proof)`;
   if (relay.state === 'refused') return `NOT delivered: ${relay.reason}`;
+  if (relay.repository)
+    return `queued: stored in this hub's outbox, NOT in ${relay.repository}'s hub yet (${relay.note})`;
   return `in the Matrix outbox, NOT on the homeserver yet${relay.last_error ? ` (${relay.last_error})` : ''}; retried with the same txnId`;
 }
 

@@ -84,6 +84,33 @@ describe('Send Handoff text', () => {
     assert.match(typedPick('role:approver', picks)!.description ?? '', /^send to this address$/);
   });
 
+  it("lists a linked repository's agents as name@repo with their liveness there", () => {
+    const picks = recipientPicks(
+      {
+        coverage: [
+          { identity: 'bob@frontend', addressed: 0, acked: 0, liveSessions: 0, unacked: 0, ghost: false, remote: true },
+          { identity: 'eve@frontend', addressed: 0, acked: 0, liveSessions: 0, unacked: 0, ghost: false, remote: true },
+        ],
+        links: {
+          name: 'backend',
+          links: [
+            {
+              name: 'frontend',
+              root: '/r/frontend',
+              state: 'linked',
+              linkedAt: 0,
+              outbox: 0,
+              peers: [{ name: 'bob', roles: [], live_sessions: 2 }],
+            },
+          ],
+        },
+      } as unknown as Snapshot,
+      'me',
+    );
+    assert.equal(picks[0].description, 'linked repository frontend · live · 2 sessions');
+    assert.equal(picks[1].description, 'linked repository frontend · offline · will be queued there');
+  });
+
   it('`handoff inbox --as` a name nobody has used says so and lists the known names', () => {
     assert.equal(emptyInboxText('bob', ['alice', 'bob']), 'inbox of bob is empty');
     assert.equal(

@@ -14,20 +14,39 @@ export function recipientPicks(s: Snapshot | undefined, me: string): RecipientPi
   const others = (s?.coverage ?? [])
     .filter((c) => c.identity !== me)
     .sort((a, b) => Number(b.liveSessions > 0) - Number(a.liveSessions > 0) || a.identity.localeCompare(b.identity));
-  const picks: RecipientPick[] = others.map((c) => ({
-    identity: c.identity,
-    label: `${c.ghost ? '$(warning)' : c.person ? '$(person)' : c.liveSessions ? '$(circle-filled)' : '$(circle-outline)'} ${c.identity}`,
-    description: c.ghost
-      ? `ghost · ${c.unacked} unacked, nobody connected`
-      : c.liveSessions
-        ? `live · ${plural(c.liveSessions, 'session')}`
-        : c.person
-          ? `person at the editor · ${c.person.live ? 'live' : 'away'}`
-          : 'offline · will be queued',
-  }));
+  const picks: RecipientPick[] = others.map(
+    (c) =>
+      linkedPick(s, c.identity) ?? {
+        identity: c.identity,
+        label: `${c.ghost ? '$(warning)' : c.person ? '$(person)' : c.liveSessions ? '$(circle-filled)' : '$(circle-outline)'} ${c.identity}`,
+        description: c.ghost
+          ? `ghost · ${c.unacked} unacked, nobody connected`
+          : c.liveSessions
+            ? `live · ${plural(c.liveSessions, 'session')}`
+            : c.person
+              ? `person at the editor · ${c.person.live ? 'live' : 'away'}`
+              : 'offline · will be queued',
+      },
+  );
   if (picks.length > 1)
     picks.push({ identity: '*', label: '$(broadcast) *', description: 'everyone else on this hub' });
   return picks;
+}
+
+/** An agent of a repository linked to this one (`name@repo`): live as its hub last said. */
+function linkedPick(s: Snapshot | undefined, identity: string): RecipientPick | undefined {
+  const at = identity.indexOf('@');
+  const link = at < 0 ? undefined : s?.links?.links.find((l) => l.name === identity.slice(at + 1));
+  if (!link) return undefined;
+  const live = link.peers.find((p) => p.name === identity.slice(0, at))?.live_sessions ?? 0;
+  return {
+    identity,
+    label: `${live ? '$(circle-filled)' : '$(circle-outline)'} ${identity}`,
+    description:
+      link.state === 'linked'
+        ? `linked repository ${link.name} · ${live ? `live · ${plural(live, 'session')}` : 'offline · will be queued there'}`
+        : `linked repository ${link.name} · ${link.state} · will wait in the outbox`,
+  };
 }
 
 /**

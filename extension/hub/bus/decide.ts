@@ -82,6 +82,8 @@ export interface SendContext {
   liveIdentities: () => ReadonlySet<string>;
   recent: RecentSends;
   limits: Limits;
+  /** Repositories on this machine linked to this one: their identities answer only to `name@repo`. */
+  linked?: ReadonlySet<string>;
 }
 
 function resolveRecipients(state: BusState, to: string[], ctx: SendContext): string[] {
@@ -90,7 +92,7 @@ function resolveRecipients(state: BusState, to: string[], ctx: SendContext): str
   // Most sends name one identity: no set to gather it in.
   const only = to.length === 1 ? to[0].trim() : undefined;
   if (only !== undefined && only !== '*' && !only.startsWith('role:') && IDENTITY_PATTERN.test(only))
-    return [resolveName(state, only, ctx.caller.node)];
+    return [resolveName(state, only, ctx.caller.node, ctx.linked)];
   const out = new Set<string>();
   const known = Object.keys(state.identities);
   for (const raw of to) {
@@ -107,7 +109,8 @@ function resolveRecipients(state: BusState, to: string[], ctx: SendContext): str
       live.forEach((n) => out.add(n));
     } else if (target.startsWith('role:')) {
       const role = target.slice(5);
-      const holders = known.filter((n) => state.identities[n].roles.includes(role));
+      // A role is a name without `@`: this repository's holders only, never a linked one's.
+      const holders = known.filter((n) => state.identities[n].roles.includes(role) && !isLinked(n, ctx.linked));
       if (holders.length === 0) {
         const roles = [...new Set(known.flatMap((n) => state.identities[n].roles))];
         throw new BusError(
@@ -123,7 +126,7 @@ function resolveRecipients(state: BusState, to: string[], ctx: SendContext): str
         `"${target}" is not an identity name: use letters, digits, '.', '_' or '-' (up to 64), optionally @node. list_peers shows the known names.`,
       );
     } else {
-      out.add(resolveName(state, target, ctx.caller.node));
+      out.add(resolveName(state, target, ctx.caller.node, ctx.linked));
     }
   }
   if (out.size > ctx.limits.maxRecipients) {
@@ -135,18 +138,27 @@ function resolveRecipients(state: BusState, to: string[], ctx: SendContext): str
   return [...out];
 }
 
+/** `name@repo` for a repository on this machine linked to this one. */
+function isLinked(name: string, linked?: ReadonlySet<string>): boolean {
+  const at = name.indexOf('@');
+  return at >= 0 && !!linked?.has(name.slice(at + 1));
+}
+
 /**
  * The identity a name means. `name@thisnode` is the local `name`; an unqualified name matches the
  * local identity and every remote `name@node` — more than one match is an error that lists them,
  * never a guess.
  */
-function resolveName(state: BusState, target: string, node: string): string {
+function resolveName(state: BusState, target: string, node: string, linked?: ReadonlySet<string>): string {
   const name = localize(target, node);
   const matches = state.identities[name] ? [name] : []; // qualified (by this node or another): exactly that identity
   if (!isRemote(target)) {
-    // unqualified: every remote identity of that name too
+    // unqualified: every remote identity of that name too — but never a linked repository's
     const remote = `${name}@`;
-    for (const n in state.identities) if (n.startsWith(remote)) matches.push(n);
+    for (const n in state.identities) if (n.startsWith(remote) && !isLinked(n, linked)) matches.push(n);
+  } else if (matches.length === 0 && isLinked(target, linked)) {
+    // A linked repository's agent that has not connected there yet: its hub keeps the mail for it (G7).
+    return target;
   }
   if (matches.length === 1) return matches[0];
   if (matches.length > 1) {

@@ -265,6 +265,7 @@ export function sendResult(m: Message, local: RecipientOutcome[], relay?: RelayO
 function remoteOutcome(r: RecipientOutcome, relay?: RelayOutcome): RecipientOutcome {
   if (!isRemote(r.identity) || r.state !== 'queued' || !relay) return r;
   if (relay.state === 'on_homeserver') return { ...r, state: 'relayed', event_id: relay.event_id };
+  if (relay.state === 'in_their_hub') return { ...r, state: 'relayed' };
   return { ...r, state: relay.state === 'refused' ? 'failed' : 'in_outbox' };
 }
 

@@ -5,7 +5,7 @@
 // past the homeserver's dedupe window makes a second event with the same message id.
 import { dict } from '../bus/dict';
 import type { BusEvent } from '../bus/model';
-import { isRemote, localize } from '../bus/relay';
+import { remoteReceiptEvent } from '../bus/remoteReceipt';
 import type { Hub } from '../hub';
 import type { AdvisoryRead } from '../../protocol/views';
 import { classify, type Homeserver, type JoinedRoom, type SyncResponse } from './homeserver';
@@ -438,55 +438,15 @@ export class Ingest {
       );
     }
     if (w.node === node) return;
-    const hot = this.hub.state.hot[w.message_id];
     // Only for a handoff this node sent, and only from one of its recipients (G3).
-    if (!hot || localize(w.sender, node) !== hot.message.from || isRemote(hot.message.from)) return;
-    const d = hot.deliveries[w.by];
-    if (!d) return this.drops.note('not_a_recipient', ev, `${w.by} is not a recipient of ${w.message_id}`);
     const key = `${w.message_id}\n${w.by}\n${w.kind}\n${w.session}\n${w.at}`;
     if (taken.has(key)) return;
+    const e = remoteReceiptEvent(this.hub.state, w, node);
+    if (e === 'not_a_recipient')
+      return this.drops.note('not_a_recipient', ev, `${w.by} is not a recipient of ${w.message_id}`);
+    if (!e) return;
     taken.add(key);
-    if (w.kind === 'pushed') {
-      if (d.pushes.some((p) => p.session === w.session && p.node === w.node && p.at === w.at)) return;
-      events.push({
-        type: 'pushed',
-        id: w.message_id,
-        recipient: w.by,
-        push: { session: w.session, node: w.node, at: w.at, kind: 'live' },
-      });
-    } else if (w.kind === 'surfaced') {
-      if ((d.surfacings ?? []).some((x) => x.session === w.session && x.node === w.node && x.at === w.at)) return;
-      events.push({
-        type: 'surfaced',
-        id: w.message_id,
-        recipient: w.by,
-        surfacing: {
-          session: w.session,
-          node: w.node,
-          at: w.at,
-          path: w.path ?? 'tool_result',
-          via: w.via ?? 'another node',
-          replayed: false,
-        },
-      });
-    } else {
-      if (d.receipts.some((r) => r.kind === w.kind && r.session === w.session && r.at === w.at)) return;
-      events.push({
-        type: 'receipt',
-        id: w.message_id,
-        recipient: w.by,
-        receipt: {
-          kind: w.kind,
-          by: w.by,
-          session: w.session,
-          node: w.node,
-          at: w.at,
-          channel: 'remote',
-          outcome: w.outcome,
-          summary: w.summary,
-        },
-      });
-    }
+    events.push(e);
   }
 
   private people(): PeopleContext {

@@ -7,6 +7,7 @@
 import type { OutboxEntry, RelayState } from '../bus/model';
 import { batchOf } from '../bus/reduce';
 import { messageTxnId } from '../bus/relay';
+import { destinationOf } from '../bus/links';
 import type { Hub } from '../hub';
 import type { RelayOutcome } from '../../protocol/views';
 import { classify } from './homeserver';
@@ -82,7 +83,9 @@ export class Outbox {
   private next(): { txnId: string; entries: OutboxEntry[] } | undefined {
     const relay = this.hub.state.relay;
     let first: OutboxEntry | undefined;
+    const local = this.hub.links.names();
     for (const e of Object.values(relay?.outbox ?? {})) {
+      if (local.size && local.has(destinationOf(e) ?? '')) continue; // a linked repository's: hub/link/ delivers it
       if (!this.accepted.has(e.txnId) && (!first || e.order < first.order)) first = e;
     }
     if (!first || !relay) return undefined;
@@ -100,8 +103,9 @@ export class Outbox {
 
   /** The run of waiting entries from `first` on that fits one event, oldest first. */
   private runFrom(relay: RelayState, first: OutboxEntry): OutboxEntry[] {
+    const local = this.hub.links.names();
     const waiting = Object.values(relay.outbox)
-      .filter((e) => e.order >= first.order && !this.accepted.has(e.txnId))
+      .filter((e) => e.order >= first.order && !this.accepted.has(e.txnId) && !local.has(destinationOf(e) ?? ''))
       .sort((a, b) => a.order - b.order);
     const out: OutboxEntry[] = [];
     let bytes = 0;

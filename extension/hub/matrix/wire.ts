@@ -327,7 +327,7 @@ function oneLine(s: string, max: number): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-function wireOf(
+export function wireOf(
   entry: OutboxEntry,
   node: string,
   signer?: Signer,

@@ -8,6 +8,7 @@ import {
   ChangedNotification,
   ChaseRequest,
   InboxRequest,
+  LinksRequest,
   MatrixConnectRequest,
   MatrixDisconnectRequest,
   MessageRequest,
@@ -31,6 +32,7 @@ import type { Hub } from '../hub';
 import { matrixConfig, MatrixConfigError } from '../matrix/config';
 import { startMatrix } from '../matrix/load';
 import { labelledView } from '../labelled';
+import { workspaceOf } from '../../shared/paths';
 
 /** What both a vscode-languageserver Connection and a vscode-jsonrpc MessageConnection offer. */
 interface Connection {
@@ -174,6 +176,13 @@ export function serveControl(
         "Marking a handoff resolved is the person's act, from an editor window of this hub (the one that runs it, or one holding its editor key); this is the socket's control channel. Nothing changed.",
       );
     return hub.resolve(p.id, p.by, p.note);
+  });
+  // Linking is the user's act on both sides (CLI or editor); nothing flows until both have.
+  handle(LinksRequest, async (p) => {
+    if (p.name !== undefined) await hub.links.rename(p.name);
+    if (p.unlink !== undefined) await hub.links.unlink(workspaceOf(p.unlink));
+    if (p.link !== undefined) await hub.links.link(workspaceOf(p.link));
+    return hub.links.view();
   });
   const dropRemote = async () => {
     await hub.link?.close();

@@ -12,6 +12,8 @@ import { LineBuffer } from '../../shared/lines';
 import { serveControl } from './control';
 import type { Hub } from '../hub';
 import { serveHook } from './hookService';
+import { serveLink } from './linkService';
+import type { LinkHelloReply } from '../../protocol/link';
 import { canProve, challenge } from './processProof';
 import type { BusError } from '../bus/errors';
 import { serveAgent } from './mcp/agentConnection';
@@ -187,6 +189,18 @@ function accept(
         return;
       }
     }
+    // Another repository's hub: only one the user linked here too gets past its hello.
+    let linked: { reply: LinkHelloReply; nonce: string } | undefined;
+    if (hello.kind === 'link') {
+      const a = hub.links.answer(hello.link);
+      if ('error' in a) {
+        options.log(`refused a link from ${hello.link.root.slice(0, 300)}: ${a.error}`);
+        reply({ ok: false, error: a.error });
+        socket.destroy();
+        return;
+      }
+      linked = a;
+    }
     reply({
       ok: true,
       node: hub.node,
@@ -196,6 +210,7 @@ function accept(
       ...(options.headless ? { headless: true } : {}),
       challenge: proof?.path,
       hubProof: known?.hubProof,
+      ...(linked ? { link: linked.reply } : {}),
     });
     if (hello.kind === 'mcp') {
       const serve = (leftover: Buffer, ancestry?: number[] | BusError) => {
@@ -232,6 +247,8 @@ function accept(
       socket.resume();
     } else if (hello.kind === 'hook') {
       serveHook(hub, socket, hello, options.log, proofDir);
+    } else if (hello.kind === 'link' && linked) {
+      serveLink(hub, socket, hello, linked.nonce, rest, options.log);
     } else {
       socket.destroy();
     }

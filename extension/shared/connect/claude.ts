@@ -1,6 +1,6 @@
 // Claude Code: the MCP server in the user's ~/.claude.json under this folder (what `claude mcp add
 // --scope local` writes), the hooks in the folder's .claude/settings.local.json (not committed).
-// In git the folder is the main checkout: Claude Code 2.1 reads both from there for every worktree
+// In git the folder is the main checkout: Claude Code 2.1.211 and later read both from there for every worktree
 // of the repository, inside it or anywhere else (verified with the real CLI, test/agents/worktrees).
 import { homedir } from 'node:os';
 import { thisPlatform } from '../platform/launcher';

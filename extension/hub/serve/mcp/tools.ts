@@ -210,9 +210,19 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         ...checkoutOf(hub.sessions.get(caller.session)?.checkout),
         live_sessions_of_identity: hub.sessions.count(caller.identity),
         unacked: hub.unacked(caller.identity, 0).count,
+        repository: hub.links.name,
+        address_from_linked_repositories: `${caller.identity}@${hub.links.name}`,
+        linked_repositories: [...hub.links.agreedNames()],
       };
       const at = data.worktree ? ` in ${data.worktree}${data.branch ? ` (branch ${data.branch})` : ''}` : '';
-      return result(ctx, `You are ${caller.identity} (session ${caller.session}) on node ${caller.node}${at}.`, data);
+      const linked = data.linked_repositories.length
+        ? ` Agents of the linked repositories (${data.linked_repositories.join(', ')}) address you as ${data.address_from_linked_repositories}; address theirs as name@repo.`
+        : '';
+      return result(
+        ctx,
+        `You are ${caller.identity} (session ${caller.session}) on node ${caller.node}${at}, in repository ${hub.links.name}.${linked}`,
+        data,
+      );
     }),
   );
 
@@ -226,39 +236,49 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     },
     guarded(ctx, () => {
       const iso = (at?: number) => (at ? new Date(at).toISOString() : undefined);
-      const peers = hub.coverage().map((c) => ({
-        identity: c.identity,
-        live: c.liveSessions > 0 || !!c.person?.live,
-        live_sessions: c.liveSessions,
-        last_seen: iso(c.lastSeen),
-        ghost: c.ghost,
-        remote: c.remote,
-        unacked: c.unacked,
-        addressed: c.addressed,
-        acked: c.acked,
-        median_ack_ms: c.medianAckMs,
-        ...placesOf(hub.sessions.forIdentity(c.identity)),
-        ...(c.person
-          ? {
-              person: {
-                at_editor: true,
-                live: c.person.live,
-                windows: c.person.windows,
-                last_focused: iso(c.person.lastFocusedAt),
-              },
-            }
-          : {}),
-      }));
+      const linked = hub.links.names();
+      const peers = hub.coverage().map((c) => {
+        const repo = c.remote ? c.identity.slice(c.identity.indexOf('@') + 1) : undefined;
+        // A linked repository's agent: live as its hub last said (none while its link is down).
+        const there = repo && linked.has(repo) ? (hub.links.liveSessions(c.identity) ?? 0) : undefined;
+        const live = there ?? c.liveSessions;
+        return {
+          identity: c.identity,
+          live: live > 0 || !!c.person?.live,
+          live_sessions: live,
+          ...(there !== undefined ? { repository: repo, link: hub.links.stateOf(repo!) } : {}),
+          last_seen: iso(c.lastSeen),
+          ghost: c.ghost,
+          remote: c.remote,
+          unacked: c.unacked,
+          addressed: c.addressed,
+          acked: c.acked,
+          median_ack_ms: c.medianAckMs,
+          ...placesOf(hub.sessions.forIdentity(c.identity)),
+          ...(c.person
+            ? {
+                person: {
+                  at_editor: true,
+                  live: c.person.live,
+                  windows: c.person.windows,
+                  last_focused: iso(c.person.lastFocusedAt),
+                },
+              }
+            : {}),
+        };
+      });
       const personLine = (p: (typeof peers)[number]) =>
         p.person &&
         (p.person.live
           ? `${p.identity}: a person at the editor, live (a window focused within the last ${PRESENCE_WINDOW_MS / 60_000} min)`
           : `${p.identity}: a person at the editor, away (${p.person.windows} window(s) open, last focused ${p.person.last_focused ?? 'never'})`);
       const lines = peers.map((p) =>
-        p.remote
-          ? `${p.identity}: on another node (its hub knows its sessions)`
-          : (personLine(p) ??
-            `${p.identity}: ${p.live_sessions} live${p.ghost ? ' — GHOST: unacked mail, nobody connected' : ''}`),
+        p.repository
+          ? `${p.identity}: in the linked repository ${p.repository}, ${p.link === 'linked' ? `${p.live_sessions} live` : `its link is ${p.link} (liveness unknown; mail waits in the outbox)`}`
+          : p.remote
+            ? `${p.identity}: on another node (its hub knows its sessions)`
+            : (personLine(p) ??
+              `${p.identity}: ${p.live_sessions} live${p.ghost ? ' — GHOST: unacked mail, nobody connected' : ''}`),
       );
       return result(ctx, lines.join('\n') || 'No identities have connected yet.', { peers });
     }),
