@@ -61,14 +61,16 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
   const location = hubLocation(context);
   const version = String(context.extension.packageJSON.version ?? '0');
   log.info(`workspace ${location.workspace}, store ${location.store}, socket ${location.socket}`);
-  injectTerminalEnv(context, location.socket, commandDir(launcherDir()));
   // Agent configs written by Connect, and the terminals' `handoff`, name these launchers: point
-  // them at this editor and build.
+  // them at this editor and build. A folder refused as not ours is not put on the terminals' PATH.
+  let launchers = true;
   try {
     refreshLaunchers(launcherDir(), process.execPath, join(context.extensionPath, 'dist'), !!process.versions.electron);
   } catch (e) {
+    launchers = false;
     log.warn(`could not refresh the agent launchers in ${launcherDir()}: ${(e as Error).message}`);
   }
+  injectTerminalEnv(context, location.socket, launchers ? commandDir(launcherDir()) : undefined);
 
   const supervisor = new HubSupervisor(location, context.extensionPath, log, new EditorKeys(context.secrets));
   hub = supervisor;

@@ -5,10 +5,12 @@
 import { delimiter } from 'node:path';
 import * as vscode from 'vscode';
 
-export function injectTerminalEnv(context: vscode.ExtensionContext, socket: string, commands: string): void {
+/** `commands`: the launcher folder to put first on PATH; undefined when it was refused as not ours. */
+export function injectTerminalEnv(context: vscode.ExtensionContext, socket: string, commands?: string): void {
   const env = context.environmentVariableCollection;
   env.persistent = true;
   env.description = 'Handoff: HANDOFF_HUB points agents started here at this window’s hub; `handoff` is on PATH.';
   env.replace('HANDOFF_HUB', socket);
-  env.prepend('PATH', commands + delimiter);
+  if (commands) env.prepend('PATH', commands + delimiter);
+  else env.delete('PATH');
 }

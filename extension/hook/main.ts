@@ -95,6 +95,7 @@ function ask(socketPath: string, hello: HookHello): Promise<Asked | undefined> {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createConnection } = require('node:net') as { createConnection: (path: string) => Socket };
     const signed = signHello(socketPath);
+    if (!signed) return resolve(undefined); // no secret where one is needed: no hub of ours, nothing said
     const hubKnows = (line: string): boolean => {
       try {
         return signed.hubKnows(JSON.parse(line) as { hubProof?: unknown });

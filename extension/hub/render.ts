@@ -29,10 +29,19 @@ export function inline(text: string): string {
   return fenceSafe(text.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' '));
 }
 
-/** The body inside its fence, for every place a model may read it (text and structuredContent). */
-export function fencedBody(m: Pick<Message, 'id' | 'body'>): string {
+/**
+ * The one fence for words another agent or account wrote (a body, an excerpt of one, a preview, a
+ * result's summary), for every place a model may read them (text and structuredContent); `id`
+ * names the message they come from.
+ */
+export function fenced(text: string, id?: string): string {
   const tag = `${FENCE}-${randomBytes(6).toString('hex')}`;
-  return `<${tag} id="${m.id}">\n${fenceSafe(m.body)}\n</${tag}>`;
+  return `<${tag}${id ? ` id="${id}"` : ''}>\n${fenceSafe(text)}\n</${tag}>`;
+}
+
+/** The body inside its fence. */
+export function fencedBody(m: Pick<Message, 'id' | 'body'>): string {
+  return fenced(m.body, m.id);
 }
 
 export function renderMessage(m: Message, kind?: PushKind): string {

@@ -17,10 +17,25 @@ export class NotAHub extends Error {}
 /** Something answers as a hub there without proving it is this user's (another user's pipe). */
 export class NotYourHub extends Error {}
 
+/**
+ * No secret to prove where one is needed (hubSecret.ts signHello): no hub of this user there, so
+ * nothing is said to whatever holds the pipe. Like a missing socket (a code): the next place is
+ * tried, and a bridge waits for a hub as for none.
+ */
+export class NoHubSecret extends Error {
+  readonly code = 'ENOSECRET';
+}
+
 /** Rejects with the socket error (ENOENT, ECONNREFUSED…), NotAHub, or the hub's refusal. */
 export function greet(path: string, hello: Hello, timeoutMs = 10_000): Promise<Greeted> {
   return new Promise((resolve, reject) => {
     const signed = signHello(path);
+    if (!signed)
+      return reject(
+        new NoHubSecret(
+          `no hub of this user's at ${path}: its secret (${secretFile(path)}) is not there, which a hub writes when it starts; nothing was said to whatever holds ${path}`,
+        ),
+      );
     const socket = createConnection(path);
     const fail = (e: Error) => {
       clearTimeout(timer);

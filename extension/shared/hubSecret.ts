@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { hubSecretPath } from './platform/ipcPath';
+import { powers } from './platform/powers';
 
 const SECRET = /^[0-9a-f]{64}$/;
 
@@ -57,13 +58,20 @@ export function removeSecret(ipc: string): void {
   rmSync(secretFile(ipc), { force: true });
 }
 
-/** What a client adds to its hello, and how it checks the reply, for the hub at `ipc`. */
-export function signHello(ipc: string): {
-  fields: { nonce?: string; proof?: string };
-  hubKnows(reply: { hubProof?: unknown }): boolean;
-} {
+/**
+ * What a client adds to its hello, and how it checks the reply, for the hub at `ipc`. Undefined
+ * where the socket's modes do not guard it and no secret is there to read: then no hub of this
+ * user is there — whatever holds the pipe made it first (the real hub then cannot bind, so it never
+ * writes its secret) — and the client must not say anything to it, not even its hello.
+ */
+export function signHello(ipc: string):
+  | {
+      fields: { nonce?: string; proof?: string };
+      hubKnows(reply: { hubProof?: unknown }): boolean;
+    }
+  | undefined {
   const secret = readSecret(ipc);
-  if (!secret) return { fields: {}, hubKnows: () => true };
+  if (!secret) return powers.socketModes ? { fields: {}, hubKnows: () => true } : undefined;
   const nonce = crypto().randomBytes(16).toString('hex');
   return {
     fields: { nonce, proof: mac(secret, 'client', nonce) },

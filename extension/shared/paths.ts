@@ -30,7 +30,12 @@ export function workspaceKey(workspace: string): string {
     .slice(0, 16);
 }
 
-export function ensurePrivateDir(dir: string): void {
+/**
+ * Makes `dir` a real folder of ours that only we may enter, or throws. `refuseWritable`: a folder
+ * that others could write is refused rather than made private, since what they wrote is in it
+ * already (the launcher folder, first on every terminal's PATH).
+ */
+export function ensurePrivateDir(dir: string, opts: { refuseWritable?: boolean } = {}): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   // mkdir's mode is masked by umask and ignored for an existing dir: enforce it, and refuse a dir
   // someone else owns (another user could otherwise read the sockets in it).
@@ -43,6 +48,10 @@ export function ensurePrivateDir(dir: string): void {
   if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
     throw new Error(`${dir} belongs to uid ${st.uid}, not to you; remove it or set XDG_RUNTIME_DIR`);
   }
+  if (opts.refuseWritable && typeof process.getuid === 'function' && st.mode & 0o022)
+    throw new Error(
+      `${dir} may be written by others (mode ${(st.mode & 0o777).toString(8)}): what they put there would run first on every terminal's PATH. Check what is in it, then remove it; Handoff makes it anew, private`,
+    );
   if ((st.mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
 }
 

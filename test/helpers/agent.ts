@@ -105,7 +105,7 @@ export async function connectAgent(spec: AgentSpec): Promise<Agent> {
 /** A message body from structuredContent without its untrusted-data fence. */
 export function plainBody(m: { body: string }): string {
   return m.body
-    .replace(/^<handoff-body-[0-9a-f]+ id="[^"]*">\n/, '')
+    .replace(/^<handoff-body-[0-9a-f]+(?: id="[^"]*")?>\n/, '')
     .replace(/\n<\/handoff-body-[0-9a-f]+>$/, '')
     .replace(/&lt;(\/?handoff-body)/gi, '<$1');
 }

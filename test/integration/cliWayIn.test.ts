@@ -71,7 +71,7 @@ describe('the handoff command a user is told to run', () => {
     assert.deepEqual(registry, [], 'these resolve to the registry package "handoff" outside this checkout');
   });
 
-  it('no string the program prints or answers runs npx/npm exec handoff', () => {
+  it("no string the program prints or answers fetches the registry's handoff", () => {
     const strings = programStrings();
     assert.ok(strings.length > 1000, `the sources were read (${strings.length} strings)`);
     assert.deepEqual(

@@ -5,14 +5,14 @@
 // and are served; a client never talks to a "hub" that cannot prove the secret back.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { greet, NotYourHub } from '../../extension/shared/greet';
 import { connectAgent, type Agent } from '../helpers/agent';
 import { runHook } from '../helpers/hook';
-import { DIST, NODE, startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
+import { DIST, NODE, spawnHub, startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
 import { waitUntil } from '../helpers/wait';
 
 /** One raw hello and the hub's one-line answer; the connection then closes or is closed. */
@@ -146,6 +146,86 @@ describe('a client checks the hub proves the secret back', () => {
       assert.equal(reply.ok, true, 'a hello with no proof is served');
     } finally {
       await plain.stop();
+    }
+  });
+});
+
+describe('a squatter that holds the pipe before the real hub starts (no secret file, the state that attack leaves)', () => {
+  const env = { HANDOFF_POWERS_OFF: 'socketmodes' };
+  const run = (args: string[]) =>
+    new Promise<{ code: number; out: string }>((resolve) =>
+      // Bounded: a CLI that talks to the squatter waits for an answer that never comes.
+      execFile(
+        NODE,
+        [join(DIST, 'cli.js'), ...args],
+        { env: { ...process.env, ...env }, timeout: 20_000 },
+        (e, out, err) => resolve({ code: e ? 1 : 0, out: out + err }),
+      ),
+    );
+
+  it('hears no hello, send or session key from the CLI, a bridge or a hook; the real hub then serves them', async () => {
+    const base = tempDir('squat-first');
+    mkdirSync(join(base, 'run'), { mode: 0o700 });
+    const socket = join(base, 'run', 'hub.sock');
+    let heard = '';
+    let connections = 0;
+    // Answers every line as a hub would, and a hook as if it had mail.
+    const squatter = createServer((c) => {
+      connections++;
+      c.on('data', (d) => {
+        heard += d.toString();
+        c.write(`${JSON.stringify({ handoff: 1, ok: true, node: 'squatter', channel: 'cli' })}\n`);
+      });
+    }).listen(socket);
+    await new Promise((r) => squatter.once('listening', r));
+    const key = 'session-key-the-squatter-wants';
+    const bridge = await connectAgent({ socket, name: 'alice', session: key, live: false, env });
+    try {
+      assert.ok(!existsSync(`${socket}.secret`), 'no hub ever wrote its secret');
+      const sent = await run(['send', '--hub', socket, '--as', 'maria', '--to', 'bob', 'the launch code is 0000']);
+      assert.notEqual(sent.code, 0, sent.out);
+      assert.match(sent.out, /tried .*run\/hub\.sock.*no hub of this user's at .*: its secret .* is not there/);
+      const r = await bridge.call('whoami', {});
+      assert.equal(r.isError, true, JSON.stringify(r));
+      assert.match(JSON.stringify(r.content), /No Handoff hub for the workspace/);
+      const ran = await runHook(
+        ['claude', 'PostToolUse', '--name', 'bob', '--hub', socket],
+        {
+          session_id: 's',
+          hook_event_name: 'PostToolUse',
+          cwd: base,
+        },
+        env,
+      );
+      assert.equal(ran.code, 0);
+      assert.equal(ran.stdout, '', 'the hook says nothing into the model');
+      assert.equal(heard, '', 'not one line said to the squatter');
+      assert.equal(connections, 0, 'not even a connection');
+      // The real hub, started after the squatter: here (a socket file) it takes the path over; on
+      // Windows it cannot bind a pipe another user holds, and says so. Either way nobody talks to the squatter.
+      mkdirSync(join(base, 'ws'));
+      const hub = spawnHub({ workspace: join(base, 'ws'), store: join(base, 'store'), socket, env });
+      await hub.ready;
+      try {
+        const served = await waitUntil(
+          async () => {
+            const w = await bridge.call('whoami', {});
+            return !w.isError && w;
+          },
+          30_000,
+          'the bridge served by the real hub',
+        );
+        assert.equal(served.structuredContent.identity, 'alice');
+        const again = await run(['send', '--hub', socket, '--as', 'maria', '--to', 'alice', 'now to the real hub']);
+        assert.equal(again.code, 0, again.out);
+        assert.equal(heard, '', 'the squatter heard nothing, before or after');
+      } finally {
+        hub.proc.kill('SIGTERM');
+        await new Promise((r) => hub.proc.once('exit', r));
+      }
+    } finally {
+      await bridge.close();
+      squatter.close();
     }
   });
 });

@@ -89,7 +89,8 @@ describe('search_history and handoff search', { timeout: 120_000 }, () => {
       assert.deepEqual((await alice.ok('search_history', q)).hits, [], `alice: ${JSON.stringify(q)}`);
     const theirs = await carol.ok('search_history', { text: 'secret', limit: 5 });
     assert.equal(theirs.hits.length, 5);
-    assert.equal(theirs.hits[0].excerpt, `note ${SETTLED}: the secret parser plan`);
+    // Another agent's words: fenced, as a body is.
+    assert.equal(plainBody({ body: theirs.hits[0].excerpt }), `note ${SETTLED}: the secret parser plan`);
   });
 
   it('an open handoff is found by word and state, and a time range narrows the search', async () => {

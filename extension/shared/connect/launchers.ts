@@ -5,9 +5,10 @@
 // `<data>/bin/handoff` is the CLI by the same route: a `handoff` of ours, where `npx handoff`
 // outside a checkout would fetch an unrelated registry package of that name. On Windows the
 // launchers are `.cmd` files and the build a junction (platform/launcher.ts, docs/platforms.md).
-import { chmodSync, mkdirSync, renameSync, rmdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, renameSync, rmdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { ensurePrivateDir } from '../paths';
 import { thisLauncherKind, type LauncherKind } from '../platform/launcher';
 import type { Launch } from './launch';
 import { batchText } from './quote';
@@ -36,7 +37,11 @@ export function refreshLaunchers(
   kind: LauncherKind = thisLauncherKind,
   home: string = homedir(),
 ): Launch {
-  mkdirSync(join(dir, 'bin'), { recursive: true, mode: 0o700 });
+  // What is written here runs in every agent and is first on every terminal's PATH: the folders must
+  // be real ones of ours that nobody else may write, as the runtime folder is (a symlink or another
+  // user's folder, or one others may write, is refused; ours is made 0700).
+  ensurePrivateDir(dir, { refuseWritable: true });
+  ensurePrivateDir(join(dir, 'bin'), { refuseWritable: true });
   if (kind === 'cmd') return refreshCmdLaunchers(dir, node, dist, electron, home);
   const script = [
     '#!/bin/sh',

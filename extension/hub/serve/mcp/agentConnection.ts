@@ -20,6 +20,7 @@ import { isSessionLabel, type PushPayload, type Session } from '../../sessions';
 import { ReplayCache } from './replayCache';
 import { SocketTransport } from './socketTransport';
 import { registerTools } from './tools';
+import { inline } from '../../render';
 
 export interface AgentConnectionOptions {
   heartbeatMs: number;
@@ -86,7 +87,7 @@ export function serveAgent(
     const meta: Record<string, string> = {
       message_id: push.id,
       from: push.from,
-      thread: push.thread,
+      thread: inline(push.thread), // the sender's words: one line, no tags
       replayed: String(push.kind === 'replayed'),
       chase: String(push.kind === 'chase'),
     };

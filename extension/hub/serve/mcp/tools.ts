@@ -19,7 +19,7 @@ import { deliveryState } from '../../bus/ledger';
 import { isRemote } from '../../bus/relay';
 import { sessionLabel, type Session } from '../../sessions';
 import type { CheckoutPlace } from '../../../protocol/hello';
-import { fencedBody, renderMessage, unackedFooter } from '../../render';
+import { fenced, fencedBody, inline, renderMessage, unackedFooter } from '../../render';
 
 export interface ToolContext {
   hub: Hub;
@@ -109,12 +109,12 @@ function messageData(m: Message, delivery?: Delivery) {
     seq: m.seq,
     from: m.from,
     to: m.recipients,
-    thread: m.thread,
+    thread: inline(m.thread),
     reply_to: m.replyTo,
     sent_at: new Date(m.sentAt).toISOString(),
     requires_ack: m.requiresAck,
     sla_due_at: new Date(m.sentAt + m.slaMs).toISOString(),
-    attachments: m.attachments,
+    attachments: m.attachments.map((a) => ({ ...a, path: inline(a.path) })),
     body_is_untrusted_data: true,
     body: fencedBody(m),
     ...(delivery ? { your_state: delivery.state } : {}),
@@ -162,7 +162,8 @@ function receiptData(d: Delivery, relayed?: { eventId: string; at: number }) {
       node: r.node,
       at: new Date(r.at).toISOString(),
       outcome: r.outcome,
-      summary: r.summary,
+      // The recipient's words: fenced like a body.
+      ...(r.summary !== undefined ? { summary: fenced(r.summary) } : {}),
     })),
     failure: d.failure?.reason,
     ...(d.escalated
@@ -179,7 +180,8 @@ function receiptData(d: Delivery, relayed?: { eventId: string; at: number }) {
 
 /** Where a session runs, for whoami: its worktree folder and branch. */
 function checkoutOf(c: CheckoutPlace | undefined): { worktree?: string; branch?: string } {
-  return c ? { worktree: c.folder, ...(c.branch !== undefined ? { branch: c.branch } : {}) } : {};
+  // What a bridge's hello says: one line each, no tags.
+  return c ? { worktree: inline(c.folder), ...(c.branch !== undefined ? { branch: inline(c.branch) } : {}) } : {};
 }
 
 /** Where an identity's live sessions run, for list_peers (absent when none says). */
@@ -525,7 +527,17 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     guarded(ctx, () => {
       const me = ctx.caller().identity;
       // Ledger entries name the recipient's session by label already: its key is its secret.
-      const entries = hub.pending(me);
+      // Previews and summaries are the recipients' and the sender's words: fenced like a body.
+      const entries = hub.pending(me).map((e) => ({
+        ...e,
+        thread: inline(e.thread),
+        preview: fenced(e.preview, e.id),
+        recipients: e.recipients.map((r) =>
+          r.lastReceipt?.summary === undefined
+            ? r
+            : { ...r, lastReceipt: { ...r.lastReceipt, summary: fenced(r.lastReceipt.summary) } },
+        ),
+      }));
       const text =
         entries
           .map(
@@ -586,14 +598,16 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     },
     guarded(ctx, async (q: SearchInput) => {
       const me = ctx.caller().identity;
-      const hits = await hub.search(
-        {
-          ...q,
-          since: q.since === undefined ? undefined : Date.parse(q.since),
-          until: q.until === undefined ? undefined : Date.parse(q.until),
-        },
-        me,
-      );
+      const hits = (
+        await hub.search(
+          {
+            ...q,
+            since: q.since === undefined ? undefined : Date.parse(q.since),
+            until: q.until === undefined ? undefined : Date.parse(q.until),
+          },
+          me,
+        )
+      ).map((h) => ({ ...h, thread: inline(h.thread), excerpt: fenced(h.excerpt, h.message_id) }));
       const text =
         hits
           .map(
