@@ -201,6 +201,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     },
     guarded(ctx, async ({ name, roles }: { name?: string; roles?: string[] }) => {
       const caller = name ? await ctx.register(name, roles ?? []) : ctx.caller();
+      const limits = hub.sessions.get(caller.session)?.limits ?? [];
       const data = {
         identity: caller.identity,
         session: caller.session,
@@ -210,9 +211,18 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         ...checkoutOf(hub.sessions.get(caller.session)?.checkout),
         live_sessions_of_identity: hub.sessions.count(caller.identity),
         unacked: hub.unacked(caller.identity, 0).count,
+        // What this session's CLI version cannot do here: handoffs reach it only when it calls inbox.
+        ...(limits.length ? { limits } : {}),
       };
       const at = data.worktree ? ` in ${data.worktree}${data.branch ? ` (branch ${data.branch})` : ''}` : '';
-      return result(ctx, `You are ${caller.identity} (session ${caller.session}) on node ${caller.node}${at}.`, data);
+      const warn = limits.length
+        ? ` Not reached while busy here: ${limits.join(' ')} Call inbox to see your handoffs.`
+        : '';
+      return result(
+        ctx,
+        `You are ${caller.identity} (session ${caller.session}) on node ${caller.node}${at}.${warn}`,
+        data,
+      );
     }),
   );
 
