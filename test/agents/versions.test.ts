@@ -14,7 +14,7 @@ import { agentHome, commandRunning, runAgent } from '../helpers/cli/agents';
 import { handoffConnect } from '../helpers/cli/connect';
 import { startScriptedModel } from '../helpers/cli/scriptedModel';
 import { git } from '../helpers/git';
-import { NODE, ROOT, spawnHub, stoppable, tempDir } from '../helpers/hubProcess';
+import { NODE, ROOT, spawnHub, startHub as startHubProcess, stoppable, tempDir } from '../helpers/hubProcess';
 import { skipOrFail, toolsRoot, whyMissing } from '../helpers/skip.mjs';
 import { waitUntil } from '../helpers/wait';
 
@@ -82,6 +82,22 @@ for (const [spec, plan] of Object.entries(PLAN)) {
           .map((l) => l.replace(/^[#\s\\]+/, ''));
         console.log(`# ${spec} ${file}: ${Date.now() - started} ms; ${said.join(' | ')}`);
       });
+
+    if (spec.endsWith('@2.1.337'))
+      it(
+        "with its defaults (non-blocking MCP start, tool search) offers Handoff's tools in the first request, not deferred",
+        { timeout: 300_000 },
+        async (t) => {
+          const why = missing(spec);
+          if (why) return skipOrFail(t, why);
+          process.env[plan.env] = binOf(spec);
+          try {
+            await toolsFirst();
+          } finally {
+            delete process.env[plan.env];
+          }
+        },
+      );
 
     if (plan.unsupported)
       it(
@@ -155,6 +171,37 @@ async function unsupportedInWorktree(spec: string): Promise<void> {
     await alice.close();
     await model.close();
     await hub.stop().catch(() => undefined);
+  }
+}
+
+/** One `claude -p` turn whose model ACKs at once: Handoff's tools must be in request 0, loaded. */
+async function toolsFirst(): Promise<void> {
+  const hub = await startHubProcess({ socket: null });
+  const model = await startScriptedModel(({ step }) => (step === 0 ? { tool: 'whoami' } : { text: 'Done.' }));
+  try {
+    const h = agentHome('claude', model.url);
+    handoffConnect('claude', hub.workspace, h.env, 'bob');
+    const run = await runAgent(h, hub.workspace, 'Who am I?', { timeoutMs: 150_000 });
+    assert.equal(run.timedOut, false, run.stderr.slice(-2000));
+    const first = (model.requests[0]?.body.tools ?? []).filter((x: any) => x.name.startsWith('mcp__handoff__'));
+    assert.ok(
+      first.some((x: any) => x.name === 'mcp__handoff__ack'),
+      `request 0 offers ack: ${JSON.stringify(first.map((x: any) => x.name))}`,
+    );
+    assert.deepEqual(
+      first.filter((x: any) => x.defer_loading).map((x: any) => x.name),
+      [],
+      'none deferred',
+    );
+    assert.equal(
+      model.requests[0].move && 'name' in model.requests[0].move ? model.requests[0].move.name : '',
+      'mcp__handoff__whoami',
+      'whoami called at once, no tool search',
+    );
+    console.log(`# ${first.length} Handoff tools in request 0, none deferred; ${model.requests.length} requests`);
+  } finally {
+    await model.close();
+    await hub.stop();
   }
 }
 
