@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `npm test` runs this first (pretest). It installs what the suites need outside node_modules into
 # a cache outside the repo (${HANDOFF_TOOLS:-$HOME/.cache/handoff-tools}): the VS Code server
-# (code-server on Node 24) with Debian's Chromium, Synapse, tmux for the agent CLI suites, and the
-# Claude Agent SDK for VS Code's Agent Host. Idempotent, and quick once installed.
+# (code-server on Node 24) with Debian's Chromium, Synapse, tmux for the agent CLI suites, the
+# Claude Agent SDK for VS Code's Agent Host, and the agent CLIs' other versions for the version
+# suite. Idempotent, and quick once installed.
 #
 # Under CI=true a failed install fails the run. Elsewhere the run goes on without the tool and
 # says here which suites will not be tested; those suites then skip, naming the failed install.
@@ -16,15 +17,16 @@ declare -A untested=(
   [setup-synapse]="the Matrix suites (test/matrix), the editor's Matrix suite and the Connect Matrix end-to-end test"
   [setup-agents]="the idle sessions in tmux (test/agents/wake.test.ts, test/integration/wake.test.ts)"
   [setup-agent-host]="the Claude Agent Host session in VS Code (test/vscode/agentHost.test.ts)"
+  [setup-agent-versions]="the agent CLIs' oldest supported and newest versions (test/agents/versions.test.ts)"
 )
 # Both at once: the VS Code server's native builds keep the CPU busy, Synapse mostly downloads.
 declare -A pids
-for s in setup-vscode setup-synapse setup-agents setup-agent-host; do
+for s in setup-vscode setup-synapse setup-agents setup-agent-host setup-agent-versions; do
   bash "$here/$s.sh" >/dev/null &
   pids[$s]=$!
 done
 failed=()
-for s in setup-vscode setup-synapse setup-agents setup-agent-host; do
+for s in setup-vscode setup-synapse setup-agents setup-agent-host setup-agent-versions; do
   wait "${pids[$s]}" || failed+=("$s")
 done
 [ "${#failed[@]}" -eq 0 ] && exit 0

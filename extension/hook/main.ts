@@ -18,8 +18,14 @@ import { canonical, findWorkspace, workspaceOf } from '../shared/paths';
 import { attentionText, hookOutput, PHASES } from './shapes';
 import { fromVsCodeAgent } from './vsCodeAgent';
 
-/** Whole budget of a hook on the agent's hot path, hub answer included. */
+/** Whole budget of a hook on the agent's hot path (after a tool call), hub answer included. */
 const BUDGET_MS = 120;
+/**
+ * The budget of a hook at a turn's start or end: once per turn, and what a wake and the Stop block
+ * depend on (a turn end the hub never heard leaves the session busy to it, never woken). On a loaded
+ * machine Node's start alone takes 300 ms; with the hub stalled, a turn starts or ends this late.
+ */
+const TURN_BUDGET_MS = 1000;
 /** An idle waiter re-arms at every turn end; this bounds one that outlives its session. */
 const WAIT_MS = 50 * 60_000;
 const MAX_STDIN = 1 << 20;
@@ -182,10 +188,13 @@ export async function runHook(argv: string[]): Promise<number> {
   // `claude -p` waits for running async hooks before it exits: a one-shot run has no idle to wake.
   if (phase === 'wait' && process.env.CLAUDE_CODE_ENTRYPOINT !== 'cli') return 0;
   if (phase !== 'wait') {
-    setTimeout(() => {
-      trace({ cli, event, outcome: 'budget' });
-      process.exit(0);
-    }, BUDGET_MS).unref();
+    setTimeout(
+      () => {
+        trace({ cli, event, outcome: 'budget' });
+        process.exit(0);
+      },
+      phase === 'tool' ? BUDGET_MS : TURN_BUDGET_MS,
+    ).unref();
   }
   const input = await readStdin();
   // A VS Code started from a Claude Code session inherits CLAUDECODE=1: its payload still tells.

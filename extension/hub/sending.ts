@@ -109,14 +109,22 @@ export class Sending {
       }
       throw e;
     }
-    const recipients = m.recipients.map((identity, i) =>
-      newRecipientOutcome(identity, reached?.get(identity) ?? 0, seen[i]),
-    );
+    const recipients = m.recipients.map((identity, i) => {
+      const outcome = newRecipientOutcome(identity, reached?.get(identity) ?? 0, seen[i]);
+      const why = seen[i] === 'when_it_calls_inbox' ? this.unreachedWhy(identity) : undefined;
+      return why ? { ...outcome, why } : outcome;
+    });
     return sendResult(
       m,
       recipients,
       m.recipients.some(isRemote) ? await this.relayOutcome(m.id, this.deps.relayWaitMs) : undefined,
     );
+  }
+
+  /** What keeps the recipient's live sessions from running Handoff's hooks: their CLI's version, where it runs. */
+  private unreachedWhy(identity: string): string | undefined {
+    const limits = new Set(this.deps.sessions.forIdentity(identity).flatMap((s) => s.limits ?? []));
+    return limits.size ? [...limits].join(' ') : undefined;
   }
 
   private seenWhen(identity: string): RecipientOutcome['seen_when'] {

@@ -36,6 +36,8 @@ export interface Session {
   readonly roles: string[];
   readonly connectedAt: number;
   readonly client: string;
+  /** What this session's CLI version cannot do where it runs (its MCP clientInfo; agentVersions.ts). */
+  readonly limits?: readonly string[];
   /** The agent CLI process that spawned the bridge: its hooks run under the same process. */
   readonly agentPid?: number;
   /** The bridge's pid and its parents as the kernel has them, when the bridge proved its process. */

@@ -7,8 +7,9 @@
 // It types only into a session whose turn has ended and none started since, at most once per
 // handoff per session (the hub records a wake before it types it in tmux; a window types before it
 // answers, so what a window may have typed for is held back in memory before it is recorded, and
-// when it does not answer in time), and never where a person is: a tmux pane must look as it did when the turn
-// ended (no draft in its prompt) with nobody typing in the last seconds; an integrated terminal
+// when it does not answer in time), and never where a person is: a tmux pane's prompt line and
+// cursor must be as they were once the turn ended (no draft, no dialog in its place) with nobody
+// typing in the last seconds; an integrated terminal
 // must not be the active one of a focused window, nor have been lately (the window decides). With
 // "ask", the person at the most recently focused window says yes first, once per handoff.
 import type { HookCli, HookTerminal } from '../protocol/hook';
@@ -25,7 +26,7 @@ const ANSWERS_KEPT = 1000;
 /** A window's "ask again in" is kept within these bounds. */
 const RETRY_MIN_MS = 200;
 const RETRY_MAX_MS = 60_000;
-/** A pane's rest look is taken once its CLI has redrawn after the turn: looks this far apart agree. */
+/** A pane's rest look is taken once its CLI has drawn its prompt after the turn: looks this far apart agree. */
 const SETTLE_MS = 400;
 const SETTLE_TRIES = 8;
 
@@ -287,8 +288,10 @@ export class Waking {
     const now = await this.pane.lookAt(pane);
     if (now.unusable) return 'the pane is in copy mode or its program has exited';
     if (this.deps.now() - now.inputAt < this.quietMs) return 'input';
-    if (now.cursor !== rest.cursor || now.screen !== rest.screen)
-      return 'the pane changed since the turn ended (a draft in its prompt?)';
+    // Only the prompt line and the cursor: what the TUI redraws elsewhere by itself (Gemini's
+    // footer, hints, "Executing Hooks") is not a person's, and under load it is still drawing
+    // long after the turn's end was heard.
+    if (now.prompt !== rest.prompt) return 'its prompt changed since the turn ended (a draft or a dialog?)';
     return undefined;
   }
 
@@ -308,10 +311,10 @@ export class Waking {
       for (let i = 0; i < SETTLE_TRIES; i++) {
         await new Promise((r) => setTimeout(r, SETTLE_MS));
         const look = await this.pane.lookAt(terminal);
-        if (last && look.screen === last.screen && look.cursor === last.cursor) return look;
+        if (last && look.prompt === last.prompt) return look;
         last = look;
       }
-      return undefined; // never still: something keeps drawing, so a draft could not be told apart
+      return undefined; // its prompt never still: a draft could not be told apart
     } catch {
       return undefined;
     }

@@ -192,6 +192,8 @@ export interface RecipientOutcome {
   event_id?: string;
   /** When its model will see it, as far as its hooked sessions tell: now, next tool call, next turn, or only when it calls inbox. */
   seen_when: SeenWhen | 'on_another_node';
+  /** Why only when it calls inbox, when the hub can tell: its live sessions' CLI version runs no Handoff hooks where it runs. */
+  why?: string;
 }
 
 export interface SendResult {

@@ -21,7 +21,7 @@ function recipientText(x: RecipientOutcome, r: SendResult): string {
     x.sessions > 0
       ? `pushed to ${x.identity} (${plural(x.sessions, 'session')})`
       : `queued for ${x.identity} (${x.state === 'queued' ? 'no live session; it is pushed when one connects' : x.state})`;
-  return `${where}, ${SEEN_TEXT[x.seen_when]}`;
+  return `${where}, ${SEEN_TEXT[x.seen_when]}${x.why ? `: ${x.why}` : ''}`;
 }
 
 /** "pushed to bob (1 session), its model sees it after its current tool call; queued for eve (…)…" */

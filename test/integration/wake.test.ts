@@ -9,6 +9,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
+import { lookAt, typeLine, type PaneLook } from '../../extension/hub/wake/tmux';
+import type { Pane } from '../../extension/hub/waking';
 import type { HookHello, HookTerminal } from '../../extension/protocol/hook';
 import { tmuxAvailable } from '../helpers/cli/tmux';
 import { fakeSession } from '../helpers/fakeSession';
@@ -18,13 +20,21 @@ import { waitFor, waitUntil } from '../helpers/wait';
 import { powers } from '../../extension/shared/platform/powers';
 
 /** A tmux server on its own socket whose one pane runs a stand-in CLI, and a hub that may type into it. */
-async function paneAndHub(dir: string, cleanup: (() => unknown)[], options: { wakeQuietMs?: number } = {}) {
+async function paneAndHub(
+  dir: string,
+  cleanup: (() => unknown)[],
+  options: { wakeQuietMs?: number; pane?: Pane } = {},
+) {
   const typed = join(dir, 'typed.txt');
   const cli = join(dir, 'cli.sh');
-  // A prompt, then each line typed is recorded: what the hub typed, exactly, and how often.
+  const drawing = join(dir, 'draw');
+  // A prompt, then each line typed is recorded: what the hub typed, exactly, and how often. Beside
+  // it the TUI draws by itself what the test leaves in `draw` (escape sequences and all), as a real
+  // one repaints its footer or opens a dialog.
   writeFileSync(
     cli,
-    `#!/bin/sh\nwhile printf '> ' && IFS= read -r line; do printf '%s\\n' "$line" >> '${typed}'; done\n`,
+    `#!/bin/sh\n(while :; do [ -f '${drawing}' ] && printf '%b' "$(cat '${drawing}')" && rm '${drawing}'; sleep 0.05; done) &\n` +
+      `while printf '> ' && IFS= read -r line; do printf '%s\\n' "$line" >> '${typed}'; done\n`,
     {
       mode: 0o755,
     },
@@ -39,6 +49,11 @@ async function paneAndHub(dir: string, cleanup: (() => unknown)[], options: { wa
     pane: tmux('display-message', '-p', '-t', 'agent', '#{pane_id}').trim(),
   };
   const lines = () => (existsSync(typed) ? readFileSync(typed, 'utf8').split('\n').filter(Boolean) : []);
+  /** The stand-in TUI draws `what` by itself (no keystroke); resolves once it has. */
+  const draw = async (what: string) => {
+    writeFileSync(drawing, what);
+    await waitUntil(() => !existsSync(drawing), 10_000, 'the TUI drew');
+  };
 
   const logs: string[] = [];
   const hub = new Hub({
@@ -73,7 +88,7 @@ async function paneAndHub(dir: string, cleanup: (() => unknown)[], options: { wa
   const send = async (from: string, body: string) =>
     hub.send({ identity: from, session: `${from}-s`, node: 'wake' }, { to: ['bob'], body });
   const receipts = (id: string) => hub.state.hot[id].deliveries.bob;
-  return { tmux, terminal, lines, logs, hub, hook, send, receipts };
+  return { tmux, terminal, lines, draw, logs, hub, hook, send, receipts };
 }
 
 /**
@@ -143,11 +158,11 @@ describe('waking an idle session in its tmux pane', () => {
       await hook('prompt', 'UserPromptSubmit');
       await hook('stop', 'Stop');
 
-      // A draft in the prompt: the pane no longer looks as it did at rest, so nothing is typed.
+      // A draft in the prompt: the prompt line is no longer as it was at rest, so nothing is typed.
       await new Promise((r) => setTimeout(r, 1500)); // sleep: the rest look is taken once the pane is still
       tmux('send-keys', '-t', terminal.pane, '-l', 'half a thought');
       const d = await send('alice', 'fourth, over a draft');
-      await waitFor(() => logs.some((l) => l.includes('a draft in its prompt')), 10_000, 'the refusal logged');
+      await waitFor(() => logs.some((l) => l.includes('a draft or a dialog')), 10_000, 'the refusal logged');
       assert.equal(lines().length, 3, 'nothing typed over the draft');
       assert.equal(receipts(d.message_id).wakes, undefined);
       tmux('send-keys', '-t', terminal.pane, 'C-u'); // the person clears the draft and prompts: its hook shows it
@@ -165,6 +180,47 @@ describe('waking an idle session in its tmux pane', () => {
       assert.equal(lines()[3], 'New handoffs from alice, carol — check your Handoff inbox');
       assert.deepEqual(await hook('prompt', 'UserPromptSubmit'), [off.message_id, six.message_id]);
       assert.equal(lines().length, 4);
+    },
+  );
+
+  it(
+    "types over the TUI's own redraws (a footer repainted, a line above the prompt), not over a dialog in its prompt's place",
+    { timeout: 60_000 },
+    async (t) => {
+      if (!tmuxAvailable()) return skipOrFail(t, whyMissing('setup-agents', 'tmux'));
+      if (!powers.tmux) return notWoken(await paneAndHub(tempDir('wake-redraw'), cleanup));
+      // Every look the hub takes, so the test knows when the rest look has been taken.
+      const looks: PaneLook[] = [];
+      const pane: Pane = { lookAt: async (x) => (looks.push(await lookAt(x)), looks.at(-1)!), typeLine };
+      const { lines, draw, logs, hook, send, receipts } = await paneAndHub(tempDir('wake-redraw'), cleanup, { pane });
+      const atRest = async () => {
+        const from = looks.length;
+        await waitUntil(
+          () => looks.length >= from + 2 && looks.at(-1)!.prompt === looks.at(-2)!.prompt,
+          10_000,
+          'the rest look',
+        );
+      };
+      const ESC = '\x1b';
+      await hook('start', 'SessionStart');
+      await atRest();
+      // Drawn by the TUI, no key pressed: a footer repainted (the cursor put back), and a notice
+      // inserted above the prompt, which moves the prompt a line down.
+      await draw(`${ESC}7${ESC}[25;1H1 MCP server · ? for shortcuts${ESC}8`);
+      await draw(`${ESC}[1;1H${ESC}[1LUpdate available${ESC}[2;3H`);
+      const a = await send('alice', 'over the redraws');
+      await waitFor(() => lines().length === 1, 10_000, 'the wake typed over redraws');
+      assert.equal(receipts(a.message_id).wakes?.length, 1);
+      await hook('prompt', 'UserPromptSubmit');
+      await hook('stop', 'Stop');
+      await atRest();
+
+      // A dialog the TUI opened in its prompt's place: nothing is typed into it.
+      await draw(`${ESC}[2J${ESC}[1;1HAllow the tool to run? [y/n] `);
+      const d = await send('alice', 'into a dialog');
+      await waitFor(() => logs.some((l) => l.includes('a draft or a dialog')), 10_000, 'the refusal logged');
+      assert.equal(lines().length, 1, 'nothing typed into the dialog');
+      assert.equal(receipts(d.message_id).wakes, undefined);
     },
   );
 

@@ -51,7 +51,7 @@ describe('a wake is typed once per handoff', () => {
   it('tmux: a wake whose record fails is not typed; the next arrival types it once', async () => {
     const m = mail();
     const typed: string[] = [];
-    const still: PaneLook = { screen: '> ', cursor: '2,0', inputAt: 0, unusable: false };
+    const still: PaneLook = { prompt: '2|> ', inputAt: 0, unusable: false };
     const waking = new Waking({
       ...m.deps,
       quietMs: 0,

@@ -8,10 +8,13 @@ import { powers } from '../../shared/platform/powers';
 /** A tmux call that does not answer in this long is given up: the hub never waits on a terminal. */
 const TMUX_TIMEOUT_MS = 2000;
 
-/** What the pane shows and where its cursor is: a draft in the CLI's prompt changes both. */
+/**
+ * What a draft or a dialog changes in the pane: its prompt line (the line the cursor is on) and
+ * the cursor's column there. Nothing else of the screen is kept: a TUI redraws its footer, hints
+ * and status lines by itself, and may move its prompt up or down as lines above it come and go.
+ */
 export interface PaneLook {
-  screen: string;
-  cursor: string;
+  prompt: string;
   /** When a client of the pane's tmux session last had input (ms since the epoch). */
   inputAt: number;
   /** The pane is in copy mode or its program has exited: nothing typed would reach the CLI. */
@@ -44,12 +47,14 @@ export async function lookAt(t: HookTerminal): Promise<PaneLook> {
     tmux(t, ['list-clients', '-F', '#{client_activity} #{session_id}']),
   ]);
   const [cursor, inMode, dead, session] = facts.trim().split(' ');
+  const [x, y] = cursor.split(',');
   let inputAt = 0;
   for (const line of clients.split('\n')) {
     const [activity, of] = line.trim().split(' ');
     if (of === session) inputAt = Math.max(inputAt, Number(activity) * 1000 || 0);
   }
-  return { screen, cursor, inputAt, unusable: inMode === '1' || dead === '1' };
+  const line = screen.split('\n')[Number(y)] ?? '';
+  return { prompt: `${x}|${line}`, inputAt, unusable: inMode === '1' || dead === '1' };
 }
 
 /** Types `text` literally, then Enter. */

@@ -55,7 +55,11 @@ export function connectClaude(o: ConnectOptions): FileChange[] {
   const project = objectAt(objectAt(user, 'projects'), f.project);
   const ref: AgentRef = { cli: 'claude', name: o.name, workspace: o.workspace };
   const { command, args, env } = bridgeCommand(o.launch, ref, o.platform);
-  objectAt(project, 'mcpServers')[SERVER] = { type: 'stdio', command, args, env };
+  // alwaysLoad: Claude Code (2.1.337 measured) otherwise starts a session before its MCP servers are
+  // connected and defers their tools behind tool search, so a first turn, a hook's "ack it" and a
+  // wake met no Handoff tool; with it the session waits for the server (the bridge answers at once)
+  // and every Handoff tool is in the model's first request. Older versions ignore it (2.1.197, 2.1.211).
+  objectAt(project, 'mcpServers')[SERVER] = { type: 'stdio', command, args, env, alwaysLoad: true };
   const settings = readJson(f.settings);
   const hooks = objectAt(settings, 'hooks');
   const entries = hookEntries(o.launch, ref, o.platform);

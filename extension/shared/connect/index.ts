@@ -2,12 +2,14 @@
 // the folder and the agent's name here, so they always agree and say the same.
 import { relative } from 'node:path';
 import { agentNameIn, recordAgentName } from '../agentNames';
+import { versionLimits } from '../agentVersions';
 import { findCheckout, linkedWorktrees, type Checkout } from '../repository';
 import { canonical } from '../paths';
 import { connectClaude, disconnectClaude } from './claude';
 import { connectCodex, disconnectCodex } from './codex';
 import { applyChanges, type FileChange } from './files';
 import { connectGemini, disconnectGemini } from './gemini';
+import { installedVersion } from './installedVersion';
 import type { Launch } from './launch';
 import type { ConnectOptions } from './types';
 import { connectVsCode, disconnectVsCode, VSCODE_AGENT_NAME } from './vscode';
@@ -30,6 +32,8 @@ export interface ConnectRequest {
   launch: Launch;
   home?: string;
   codexHome?: string;
+  /** The CLI's version, when the caller knows it; else `<cli> --version` on PATH is asked. */
+  version?: string | null;
 }
 
 /** One file written, and what was written in it. */
@@ -43,6 +47,10 @@ export interface Connected {
   how: 'recorded' | 'derived' | 'pinned';
   /** "the main checkout", "the worktree <folder> on branch <b>", or the folder outside git. */
   where: string;
+  /** The CLI's version on PATH (`<cli> --version`), if it answered. */
+  version?: string;
+  /** What this version cannot do here, in words a person reads (agentVersions.ts). */
+  limits: string[];
 }
 
 function describe(c: Checkout): string {
@@ -57,6 +65,10 @@ function options(r: ConnectRequest, repository: boolean, name?: string): Connect
 /** Registers the bridge and installs the hooks; returns what was written where (nothing when already so). */
 export function connectAgent(cli: AgentCli, r: ConnectRequest): Connected {
   const checkout = cli === 'vscode' ? undefined : findCheckout(canonical(r.folder));
+  const version =
+    cli === 'vscode' ? undefined : r.version === undefined ? installedVersion(cli) : (r.version ?? undefined);
+  // In a repository the limits of worktrees count wherever connect runs: its worktrees share the setup.
+  const limits = cli === 'vscode' ? [] : versionLimits(cli, version, checkout ? undefined : false);
   if (!checkout) {
     const name = r.name ?? (cli === 'vscode' ? VSCODE_AGENT_NAME : cli);
     const o = options(r, false, name);
@@ -69,7 +81,7 @@ export function connectAgent(cli: AgentCli, r: ConnectRequest): Connected {
             ? connectGemini(o)
             : connectVsCode(o),
     );
-    return { workspace: r.workspace, changes, name, how: 'pinned', where: r.workspace };
+    return { workspace: r.workspace, changes, name, how: 'pinned', where: r.workspace, version, limits };
   }
   // The name first: a name another worktree holds refuses the whole connect before any file changes.
   const recorded = r.name !== undefined ? recordAgentName(cli, r.name, checkout, r.rename) : undefined;
@@ -94,7 +106,15 @@ export function connectAgent(cli: AgentCli, r: ConnectRequest): Connected {
       what: `the ${cli} agent in ${describe(checkout)} is "${r.name}"${recorded.was ? ` (was "${recorded.was}")` : ''}`,
     });
   const named = agentNameIn(cli, checkout);
-  return { workspace: r.workspace, changes, name: named.name, how: named.how, where: describe(checkout) };
+  return {
+    workspace: r.workspace,
+    changes,
+    name: named.name,
+    how: named.how,
+    where: describe(checkout),
+    version,
+    limits,
+  };
 }
 
 /** Removes exactly what connect added (a recorded name stays: connecting again keeps it). */

@@ -14,7 +14,12 @@ export function agentLabel(cli: AgentCli): string {
 
 /** Which folder it chose, what the agent is called here and elsewhere, and what to do next. */
 export function connectedText(cli: AgentCli, c: Connected): string {
-  const label = LABEL[cli];
+  const said = connectedLine(cli, c);
+  return c.limits.length ? `${said}\nNot reached everywhere: ${c.limits.join(' ')}` : said;
+}
+
+function connectedLine(cli: AgentCli, c: Connected): string {
+  const label = c.version ? `${LABEL[cli]} ${c.version}` : LABEL[cli];
   if (cli === 'vscode')
     return `${label} is connected for ${c.workspace} as "${c.name}": its hooks act from its next chat session in this folder.`;
   if (c.how === 'pinned')

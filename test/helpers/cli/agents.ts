@@ -9,11 +9,23 @@ import { killStrays } from '../strays.mjs';
 
 export type Cli = 'claude' | 'codex' | 'gemini';
 
+/**
+ * The devDependency's binary, or another version's where HANDOFF_TEST_<CLI>_BIN names it (the
+ * version suite, test/agents/versions.test.ts, runs suites so on each version it installed).
+ */
 export const CLI_BIN: Record<Cli, string> = {
-  claude: join(ROOT, 'node_modules', '.bin', 'claude'),
-  codex: join(ROOT, 'node_modules', '.bin', 'codex'),
+  get claude() {
+    return process.env.HANDOFF_TEST_CLAUDE_BIN || join(ROOT, 'node_modules', '.bin', 'claude');
+  },
+  get codex() {
+    return process.env.HANDOFF_TEST_CODEX_BIN || join(ROOT, 'node_modules', '.bin', 'codex');
+  },
   // Run Gemini's bundle on our Node (≥ 22), not whatever `node` is first on PATH.
-  gemini: join(ROOT, 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js'),
+  get gemini() {
+    return (
+      process.env.HANDOFF_TEST_GEMINI_BIN || join(ROOT, 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js')
+    );
+  },
 };
 
 /** A fake key: the CLIs want one; Claude Code remembers the approval of its last 20 characters. */
@@ -56,7 +68,13 @@ function baseEnv(home: string): Record<string, string> {
   env.SHELL = '/bin/bash';
   env.TERM = 'xterm-256color';
   // `node` in hook commands and MCP servers is the test's Node; the CLIs' bins are on PATH too.
-  env.PATH = [dirname(NODE), join(ROOT, 'node_modules', '.bin'), process.env.PATH ?? '/usr/bin:/bin'].join(':');
+  // Another version's bins first, so that `claude --version` (connect asks it) is the one that runs.
+  const others = (['claude', 'codex', 'gemini'] as const)
+    .filter((c) => process.env[`HANDOFF_TEST_${c.toUpperCase()}_BIN`])
+    .map((c) => (c === 'gemini' ? join(CLI_BIN.gemini, '..', '..', '..', '..', '.bin') : dirname(CLI_BIN[c])));
+  env.PATH = [dirname(NODE), ...others, join(ROOT, 'node_modules', '.bin'), process.env.PATH ?? '/usr/bin:/bin'].join(
+    ':',
+  );
   env.NO_UPDATE_NOTIFIER = '1';
   return env;
 }

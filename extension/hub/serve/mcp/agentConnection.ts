@@ -19,6 +19,7 @@ import type { Hub } from '../../hub';
 import { isSessionLabel, type PushPayload, type Session } from '../../sessions';
 import { ReplayCache } from './replayCache';
 import { SocketTransport } from './socketTransport';
+import { cliOfMcpClient, versionLimits } from '../../../shared/agentVersions';
 import { registerTools } from './tools';
 import { inline } from '../../render';
 
@@ -109,6 +110,10 @@ export function serveAgent(
         return String(hello.client ?? server.server.getClientVersion()?.name ?? 'unknown')
           .replace(/[^\w .:/@+-]/g, '?')
           .slice(0, 64);
+      },
+      get limits() {
+        const info = server.server.getClientVersion();
+        return versionLimits(cliOfMcpClient(info?.name), info?.version, hello.checkout?.linked ?? false);
       },
       // Proven: the bridge's parent, as the kernel has it; else what the hello says.
       agentPid: ancestry ? ancestry[1] : typeof hello.agentPid === 'number' ? hello.agentPid : undefined,

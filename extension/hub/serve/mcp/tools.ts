@@ -203,6 +203,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     },
     guarded(ctx, async ({ name, roles }: { name?: string; roles?: string[] }) => {
       const caller = name ? await ctx.register(name, roles ?? []) : ctx.caller();
+      const limits = hub.sessions.get(caller.session)?.limits ?? [];
       const data = {
         identity: caller.identity,
         session: caller.session,
@@ -215,14 +216,19 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         repository: hub.links.name,
         address_from_linked_repositories: `${caller.identity}@${hub.links.name}`,
         linked_repositories: [...hub.links.agreedNames()],
+        // What this session's CLI version cannot do here: handoffs reach it only when it calls inbox.
+        ...(limits.length ? { limits } : {}),
       };
       const at = data.worktree ? ` in ${data.worktree}${data.branch ? ` (branch ${data.branch})` : ''}` : '';
       const linked = data.linked_repositories.length
         ? ` Agents of the linked repositories (${data.linked_repositories.join(', ')}) address you as ${data.address_from_linked_repositories}; address theirs as name@repo.`
         : '';
+      const warn = limits.length
+        ? ` Not reached while busy here: ${limits.join(' ')} Call inbox to see your handoffs.`
+        : '';
       return result(
         ctx,
-        `You are ${caller.identity} (session ${caller.session}) on node ${caller.node}${at}, in repository ${hub.links.name}.${linked}`,
+        `You are ${caller.identity} (session ${caller.session}) on node ${caller.node}${at}, in repository ${hub.links.name}.${linked}${warn}`,
         data,
       );
     }),
