@@ -234,7 +234,7 @@ async function main(argv: string[]): Promise<number> {
     `handoff ${command}`,
     rest,
     COMMAND_FLAGS[command],
-    command === 'send' || command === 'search',
+    command === 'send' || command === 'search' || command === 'link' || command === 'unlink',
   );
   const values = read.values as BusFlags;
   const { positionals } = read;
