@@ -39,7 +39,16 @@ export interface BridgeOptions {
   gapMs: number;
   /** Between two tries to find a hub. */
   retryMs: number;
+  /** Bytes written to the client and not yet taken by it (stdout's queue). */
+  clientBacklog?: () => number;
 }
+
+/**
+ * What the client may leave untaken before the bridge stops reading the hub: a CLI suspended
+ * with ^Z must not make the bridge hold every push the hub sends meanwhile. The hub then closes
+ * the connection at its own bound, and the bridge reconnects once the client has taken it all.
+ */
+export const MAX_CLIENT_BACKLOG_BYTES = 4 * 1024 * 1024;
 
 interface Waiting {
   message: Message;
@@ -102,6 +111,8 @@ export class Bridge {
   private servedTools?: string;
   private readonly toolLists = new Set<Id>();
   private input = new LineBuffer(MAX_LINE_BYTES);
+  /** The client is not taking what it is sent: the hub is not read, and no next hub is looked for. */
+  private stalled = false;
 
   constructor(private readonly options: BridgeOptions) {}
 
@@ -270,8 +281,20 @@ export class Bridge {
     answer?.();
   }
 
+  /** The client took what it was sent (stdout drained): the hub is read again. */
+  clientDrained(): void {
+    if (!this.stalled || this.backlog() > MAX_CLIENT_BACKLOG_BYTES) return;
+    this.stalled = false;
+    if (this.hub) this.hub.socket.resume();
+    else void this.find();
+  }
+
+  private backlog(): number {
+    return this.options.clientBacklog?.() ?? 0;
+  }
+
   private async find(): Promise<void> {
-    if (this.connecting || this.hub || this.closed || this.replaced) return;
+    if (this.connecting || this.hub || this.closed || this.replaced || this.stalled) return;
     this.connecting = true;
     try {
       const c = await this.options.connect(this.everConnected, this.registered);
@@ -423,5 +446,10 @@ export class Bridge {
 
   private toClient(m: Message): void {
     this.options.write(`${JSON.stringify(m)}\n`);
+    if (!this.stalled && this.backlog() > MAX_CLIENT_BACKLOG_BYTES) {
+      this.stalled = true;
+      this.options.log('the client is not reading what it is sent; the hub is not read until it does');
+      this.hub?.socket.pause();
+    }
   }
 }

@@ -77,6 +77,7 @@ const bridge = new Bridge({
     }
   },
   write: (line) => process.stdout.write(line),
+  clientBacklog: () => process.stdout.writableLength,
   log,
   noHub: (ever, waitedMs) => {
     if (refusal) return `The Handoff hub for the workspace ${workspace} refused this server: ${refusal}`;
@@ -98,6 +99,7 @@ const end = () => {
 process.stdin.on('end', end);
 process.stdin.on('error', end);
 bridge.start();
+process.stdout.on('drain', () => bridge.clientDrained());
 // Stdout gone: the client is gone.
 process.stdout.on('error', () => process.exit(0));
 log(

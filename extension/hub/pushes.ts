@@ -24,6 +24,8 @@ export interface PushesDeps {
   arrived: (identities: readonly string[]) => void;
 }
 
+const MAX_CUT_KEYS = 1024;
+
 export class Pushes {
   /**
    * `${identity}\n${id}` for every message pushed to some session of the identity. Kept in memory
@@ -32,6 +34,11 @@ export class Pushes {
    */
   private readonly pushedToIdentity = new Set<string>();
   private pruneAt = 4096;
+  /**
+   * Session keys whose connection was closed because it stopped reading: what was pushed to them
+   * may be lost in the queue dropped with it, so their next attach replays it even if resumed.
+   */
+  private readonly cut = new Set<string>();
   /** Pushes written to connections, counted (benchmarks and tests read it). */
   written = 0;
 
@@ -121,6 +128,7 @@ export class Pushes {
    */
   async replay(session: Session): Promise<void> {
     const limit = this.deps.replayLimit;
+    const holds = session.resumed === true && !this.cut.delete(session.key);
     const seen = (hot: HotMessage) => {
       const d = hot.deliveries[session.identity];
       return (
@@ -151,7 +159,7 @@ export class Pushes {
       h.deliveries[session.identity].pushes.filter((p) => p.session === session.key).length;
     // A resumed session's client holds what was pushed to its key: pushing it again is noise.
     const again = waiting
-      .filter((h) => seen(h) && !(session.resumed && pushesTo(h) > 0))
+      .filter((h) => seen(h) && !(holds && pushesTo(h) > 0))
       .map((h) => ({ h, n: pushesTo(h) }))
       .sort((a, b) => a.n - b.n || a.h.message.seq - b.h.message.seq)
       .map((x) => x.h);
@@ -166,6 +174,19 @@ export class Pushes {
         text: `Replay truncated: ${waiting.length - limit} more unacked handoffs were not pushed. Call inbox to see them all.`,
       });
     }
+  }
+
+  /** The session's connection was closed with bytes queued and not read (serve/mcp/socketTransport.ts). */
+  unread(key: string, queuedBytes: number, pastBound: boolean): void {
+    const kib = Math.round(queuedBytes / 1024);
+    this.deps.log(
+      `${sessionLabel(key)} ${pastBound ? `stopped reading: ${kib} KiB written and not taken, past its bound; closed` : `closed with ${kib} KiB written and not taken`}; what it was pushed is replayed when it comes back`,
+      'warn',
+    );
+    this.cut.delete(key);
+    this.cut.add(key);
+    // Keys that never come back: the oldest are forgotten (a key is 128 characters at most).
+    if (this.cut.size > MAX_CUT_KEYS) this.cut.delete(this.cut.values().next().value!);
   }
 
   /** Forgets settled messages; amortised O(1) per push. */

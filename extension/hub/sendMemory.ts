@@ -14,7 +14,6 @@ export class SendMemory {
   private readonly inflight = new Map<string, Promise<SendResult>>();
   /** Sends being committed, by id: their commits, which `landed` reads as stored or refused. */
   private readonly landing = new Map<string, Promise<unknown>>();
-  private pruneAt = 1024;
 
   constructor(private readonly windowMs: number) {}
 
@@ -59,11 +58,6 @@ export class SendMemory {
     this.landing.set(id, commit);
   }
 
-  /** The draft `m` is stored as `stored` (the hot set's copy). */
-  stored(m: StoredMessage, stored: StoredMessage, fingerprint: Fingerprint): void {
-    this.recent.stored(m, stored, fingerprint);
-  }
-
   /** The commit of `id` has settled (stored or refused). */
   settled(id: string): void {
     this.landing.delete(id);
@@ -91,11 +85,9 @@ export class SendMemory {
     return p;
   }
 
-  /** Forgets fingerprints past the window; amortised O(1) per send. */
+  /** Forgets fingerprints past the window, oldest first: O(1) per send amortised. */
   prune(now: number): void {
-    if (this.recent.size < this.pruneAt) return;
     this.recent.prune((m) => now - m.sentAt > this.windowMs);
-    this.pruneAt = Math.max(1024, 2 * this.recent.size);
   }
 }
 

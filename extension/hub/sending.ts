@@ -90,10 +90,9 @@ export class Sending {
       reached = (
         await this.deps.pushes.admit([{ type: 'sent', message: m }], {
           committing: (p) => this.memory.committing(m.id, p),
-          beforeArrive: ([hot]) => {
+          beforeArrive: () => {
             durable = true;
             this.memory.settled(m.id);
-            this.memory.stored(m, hot.message, decision.fingerprint);
             this.memory.prune(now);
             this.deps.pushes.prune();
             // When each will see it, as things stand before the arrival wakes an idle waiter.

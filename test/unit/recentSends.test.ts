@@ -1,5 +1,6 @@
 // The probable-duplicate memory: a hit is the same sender, recipients (in any order) and body,
-// never merely the same 32-bit hash; forgetting and pruning leave the rest found.
+// never merely the same 32-bit hash; forgetting and pruning leave the rest found; no body is held,
+// and the whole is bounded in bytes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RecentSends, type Sent } from '../../extension/hub/bus/recentSends';
@@ -34,19 +35,26 @@ describe('recent sends', () => {
     assert.equal(r.size, 0);
   });
 
-  it('once stored, the slot holds the stored copy, not the draft (whose body would stay in memory for the window)', () => {
+  it('holds no body: a 64 KiB body is forgotten once added, and a same-hash other body is not a hit', () => {
     const r = new RecentSends();
-    const draft = sent(1);
-    const fp = r.fingerprint(draft.from, draft.recipients, draft.body as string);
-    r.add(draft, fp);
-    const stored = { ...draft };
-    r.stored(draft, stored, fp);
-    assert.equal(r.find('alice', ['bob', 'carol'], 'body 1'), stored);
-    assert.equal(r.size, 1);
+    const body = 'x'.repeat(65_536);
+    r.add(sent(1, { body }));
+    assert.equal(r.find('alice', ['bob', 'carol'], body)?.id, 'id1');
+    assert.ok(!Object.values(r.find('alice', ['bob', 'carol'], body)!).includes(body));
+    assert.ok(r.bytes < 1024, `one entry holds ${r.bytes} bytes`);
+  });
+
+  it('is bounded in bytes: past its budget the oldest sends are forgotten first', () => {
+    const r = new RecentSends(64 * 1024);
+    for (let i = 0; i < 10_000; i++) r.add(sent(i, { body: `${i} ${'y'.repeat(1000)}` }));
+    assert.ok(r.bytes <= 64 * 1024, `${r.bytes} bytes held`);
+    assert.ok(r.size > 100 && r.size < 10_000, `${r.size} held`);
+    assert.equal(r.find('alice', ['bob', 'carol'], `0 ${'y'.repeat(1000)}`), undefined);
+    assert.equal(r.find('alice', ['bob', 'carol'], `9999 ${'y'.repeat(1000)}`)?.id, 'id9999');
   });
 
   it('200 000 sends (some sharing a hash) are each found, and pruning keeps exactly the recent ones', () => {
-    const r = new RecentSends();
+    const r = new RecentSends(Infinity);
     const n = 200_000;
     for (let i = 0; i < n; i++) r.add(sent(i));
     assert.equal(r.size, n);

@@ -216,6 +216,7 @@ export function serveAgent(
     }, options.heartbeatMs);
     heartbeat.unref();
   };
+  transport.onunread = (queued, pastBound) => hub.pushes.unread(key, queued, pastBound);
   const wire = new ReplayCache().wrap(transport);
   wire.onclose = () => {
     clearTimeout(handshake);

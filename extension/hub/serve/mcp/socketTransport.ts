@@ -5,6 +5,14 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_LINE_BYTES } from '../../../protocol/mcp';
 
+/**
+ * What one connection may have written and not yet taken, in bytes: past it the agent has stopped
+ * reading (a CLI suspended with ^Z, blocked) and the connection is closed, its session to be
+ * replayed when it comes back (Redis's client-output-buffer-limit). 3 000 pushes of 64 KiB to a
+ * socket that was not read took the hub from 76 to 946 MiB, and it never let go (#44).
+ */
+export const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
+
 /** The deepest nesting a message may have: our tools' arguments are two levels deep. */
 export const MAX_DEPTH = 32;
 
@@ -24,6 +32,11 @@ export class SocketTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /**
+   * Closed with bytes written and not taken (past MAX_QUEUED_BYTES, or a heartbeat unanswered):
+   * they are lost with the socket. Before `onclose`, once.
+   */
+  onunread?: (queuedBytes: number, pastBound: boolean) => void;
   private readonly buffer = new ReadBuffer();
   private closed = false;
   /** Chunks that arrived before `ready`: the hub registers the session before it reads `initialize`. */
@@ -34,6 +47,7 @@ export class SocketTransport implements Transport {
     private readonly socket: Socket,
     private readonly leftover?: Buffer,
     ready: Promise<unknown> = Promise.resolve(),
+    private readonly maxQueuedBytes = MAX_QUEUED_BYTES,
   ) {
     void ready
       .catch(() => undefined)
@@ -47,7 +61,10 @@ export class SocketTransport implements Transport {
   start(): Promise<void> {
     this.socket.on('data', (chunk: Buffer) => this.take(chunk));
     this.socket.on('error', (e) => this.onerror?.(e));
-    this.socket.on('close', () => this.finish());
+    this.socket.on('close', () => {
+      this.unread();
+      this.finish();
+    });
     if (this.leftover?.length) this.take(this.leftover);
     return Promise.resolve();
   }
@@ -106,6 +123,13 @@ export class SocketTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed || this.socket.destroyed) throw new Error('the agent connection is closed');
+    if (this.socket.writableLength > this.maxQueuedBytes) {
+      // What is queued is dropped with the socket: the session's replay on its return brings it.
+      this.unread(true);
+      this.socket.destroy();
+      this.finish();
+      throw new Error('the agent stopped reading: its connection is closed');
+    }
     await new Promise<void>((resolve, reject) =>
       this.socket.write(serializeMessage(message), (e) => (e ? reject(e) : resolve())),
     );
@@ -115,6 +139,15 @@ export class SocketTransport implements Transport {
     return !this.closed && !this.socket.destroyed;
   }
 
+  private unread(pastBound = false): void {
+    const queued = this.socket.writableLength;
+    if (queued > 0 && !this.closed && this.onunread) {
+      const told = this.onunread;
+      this.onunread = undefined;
+      told(queued, pastBound);
+    }
+  }
+
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
@@ -122,6 +155,7 @@ export class SocketTransport implements Transport {
   }
 
   close(): Promise<void> {
+    this.unread();
     this.socket.end();
     this.socket.destroy();
     this.finish();
