@@ -53,7 +53,7 @@ common: --hub SOCKET (default: $HANDOFF_HUB, else the hub of the workspace of th
         --json  print machine-readable output
         --as defaults to $HANDOFF_AGENT, else your user name`;
 
-function connectCommand(command: 'connect' | 'disconnect', argv: string[]): number {
+async function connectCommand(command: 'connect' | 'disconnect', argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -84,7 +84,7 @@ function connectCommand(command: 'connect' | 'disconnect', argv: string[]): numb
     }
     // Run through the editor's `handoff` launcher this Node may be the desktop editor's Electron.
     const launch = refreshLaunchers(launcherDir(), process.execPath, __dirname, !!process.versions.electron);
-    const done = connectAgent(cli, { workspace, folder, name: values.name, rename: values.rename, launch });
+    const done = await connectAgent(cli, { workspace, folder, name: values.name, rename: values.rename, launch });
     if (values.json) {
       const { changes, ...rest } = done;
       process.stdout.write(`${JSON.stringify({ ...rest, changes: changes.map(written) }, null, 2)}\n`);

@@ -73,21 +73,21 @@ describe('one bus per repository: where a folder belongs', () => {
     assert.equal(existsSync(join(r.root, '.git')), false, 'nothing was made where the repository was');
   });
 
-  it('names: the main checkout is the CLI, a worktree <cli>-<branch>, a recorded name follows the branch to a new path', () => {
+  it('names: the main checkout is the CLI, a worktree <cli>-<branch>, a recorded name follows the branch to a new path', async () => {
     const r = repo();
     assert.equal(agentNameAt('claude', r.root)!.name, 'claude');
     assert.equal(agentNameAt('claude', join(r.root, 'packages', 'web'))!.name, 'claude');
     assert.equal(agentNameAt('claude', r.vscode)!.name, 'claude-agents-fix-parser');
     assert.equal(agentNameAt('codex', r.inside)!.name, 'codex-wt-bob');
 
-    recordAgentName('claude', 'bob', findCheckout(r.inside)!);
+    await recordAgentName('claude', 'bob', findCheckout(r.inside)!);
     assert.deepEqual(
       [agentNameAt('claude', r.inside)!.name, agentNameAt('claude', r.inside)!.how],
       ['bob', 'recorded'],
     );
     assert.equal(agentNameAt('codex', r.inside)!.name, 'codex-wt-bob', 'per CLI');
     // Two live worktrees never share a name.
-    assert.throws(
+    await assert.rejects(
       () => recordAgentName('claude', 'bob', findCheckout(r.outside)!),
       /"bob" already names the claude agent in the worktree on branch wt-bob/,
     );
@@ -98,16 +98,16 @@ describe('one bus per repository: where a folder belongs', () => {
     assert.equal(agentNameAt('claude', again)!.name, 'bob');
     // A name whose worktree is gone (and whose branch no worktree has) may be taken over.
     git(r.root, 'worktree', 'remove', '--force', again);
-    recordAgentName('claude', 'bob', findCheckout(r.outside)!);
+    await recordAgentName('claude', 'bob', findCheckout(r.outside)!);
     assert.equal(agentNameAt('claude', r.outside)!.name, 'bob');
   });
 
-  it('names: a detached worktree is bound to its folder; a damaged names file names nobody', () => {
+  it('names: a detached worktree is bound to its folder; a damaged names file names nobody', async () => {
     const r = repo();
     const detached = join(r.base, 'detached');
     git(r.root, 'worktree', 'add', '-q', '--detach', detached);
     assert.equal(agentNameAt('gemini', detached)!.name, 'gemini-detached');
-    recordAgentName('gemini', 'dee', findCheckout(detached)!);
+    await recordAgentName('gemini', 'dee', findCheckout(detached)!);
     assert.equal(agentNameAt('gemini', detached)!.name, 'dee');
     writeFileSync(
       join(findCheckout(r.root)!.commonDir, 'handoff', 'agents.json'),
