@@ -60,6 +60,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
       out.write(text, (e) => (e ? reject(e) : resolve()));
     });
   let count = 0;
+  let removed = 0;
   try {
     let after: string | undefined;
     do {
@@ -73,6 +74,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
       });
       if (page.lines.length > 0) await write(page.lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
       count += page.lines.length;
+      removed += page.removed ?? 0;
       after = page.next;
     } while (after !== undefined);
     if (values.out) {
@@ -81,6 +83,10 @@ export async function exportCommand(argv: string[]): Promise<number> {
       );
       process.stderr.write(`handoff export: ${count} handoff(s) written to ${values.out}\n`);
     }
+    if (removed > 0)
+      process.stderr.write(
+        `handoff export: ${removed} handoff(s) of history were removed by retention while this export read them, and are not in it\n`,
+      );
     return 0;
   } catch (e) {
     process.stderr.write(`handoff export: ${(e as Error).message} (${count} handoff(s) written before it)\n`);

@@ -257,6 +257,8 @@ export interface ExportLine extends MessageView {
 export interface ExportPage {
   lines: ExportLine[];
   next?: string;
+  /** Handoffs of history this page went past because retention dropped their segment meanwhile. */
+  removed?: number;
 }
 
 /** A store's retention (`handoff store retention`): what it keeps, what it removed, how large history is. */
