@@ -90,6 +90,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
   let count = 0;
   let open = 0;
   let openLeftOut: number;
+  let removed = 0;
   try {
     let after: string | undefined;
     do {
@@ -105,6 +106,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
       count += page.lines.length;
       open += page.lines.filter((l) => !l.settled).length;
       openLeftOut = page.openLeftOut ?? 0;
+      removed += page.removed ?? 0;
       after = page.next;
     } while (after !== undefined);
     if (values.out) {
@@ -116,6 +118,10 @@ export async function exportCommand(argv: string[]): Promise<number> {
     }
     if (values.out || count === 0 || openLeftOut > 0)
       process.stderr.write(`${summary(count, open, openLeftOut, values.out)}\n`);
+    if (removed > 0)
+      process.stderr.write(
+        `handoff export: ${removed} handoff(s) of history were removed by retention while this export read them, and are not in it\n`,
+      );
     return 0;
   } catch (e) {
     process.stderr.write(`handoff export: ${(e as Error).message} (${count} handoff(s) written before it)\n`);

@@ -65,7 +65,7 @@ handoff --version             the version of this handoff
 exit codes: 0 done · 1 it ran and failed, or found something (damage, overdue) · 2 not run: a
             mistake in the command, or no hub to ask (the message says which and what to do)`;
 
-function connectCommand(command: 'connect' | 'disconnect', argv: string[]): number {
+async function connectCommand(command: 'connect' | 'disconnect', argv: string[]): Promise<number> {
   const { values, positionals } = readFlags(
     `handoff ${command}`,
     argv,
@@ -94,7 +94,7 @@ function connectCommand(command: 'connect' | 'disconnect', argv: string[]): numb
     }
     // Run through the editor's `handoff` launcher this Node may be the desktop editor's Electron.
     const launch = refreshLaunchers(launcherDir(), process.execPath, __dirname, !!process.versions.electron);
-    const done = connectAgent(cli, { workspace, folder, name: values.name, rename: values.rename, launch });
+    const done = await connectAgent(cli, { workspace, folder, name: values.name, rename: values.rename, launch });
     if (values.json) {
       const { changes, ...rest } = done;
       process.stdout.write(`${JSON.stringify({ ...rest, changes: changes.map(written) }, null, 2)}\n`);

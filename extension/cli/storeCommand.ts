@@ -1,9 +1,9 @@
 // `handoff store check|repair`: what is damaged in a store, and dropping it only when told to.
 // Repair says what it would drop first; with --yes it keeps a copy of each damaged file beside it.
+// Both ask the store's own lock (shared/processLock.ts), the one every hub takes, whichever socket
+// or workspace it serves: a repair beside a live hub swapped a journal out from under it.
 import { basename, resolve } from 'node:path';
-import { call, SnapshotRequest } from '../protocol/control';
-import { connectControl } from '../shared/controlClient';
-import { hubCandidates } from '../shared/discovery';
+import { takeProcessLock } from '../shared/processLock';
 import { defaultStoreDir, findWorkspace } from '../shared/paths';
 import { retentionCommand } from './retentionCommand';
 import { closest, readFlags, UsageError } from './arguments';
@@ -39,21 +39,6 @@ function describe(c: FileCheck): string[] {
   return lines;
 }
 
-/** A running hub that has this store open: a repair must not rewrite its files under it. */
-async function hubHolding(dir: string): Promise<boolean> {
-  try {
-    const client = await connectControl(hubCandidates(process.env, process.cwd()).sockets);
-    try {
-      const s = await call(client.connection, SnapshotRequest);
-      return s.store.ok && resolve(s.store.dir) === dir;
-    } finally {
-      client.close();
-    }
-  } catch {
-    return false;
-  }
-}
-
 export async function storeCommand(argv: string[]): Promise<number> {
   if (argv[0] === 'retention') return retentionCommand(argv.slice(1));
   const { values, positionals } = readFlags(
@@ -72,18 +57,32 @@ export async function storeCommand(argv: string[]): Promise<number> {
   }
   const workspace = values.workspace ? resolve(values.workspace) : findWorkspace(process.cwd());
   const dir = resolve(values.store ?? defaultStoreDir(workspace));
+  // Held from here to the end: no hub opens the store while it is checked and repaired.
+  const lock = await takeProcessLock(dir);
+  if (!lock.owned) {
+    const who = `A running hub${lock.holder ? ` (pid ${lock.holder.pid})` : ''} has ${dir} open`;
+    if (verb === 'repair' && values.yes) {
+      process.stderr.write(`${who}: stop it, then repair. Nothing was changed.\n`);
+      return 1;
+    }
+    process.stderr.write(`${who}: what follows is read while it writes (a torn tail may be a write in flight).\n`);
+  }
+  try {
+    return await checkOrRepair(verb, dir, !!values.yes);
+  } finally {
+    if (lock.owned) lock.release();
+  }
+}
+
+async function checkOrRepair(verb: 'check' | 'repair', dir: string, yes: boolean): Promise<number> {
   const checks = await checkStore(dir);
   for (const c of checks) process.stdout.write(`${describe(c).join('\n')}\n`);
   const damaged = checks.filter((c) => c.damage);
   if (verb === 'check' || damaged.length === 0) return damaged.length > 0 ? 1 : 0;
   const fixable = damaged.filter(repairable);
   if (fixable.length === 0) return 1;
-  if (!values.yes) {
+  if (!yes) {
     process.stdout.write('Nothing was changed. Run again with --yes to drop the lines listed above.\n');
-    return 1;
-  }
-  if (await hubHolding(dir)) {
-    process.stderr.write(`A running hub has ${dir} open: stop it, then repair.\n`);
     return 1;
   }
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');

@@ -41,10 +41,12 @@ export async function exportPage(journal: Journal, q: ExportQuery): Promise<Expo
   };
   const query: HistoryQuery = { since: q.since, until: q.until, viewer: q.viewer, limit: q.limit };
   const history = journal.history;
+  let removed = 0;
   if ('n' in at && history) {
     // A sealed segment whose newest settled before `since` holds nothing sent since.
     const skip = (newestAt: number) => q.since !== undefined && newestAt > 0 && newestAt < q.since;
-    for await (const { value: a, next } of history.lines(at, skip)) {
+    const dropped = (k: number) => (removed += k);
+    for await (const { value: a, next } of history.lines(at, skip, dropped)) {
       if (!matches(query, a.message, a.deliveries, true)) continue;
       const line = {
         message: a.message,
@@ -54,7 +56,7 @@ export async function exportPage(journal: Journal, q: ExportQuery): Promise<Expo
         relayed: a.relayed,
         archivedAt: a.archivedAt,
       };
-      if (full(line)) return { lines, next: `h:${next.n}:${next.offset}` };
+      if (full(line)) return { lines, next: `h:${next.n}:${next.offset}`, ...(removed ? { removed } : {}) };
     }
   }
   const { hot } = journal.state;
@@ -66,7 +68,7 @@ export async function exportPage(journal: Journal, q: ExportQuery): Promise<Expo
       const h = hot[id];
       if (h && matches(query, h.message as StoredMessage & Message, h.deliveries, false)) openLeftOut++;
     }
-    return { lines, openLeftOut };
+    return { lines, openLeftOut, ...(removed ? { removed } : {}) };
   }
   const after = 'openAfter' in at ? at.openAfter : '';
   // Sorted on every page: the open set is bounded by what is open, not by history.
@@ -83,7 +85,7 @@ export async function exportPage(journal: Journal, q: ExportQuery): Promise<Expo
       resolution: h.resolution,
       relayed: h.relayed,
     };
-    if (full(line)) return { lines, next: `o:${id}` };
+    if (full(line)) return { lines, next: `o:${id}`, ...(removed ? { removed } : {}) };
   }
-  return { lines };
+  return { lines, ...(removed ? { removed } : {}) };
 }

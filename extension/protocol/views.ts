@@ -265,6 +265,8 @@ export interface ExportPage {
   next?: string;
   /** On the last page of an export without `open`: the open handoffs in the range, not exported. */
   openLeftOut?: number;
+  /** Handoffs of history this page went past because retention dropped their segment meanwhile. */
+  removed?: number;
 }
 
 /** A store's retention (`handoff store retention`): what it keeps, what it removed, how large history is. */

@@ -51,9 +51,23 @@ function branchOf(gitDir: string): string | undefined {
   return m ? m[1] : undefined;
 }
 
-/** A main checkout's name is the folder holding its `.git`; a bare repository is its own. */
+/** The path a git link file names (`gitdir: <path>`): the rest of its first line, a newline in a path kept. */
+function linkTarget(text: string | undefined, prefix: string): string | undefined {
+  if (text === undefined || !text.startsWith(prefix)) return undefined;
+  const path = text.slice(prefix.length).replace(/\r?\n$/, '');
+  return path === '' ? undefined : path;
+}
+
+/**
+ * A main checkout's name is the folder holding its `.git`; a bare repository is its own — unless it
+ * is the "bare repository with worktrees" layout (`project/.bare`, and `project/.git` a file saying
+ * `gitdir: ./.bare`), where `project` is the repository's folder for every worktree as for itself.
+ */
 export function repositoryRoot(commonDir: string): string {
-  return basename(commonDir) === '.git' ? dirname(commonDir) : commonDir;
+  if (basename(commonDir) === '.git') return dirname(commonDir);
+  const parent = dirname(commonDir);
+  const link = linkTarget(readSmall(join(parent, '.git')), 'gitdir: ');
+  return link !== undefined && resolve(parent, link) === commonDir ? parent : commonDir;
 }
 
 /** What git itself asks of a git dir (setup.c, is_git_directory): HEAD, objects and refs. */
@@ -77,11 +91,13 @@ function checkoutAt(folder: string): Checkout | undefined {
       ? { folder, commonDir: dotGit, root: folder, linked: false, branch: branchOf(dotGit) }
       : undefined;
   if (kind !== 'file') return undefined;
-  const m = /^gitdir: (.+)$/m.exec(readSmall(dotGit) ?? '');
-  if (!m) return undefined;
-  const gitDir = resolve(folder, m[1].trim());
-  const common = readSmall(join(gitDir, 'commondir'))?.trim();
-  // No commondir: a submodule or a separate git dir — a repository of its own, rooted here.
+  const link = linkTarget(readSmall(dotGit), 'gitdir: ');
+  if (link === undefined) return undefined;
+  // Relative links (worktree.useRelativePaths, git 2.48) are relative to the folder holding `.git`.
+  const gitDir = resolve(folder, link);
+  const common = linkTarget(readSmall(join(gitDir, 'commondir')), '');
+  // No commondir: a submodule, a separate git dir or a bare repository's folder — a repository of
+  // its own, named by its folder (repositoryRoot: `project` for `project/.git` → `./.bare`).
   if (!common)
     return isGitDir(gitDir)
       ? { folder, commonDir: gitDir, root: folder, linked: false, branch: branchOf(gitDir) }
@@ -111,7 +127,11 @@ export function linkedWorktrees(commonDir: string): string[] {
     return [];
   }
   return names.flatMap((n) => {
-    const dotGit = readSmall(join(commonDir, 'worktrees', n, 'gitdir'))?.trim();
+    const own = join(commonDir, 'worktrees', n);
+    const link = linkTarget(readSmall(join(own, 'gitdir')), '');
+    // A relative link (worktree.useRelativePaths) is relative to the worktree's own git dir, never
+    // to this process's folder: read so, a live worktree looked removed.
+    const dotGit = link === undefined ? undefined : resolve(own, link);
     return dotGit && kindOf(dotGit) === 'file' ? [dirname(dotGit)] : [];
   });
 }

@@ -68,7 +68,7 @@ describe('Claude Code CLI in a workspace folder inside a larger repository', () 
       const said = (await run(NODE, [join(DIST, 'cli.js'), 'connect', 'claude'], { cwd: web, env })).stdout;
       assert.match(said, new RegExp(`connected for the repository ${root} `), said);
       // The editor's Connect for a window on the subfolder: the same folder, so nothing left to write.
-      const editor = connectAgent('claude', {
+      const editor = await connectAgent('claude', {
         workspace: workspaceOf(web),
         folder: web,
         launch: { node: join(data, 'handoff', 'bin', 'node'), dist: join(data, 'handoff', 'dist') },

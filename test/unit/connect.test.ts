@@ -60,7 +60,7 @@ describe('handoff connect / disconnect', () => {
   });
 
   for (const cli of ['claude', 'codex', 'gemini', 'vscode'] as const) {
-    it(`${cli}: keeps the user's entries, is idempotent, and disconnect restores the files`, () => {
+    it(`${cli}: keeps the user's entries, is idempotent, and disconnect restores the files`, async () => {
       const home = tempDir(`connect-${cli}-home`);
       const workspace = tempDir(`connect-${cli}-ws`);
       const codexHome = join(home, '.codex');
@@ -105,12 +105,12 @@ describe('handoff connect / disconnect', () => {
         writeFileSync(p, text);
       }
       const o = { workspace, folder: workspace, name: 'rev', launch, home, codexHome };
-      const first = connectAgent(cli, o).changes;
+      const first = (await connectAgent(cli, o)).changes;
       assert.ok(
         first.length >= (cli === 'vscode' ? 1 : 2),
         `says what it wrote where: ${first.map((c) => c.path).join(', ')}`,
       );
-      assert.deepEqual(connectAgent(cli, o).changes, [], 'a second connect changes nothing');
+      assert.deepEqual((await connectAgent(cli, o)).changes, [], 'a second connect changes nothing');
 
       if (cli === 'claude') {
         const user = json(join(home, '.claude.json'));
@@ -171,12 +171,12 @@ describe('handoff connect / disconnect', () => {
     });
   }
 
-  it('disconnect takes away files connect made: no `{}` left behind', () => {
+  it('disconnect takes away files connect made: no `{}` left behind', async () => {
     const home = tempDir('connect-empty-home');
     const workspace = tempDir('connect-empty-ws');
     const o = { workspace, folder: workspace, name: 'rev', launch, home, codexHome: join(home, '.codex') };
     for (const cli of ['claude', 'gemini', 'vscode'] as const) {
-      connectAgent(cli, o);
+      await connectAgent(cli, o);
       disconnectAgent(cli, o);
     }
     for (const p of [
@@ -187,28 +187,28 @@ describe('handoff connect / disconnect', () => {
       assert.equal(existsSync(p), false, `${p} is gone`);
   });
 
-  it("in git, a checkout's recorded name is changed only with rename, and says what it was", () => {
+  it("in git, a checkout's recorded name is changed only with rename, and says what it was", async () => {
     const home = tempDir('connect-rename-home');
     const repo = tempDir('connect-rename-repo');
     execFileSync('git', ['init', '-q', repo]);
     const o = { workspace: repo, folder: repo, launch, home, codexHome: join(home, '.codex') };
-    assert.equal(connectAgent('codex', { ...o, name: 'reviewer' }).name, 'reviewer');
-    assert.throws(
+    assert.equal((await connectAgent('codex', { ...o, name: 'reviewer' })).name, 'reviewer');
+    await assert.rejects(
       () => connectAgent('codex', { ...o, name: 'reviwer' }),
       /already "reviewer"; mail to "reviewer" stays with that name\. To rename it to "reviwer", connect again with --rename/,
     );
-    const renamed = connectAgent('codex', { ...o, name: 'reviwer', rename: true });
+    const renamed = await connectAgent('codex', { ...o, name: 'reviwer', rename: true });
     assert.equal(renamed.name, 'reviwer');
     assert.match(renamed.changes[0].what, /is "reviwer" \(was "reviewer"\)/);
   });
 
-  it('a config another program rewrote in its own layout, saying the same, is not written again', () => {
+  it('a config another program rewrote in its own layout, saying the same, is not written again', async () => {
     const home = tempDir('connect-layout-home');
     const workspace = tempDir('connect-layout-ws');
     const o = { workspace, folder: workspace, name: 'rev', launch, home, codexHome: join(home, '.codex') };
-    connectAgent('claude', o);
+    await connectAgent('claude', o);
     const user = join(home, '.claude.json');
     writeFileSync(user, JSON.stringify(json(user))); // Claude Code keeps it on one line
-    assert.deepEqual(connectAgent('claude', o).changes, [], 'nothing to change');
+    assert.deepEqual((await connectAgent('claude', o)).changes, [], 'nothing to change');
   });
 });

@@ -40,7 +40,7 @@ export async function connectAgentCommand(
       !!process.versions.electron,
     );
     // The box shows the name the agent has here: a different one is a deliberate rename.
-    const done = connectAgent(cli, {
+    const done = await connectAgent(cli, {
       workspace: location.workspace,
       folder: location.folder,
       name,

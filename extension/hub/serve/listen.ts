@@ -17,14 +17,14 @@ import type { LinkHelloReply } from '../../protocol/link';
 import { canProve, challenge } from './processProof';
 import type { BusError } from '../bus/errors';
 import { serveAgent } from './mcp/agentConnection';
-import { takeOwnership } from '../start/ownership';
+import { takeProcessLock } from '../../shared/processLock';
 import type { Log } from '../../protocol/hubLog';
 import type { EditorKeyCheck } from './editorKey';
 import { powers } from '../../shared/platform/powers';
 import { checkHello, newSecret, removeSecret, secretFile, writeSecret } from '../../shared/hubSecret';
 
 export class HubAlreadyRunning extends Error {
-  constructor(running: HelloReply | { stalledPid: number }, path: string) {
+  constructor(running: HelloReply | { stalledPid: number | '?' }, path: string) {
     super(
       'stalledPid' in running
         ? `A Handoff hub (pid ${running.stalledPid}) owns ${path} but does not answer right now (stopped or overloaded). Not taking its socket over: it may still be writing acknowledged handoffs. Wait for it, or stop it first.`
@@ -60,14 +60,15 @@ export interface ListenOptions {
 
 /**
  * Listens on the workspace socket. A hub that holds the workspace's lock, even a stalled one, is
- * an error naming it; a socket file left by a crashed hub (its lock is stale) is replaced.
+ * an error naming it; a socket file left by a crashed hub (whose lock died with it) is replaced.
  */
 export async function listen(hub: Hub, path: string, options: ListenOptions): Promise<Server> {
   if (powers.socketFiles) {
     ensurePrivateDir(dirname(path));
     // The lock decides; the probe only names a live owner in the refusal.
-    const lock = takeOwnership(`${path}.lock`);
-    if (!lock.owned) throw new HubAlreadyRunning((await probeHub(path)) ?? { stalledPid: lock.holder.pid }, path);
+    const lock = await takeProcessLock(path);
+    if (!lock.owned)
+      throw new HubAlreadyRunning((await probeHub(path)) ?? { stalledPid: lock.holder?.pid ?? '?' }, path);
     process.on('exit', lock.release);
   }
   const running = existsSync(path) || !powers.socketFiles ? await probeHub(path) : undefined;

@@ -1,11 +1,15 @@
 // Stores kept per folder before the bus belonged to the repository (a window on a worktree or a
 // subfolder had a store of its own, keyed by that folder). The repository's hub takes such a store
 // over once, by renaming it into place, and says so; it never merges two histories by itself.
+// Never under a live hub: a window not yet reloaded after an update still runs the old per-folder
+// hub on that store, and a rename under it left two hubs writing one journal (damaged, and every
+// acknowledged send unreadable after kill -9). The old store's own lock says whether one does.
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Log } from '../../protocol/hubLog';
 import { canonical, defaultStoreDir } from '../../shared/paths';
 import { findCheckout, linkedWorktrees } from '../../shared/repository';
+import { takeProcessLock, type ProcessLock } from '../../shared/processLock';
 
 /** Whether a store folder has ever held anything (a missing or empty one has not). */
 function holdsAnything(dir: string): boolean {
@@ -25,24 +29,61 @@ export function folderStoreCandidates(workspace: string, openedFrom: string): st
   return [...folders];
 }
 
+/** The old store's lock, once no process holds it; says once that it waits, for whom and why. */
+async function whenFree(
+  old: string,
+  folder: string,
+  log: Log,
+  everyMs: number,
+): Promise<ProcessLock & { owned: true }> {
+  let said = false;
+  for (;;) {
+    const lock = await takeProcessLock(old);
+    if (lock.owned) {
+      if (said) log(`the hub that had ${old} open has stopped: adopting its store now`, 'warn');
+      return lock;
+    }
+    if (!said) {
+      said = true;
+      log(
+        `waiting to adopt ${folder}'s own store (${old}): a running hub (pid ${lock.holder?.pid ?? '?'}) has it open — most likely a window not reloaded since Handoff was updated. Its handoffs are moved here once it stops (reload or close that window); until then this hub does not open its store.`,
+        'warn',
+      );
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
 /**
  * Moves the first old store found into `storeDir` when the repository's store has never held
- * anything; logs every other one it leaves alone (with where it is), so nothing goes unsaid.
+ * anything, once no process has it open; logs every other one it leaves alone (with where it is),
+ * so nothing goes unsaid. The caller holds `storeDir`'s lock.
  */
-export function adoptFolderStores(workspace: string, storeDir: string, folders: string[], log: Log): void {
+export async function adoptFolderStores(
+  workspace: string,
+  storeDir: string,
+  folders: string[],
+  log: Log,
+  everyMs = 250,
+): Promise<void> {
   for (const folder of folders) {
     const old = defaultStoreDir(folder);
     if (old === storeDir || !existsSync(old) || !holdsAnything(old)) continue;
     if (!holdsAnything(storeDir)) {
-      // Same parent folder (the state dir): one rename, atomic, and nothing copied. What is in the
-      // way holds nothing (empty files at most), and the rename is made durable before the store opens.
-      rmSync(storeDir, { recursive: true, force: true });
-      renameSync(old, storeDir);
-      const parent = openSync(dirname(storeDir), 'r');
+      const lock = await whenFree(old, folder, log, everyMs);
       try {
-        fsyncSync(parent);
+        // Same parent folder (the state dir): one rename, atomic, and nothing copied. What is in the
+        // way holds nothing (empty files at most), and the rename is made durable before the store opens.
+        rmSync(storeDir, { recursive: true, force: true });
+        renameSync(old, storeDir);
+        const parent = openSync(dirname(storeDir), 'r');
+        try {
+          fsyncSync(parent);
+        } finally {
+          closeSync(parent);
+        }
       } finally {
-        closeSync(parent);
+        lock.release();
       }
       log(
         `store migrated: ${folder} had a store of its own (${old}); it is now the store of the repository ${workspace} (${storeDir}), which every worktree and subfolder shares`,

@@ -2,7 +2,7 @@
 // the control protocol on that connection (the process then exits when its parent dies).
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { takeOwnership, type Ownership } from './ownership';
+import { takeProcessLock, type ProcessLock } from '../../shared/processLock';
 import { parseArgs } from 'node:util';
 import { removeHubPointer, writeHubPointer } from '../../shared/discovery';
 import { defaultStoreDir, hubSocketPath, workspaceOf } from '../../shared/paths';
@@ -118,25 +118,27 @@ export async function runHub(args: HubArgs): Promise<void> {
   // One hub per store, whatever socket it listens on: two windows whose runtime folders differ
   // (another TMPDIR or XDG_RUNTIME_DIR) derive two sockets for one repository, and two hubs
   // writing one journal would lose acknowledged handoffs.
-  let storeLock: Ownership | undefined;
+  let storeLock: ProcessLock;
   try {
     mkdirSync(dirname(storeDir), { recursive: true, mode: 0o700 });
-    storeLock = takeOwnership(`${storeDir}.lock`);
+    storeLock = await takeProcessLock(storeDir);
   } catch (e) {
-    // A store that cannot be written (read-only, full, a file in its way) is refused by the store
-    // itself, send by send, with the reason; no second hub can write it either.
-    log(`no lock on the store ${storeDir} (${(e as Error).message}); serving without it`, 'warn');
+    // Never serve without it: a second hub could then open the same journal.
+    server.close();
+    if (powers.socketFiles) rmSync(socketPath, { force: true });
+    log(`cannot take the lock on the store ${storeDir} (${(e as Error).message}): not serving without it`, 'error');
+    process.exit(3);
   }
-  if (storeLock && !storeLock.owned) {
+  if (!storeLock.owned) {
     server.close();
     if (powers.socketFiles) rmSync(socketPath, { force: true });
     log(
-      `A Handoff hub (pid ${storeLock.holder.pid}) already serves the store ${storeDir}, on another socket than ${socketPath} (its runtime folder differs from this one's). Not opening the store twice: use that hub, or stop it first.`,
+      `A Handoff hub (pid ${storeLock.holder?.pid ?? '?'}) already serves the store ${storeDir}, on another socket than ${socketPath} (its runtime folder differs from this one's). Not opening the store twice: use that hub, or stop it first.`,
       'error',
     );
     process.exit(3);
   }
-  if (storeLock?.owned) process.on('exit', storeLock.release);
+  process.on('exit', storeLock.release);
   // Before anything can be announced: a signal from here on must still remove the socket.
   const unlisten = () => {
     if (powers.socketFiles) rmSync(socketPath, { force: true });
@@ -168,7 +170,7 @@ export async function runHub(args: HubArgs): Promise<void> {
 
   // Only once the socket is ours (no other hub of this repository runs) and before the store opens.
   if (ownStore)
-    adoptFolderStores(args.workspace, storeDir, folderStoreCandidates(args.workspace, args.openedFrom), log);
+    await adoptFolderStores(args.workspace, storeDir, folderStoreCandidates(args.workspace, args.openedFrom), log);
   keepYoungGenerationSmall();
   await hub.start();
   const startedAt = performance.now();

@@ -529,18 +529,27 @@ export class History {
    * Every handoff of history from a place on, in the order they were written (settled), a chunk
    * at a time: sealed segments, then the one being written. `skip` leaves out a sealed segment by
    * when its newest handoff was archived. Each comes with the place after it, where a later read goes on.
+   * A segment retention drops while it is read is left there: `dropped` is told the handoffs of it
+   * not read (a read of its index would find the file gone).
    */
   async *lines(
     from: { n: number; offset: number },
     skip: (lastAt: number) => boolean = () => false,
+    dropped: (handoffs: number) => void = () => undefined,
   ): AsyncGenerator<{ value: ArchivedMessage; next: { n: number; offset: number } }> {
     const active = { n: this.activeN, from: 0, to: this.active.bytes };
     for (const s of [...this.sealed, undefined]) {
       const n = s?.n ?? active.n;
       if (n < from.n || (s && skip(s.header.lastAt))) continue;
       const range = s ? s.header : active;
+      const gone = () => s !== undefined && !this.sealed.some((x) => x.n === s.n);
       const fh = await this.options.fs.open(s ? this.dataOf(s) : this.active.path, 'read').catch(() => undefined);
-      if (!fh) continue; // dropped by retention since
+      if (!fh || gone()) {
+        await fh?.close();
+        if (s) dropped(s.header.count); // dropped by retention since
+        continue;
+      }
+      let read = 0;
       try {
         for await (const line of readLines(fh, n === from.n ? Math.max(from.offset, range.from) : range.from)) {
           if (line.unterminated || line.at >= range.to) break;
@@ -548,7 +557,15 @@ export class History {
           if (!parsed.ok) throw damaged(s ? this.dataOf(s) : this.active.path, `at byte ${line.at}: ${parsed.why}`);
           const id = parsed.value.message.id;
           // Only the copy its segment's index (or map) points to: one taken back to the hot set is not history.
-          const at = s ? this.withIndex(s, (r) => r.find(id)) : this.recent.get(id);
+          let at;
+          try {
+            at = s ? this.withIndex(s, (r) => r.find(id)) : this.recent.get(id);
+          } catch (e) {
+            if (!gone()) throw e;
+            dropped(Math.max(0, s!.header.count - read));
+            break;
+          }
+          read++;
           if (at?.offset === line.at) yield { value: parsed.value, next: { n, offset: line.at + line.length + 1 } };
         }
       } finally {

@@ -63,7 +63,7 @@ function options(r: ConnectRequest, repository: boolean, name?: string): Connect
 }
 
 /** Registers the bridge and installs the hooks; returns what was written where (nothing when already so). */
-export function connectAgent(cli: AgentCli, r: ConnectRequest): Connected {
+export async function connectAgent(cli: AgentCli, r: ConnectRequest): Promise<Connected> {
   const checkout = cli === 'vscode' ? undefined : findCheckout(canonical(r.folder));
   const version =
     cli === 'vscode' ? undefined : r.version === undefined ? installedVersion(cli) : (r.version ?? undefined);
@@ -84,7 +84,7 @@ export function connectAgent(cli: AgentCli, r: ConnectRequest): Connected {
     return { workspace: r.workspace, changes, name, how: 'pinned', where: r.workspace, version, limits };
   }
   // The name first: a name another worktree holds refuses the whole connect before any file changes.
-  const recorded = r.name !== undefined ? recordAgentName(cli, r.name, checkout, r.rename) : undefined;
+  const recorded = r.name !== undefined ? await recordAgentName(cli, r.name, checkout, r.rename) : undefined;
   const o = options(r, true);
   const own = canonical(checkout.folder);
   const planned =
