@@ -41,7 +41,8 @@ function newFile(path: string): number {
         { cause: e },
       );
     if (code === 'ENOENT') throw new Error(`cannot make ${path}: its folder does not exist`, { cause: e });
-    if (code === 'EACCES' || code === 'EPERM') throw new Error(`cannot make ${path}: no permission to write there`, { cause: e });
+    if (code === 'EACCES' || code === 'EPERM')
+      throw new Error(`cannot make ${path}: no permission to write there`, { cause: e });
     throw e;
   }
 }

@@ -20,7 +20,8 @@ bridge.stdout.on('data', (d) => {
     const m = JSON.parse(line);
     if (m.method === 'notifications/claude/channel') {
       const meta = m.params.meta;
-      if (meta.message_id) tell({ push: meta.message_id, replayed: meta.replayed === 'true', chase: meta.chase === 'true' });
+      if (meta.message_id)
+        tell({ push: meta.message_id, replayed: meta.replayed === 'true', chase: meta.chase === 'true' });
       else tell({ notice: m.params.content });
     } else if (m.method === 'ping') {
       bridge.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} })}\n`);
