@@ -9,7 +9,8 @@ import { agentNameAt } from '../shared/agentNames';
 import { hubCandidates } from '../shared/discovery';
 import { canonical } from '../shared/paths';
 import { greetFirst, NotAHub } from '../shared/greet';
-import { HELLO_VERSION, type AgentHello } from '../protocol/hello';
+import type { AgentHello } from '../protocol/hello';
+import { HELLO_VERSION } from '../protocol/helloVersion';
 import { Bridge } from './bridge';
 import { challengeOf, proveProcess } from '../shared/proveProcess';
 

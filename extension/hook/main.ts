@@ -5,7 +5,7 @@
 import type { Socket } from 'node:net';
 import { appendFileSync, fstatSync, read } from 'node:fs';
 import { challengeOf, proveProcess } from '../shared/proveProcess';
-import { HELLO_VERSION } from '../protocol/hello';
+import { HELLO_VERSION } from '../protocol/helloVersion';
 import { ancestry } from '../shared/proc';
 import { HOOK_ACK, HOOK_CLIS, type HookAnswer, type HookCli, type HookHello } from '../protocol/hook';
 import { tmuxTerminal } from '../shared/terminal';

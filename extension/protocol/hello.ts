@@ -3,17 +3,7 @@
 
 import type { HookHello, HookTerminal } from './hook';
 import type { LinkHello, LinkHelloReply } from './link';
-
-export const HELLO_VERSION = 1;
-
-/**
- * A client's proof that it knows its hub's secret, where the hub keeps one (shared/hubSecret.ts:
- * a Windows named pipe, which file modes do not make private): a fresh nonce and its HMAC.
- */
-export interface SecretProof {
-  nonce?: string;
-  proof?: string;
-}
+import type { HELLO_VERSION, SecretProof } from './helloVersion';
 
 export interface AgentHello extends SecretProof {
   handoff: typeof HELLO_VERSION;

@@ -1,7 +1,7 @@
 // The hook's one exchange with the hub: a hello line that is the whole request, answered by the
 // hub's hello reply and one result line; when that carries handoffs, the hook writes HOOK_ACK once
 // its CLI has them. Kept tiny: the hook runs on every tool call of an agent.
-import type { HELLO_VERSION, SecretProof } from './hello';
+import type { HELLO_VERSION, SecretProof } from './helloVersion';
 
 /** The hook's confirmation that it handed the answer to its CLI: then the hub records `surfaced`. */
 export const HOOK_ACK = 'ack';

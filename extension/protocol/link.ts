@@ -1,7 +1,7 @@
 // What crosses between two hubs on one machine that the user linked (hub/link/): the hello a hub
 // writes on the other's socket, the requests it then makes, and how a link looks in the views.
 // A hub speaks on the other's socket as its repository (`name`), proven by its node key.
-import type { SecretProof } from './hello';
+import type { SecretProof } from './helloVersion';
 
 /** A repository's short name: how its identities are qualified on the other side (`bob@frontend`). */
 export const REPO_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

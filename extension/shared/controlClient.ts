@@ -7,7 +7,8 @@ import {
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
 import { greetFirst } from './greet';
-import { HELLO_VERSION, type HelloReply } from '../protocol/hello';
+import type { HelloReply } from '../protocol/hello';
+import { HELLO_VERSION } from '../protocol/helloVersion';
 
 export interface ControlClient {
   connection: MessageConnection;

@@ -1,7 +1,7 @@
 // A hub's first answer, for the start benches (start.bench.ts, history.bench.ts): what a client
 // waits for, not the hub's "listening" line.
 import { createConnection } from 'node:net';
-import { HELLO_VERSION } from '../../extension/protocol/hello';
+import { HELLO_VERSION } from '../../extension/protocol/helloVersion';
 import type { HookHello } from '../../extension/protocol/hook';
 
 /** A hook's exchange as bob: hello, the hello reply, the answer (the first five of his open mail). */

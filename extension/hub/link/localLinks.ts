@@ -7,7 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { destinationOf, takeLinked } from '../bus/links';
 import type { BusEvent } from '../bus/model';
-import type { Hub } from '../hub';
+import type { LinkHost } from './linkHost';
 import { BusError } from '../bus/errors';
 import { loadNodeKey, signWire, verifyWire, type NodeKey } from '../matrix/keys';
 import { HANDOFF_KEY, RECEIPT_KEY, localMessage, readMessage, readReceipt } from '../matrix/wire';
@@ -40,7 +40,7 @@ export class LocalLinks {
   private stopChanges?: () => void;
 
   constructor(
-    private readonly hub: Hub,
+    private readonly hub: LinkHost,
     private readonly log: Log,
   ) {
     this.agreements = new Agreements(hub.options.storeDir, hub.options.workspace, (l) => log(l, 'error'));

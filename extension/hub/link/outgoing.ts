@@ -14,7 +14,7 @@ import {
 } from 'vscode-jsonrpc/node';
 import { outboxFor } from '../bus/links';
 import type { BusEvent, OutboxEntry } from '../bus/model';
-import type { Hub } from '../hub';
+import type { LinkHost } from './linkHost';
 import { signWire, verifyWire, type NodeKey } from '../matrix/keys';
 import { wireOf } from '../matrix/wire';
 import { greetFirst } from '../../shared/greet';
@@ -46,7 +46,7 @@ class Refused extends Error {
 }
 
 export interface OutgoingDeps {
-  hub: Hub;
+  hub: LinkHost;
   agreements: Agreements;
   key: NodeKey;
   log: Log;

@@ -120,7 +120,13 @@ export async function runHub(args: HubArgs): Promise<void> {
   // writing one journal would lose acknowledged handoffs.
   let storeLock: ProcessLock;
   try {
-    mkdirSync(dirname(storeDir), { recursive: true, mode: 0o700 });
+    // Best effort: a store folder that cannot be made is refused by the store itself, with the
+    // reason in every send's answer (G4); the lock is the kernel's and needs no folder.
+    try {
+      mkdirSync(dirname(storeDir), { recursive: true, mode: 0o700 });
+    } catch {
+      // the store's open says why
+    }
     storeLock = await takeProcessLock(storeDir);
   } catch (e) {
     // Never serve without it: a second hub could then open the same journal.

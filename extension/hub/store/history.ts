@@ -9,16 +9,22 @@
 // is checked through and indexed in ranges of the segment size (legacy indexes), a chunk at a time.
 import { join } from 'node:path';
 import { termGroups, termsOf, matches, type HistoryQuery } from '../bus/historyQuery';
-import type { ArchivedMessage } from './store';
 import { AppendLog } from './appendLog';
 import { readLines } from './lineReader';
 import { parseLine } from './logLine';
 import { reviveHot } from './revive';
 import { SegmentCatalog, type CatalogEntry, type CatalogOpen } from './segmentCatalog';
 import { buildIndex, HEADER, IndexReader, indexSize, parseHeader, segmentFile, type IndexedLine } from './segmentIndex';
-import { finishDrop } from './retention';
+import { finishDrop } from './dropRecord';
 import { StoreDamage } from './storeDamage';
 import { makeDurableDir, writeAll, type StoreFs } from './storeFs';
+import type { HotMessage, Message } from '../bus/model';
+
+/** Settled, out of the hot set: its body is written into the archive with it. */
+export interface ArchivedMessage extends HotMessage {
+  message: Message;
+  archivedAt: number;
+}
 
 /** Small enough that the segment being written is read through at start in a few ms, large enough that 1 000 000 handoffs make a few hundred. */
 export const SEGMENT_BYTES = 4 * 1024 * 1024;

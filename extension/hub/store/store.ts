@@ -10,11 +10,11 @@
 import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { apply, isSettled, pruneIdempotency, type ChangeNote } from '../bus/reduce';
-import { emptyState, type BusEvent, type BusState, type HotMessage, type Message } from '../bus/model';
+import { emptyState, type BusEvent, type BusState, type HotMessage } from '../bus/model';
 import { bodyOf, withBody } from '../bus/body';
 import { messagesTouched } from '../bus/relay';
 import { AppendLog, type LoadedLine } from './appendLog';
-import { History } from './history';
+import { History, type ArchivedMessage } from './history';
 import { Retention } from './retention';
 import { CheckpointFile, type Checkpoint, type CheckpointSnapshot } from './checkpointFile';
 import { MailIndex } from '../bus/mailIndex';
@@ -34,12 +34,6 @@ const MAX_SYNCS = 4;
 interface JournalRecord {
   n: number;
   e: BusEvent[];
-}
-
-/** Settled, out of the hot set: its body is written into the archive with it. */
-export interface ArchivedMessage extends HotMessage {
-  message: Message;
-  archivedAt: number;
 }
 
 interface Commit {
