@@ -1,7 +1,7 @@
 // Gives Copilot agent mode the bridge as an MCP server, launched with the editor's own Node and
 // pointed at this window's hub. VS Code offers the definition to every agent it runs, its Agent
 // Host's Claude and Codex sessions too, and its API does not say which asks: the hub lets only a
-// bridge that this window's extension host or a Copilot session started be copilot (hub/agentTree.ts).
+// bridge that this window's extension host or a Copilot session started be copilot (hub/presence/agentTree.ts).
 import * as vscode from 'vscode';
 import { VSCODE_AGENT_NAME } from '../shared/connect/vscode';
 import { bridgeLaunch } from './bridgeLaunch';

@@ -18,8 +18,8 @@ import { isUnread } from './bus/deliveryState';
 import { withBody } from './bus/body';
 import type { BusEvent, BusState, HotMessage, Outcome, ReceiptKind } from './bus/model';
 import type { UnackedSummary } from './bus/mailIndex';
-import { Attention } from './attention';
-import { Journal, type JournalOptions } from './journal';
+import { Attention } from './deliver/attention';
+import { Journal, type JournalOptions } from './state/journal';
 import type {
   Coverage,
   InboxItem,
@@ -33,25 +33,25 @@ import type {
   Snapshot,
   SnapshotChange,
 } from '../protocol/views';
-import { People } from './people';
+import { People } from './presence/people';
 import { commandOf } from '../shared/proc';
-import { Pushes } from './pushes';
-import { lookup, messageFor } from './reading';
-import { searchHistory } from './searching';
-import { exportPage, type ExportQuery } from './exporting';
+import { Pushes } from './deliver/pushes';
+import { lookup, messageFor } from './requests/reading';
+import { searchHistory } from './requests/searching';
+import { exportPage, type ExportQuery } from './requests/exporting';
 import type { HistoryQuery } from './bus/historyQuery';
 import type { RetentionPolicy } from '../protocol/controlSchemas';
 import type { RemoteLink } from './remote';
 import { LocalLinks } from './link/localLinks';
-import { Roster } from './roster';
-import { Sending } from './sending';
-import { SessionRegistry, type Session } from './sessions';
-import { changeOf, peopleViews, snapshotOf, type SnapshotInput } from './snapshot';
-import { DueTimer } from './timer';
-import { Waking, type Pane } from './waking';
-import { EditorTerminals } from './wake/editor';
-import { fillInTurns } from './backfill';
-import { QuietMarks } from './quietMarks';
+import { Roster } from './presence/roster';
+import { Sending } from './requests/sending';
+import { SessionRegistry, type Session } from './presence/sessions';
+import { changeOf, peopleViews, snapshotOf, type SnapshotInput } from './requests/snapshot';
+import { DueTimer } from './deliver/timer';
+import { Waking, type Pane } from './deliver/waking';
+import { EditorTerminals } from './deliver/wake/editor';
+import { fillInTurns } from './state/backfill';
+import { QuietMarks } from './deliver/quietMarks';
 import { inPrivateDir } from '../shared/discovery';
 import { powers, weakerGuarantees } from '../shared/platform/powers';
 import type { Log } from '../protocol/hubLog';

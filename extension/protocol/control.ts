@@ -54,7 +54,7 @@ export const MessageRequest = validated<MessageView | null>()('handoff/message')
 export const ReceiptRequest = validated<ReceiptAnswer>()('handoff/receipt');
 /** Open and settled handoffs that answer a query, newest first (store/history.ts). */
 export const SearchRequest = validated<SearchHit[]>()('handoff/search');
-/** A page of history for keeping elsewhere (hub/exporting.ts); ask again with `after: next` until there is none. */
+/** A page of history for keeping elsewhere (hub/requests/exporting.ts); ask again with `after: next` until there is none. */
 export const ExportRequest = validated<ExportPage>()('handoff/export');
 /** The store's retention; with `set`, replaced (durably) and run at once (store/retention.ts). */
 export const RetentionRequest = validated<RetentionView>()('handoff/retention');

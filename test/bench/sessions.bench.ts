@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Hub } from '../../extension/hub/hub';
-import type { Session } from '../../extension/hub/sessions';
+import type { Session } from '../../extension/hub/presence/sessions';
 import { connectAgent, waitFor, type Agent } from '../helpers/agent';
 import { waitUntil } from '../helpers/wait';
 import { DIST, NODE, startHub, tempDir } from '../helpers/hubProcess';

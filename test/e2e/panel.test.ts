@@ -15,7 +15,7 @@ import { runCommand, runVsCode, statusBarItem, webviewFrame } from '../vscode/ha
 import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
 import { hubSocket } from '../vscode/processes';
 import { waitUntil } from '../helpers/wait';
-import { sessionLabel } from '../../extension/hub/sessions';
+import { sessionLabel } from '../../extension/hub/presence/sessions';
 import { contrasts } from './contrast';
 import { themeApplied, watchForScript } from './workbench';
 

@@ -9,7 +9,7 @@ import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connectControl, type ControlClient } from '../../extension/shared/controlClient';
-import { sessionLabel } from '../../extension/hub/sessions';
+import { sessionLabel } from '../../extension/hub/presence/sessions';
 import { connectAgent, plainBody, type Agent } from '../helpers/agent';
 import { spawnHub, startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
 import { rawAgent } from '../helpers/rawAgent';

@@ -5,7 +5,7 @@ import { messageTxnId } from '../../extension/hub/bus/relay';
 import type { Message } from '../../extension/hub/bus/model';
 import { Hub } from '../../extension/hub/hub';
 import { History } from '../../extension/hub/store/history';
-import type { PushPayload, Session } from '../../extension/hub/sessions';
+import type { PushPayload, Session } from '../../extension/hub/presence/sessions';
 import { CrashFs, CUTS, imageKey, imageOf, type DiskImage, type DiskState } from './crashFs';
 import { fakeSession } from './fakeSession';
 

@@ -13,7 +13,7 @@ import { startHub, tempDir, type HubProcess } from '../helpers/hubProcess';
 import { rawAgent } from '../helpers/rawAgent';
 import { rawHook } from '../helpers/rawHook';
 import { waitFor, waitUntil } from '../helpers/wait';
-import { sessionLabel } from '../../extension/hub/sessions';
+import { sessionLabel } from '../../extension/hub/presence/sessions';
 import { powers } from '../../extension/shared/platform/powers';
 
 describe('attention: hooks surface handoffs once per session', () => {

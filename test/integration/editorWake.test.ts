@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
 import type { HookHello } from '../../extension/protocol/hook';
-import type { Session } from '../../extension/hub/sessions';
+import type { Session } from '../../extension/hub/presence/sessions';
 import type { TerminalWakeAnswer, TerminalWakeParams, WakeAskParams } from '../../extension/protocol/wake';
 import { PresenceRequest, TerminalWakeRequest } from '../../extension/protocol/control';
 import { connectControl } from '../../extension/shared/controlClient';

@@ -1,7 +1,7 @@
 // Two real agents (SDK Client → real bridge → real hub) hand work to each other.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sessionLabel } from '../../extension/hub/sessions';
+import { sessionLabel } from '../../extension/hub/presence/sessions';
 import { connectAgent, plainBody, waitFor, type Agent } from '../helpers/agent';
 import { waitUntil } from '../helpers/wait';
 import { startHub, type HubProcess } from '../helpers/hubProcess';

@@ -2,7 +2,7 @@
 // crosses, is pushed once, ACKed and resolved, and the sender sees the remote receipts. Plus what
 // a person sees in Element, advisory m.read, fail-closed senders, name collisions, and two hubs
 // sharing one Matrix account.
-import { sessionLabel } from '../../extension/hub/sessions';
+import { sessionLabel } from '../../extension/hub/presence/sessions';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -24,7 +24,7 @@ import {
   readReply,
 } from '../../extension/hub/matrix/wire';
 import { personCommand, personIdentity, personUser } from '../../extension/hub/matrix/person';
-import { sessionLabel } from '../../extension/hub/sessions';
+import { sessionLabel } from '../../extension/hub/presence/sessions';
 import { eventMessageId } from '../../extension/hub/matrix/personEvents';
 import { loadNodeKey, signWire, verifyWire } from '../../extension/hub/matrix/keys';
 import { DIST, NODE, tempDir } from '../helpers/hubProcess';

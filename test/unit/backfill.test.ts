@@ -2,7 +2,7 @@
 // cannot give back) is reported and passed over, never thrown where it would end the hub.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Backfill, fillInTurns } from '../../extension/hub/backfill';
+import { Backfill, fillInTurns } from '../../extension/hub/state/backfill';
 
 describe('backfill', () => {
   it('a visit that throws is reported and passed over; the rest are visited, the fill ends', async () => {

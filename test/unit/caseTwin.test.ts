@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BusError } from '../../extension/hub/bus/errors';
 import { Hub } from '../../extension/hub/hub';
-import type { Session } from '../../extension/hub/sessions';
+import type { Session } from '../../extension/hub/presence/sessions';
 import { fakeSession } from '../helpers/fakeSession';
 import { tempDir } from '../helpers/hubProcess';
 

@@ -3,7 +3,7 @@
 // extension host, its Agent Host's Copilot runtime, the Claude Agent SDK's claude, Codex.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { editorAgentRefusal, isCopilotProcess } from '../../extension/hub/agentTree';
+import { editorAgentRefusal, isCopilotProcess } from '../../extension/hub/presence/agentTree';
 import type { ProcessCommand } from '../../extension/shared/proc';
 
 const RUNTIME = '/x/node_modules/@github/copilot-sdk-linux-x64/prebuilds/linux-x64/copilot-runtime';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { bodyOf } from '../../extension/hub/bus/body';
 import { Hub } from '../../extension/hub/hub';
-import type { PushPayload, Session } from '../../extension/hub/sessions';
+import type { PushPayload, Session } from '../../extension/hub/presence/sessions';
 import { PRESENCE_WINDOW_MS } from '../../extension/protocol/views';
 import { fakeSession } from '../helpers/fakeSession';
 import { tempDir } from '../helpers/hubProcess';

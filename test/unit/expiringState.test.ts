@@ -2,7 +2,7 @@
 // that has served thousands of sessions holds only those it heard from lately.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ExpiringMap } from '../../extension/hub/expiringMap';
+import { ExpiringMap } from '../../extension/hub/presence/expiringMap';
 import { Hub } from '../../extension/hub/hub';
 import type { HookHello } from '../../extension/protocol/hook';
 import { tempDir } from '../helpers/hubProcess';

@@ -14,7 +14,7 @@ import { LedgerIndex } from '../../extension/hub/bus/ledgerIndex';
 import { MailIndex } from '../../extension/hub/bus/mailIndex';
 import { emptyState, type BusState, type Message } from '../../extension/hub/bus/model';
 import { apply } from '../../extension/hub/bus/reduce';
-import { SendMemory } from '../../extension/hub/sendMemory';
+import { SendMemory } from '../../extension/hub/state/sendMemory';
 import { Store } from '../../extension/hub/store/store';
 import { tempDir } from '../helpers/hubProcess';
 

@@ -6,7 +6,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
-import type { PushPayload } from '../../extension/hub/sessions';
+import type { PushPayload } from '../../extension/hub/presence/sessions';
 import { waitFor } from '../helpers/agent';
 import { fakeSession } from '../helpers/fakeSession';
 import { tempDir } from '../helpers/hubProcess';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
-import type { PushPayload, Session } from '../../extension/hub/sessions';
+import type { PushPayload, Session } from '../../extension/hub/presence/sessions';
 import { tempDir } from '../helpers/hubProcess';
 
 function fakeSession(key: string, identity: string, roles: string[], got: PushPayload[], open = () => true): Session {

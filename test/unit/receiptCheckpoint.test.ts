@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Message } from '../../extension/hub/bus/model';
 import { Hub } from '../../extension/hub/hub';
-import type { PushPayload, Session } from '../../extension/hub/sessions';
+import type { PushPayload, Session } from '../../extension/hub/presence/sessions';
 import { AppendLog } from '../../extension/hub/store/appendLog';
 import { Store } from '../../extension/hub/store/store';
 import { waitFor } from '../helpers/agent';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Hub } from '../../extension/hub/hub';
-import type { PushPayload, Session } from '../../extension/hub/sessions';
+import type { PushPayload, Session } from '../../extension/hub/presence/sessions';
 import { fakeSession } from '../helpers/fakeSession';
 import { tempDir } from '../helpers/hubProcess';
 

@@ -1,13 +1,13 @@
-// One wake line per handoff per session, counted where it is typed (hub/waking.ts): in tmux the
+// One wake line per handoff per session, counted where it is typed (hub/deliver/waking.ts): in tmux the
 // wake is recorded before it is typed, so a record that fails types nothing and the next arrival
 // types it once; a window that answers after the hub stopped waiting may still have typed, so the
 // handoff is not asked for again, even when another window comes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { BusEvent, HotMessage } from '../../extension/hub/bus/model';
-import { EditorTerminals } from '../../extension/hub/wake/editor';
-import type { PaneLook } from '../../extension/hub/wake/tmux';
-import { Waking, type Begin, type WakeTarget } from '../../extension/hub/waking';
+import { EditorTerminals } from '../../extension/hub/deliver/wake/editor';
+import type { PaneLook } from '../../extension/hub/deliver/wake/tmux';
+import { Waking, type Begin, type WakeTarget } from '../../extension/hub/deliver/waking';
 import type { TerminalWakeAnswer } from '../../extension/protocol/wake';
 import { waitFor } from '../helpers/wait';
 

@@ -15,7 +15,7 @@ import { bodyOf } from './body';
 import type { BusEvent, BusState, Delivery, HotMessage, Message } from './model';
 import { escalate, isEscalationDue, type EscalationContext } from './escalate';
 import { isRemote } from './relay';
-import { sessionLabel } from '../sessions';
+import { sessionLabel } from '../presence/sessions';
 import { awaitingAck, isUnread } from './deliveryState';
 
 /** The first time the delivery entered a model's context, if it has. */

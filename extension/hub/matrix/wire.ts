@@ -10,7 +10,7 @@ import { MESSAGE_ID_PATTERN, IDENTITY_PATTERN } from '../bus/identity';
 import type { Attachment, Message, OutboxEntry, Receipt, SurfacePath } from '../bus/model';
 import { isRemote, localize, qualify } from '../bus/relay';
 import { personUser, reactionMeaning, REACTIONS, replyText } from './person';
-import { sessionLabel } from '../sessions';
+import { sessionLabel } from '../presence/sessions';
 
 export const MESSAGE_TYPE = 'm.room.message';
 export const REACTION_TYPE = 'm.reaction';

@@ -31,7 +31,7 @@ import type { Channel } from '../bus/model';
 import type { Hub } from '../hub';
 import { matrixConfig, MatrixConfigError } from '../matrix/config';
 import { startMatrix } from '../matrix/load';
-import { labelledView } from '../labelled';
+import { labelledView } from '../presence/labelled';
 import { workspaceOf } from '../../shared/paths';
 
 /** What both a vscode-languageserver Connection and a vscode-jsonrpc MessageConnection offer. */

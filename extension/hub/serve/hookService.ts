@@ -6,7 +6,7 @@
 import type { Socket } from 'node:net';
 import { HOOK_ACK, type HookHello } from '../../protocol/hook';
 import { hookHello } from '../../protocol/helloSchema';
-import type { Claim } from '../attention';
+import type { Claim } from '../deliver/attention';
 import type { Hub } from '../hub';
 import type { Log } from '../../protocol/hubLog';
 import { BusError } from '../bus/errors';

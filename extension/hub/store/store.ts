@@ -478,7 +478,7 @@ export class Store {
     for (const h of settled) if (stays(h.message.id)) this.history.forget(h.message.id);
     for (const h of moved) {
       // Its body's ref points into a document that is about to be replaced, and the message may
-      // still be held elsewhere (the settled window, hub/settledWindow.ts): it keeps its text.
+      // still be held elsewhere (the settled window, hub/requests/settledWindow.ts): it keeps its text.
       h.message.body = texts.get(h.message.id) ?? bodyOf(h.message);
       delete this.state.hot[h.message.id];
       this.settling.delete(h.message.id);

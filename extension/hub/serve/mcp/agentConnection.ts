@@ -16,12 +16,12 @@ import type { Caller } from '../../bus/decide';
 import { BusError } from '../../bus/errors';
 import { caseTwinMessage, isIdentityName } from '../../bus/identity';
 import type { Hub } from '../../hub';
-import { isSessionLabel, type PushPayload, type Session } from '../../sessions';
+import { isSessionLabel, type PushPayload, type Session } from '../../presence/sessions';
 import { ReplayCache } from './replayCache';
 import { SocketTransport } from './socketTransport';
 import { cliOfMcpClient, versionLimits } from '../../../shared/agentVersions';
 import { registerTools } from './tools';
-import { inline } from '../../render';
+import { inline } from '../../deliver/render';
 
 export interface AgentConnectionOptions {
   heartbeatMs: number;

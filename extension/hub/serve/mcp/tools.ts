@@ -17,9 +17,9 @@ import type { Hub } from '../../hub';
 import { recipientsText } from '../../../shared/sendText';
 import { deliveryState } from '../../bus/ledger';
 import { isRemote } from '../../bus/relay';
-import { sessionLabel, type Session } from '../../sessions';
+import { sessionLabel, type Session } from '../../presence/sessions';
 import type { CheckoutPlace } from '../../../protocol/hello';
-import { fenced, fencedBody, inline, renderMessage, unackedFooter } from '../../render';
+import { fenced, fencedBody, inline, renderMessage, unackedFooter } from '../../deliver/render';
 
 export interface ToolContext {
   hub: Hub;

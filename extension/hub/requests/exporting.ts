@@ -2,11 +2,11 @@
 // that neither the hub nor the CLI ever holds it all. Settled handoffs in the order they settled
 // (store/history.ts lines), then, if asked, the open ones by id (the order they were made); each
 // page ends at a cursor the next request goes on from.
-import { withBody } from './bus/body';
-import { matches, type HistoryQuery } from './bus/historyQuery';
-import type { Message, StoredMessage } from './bus/model';
-import type { Journal } from './journal';
-import type { ExportLine, ExportPage } from '../protocol/views';
+import { withBody } from '../bus/body';
+import { matches, type HistoryQuery } from '../bus/historyQuery';
+import type { Message, StoredMessage } from '../bus/model';
+import type { Journal } from '../state/journal';
+import type { ExportLine, ExportPage } from '../../protocol/views';
 
 export interface ExportQuery {
   since?: number;

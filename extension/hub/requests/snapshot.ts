@@ -2,11 +2,11 @@
 // ones, each list capped, with counts), then changes keyed by message id. Both at one instant of
 // the hub's clock; the cost of a change is the rows it touched, not the open mail: its summary
 // comes from the LedgerIndex the journal keeps current, and so do the snapshot's capped lists.
-import { coverage, ledgerEntry, PERSON_INBOX, personInbox } from './bus/ledger';
-import type { WakeMode } from '../protocol/wake';
-import type { LedgerIndex } from './bus/ledgerIndex';
-import type { MailIndex } from './bus/mailIndex';
-import type { BusState, HotMessage } from './bus/model';
+import { coverage, ledgerEntry, PERSON_INBOX, personInbox } from '../bus/ledger';
+import type { WakeMode } from '../../protocol/wake';
+import type { LedgerIndex } from '../bus/ledgerIndex';
+import type { MailIndex } from '../bus/mailIndex';
+import type { BusState, HotMessage } from '../bus/model';
 import {
   SNAPSHOT_CAP,
   type BusSummary,
@@ -14,11 +14,11 @@ import {
   type PersonView,
   type Snapshot,
   type SnapshotChange,
-} from '../protocol/views';
-import type { People } from './people';
-import type { RemoteLink } from './remote';
-import type { LinksView } from '../protocol/link';
-import { sessionLabel, type SessionRegistry } from './sessions';
+} from '../../protocol/views';
+import type { People } from '../presence/people';
+import type { RemoteLink } from '../remote';
+import type { LinksView } from '../../protocol/link';
+import { sessionLabel, type SessionRegistry } from '../presence/sessions';
 
 export interface SnapshotInput {
   node: string;

@@ -1,8 +1,8 @@
 // The people at editor windows on this hub, in memory only: a window is listed while its control
 // connection is open (like a session), and its person counts as there while that window was
 // focused within PRESENCE_WINDOW_MS. Nothing on disk says a person is at the editor.
-import { PRESENCE_WINDOW_MS, type PersonPresence } from '../protocol/views';
-import type { WakeMode } from '../protocol/wake';
+import { PRESENCE_WINDOW_MS, type PersonPresence } from '../../protocol/views';
+import type { WakeMode } from '../../protocol/wake';
 
 export interface WindowReport {
   identity: string;

@@ -1,10 +1,10 @@
 // A message as the tools show it: open or archived, and only to its sender and recipients.
-import { checkMessageId } from './bus/decide';
-import { BusError } from './bus/errors';
-import type { Journal } from './journal';
-import type { MessageView } from '../protocol/views';
-import { withBody } from './bus/body';
-import { mayRead } from './bus/mayRead';
+import { checkMessageId } from '../bus/decide';
+import { BusError } from '../bus/errors';
+import type { Journal } from '../state/journal';
+import type { MessageView } from '../../protocol/views';
+import { withBody } from '../bus/body';
+import { mayRead } from '../bus/mayRead';
 
 export async function lookup(journal: Journal, id: string): Promise<MessageView | undefined> {
   checkMessageId(id);

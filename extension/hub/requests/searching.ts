@@ -1,10 +1,10 @@
 // A search of the bus's history: the open handoffs in the hot set, then the settled ones in history
 // (store/history.ts), newest first, each as a hit that names its id so get_message opens it.
-import { withBody } from './bus/body';
-import { matches, type HistoryQuery } from './bus/historyQuery';
-import type { Delivery, Message, StoredMessage } from './bus/model';
-import type { Journal } from './journal';
-import type { SearchHit } from '../protocol/views';
+import { withBody } from '../bus/body';
+import { matches, type HistoryQuery } from '../bus/historyQuery';
+import type { Delivery, Message, StoredMessage } from '../bus/model';
+import type { Journal } from '../state/journal';
+import type { SearchHit } from '../../protocol/views';
 
 const EXCERPT = 160;
 

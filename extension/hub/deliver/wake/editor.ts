@@ -3,7 +3,7 @@
 // runs the agent can; the hub asks each in turn and takes the first that did. With "ask", a window
 // also puts the question to its person first. A window that does not answer in time may still
 // type: the hub is told so, and its late answer, so that the handoffs are never asked for again.
-import type { TerminalWakeAnswer, TerminalWakeParams, WakeAskParams } from '../../protocol/wake';
+import type { TerminalWakeAnswer, TerminalWakeParams, WakeAskParams } from '../../../protocol/wake';
 
 /** A window that does not answer in this long is passed over: the hub never waits on an editor. */
 const ANSWER_MS = 5000;

@@ -1,10 +1,10 @@
 // The hub's timer: what fell due (bus/dueIndex.ts decides: chase once past the SLA, escalate once
 // a period later, dead-letter past the TTL) is committed, then pushed. Runs never overlap: a chase
 // still being written is not due again.
-import type { People } from './people';
-import type { Journal } from './journal';
+import type { People } from '../presence/people';
+import type { Journal } from '../state/journal';
 import type { Pushes } from './pushes';
-import type { Log } from '../protocol/hubLog';
+import type { Log } from '../../protocol/hubLog';
 
 export interface TimerDeps {
   journal: Journal;

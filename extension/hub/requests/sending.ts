@@ -1,21 +1,21 @@
 // A send, start to answer: once per idempotency key, decided by the bus, committed, pushed to
 // every live session of each recipient, then answered with what happened to each (G1): pushed or
 // queued, when the recipient's model will see it, and where a remote copy is.
-import type { Backfill } from './backfill';
-import { decideSend, onceKey, type Caller, type Limits, type SendDraft } from './bus/decide';
-import { BusError } from './bus/errors';
-import { newRecipientOutcome, sendResult, sessionsReached } from './bus/ledger';
-import { isRemote } from './bus/relay';
-import type { Attention } from './attention';
-import type { Journal } from './journal';
-import type { Pushes } from './pushes';
+import type { Backfill } from '../state/backfill';
+import { decideSend, onceKey, type Caller, type Limits, type SendDraft } from '../bus/decide';
+import { BusError } from '../bus/errors';
+import { newRecipientOutcome, sendResult, sessionsReached } from '../bus/ledger';
+import { isRemote } from '../bus/relay';
+import type { Attention } from '../deliver/attention';
+import type { Journal } from '../state/journal';
+import type { Pushes } from '../deliver/pushes';
 import { lookup } from './reading';
-import type { RemoteLink } from './remote';
-import type { LocalLinks } from './link/localLinks';
-import { mixedDestinations, qualifierOf } from './bus/links';
-import { asDuplicate, SendMemory } from './sendMemory';
-import type { SessionRegistry } from './sessions';
-import type { RecipientOutcome, RelayOutcome, SendResult } from '../protocol/views';
+import type { RemoteLink } from '../remote';
+import type { LocalLinks } from '../link/localLinks';
+import { mixedDestinations, qualifierOf } from '../bus/links';
+import { asDuplicate, SendMemory } from '../state/sendMemory';
+import type { SessionRegistry } from '../presence/sessions';
+import type { RecipientOutcome, RelayOutcome, SendResult } from '../../protocol/views';
 
 export interface SendingDeps {
   journal: Journal;

@@ -3,9 +3,9 @@
 // that is live elsewhere (#23); a bridge that only states its process may not speak for one whose
 // process the hub proved, and only VS Code's own agent is copilot (#42).
 import { basename } from 'node:path';
-import { BusError } from './bus/errors';
-import type { ProcessCommand } from '../shared/proc';
-import { VSCODE_AGENT_NAME } from '../shared/connect/vscode';
+import { BusError } from '../bus/errors';
+import type { ProcessCommand } from '../../shared/proc';
+import { VSCODE_AGENT_NAME } from '../../shared/connect/vscode';
 
 interface AgentSession {
   readonly key: string;

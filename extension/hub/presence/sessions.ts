@@ -1,9 +1,9 @@
 // Live sessions, in memory only: an entry exists while its connection is open. Nothing about
 // liveness is read from disk — stale pid and lock files kept dead peers "alive" elsewhere.
-import type { CheckoutPlace } from '../protocol/hello';
-import type { HookTerminal } from '../protocol/hook';
+import type { CheckoutPlace } from '../../protocol/hello';
+import type { HookTerminal } from '../../protocol/hook';
 import { createHash } from 'node:crypto';
-import type { PushKind } from './bus/model';
+import type { PushKind } from '../bus/model';
 
 const LABEL = /^s-[0-9a-f]{12}$/;
 

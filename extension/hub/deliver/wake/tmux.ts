@@ -1,9 +1,9 @@
 // Typing into an agent's tmux pane as a person would, and reading it first: tmux is the one
 // terminal outside the editor that lets another process both see a pane and type into it.
 import { execFile } from 'node:child_process';
-import type { HookTerminal } from '../../protocol/hook';
-import { ENTER_AFTER_MS } from '../../protocol/wake';
-import { powers } from '../../shared/platform/powers';
+import type { HookTerminal } from '../../../protocol/hook';
+import { ENTER_AFTER_MS } from '../../../protocol/wake';
+import { powers } from '../../../shared/platform/powers';
 
 /** A tmux call that does not answer in this long is given up: the hub never waits on a terminal. */
 const TMUX_TIMEOUT_MS = 2000;

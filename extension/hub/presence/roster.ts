@@ -1,15 +1,15 @@
 // Who is on this hub: names made known (addressable), live sessions attached and detached, the
 // people at editor windows. A name is recorded before its session shows as live, so sending to a
 // live peer always works; a session closed while that was written is never listed.
-import { caseTwin, caseTwinMessage } from './bus/identity';
+import { caseTwin, caseTwinMessage } from '../bus/identity';
 import { bridgeRefusal, editorAgentRefusal, statedRefusal } from './agentTree';
-import { BusError } from './bus/errors';
-import type { Journal } from './journal';
+import { BusError } from '../bus/errors';
+import type { Journal } from '../state/journal';
 import type { People, WindowReport } from './people';
-import type { Pushes } from './pushes';
+import type { Pushes } from '../deliver/pushes';
 import { sessionLabel, type Session, type SessionRegistry } from './sessions';
-import type { Log } from '../protocol/hubLog';
-import type { ProcessCommand } from '../shared/proc';
+import type { Log } from '../../protocol/hubLog';
+import type { ProcessCommand } from '../../shared/proc';
 
 export interface RosterDeps {
   journal: Journal;

@@ -1,10 +1,10 @@
 // What the hub remembers of recent sends so one instruction is stored once (G6): sends in flight
 // by idempotency key (a racing retry waits for the first), and body fingerprints for the
 // probable-duplicate window. In memory; rebuilt from the open messages at start.
-import type { BusState, StoredMessage } from './bus/model';
-import { RecentSends, type Fingerprint } from './bus/recentSends';
-import type { SendResult } from '../protocol/views';
-import type { DuplicateWhy } from './bus/decide';
+import type { BusState, StoredMessage } from '../bus/model';
+import { RecentSends, type Fingerprint } from '../bus/recentSends';
+import type { SendResult } from '../../protocol/views';
+import type { DuplicateWhy } from '../bus/decide';
 import { Backfill } from './backfill';
 
 export class SendMemory {

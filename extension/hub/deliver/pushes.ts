@@ -1,10 +1,10 @@
 // Pushes: writing a handoff to live sessions — once per message per connection (G2), replays on
 // attach, chases — and journaling each push. The bus decides what is owed; this writes it.
-import { withBody } from './bus/body';
-import type { BusEvent, HotMessage, Message, PushKind } from './bus/model';
+import { withBody } from '../bus/body';
+import type { BusEvent, HotMessage, Message, PushKind } from '../bus/model';
 import { renderMessage } from './render';
-import { sessionLabel, type Session, type SessionRegistry } from './sessions';
-import type { Log } from '../protocol/hubLog';
+import { sessionLabel, type Session, type SessionRegistry } from '../presence/sessions';
+import type { Log } from '../../protocol/hubLog';
 
 export interface PushesDeps {
   node: string;

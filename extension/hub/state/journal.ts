@@ -1,25 +1,25 @@
 // The hub's one commit path: the store, the indexes that follow the journal (open mail, due
 // times), message ids and seqs in journal order, and who hears about each change. A store that
 // cannot be opened leaves the hub serving: every write then says why.
-import { BusError } from './bus/errors';
-import { emptyState, type BusEvent, type BusState, type HotMessage } from './bus/model';
-import { DueIndex } from './bus/dueIndex';
-import { LedgerIndex } from './bus/ledgerIndex';
+import { BusError } from '../bus/errors';
+import { emptyState, type BusEvent, type BusState, type HotMessage } from '../bus/model';
+import { DueIndex } from '../bus/dueIndex';
+import { LedgerIndex } from '../bus/ledgerIndex';
 import { Backfill } from './backfill';
-import { MailIndex } from './bus/mailIndex';
-import { answeredEscalations } from './bus/escalate';
-import { messagesTouched, outboxFor } from './bus/relay';
-import type { Snapshot } from '../protocol/views';
+import { MailIndex } from '../bus/mailIndex';
+import { answeredEscalations } from '../bus/escalate';
+import { messagesTouched, outboxFor } from '../bus/relay';
+import type { Snapshot } from '../../protocol/views';
 import { messageIds } from './messageIds';
-import { SettledWindow } from './settledWindow';
-import { Store } from './store/store';
-import type { ArchivedMessage } from './store/history';
-import type { HistoryQuery } from './bus/historyQuery';
-import type { History } from './store/history';
-import type { Retention } from './store/retention';
-import { StoreDamage } from './store/storeDamage';
-import type { StoreFs } from './store/storeFs';
-import type { Log } from '../protocol/hubLog';
+import { SettledWindow } from '../requests/settledWindow';
+import { Store } from '../store/store';
+import type { ArchivedMessage } from '../store/history';
+import type { HistoryQuery } from '../bus/historyQuery';
+import type { History } from '../store/history';
+import type { Retention } from '../store/retention';
+import { StoreDamage } from '../store/storeDamage';
+import type { StoreFs } from '../store/storeFs';
+import type { Log } from '../../protocol/hubLog';
 
 export interface JournalOptions {
   dir: string;

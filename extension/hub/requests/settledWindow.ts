@@ -2,8 +2,8 @@
 // tail once (at most its size in lines, however long the history) and then kept as checkpoints
 // archive more, so a restarted hub lists the finished handoffs the last one listed, and no
 // snapshot reads history again.
-import type { HotMessage } from './bus/model';
-import { SETTLED_CAP } from '../protocol/views';
+import type { HotMessage } from '../bus/model';
+import { SETTLED_CAP } from '../../protocol/views';
 
 export class SettledWindow {
   /** Newest sent first; undefined until read. */

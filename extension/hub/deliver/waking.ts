@@ -12,10 +12,10 @@
 // typing in the last seconds; an integrated terminal
 // must not be the active one of a focused window, nor have been lately (the window decides). With
 // "ask", the person at the most recently focused window says yes first, once per handoff.
-import type { HookCli, HookTerminal } from '../protocol/hook';
-import type { Log } from '../protocol/hubLog';
-import { QUIET_MS, WAKE_FROM_MAX, wakeLine, type WakeAskParams, type WakeMode } from '../protocol/wake';
-import type { BusEvent, HotMessage } from './bus/model';
+import type { HookCli, HookTerminal } from '../../protocol/hook';
+import type { Log } from '../../protocol/hubLog';
+import { QUIET_MS, WAKE_FROM_MAX, wakeLine, type WakeAskParams, type WakeMode } from '../../protocol/wake';
+import type { BusEvent, HotMessage } from '../bus/model';
 import type { EditorTerminals, EditorWake } from './wake/editor';
 import { lookAt, typeLine, type PaneLook } from './wake/tmux';
 

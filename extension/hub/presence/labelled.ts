@@ -1,8 +1,8 @@
 // What leaves the hub for other clients (control views, the panel, other nodes) names a session by
 // its label. A live session's key is its secret: a hello presenting it takes the session over, so
 // only the session itself is ever shown it (whoami).
-import type { Delivery, Message } from '../protocol/model';
-import type { MessageView } from '../protocol/views';
+import type { Delivery, Message } from '../../protocol/model';
+import type { MessageView } from '../../protocol/views';
 import { sessionLabel } from './sessions';
 
 export function labelledDelivery(d: Delivery): Delivery {

@@ -2,8 +2,8 @@
 // waiting, removed synchronously in the commit that gives it a handoff — before that send is
 // acknowledged or pushed — and put back once nothing waits again. Writes only on a change.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { markable, quietMarkPath, quietDir } from '../shared/quiet';
-import type { Log } from '../protocol/hubLog';
+import { markable, quietMarkPath, quietDir } from '../../shared/quiet';
+import type { Log } from '../../protocol/hubLog';
 
 export class QuietMarks {
   private readonly marked = new Set<string>();

@@ -3,17 +3,17 @@
 // waiter) and the claims in flight. A hook's answer is a claim: it becomes a journaled `surfaced`
 // only when the hook confirms it printed it — a hook cut off by its time budget surfaces nothing,
 // and the next hook of the session gets the same handoffs again.
-import type { HookAnswer, HookCli, HookHello, HookItem, HookTerminal } from '../protocol/hook';
-import type { SeenWhen } from '../protocol/views';
-import { surfacedEvent, unsurfacedFor } from './bus/surfacing';
-import { withBody } from './bus/body';
-import { nearestAgent } from './agentTree';
-import { BusError } from './bus/errors';
-import type { BusEvent, HotMessage, SurfacePath } from './bus/model';
-import { ExpiringMap } from './expiringMap';
-import { markProcess, stillRuns, type ProcessMark } from '../shared/proc';
+import type { HookAnswer, HookCli, HookHello, HookItem, HookTerminal } from '../../protocol/hook';
+import type { SeenWhen } from '../../protocol/views';
+import { surfacedEvent, unsurfacedFor } from '../bus/surfacing';
+import { withBody } from '../bus/body';
+import { nearestAgent } from '../presence/agentTree';
+import { BusError } from '../bus/errors';
+import type { BusEvent, HotMessage, SurfacePath } from '../bus/model';
+import { ExpiringMap } from '../presence/expiringMap';
+import { markProcess, stillRuns, type ProcessMark } from '../../shared/proc';
 import { renderMessage } from './render';
-import type { SessionRegistry } from './sessions';
+import type { SessionRegistry } from '../presence/sessions';
 import type { Begin, WakeTarget, Waking } from './waking';
 import { typablePane } from './wake/tmux';
 

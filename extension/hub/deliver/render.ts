@@ -4,7 +4,7 @@
 // it; near-miss closing tags are neutralised too, since a model reads them as closings; every
 // other agent-supplied field is flattened to one line.
 import { randomBytes } from 'node:crypto';
-import type { Message, PushKind } from './bus/model';
+import type { Message, PushKind } from '../bus/model';
 
 const FENCE = 'handoff-body';
 const GAP = '[\\s\\p{Cf}]*'; // spaces and invisible format characters (zero-width, bidi marks…)
