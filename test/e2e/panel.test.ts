@@ -332,7 +332,7 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
             const ticking = await mine.innerText();
             await waitUntil(async () => (await mine.innerText()) !== ticking, 5_000, 'the countdown to tick');
             assert.equal(await frame.locator('.announcer').innerText(), said, 'the live region did not change with it');
-            assert.match(said, /handoffs, \d+ waiting for an ACK, 1 overdue/);
+            assert.match(said, /handoffs, \d+ waiting for an ACK, \d+ ACKed, waiting for a result, 1 overdue/);
 
             // Keep notifications out of the shot: the sidebar and the status bar are the subject.
             await runCommand(page, 'Notifications: Clear All Notifications');

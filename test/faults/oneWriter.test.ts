@@ -135,6 +135,7 @@ if (RACER) {
       // The older hub goes on accepting sends, and its store is not touched under it.
       for (let k = 5; k < 15; k++) await send(k);
       assert.equal(
+        // sleep: proving an absence: the repository's hub is not listening a moment after the sends
         await Promise.race([listening, new Promise((res) => setTimeout(() => res(false), 300))]),
         false,
         'not serving its store yet',

@@ -86,6 +86,7 @@ function runOne(job) {
     // A process a suite left running (a tmux server, a shell) may hold the pipes after the suite
     // exits: its output is what came before the exit and a moment after, then the pipes are let go.
     child.on('exit', () =>
+      // sleep: no event says a grandchild will never write to the pipes it holds
       setTimeout(() => {
         child.stdout.destroy();
         child.stderr.destroy();

@@ -4,7 +4,9 @@
 // slow dictionary per message, a copy of what messages share, or the bodies a checkpoint holds
 // (about 320 bytes each here). Measured when it was set: 596 bytes loaded and 300 sent (2 279 and
 // 1 685 before issue #13; 1 065 and 467 before bodies stayed in the checkpoint and the indexes
-// lost their id → place maps, their sets and their rows' own objects).
+// lost their id → place maps, their sets and their rows' own objects). The duplicate window then
+// stopped holding the message (its body stayed in memory ten minutes after it settled: #44) for a
+// record of its own, a digest and a slot: about 100 bytes more each, 803 loaded and 439 sent.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
@@ -66,7 +68,7 @@ function indexed(state: BusState): unknown[] {
 }
 
 describe('what an open message costs the heap', () => {
-  it(`loaded from the checkpoint, indexed: under 700 bytes each with a ${BODY}-byte body left in the checkpoint`, async () => {
+  it(`loaded from the checkpoint, indexed: under 850 bytes each with a ${BODY}-byte body left in the checkpoint`, async () => {
     const dir = tempDir('open-size');
     const fill = await Store.open(dir, 'n', { idempotencyWindowMs: 60_000 });
     await fill.commit(Array.from({ length: N }, (_, i) => ({ type: 'sent', message: message(i + 1) })));
@@ -76,12 +78,12 @@ describe('what an open message costs the heap', () => {
     const kept = indexed(store.state);
     const per = (heapUsed() - before) / N;
     assert.equal(Object.keys(store.state.hot).length, N);
-    assert.ok(per < 700, `${per.toFixed(0)} bytes per open message`);
+    assert.ok(per < 850, `${per.toFixed(0)} bytes per open message`);
     assert.ok(kept.length > 0);
     await store.close();
   });
 
-  it('sent while running, indexed: under 380 bytes each beyond the message as sent', () => {
+  it('sent while running, indexed: under 470 bytes each beyond the message as sent', () => {
     const messages = Array.from({ length: N }, (_, i) => message(i + 1));
     const bodiesAndEvents = heapUsed(); // the messages as sent exist before the bus holds them
     const state = emptyState('n');
@@ -89,7 +91,7 @@ describe('what an open message costs the heap', () => {
     const kept = indexed(state);
     messages.length = 0;
     const per = (heapUsed() - bodiesAndEvents) / N;
-    assert.ok(per < 380, `${per.toFixed(0)} bytes per open message beyond the messages themselves`);
+    assert.ok(per < 470, `${per.toFixed(0)} bytes per open message beyond the messages themselves`);
     assert.ok(kept.length > 0 && Object.keys(state.hot).length === N);
   });
 });

@@ -10,7 +10,9 @@ import type { StoredMessage } from './model';
 /** A send as it is added, its body perhaps left in the checkpoint (bus/body.ts). */
 export type Sent = Pick<StoredMessage, 'id' | 'from' | 'recipients' | 'body' | 'sentAt'>;
 
-const recipientsKey = (recipients: readonly string[]) => JSON.stringify([...recipients].sort());
+/** One recipient is its own name (no new string per send: a name holds no bracket); several, their sorted list. */
+const recipientsKey = (recipients: readonly string[]) =>
+  recipients.length === 1 ? recipients[0] : JSON.stringify([...recipients].sort());
 
 /** Drawn at start: which sends share a slot cannot be worked out from outside, so cannot be arranged. */
 const SEED = randomBytes(4).readInt32LE(0);
@@ -39,14 +41,19 @@ export interface Remembered {
   /** The recipients key. */
   readonly recipients: string;
   readonly sentAt: number;
-  /** sha256 of the body: a hit is confirmed by it, so two bodies that share the 32-bit slot never pass for each other. */
+  /**
+   * The first 96 bits of the body's sha256: a hit is confirmed by it, so two bodies that share the
+   * 32-bit slot never pass for each other (16 characters: a string V8 keeps small).
+   */
   readonly digest: string;
+  /** Its slot, so the queue of what came first holds the entries themselves. */
+  readonly hash: number;
 }
 
-const digestOf = (body: string) => createHash('sha256').update(body).digest('base64');
+const digestOf = (body: string) => createHash('sha256').update(body).digest().subarray(0, 12).toString('base64');
 
 /** About what an entry costs in the heap: the record, its strings, its map slot and queue place. */
-const entryBytes = (r: Remembered) => 160 + 2 * (r.id.length + r.from.length + r.recipients.length) + 60;
+const entryBytes = (r: Remembered) => 120 + 2 * (r.id.length + r.from.length + r.recipients.length) + 40;
 
 /**
  * What the window may hold, in bytes: past it the oldest sends are forgotten first (a burst of
@@ -64,7 +71,7 @@ export class RecentSends {
   /** A hash's one send, or its sends when (rarely) several share it. */
   private readonly byHash = new Map<number, Remembered | Remembered[]>();
   /** Every entry in the order it was added (some forgotten since): the oldest go first. */
-  private order: { hash: number; r: Remembered }[] = [];
+  private order: Remembered[] = [];
   private head = 0;
   private count = 0;
   private held = 0;
@@ -104,7 +111,7 @@ export class RecentSends {
   add(m: Sent, fp?: Fingerprint): () => void {
     const body = bodyOf(m);
     const { hash, recipients } = fp ?? this.fingerprint(m.from, m.recipients, body);
-    const r: Remembered = { id: m.id, from: m.from, recipients, sentAt: m.sentAt, digest: digestOf(body) };
+    const r: Remembered = { id: m.id, from: m.from, recipients, sentAt: m.sentAt, digest: digestOf(body), hash };
     const same = (x: Remembered) => x.from === r.from && x.recipients === r.recipients && x.digest === r.digest;
     const forget = () => {
       const slot = this.byHash.get(hash);
@@ -115,22 +122,22 @@ export class RecentSends {
     this.byHash.set(hash, slot === undefined ? r : Array.isArray(slot) ? [...slot, r] : [slot, r]);
     this.count++;
     this.held += entryBytes(r);
-    this.order.push({ hash, r });
+    this.order.push(r);
     while (this.held > this.maxBytes && this.dropOldest());
     return forget;
   }
 
   /** Forgets the sends `old` says are past the window: from the oldest on, until one is not. */
   prune(old: (m: Remembered) => boolean): void {
-    while (this.head < this.order.length && old(this.order[this.head].r)) this.dropOldest();
+    while (this.head < this.order.length && old(this.order[this.head])) this.dropOldest();
     this.compact();
   }
 
   private dropOldest(): boolean {
     if (this.head >= this.order.length) return false;
-    const { hash, r } = this.order[this.head++];
-    const slot = this.byHash.get(hash);
-    if (slot !== undefined) this.keep(hash, slot, (x) => x !== r);
+    const r = this.order[this.head++];
+    const slot = this.byHash.get(r.hash);
+    if (slot !== undefined) this.keep(r.hash, slot, (x) => x !== r);
     return true;
   }
 
@@ -139,7 +146,7 @@ export class RecentSends {
     if (this.order.length - this.head > 2 * this.count + 1024 || this.head > this.order.length / 2) {
       const live = new Set<Remembered>();
       this.byHash.forEach((slot) => (Array.isArray(slot) ? slot : [slot]).forEach((x) => live.add(x)));
-      this.order = this.order.slice(this.head).filter((e) => live.has(e.r));
+      this.order = this.order.slice(this.head).filter((e) => live.has(e));
       this.head = 0;
     }
   }
