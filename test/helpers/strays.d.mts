@@ -1,2 +1,2 @@
 // Types for strays.mjs (plain JS so the VS Code harness and the TypeScript suites share it).
-export function killStrays(dir: string): number;
+export function killStrays(...dirs: string[]): number;

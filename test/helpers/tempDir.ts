@@ -6,6 +6,7 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
+import { killStrays } from './strays.mjs';
 
 const made: string[] = [];
 
@@ -16,6 +17,8 @@ function removeMade(code: number): void {
     );
     return;
   }
+  // What still runs from these folders (a CLI's daemon, a pane's last writes) would make them again.
+  killStrays(...made);
   for (const dir of made) {
     try {
       // Retried: a hub or CLI this process started may still be writing there as it goes.
