@@ -6,12 +6,18 @@
 // other lane works through the light ones. Longest first, by test/suiteTimes.json (seconds, as
 // measured by this runner; HANDOFF_WRITE_SUITE_TIMES=1 rewrites it). A file's output is printed
 // whole when it ends, so lanes never interleave; the end lists the slowest suites and every failure.
+// Each suite gets a HOME and XDG folders of its own, emptied after it: a test that forgets to give
+// a CLI or hub its own HOME can neither read nor write the user's (~/.claude.json, ~/.codex,
+// ~/.gemini, ~/.local/state/handoff), nor see what another suite left there. The tools and npm's
+// cache stay where the user's HOME has them.
 //
 //   node test/helpers/suites.mjs [file.test.js ...]     # default: all of out/test
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, homedir, tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
+import { toolsRoot } from './skip.mjs';
+import { killStrays } from './strays.mjs';
 
 const root = join(import.meta.dirname, '..', '..');
 const timesFile = join(root, 'test', 'suiteTimes.json');
@@ -62,6 +68,29 @@ for (const signal of ['SIGINT', 'SIGTERM'])
     process.exit(1);
   });
 
+// Read from the user's HOME once, before any suite's HOME replaces it.
+const KEPT_ENV = {
+  HANDOFF_TOOLS: toolsRoot(),
+  npm_config_cache: process.env.npm_config_cache || join(process.env.HOME || homedir(), '.npm'),
+};
+
+/** A HOME with its XDG folders for one suite. */
+function suiteHome() {
+  const home = mkdtempSync(join(tmpdir(), 'handoff-suite-home-'));
+  const xdg = {
+    XDG_CACHE_HOME: '.cache',
+    XDG_CONFIG_HOME: '.config',
+    XDG_DATA_HOME: '.local/share',
+    XDG_STATE_HOME: '.local/state',
+  };
+  const env = { ...KEPT_ENV, HOME: home };
+  for (const [name, sub] of Object.entries(xdg)) {
+    env[name] = join(home, sub);
+    mkdirSync(env[name], { recursive: true });
+  }
+  return env;
+}
+
 const results = [];
 let heavyRunning = false;
 const started = Date.now();
@@ -69,9 +98,10 @@ const started = Date.now();
 function runOne(job) {
   return new Promise((resolve) => {
     const t0 = Date.now();
+    const home = suiteHome();
     const child = spawn(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', job.file], {
       cwd: root,
-      env: { ...process.env, ...job.env },
+      env: { ...process.env, ...home, ...job.env },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true, // its own process group, so a suite over its limit goes with everything it started
     });
@@ -95,6 +125,12 @@ function runOne(job) {
     child.on('close', (code, signal) => {
       clearTimeout(limit);
       running.delete(child);
+      killStrays(home.HOME);
+      try {
+        rmSync(home.HOME, { recursive: true, force: true, maxRetries: 5 });
+      } catch (e) {
+        out.push(Buffer.from(`\n[suites] could not remove ${home.HOME}: ${e.message}\n`));
+      }
       const seconds = (Date.now() - t0) / 1000;
       const text = Buffer.concat(out).toString();
       process.stdout.write(`\n▶ ${job.key} (${seconds.toFixed(1)} s)\n${text}`);
