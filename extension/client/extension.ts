@@ -106,6 +106,7 @@ export function activate(context: vscode.ExtensionContext): HandoffApi {
       inbox: (act, id) => inbox.run(act, id),
       search: (q) => supervisor.search(q),
       connect: () => pickAgentToConnect(),
+      unlink: async (root) => void (await unlinkRepository(supervisor, root, true)),
     },
     log,
   );

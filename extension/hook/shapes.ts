@@ -26,7 +26,10 @@ export function attentionText(identity: string, a: HookAnswer, atStop: boolean):
       .split('\n'),
   ];
   if (a.more > 0)
-    lines.push('', `${a.more} more unseen handoff${a.more > 1 ? 's' : ''} wait: call the Handoff inbox tool.`);
+    lines.push(
+      '',
+      `${a.more} more unseen handoff${a.more > 1 ? 's' : ''} wait: call the Handoff inbox tool (oldest first, a page at a time; page on with its next_after_seq as after_seq).`,
+    );
   return lines.join('\n');
 }
 

@@ -1,6 +1,7 @@
 // Messages between the extension host and the Handoff sidebar webview (extension/webview/panel.ts). Types
 // only: the webview imports nothing else from the host.
 import type { DeliveryState } from './model';
+import type { LinkView } from './link';
 import type { LinkStatus } from './views';
 
 export type PanelFilter = 'all' | 'overdue';
@@ -104,11 +105,45 @@ export interface InboxRowView {
   /** Not ACKed yet: the ACK action applies. */
   canAck: boolean;
   escalation?: { of: string; silent: string };
+  /** From a repository linked to this one on the machine: its short name. */
+  origin?: string;
   /** Tooltip: thread, reply_to, due time. */
   detail: string;
 }
 
-/** What the person at the editor can act on. */
+/** An agent of a linked repository, as its hub last said (untrusted text: drawn as text only). */
+export interface LinkedAgentView {
+  /** How agents here address it: `bob@frontend`. */
+  address: string;
+  /** Its name there: `bob`. */
+  name: string;
+  live: number;
+  /** "2 live", "offline". */
+  label: string;
+}
+
+/** A repository on this machine linked to this one (hub/link/), for the view's Linked Repositories. */
+export interface LinkRowView {
+  /** Its folder: the key, and what unlinking names. */
+  root: string;
+  /** Its short name, or its folder's name until its hub first answered. */
+  name: string;
+  state: LinkView['state'];
+  /** Its hub answers now (linked, or waiting for it to link back). */
+  reachable: boolean;
+  /** "hub reachable", "hub not running", "waiting for it to link back", … */
+  stateLabel: string;
+  icon: string;
+  tone: Tone;
+  /** Handoffs and receipts for it in this hub's outbox. */
+  queued: number;
+  queuedLabel: string;
+  agents: LinkedAgentView[];
+  /** Tooltip: folder, state and why, the key's fingerprint, when linked. */
+  detail: string;
+  canUnlink: boolean;
+}
+
 /** What a person can do with a handoff in their inbox, in menu order. */
 export const INBOX_ACTS = ['open', 'ack', 'reply', 'done', 'stuck', 'rejected'] as const;
 export type InboxAct = (typeof INBOX_ACTS)[number];
@@ -134,6 +169,8 @@ export interface PanelModel {
   sessions: SessionView[];
   coverage: CoverageView[];
   ghosts: CoverageView[];
+  /** This repository's short name on the machine, and the repositories linked to it (none: the section is hidden). */
+  links: { name: string; rows: LinkRowView[] };
 }
 
 /** A keyed list as the host posts it: every key in order, and only the rows that changed since the last post. */
@@ -145,8 +182,9 @@ export interface ListPatch<T> {
 /** What the host posts: the model's small parts whole, its lists keyed (rows by message id). */
 export interface PanelUpdate extends Omit<
   PanelModel,
-  'inbox' | 'events' | 'pending' | 'sessions' | 'coverage' | 'ghosts'
+  'inbox' | 'events' | 'pending' | 'sessions' | 'coverage' | 'ghosts' | 'links'
 > {
+  links: { name: string; rows: ListPatch<LinkRowView> };
   inbox: { identity: string; unread: number; rows: ListPatch<InboxRowView> };
   events: ListPatch<EventView>;
   pending: ListPatch<EventView>;
@@ -167,7 +205,9 @@ export type PanelToHost =
   | { type: 'filter'; filter: PanelFilter }
   | { type: 'inbox'; act: InboxAct; id: string }
   | { type: 'search'; text: string; seq: number }
-  | { type: 'connect' };
+  | { type: 'connect' }
+  /** Unlink the repository at `root` (the host asks the person to confirm first). */
+  | { type: 'unlink'; root: string };
 
 // ---- the search box (webview/search.ts, client/panel/search.ts) ----
 

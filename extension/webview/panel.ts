@@ -16,6 +16,7 @@ import type {
   SessionView,
 } from '../protocol/panel';
 import { searchBox } from './search';
+import { linkRow } from './links';
 
 declare function acquireVsCodeApi(): { postMessage(m: PanelToHost): void };
 const host = acquireVsCodeApi();
@@ -185,6 +186,8 @@ function inboxRow(i: InboxRowView): HTMLElement {
       { class: 'head' },
       mark,
       el('span', { class: 'from' }, i.headline),
+      i.origin &&
+        el('span', { class: 'origin dim', title: `from the linked repository ${i.origin}` }, icon('repo'), i.origin),
       el('span', { class: 'when', title: new Date(i.sentAt).toLocaleString() }, clock(i.sentAt)),
       actions,
     ),
@@ -314,6 +317,13 @@ const events = section('events', 'Events');
 const pending = section('pending', 'Pending');
 const sessions = section('sessions', 'Sessions');
 const coverage = section('coverage', 'Coverage');
+// Shown once a repository is linked (handoff link, or "Handoff: Link Repository").
+const links = section('links', 'Linked Repositories');
+links.box.hidden = true;
+links.list.setAttribute('role', 'tree');
+links.list.setAttribute('aria-label', 'Linked repositories');
+const linksHere = el('p', { class: 'links-here dim' });
+links.list.before(linksHere);
 root.append(
   announcer,
   hubLine,
@@ -324,6 +334,7 @@ root.append(
   events.box,
   pending.box,
   sessions.box,
+  links.box,
   coverage.box,
 );
 // The search box at the top; its results stand in for the lists while it holds text (search.ts).
@@ -467,6 +478,16 @@ function render(m: PanelUpdate): void {
     ? `${m.ghostCount} ghost${m.ghostCount > 1 ? 's' : ''}`
     : String(m.coverage.order.length);
   coverage.empty.textContent = m.coverage.order.length ? '' : 'No identities yet.';
+  reconcile(
+    links.list,
+    m.links.rows,
+    (l) => l.root,
+    (l) => linkRow(el, l),
+  );
+  links.badge.textContent = String(m.links.rows.order.length);
+  links.box.hidden = m.links.rows.order.length === 0;
+  const here = `This repository is ${m.links.name}: its agents are NAME@${m.links.name} there.`;
+  if (linksHere.textContent !== here) linksHere.textContent = here;
   welcome.hidden = m.hub.state !== 'running' || m.events.order.length > 0 || m.sessions.order.length > 0;
   announce(m);
   tick();
@@ -505,6 +526,7 @@ document.addEventListener('click', (ev) => {
   else if (act === 'filter')
     host.postMessage({ type: 'filter', filter: target.dataset.filter === 'overdue' ? 'overdue' : 'all' });
   else if (act === 'connect') host.postMessage({ type: 'connect' });
+  else if (act === 'unlink') host.postMessage({ type: 'unlink', root: target.dataset.root ?? '' });
   else if (act === 'open' || act === 'copyId' || act === 'chase' || act === 'resolve')
     host.postMessage({ type: act, id });
 });

@@ -18,7 +18,7 @@ import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
 import { runCommand, runVsCode, statusBarItem, webviewFrame } from '../vscode/harness.mjs';
 import { hubSocket } from '../vscode/processes';
 import { waitUntil } from '../helpers/wait';
-import { watchForScript } from './workbench';
+import { pickTheme, watchForScript } from './workbench';
 
 const missing = vscodeMissing();
 announce('the inbox end-to-end test', missing);
@@ -38,30 +38,6 @@ const THEMES = [
     workbenchClass: /\bhc-black\b/,
   },
 ];
-
-/** Switches the theme with the theme picker (Ctrl+K Ctrl+T), as a person would. */
-async function theme(page: Page, t: (typeof THEMES)[number]): Promise<void> {
-  await page
-    .locator('.monaco-workbench')
-    .click({ position: { x: 5, y: 5 } })
-    .catch(() => {});
-  await page.keyboard.press('Control+K');
-  await page.keyboard.press('Control+T');
-  await page.locator('.quick-input-widget .monaco-list-row').first().waitFor();
-  await page.keyboard.type(t.label);
-  await page
-    .locator('.quick-input-widget .monaco-list-row.focused')
-    .filter({ hasText: t.label })
-    .first()
-    .waitFor({ timeout: 10_000 });
-  await page.keyboard.press('Enter');
-  await waitUntil(
-    async () => t.workbenchClass.test((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? ''),
-    15_000,
-    `the ${t.theme} theme to be applied`,
-  );
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
-}
 
 /** Answers the input box the editor shows (reply body, result summary). */
 async function answerInputBox(page: Page, title: string, text: string): Promise<void> {
@@ -190,7 +166,7 @@ describe('The person at the editor, in a real VS Code', () => {
             // Screenshots while it is unread, in each theme.
             await runCommand(page, 'Notifications: Show Notifications');
             for (const t of THEMES) {
-              if (t !== THEMES[0]) await theme(page, t);
+              if (t !== THEMES[0]) await pickTheme(page, t);
               await runCommand(page, 'Notifications: Show Notifications');
               await page.locator('.notifications-center .notification-list-item').first().waitFor();
               if (t === THEMES[0]) assert.equal(await toasts.count(), 1, 'notified once');
@@ -288,7 +264,7 @@ describe('The person at the editor, in a real VS Code', () => {
             // The person's receipt names the channel that wrote it on the event's row, light and dark.
             const doneRow = frame.locator(`article.event[data-id="${id}"]`);
             for (const t of [THEMES[1], THEMES[0]]) {
-              await theme(page, t);
+              await pickTheme(page, t);
               let text = '';
               await waitUntil(
                 async () => /done via editor · /.test((text = await doneRow.innerText())),

@@ -24,3 +24,26 @@ export async function themeApplied(page: Page, theme: { theme: string; workbench
     `the ${theme.theme} theme to be applied`,
   );
 }
+
+/** Switches the theme with the theme picker (Ctrl+K Ctrl+T), as a person would; `label` is how the picker lists it. */
+export async function pickTheme(
+  page: Page,
+  t: { theme: string; label: string; workbenchClass: RegExp },
+): Promise<void> {
+  await page
+    .locator('.monaco-workbench')
+    .click({ position: { x: 5, y: 5 } })
+    .catch(() => {});
+  await page.keyboard.press('Control+K');
+  await page.keyboard.press('Control+T');
+  await page.locator('.quick-input-widget .monaco-list-row').first().waitFor();
+  await page.keyboard.type(t.label);
+  await page
+    .locator('.quick-input-widget .monaco-list-row.focused')
+    .filter({ hasText: t.label })
+    .first()
+    .waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+  await themeApplied(page, t);
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+}

@@ -254,7 +254,11 @@ export class CrashFs implements StoreFs {
   }
 
   /** Notes the call, fails it if a fault is armed for it, and shows the disk to onMutation first. */
-  private mutate(call: Fault['call'] | 'unlink' | 'mkdir', path: string, onFault?: (f: Fault) => void): number {
+  private mutate(
+    call: Fault['call'] | 'unlink' | 'rmdir' | 'mkdir',
+    path: string,
+    onFault?: (f: Fault) => void,
+  ): number {
     this.calls.push(`${call} ${path}`);
     this.options.onMutation?.(this.state(`${call} ${path}`));
     const fault = this.faults.find((f) => f.call === call && f.path.test(path));
@@ -358,6 +362,13 @@ export class CrashFs implements StoreFs {
     if (dirname(from) !== dirname(to)) throw new Error('CrashFs renames within one folder only');
     const node = dir.entries.get(basename(from));
     if (!node) throw errno('ENOENT', 'rename', from);
+    const target = dir.entries.get(basename(to));
+    if (target && target !== node) {
+      // POSIX: a folder replaces only an empty folder, a file only a file.
+      if (node.kind === 'dir' && target.kind !== 'dir') throw errno('ENOTDIR', 'rename', to);
+      if (node.kind === 'file' && target.kind === 'dir') throw errno('EISDIR', 'rename', to);
+      if (target.kind === 'dir' && target.entries.size > 0) throw errno('ENOTEMPTY', 'rename', to);
+    }
     const at = this.mutate('rename', to);
     dir.entries.delete(basename(from));
     dir.entries.set(basename(to), node);
@@ -392,13 +403,25 @@ export class CrashFs implements StoreFs {
     return first;
   }
 
-  async lstat(path: string): Promise<{ isDirectory: boolean; uid: number; mode: number }> {
+  async rmdir(path: string): Promise<void> {
+    const dir = this.dirAt(dirname(path));
+    const node = dir.entries.get(basename(path));
+    if (!node) throw errno('ENOENT', 'rmdir', path);
+    if (node.kind !== 'dir') throw errno('ENOTDIR', 'rmdir', path);
+    if (node.entries.size > 0) throw errno('ENOTEMPTY', 'rmdir', path);
+    const at = this.mutate('rmdir', path);
+    dir.entries.delete(basename(path));
+    dir.pending.push({ at, kind: 'unlink', name: basename(path) });
+  }
+
+  async lstat(path: string): Promise<{ isDirectory: boolean; uid: number; mode: number; size: number }> {
     const node = this.lookup(path);
     if (!node) throw errno('ENOENT', 'lstat', path);
     return {
       isDirectory: node.kind === 'dir',
       uid: process.getuid?.() ?? 0,
       mode: node.kind === 'dir' ? 0o40700 : 0o100600,
+      size: node.kind === 'dir' ? 4096 : node.data.length,
     };
   }
 

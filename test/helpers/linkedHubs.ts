@@ -22,7 +22,7 @@ export async function repoHub(name: string, env?: Record<string, string>): Promi
 }
 
 /** `handoff ARGS…` run against a hub, as a person types it; its stdout. */
-export async function handoff(hub: HubProcess, ...args: string[]): Promise<string> {
+export async function handoff(hub: Pick<HubProcess, 'socket'>, ...args: string[]): Promise<string> {
   const { stdout } = await run(NODE, [join(DIST, 'cli.js'), ...args, '--hub', hub.socket], {
     env: { ...process.env, HANDOFF_HUB: '' },
   });

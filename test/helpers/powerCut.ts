@@ -46,10 +46,11 @@ export function hubOn(
   clock: { t: number },
   minCheckpointBytes = 12 * 1024,
   log?: (line: string) => void,
+  storeDir = STORE,
 ): Hub {
   return new Hub({
     workspace: '/home/u/project',
-    storeDir: STORE,
+    storeDir,
     node: 'n',
     tickMs: 0,
     clock: () => clock.t,
@@ -62,11 +63,11 @@ export function hubOn(
 export const SEGMENT_BYTES = 6 * 1024;
 
 /** Every message the image holds once opened: the hot set, and the history's lines not also hot. */
-export function messagesIn(hub: Hub, image: DiskImage): Message[] {
+export function messagesIn(hub: Hub, image: DiskImage, store = STORE): Message[] {
   const hot = Object.values(hub.state.hot).map((h) => ({ ...h.message, body: bodyOf(h.message) }));
   const ids = new Set(hot.map((m) => m.id));
   const history = [...image.files]
-    .filter(([path]) => path.startsWith(`${STORE}/history/`) && path.endsWith('.ndjson'))
+    .filter(([path]) => path.startsWith(`${store}/history/`) && path.endsWith('.ndjson'))
     .map(([, bytes]) => bytes.toString('utf8'))
     .join('\n');
   const archived = new Map<string, Message>();

@@ -38,7 +38,28 @@ export async function linkRepository(supervisor: HubSupervisor, folder?: string)
   }
 }
 
-export async function unlinkRepository(supervisor: HubSupervisor, folder?: string): Promise<LinksView | undefined> {
+/** Unlinking stops what flows both ways: the person says so once, in a modal, from the view or the palette. */
+async function confirmed(v: LinksView, root: string): Promise<boolean> {
+  const l = v.links.find((x) => x.root === root);
+  const name = l?.name ?? root;
+  const waiting = l?.outbox ? ` ${l.outbox} item(s) waiting for it stay in the outbox until it is linked again.` : '';
+  const answer = await vscode.window.showWarningMessage(
+    `Unlink ${name}?`,
+    {
+      modal: true,
+      detail: `Nothing flows to or from ${root} until it is linked again here.${waiting}`,
+    },
+    'Unlink',
+  );
+  return answer === 'Unlink';
+}
+
+/** `confirm`: false only for a caller that already asked (a test's or a script's folder argument skips it too). */
+export async function unlinkRepository(
+  supervisor: HubSupervisor,
+  folder?: string,
+  confirm = !folder,
+): Promise<LinksView | undefined> {
   let root = folder;
   if (!root) {
     const v = await supervisor.links({});
@@ -54,6 +75,7 @@ export async function unlinkRepository(supervisor: HubSupervisor, folder?: strin
     root = pick?.root;
   }
   if (!root) return undefined;
+  if (confirm && !(await confirmed(await supervisor.links({}), root))) return undefined;
   try {
     const v = await supervisor.links({ unlink: root });
     void vscode.window.showInformationMessage(`Handoff: ${root} is unlinked; nothing flows to or from it.`);

@@ -12,7 +12,7 @@ export class PanelDiff {
   }
 
   update(m: PanelModel): PanelUpdate {
-    const { inbox, events, pending, sessions, coverage, ghosts, ...rest } = m;
+    const { inbox, events, pending, sessions, coverage, ghosts, links, ...rest } = m;
     return {
       ...rest,
       inbox: { identity: inbox.identity, unread: inbox.unread, rows: this.list('inbox', inbox.rows, (i) => i.id) },
@@ -21,6 +21,7 @@ export class PanelDiff {
       sessions: this.list('sessions', sessions, (s) => s.label),
       coverage: this.list('coverage', coverage, (c) => c.identity),
       ghostCount: ghosts.length,
+      links: { name: links.name, rows: this.list('links', links.rows, (l) => l.root) },
     };
   }
 

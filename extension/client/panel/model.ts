@@ -26,6 +26,7 @@ import type {
 } from '../../protocol/panel';
 import type { PersonInboxItem } from '../../protocol/views';
 import { personView } from '../person/inbox';
+import { linksModel } from './links';
 
 const STATE_LOOK: Record<LedgerRecipient['state'], { icon: string; tone: Tone; word: string }> = {
   queued: { icon: 'inbox', tone: 'muted', word: 'queued' },
@@ -173,15 +174,22 @@ const INBOX_STATE: Partial<Record<PersonInboxItem['state'], string>> = {
   acked: 'ACKed · your result is awaited',
 };
 
-export function inboxRow(i: PersonInboxItem): InboxRowView {
+/** `linked`: the short names of the repositories linked here, so a handoff from one says where it came from. */
+export function inboxRow(i: PersonInboxItem, linked: ReadonlySet<string> = new Set()): InboxRowView {
+  const at = i.from.indexOf('@');
+  const origin = at < 0 ? undefined : i.from.slice(at + 1);
+  const fromLinked = origin !== undefined && linked.has(origin) ? origin : undefined;
   const detail = [
     i.escalation
       ? `Escalation: ${i.escalation.silent} has not acknowledged handoff ${i.escalation.of} from ${i.from}`
       : `From ${i.from}`,
+    fromLinked ? `from the linked repository ${fromLinked} on this machine` : undefined,
     `sent ${new Date(i.sentAt).toLocaleString()}${i.requiresAck ? ` · ACK due ${new Date(i.dueAt).toLocaleString()}` : ''}`,
     `thread ${i.thread}${i.replyTo ? ` · reply to ${i.replyTo}` : ''}`,
     `id ${i.id}`,
-  ].join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
   return {
     id: i.id,
     from: i.from,
@@ -193,6 +201,7 @@ export function inboxRow(i: PersonInboxItem): InboxRowView {
     stateLabel: i.unread ? 'unread' : (INBOX_STATE[i.state] ?? i.state),
     canAck: i.state !== 'acked',
     escalation: i.escalation,
+    origin: fromLinked,
     detail,
   };
 }
@@ -234,12 +243,15 @@ export function panelModel(
   const overdueIds = new Set(snapshot?.overdue.ids ?? []);
   const coverage = (snapshot?.coverage ?? []).map(coverageView);
   const pending = (snapshot?.pending ?? []).map((e) => eventView(e, remote, people));
+  const linkedNames = new Set((snapshot?.links?.links ?? []).flatMap((l) => (l.name ? [l.name] : [])));
   return {
     inbox: {
       identity,
       unread: me?.unread ?? 0,
       // ACK only where the hub takes it from this window.
-      rows: (me?.inbox ?? []).map(inboxRow).map((r) => ({ ...r, canAck: r.canAck && personActs(state) })),
+      rows: (me?.inbox ?? [])
+        .map((i) => inboxRow(i, linkedNames))
+        .map((r) => ({ ...r, canAck: r.canAck && personActs(state) })),
     },
     hub: hubView(state, snapshot),
     matrix: remote && matrixView(remote),
@@ -263,6 +275,7 @@ export function panelModel(
     })),
     coverage,
     ghosts: coverage.filter((c) => c.ghost),
+    links: linksModel(snapshot?.links),
   };
 }
 

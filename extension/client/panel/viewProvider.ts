@@ -26,6 +26,8 @@ export interface PanelActions {
   search(q: SearchQuery): Promise<SearchHit[]>;
   /** The empty state's button: pick an agent CLI and connect it. */
   connect(): Promise<void>;
+  /** A linked repository's unlink action: asks the person to confirm, then unlinks it. */
+  unlink(root: string): Promise<void>;
 }
 
 const INBOX_ACTS = new Set<string>(ACTS);
@@ -117,11 +119,20 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
           return await this.search(m);
         case 'connect':
           return await this.actions.connect();
+        case 'unlink':
+          return await this.unlink(m.root);
       }
     } catch (e) {
       this.log.error(`panel action ${m.type} failed: ${(e as Error).message}`);
       void vscode.window.showErrorMessage(`Handoff: ${(e as Error).message}`);
     }
+  }
+
+  /** Only a repository the view lists: the webview names it, the host checks it. */
+  private async unlink(root: unknown): Promise<void> {
+    const listed = this.currentModel().links.rows.find((l) => l.root === root && l.canUnlink);
+    if (!listed) throw new Error(`${String(root).slice(0, 200)} is not a linked repository`);
+    await this.actions.unlink(listed.root);
   }
 
   /** Answers the search box; a bad query or a hub that cannot answer is said in the view, not in a toast. */

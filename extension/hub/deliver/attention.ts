@@ -12,15 +12,22 @@ import { BusError } from '../bus/errors';
 import type { BusEvent, HotMessage, SurfacePath } from '../bus/model';
 import { ExpiringMap } from '../presence/expiringMap';
 import { markProcess, stillRuns, type ProcessMark } from '../../shared/proc';
+import { HOOK_BYTES } from './budgets';
 import { renderMessage } from './render';
 import type { SessionRegistry } from '../presence/sessions';
 import type { Begin, WakeTarget, Waking } from './waking';
 import { typablePane } from './wake/tmux';
 
-/** Handoffs per hook answer; the rest wait for the next one (the model is told to call inbox). */
-const PER_ANSWER = 5;
-/** A long body is cut in the hook's text: get_message has it whole. */
-const BODY_CHARS = 4000;
+/**
+ * The handoffs' text in one hook answer, in bytes: HOOK_BYTES less what the hook's own lines around
+ * them take (deliver/budgets.ts). The rest wait for the next hook; the model is told how many, and
+ * to page the inbox.
+ */
+const ITEMS_BYTES = HOOK_BYTES - 1024;
+/** A long body is cut in the hook's text, in bytes: get_message has it whole. */
+const BODY_BYTES = 4000;
+/** No handoff renders in fewer bytes (its header line, the data line, the fence): how many to look at. */
+const LEAST_ITEM_BYTES = 256;
 /** A hook session not heard from for this long no longer says when its agent will look. */
 const STALE_MS = 30 * 60_000;
 
@@ -249,9 +256,12 @@ export class Attention {
     const open = only
       ? unsurfacedFor(this.deps.page(identity, only), identity, session, (id) => claimed.has(id))
       : undefined;
-    const { items: take, count } = open
+    const { items: candidates, count } = open
       ? { items: open, count: open.length }
-      : this.deps.unsurfaced(identity, session, claimed, PER_ANSWER);
+      : this.deps.unsurfaced(identity, session, claimed, Math.ceil(ITEMS_BYTES / LEAST_ITEM_BYTES));
+    // Oldest first while they fit the budget; a tool result's page (`only`) is shown whole already.
+    const rendered = only ? candidates.map((hot) => ({ hot, text: '' })) : fitting(candidates, identity, ITEMS_BYTES);
+    const take = rendered.map((r) => r.hot);
     if (take.length === 0) return nothing(session);
     const at = this.deps.now();
     const stated = marks.stated || unprovenSession(this.deps.sessions.get(session));
@@ -270,17 +280,9 @@ export class Attention {
     const ids = take.map((hot) => hot.message.id);
     this.claims.set(session, claimed);
     for (const id of ids) claimed.add(id);
-    const items: HookItem[] = take.map((hot, i) => {
-      const m = withBody(hot.message);
-      const cut =
-        m.body.length > BODY_CHARS
-          ? {
-              ...m,
-              body: `${m.body.slice(0, BODY_CHARS)}\n[… ${m.body.length - BODY_CHARS} more characters: get_message("${m.id}") has the whole body]`,
-            }
-          : m;
+    const items: HookItem[] = rendered.map(({ hot, text }, i) => {
       const replayed = events[i].surfacing.replayed;
-      return { id: m.id, from: m.from, text: renderMessage(cut, replayed ? 'replayed' : undefined), replayed };
+      return { id: hot.message.id, from: hot.message.from, text, replayed };
     });
     let settled = false;
     return {
@@ -435,4 +437,36 @@ export class Attention {
  */
 export function unprovenSession(session: { readonly ancestry?: readonly number[] } | undefined): boolean {
   return session !== undefined && session.ancestry === undefined;
+}
+
+/**
+ * The oldest of `mail` whose renderings fit `budget` bytes together, each body cut to BODY_BYTES;
+ * the first always goes (a body so cut, its header and fence are well under the budget).
+ */
+function fitting(mail: HotMessage[], identity: string, budget: number): { hot: HotMessage; text: string }[] {
+  const out: { hot: HotMessage; text: string }[] = [];
+  let left = budget;
+  for (const hot of mail) {
+    const replayed = (hot.deliveries[identity].surfacings?.length ?? 0) > 0; // as surfacedEvent marks it
+    const text = renderCut(hot, replayed);
+    const bytes = Buffer.byteLength(text) + 2; // and the blank line between two
+    if (out.length > 0 && bytes > left) break;
+    out.push({ hot, text });
+    left -= bytes;
+  }
+  return out;
+}
+
+/** The handoff as the hook shows it, its body cut to BODY_BYTES (at a character's end) with where the rest is. */
+function renderCut(hot: HotMessage, replayed: boolean): string {
+  const m = withBody(hot.message);
+  const whole = Buffer.from(m.body);
+  const kind = replayed ? 'replayed' : undefined;
+  if (whole.length <= BODY_BYTES) return renderMessage(m, kind);
+  const kept = new TextDecoder().decode(whole.subarray(0, BODY_BYTES)).replace(/\uFFFD$/, '');
+  const rest = whole.length - Buffer.byteLength(kept);
+  return renderMessage(
+    { ...m, body: `${kept}\n[… ${rest} more bytes: get_message("${m.id}") has the whole body]` },
+    kind,
+  );
 }

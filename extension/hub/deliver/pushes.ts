@@ -2,6 +2,7 @@
 // attach, chases — and journaling each push. The bus decides what is owed; this writes it.
 import { withBody } from '../bus/body';
 import type { BusEvent, HotMessage, Message, PushKind } from '../bus/model';
+import { REPLAY_BYTES } from './budgets';
 import { renderMessage } from './render';
 import { sessionLabel, type Session, type SessionRegistry } from '../presence/sessions';
 import type { Log } from '../../protocol/hubLog';
@@ -18,7 +19,7 @@ export interface PushesDeps {
   /** The open message by id, as the store holds it once committed. */
   hotOf: (id: string) => HotMessage | undefined;
   log: Log;
-  /** Unacked messages replayed on attach; past this a truncation notice says how many more. */
+  /** Unacked messages replayed on attach at most; the bound is in bytes (REPLAY_BYTES), this caps the count too. */
   replayLimit: number;
   /** A new message reached its recipients' live sessions (or found none): attention takes over. */
   arrived: (identities: readonly string[]) => void;
@@ -45,10 +46,18 @@ export class Pushes {
   constructor(private readonly deps: PushesDeps) {}
 
   /** At most one push per message per connection, except an explicit chase. */
-  pushTo(session: Session, hot: HotMessage, kind: PushKind): boolean {
+  pushTo(session: Session, hot: HotMessage, kind: PushKind, text?: string): boolean {
     const m = hot.message;
     if (kind !== 'chase' && session.pushed.has(m.id)) return false;
-    if (!session.deliver({ id: m.id, from: m.from, thread: m.thread, kind, text: renderMessage(withBody(m), kind) }))
+    if (
+      !session.deliver({
+        id: m.id,
+        from: m.from,
+        thread: m.thread,
+        kind,
+        text: text ?? renderMessage(withBody(m), kind),
+      })
+    )
       return false;
     session.pushed.add(m.id);
     this.pushedToIdentity.add(`${session.identity}\n${m.id}`);
@@ -120,14 +129,14 @@ export class Pushes {
   }
 
   /**
-   * Unacked mail to a (re)attached session, bounded. Mail this identity has never been pushed
-   * goes first, in FIFO order; then replays of what it was pushed before, flagged `replayed`,
-   * fewest pushes to this session key first — a push to a connection that died right after it is
-   * the likeliest to have gone unread, and the bound rotates through the rest over reconnects.
-   * Past the bound, one notice says how many more wait in the inbox.
+   * Unacked mail to a (re)attached session, bounded in bytes (REPLAY_BYTES, the notice included).
+   * Mail this identity has never been pushed goes first, in FIFO order; then replays of what it was
+   * pushed before, flagged `replayed`, fewest pushes to this session key first — a push to a
+   * connection that died right after it is the likeliest to have gone unread, and the bound rotates
+   * through the rest over reconnects. Past the bound, one notice says how many more wait and how to
+   * page the inbox: a flood of 10 000 reaches the model as a screenful, not as 600 MiB of pushes.
    */
   async replay(session: Session): Promise<void> {
-    const limit = this.deps.replayLimit;
     const holds = session.resumed === true && !this.cut.delete(session.key);
     const seen = (hot: HotMessage) => {
       const d = hot.deliveries[session.identity];
@@ -139,22 +148,6 @@ export class Pushes {
     };
     const waiting = this.deps.unackedOf(session.identity).filter((h) => !session.pushed.has(h.message.id));
     const fresh = waiting.filter((h) => !seen(h));
-    if (fresh.length > 0) {
-      // First pushes: their intent lands before them, as for a new message. A store that cannot
-      // be written does not hold the mail back; the push records are best effort too.
-      const at = this.deps.now();
-      await this.deps
-        .commit(
-          fresh.slice(0, limit).map((h) => ({ type: 'offered', id: h.message.id, recipient: session.identity, at })),
-        )
-        .catch((e) =>
-          this.deps.log(
-            `could not record the replay to ${sessionLabel(session.key)} before pushing it: ${(e as Error).message}`,
-            'error',
-          ),
-        );
-      if (!session.isOpen()) return;
-    }
     const pushesTo = (h: HotMessage) =>
       h.deliveries[session.identity].pushes.filter((p) => p.session === session.key).length;
     // A resumed session's client holds what was pushed to its key: pushing it again is noise.
@@ -163,17 +156,51 @@ export class Pushes {
       .map((h) => ({ h, n: pushesTo(h) }))
       .sort((a, b) => a.n - b.n || a.h.message.seq - b.h.message.seq)
       .map((x) => x.h);
-    for (const hot of fresh.slice(0, limit)) this.pushTo(session, hot, 'live');
-    for (const hot of again.slice(0, Math.max(0, limit - fresh.length))) this.pushTo(session, hot, 'replayed');
-    if (waiting.length > limit) {
+    const plan = this.budgeted([
+      ...fresh.map((hot) => ({ hot, kind: 'live' as const })),
+      ...again.map((hot) => ({ hot, kind: 'replayed' as const })),
+    ]);
+    const first = plan.filter((p) => p.kind === 'live');
+    if (first.length > 0) {
+      // First pushes: their intent lands before them, as for a new message. A store that cannot
+      // be written does not hold the mail back; the push records are best effort too.
+      const at = this.deps.now();
+      await this.deps
+        .commit(first.map((p) => ({ type: 'offered', id: p.hot.message.id, recipient: session.identity, at })))
+        .catch((e) =>
+          this.deps.log(
+            `could not record the replay to ${sessionLabel(session.key)} before pushing it: ${(e as Error).message}`,
+            'error',
+          ),
+        );
+      if (!session.isOpen()) return;
+    }
+    for (const p of plan) this.pushTo(session, p.hot, p.kind, p.text);
+    if (waiting.length > plan.length) {
       session.deliver({
         id: '',
         from: 'handoff',
         thread: '',
         kind: 'replayed',
-        text: `Replay truncated: ${waiting.length - limit} more unacked handoffs were not pushed. Call inbox to see them all.`,
+        text: truncatedNotice(waiting.length - plan.length),
       });
     }
+  }
+
+  /** The replay's first pushes, in order, rendered, while they fit REPLAY_BYTES with the notice (the first always goes). */
+  private budgeted(
+    order: { hot: HotMessage; kind: 'live' | 'replayed' }[],
+  ): { hot: HotMessage; kind: 'live' | 'replayed'; text: string }[] {
+    const room = REPLAY_BYTES - Buffer.byteLength(truncatedNotice(order.length));
+    const plan: { hot: HotMessage; kind: 'live' | 'replayed'; text: string }[] = [];
+    let bytes = 0;
+    for (const p of order.slice(0, this.deps.replayLimit)) {
+      const text = renderMessage(withBody(p.hot.message), p.kind);
+      bytes += Buffer.byteLength(text);
+      if (plan.length > 0 && bytes > room) break;
+      plan.push({ ...p, text });
+    }
+    return plan;
   }
 
   /** The session's connection was closed with bytes queued and not read (serve/mcp/socketTransport.ts). */
@@ -196,4 +223,8 @@ export class Pushes {
       if (!this.deps.isOpen(k.slice(k.indexOf('\n') + 1))) this.pushedToIdentity.delete(k);
     this.pruneAt = Math.max(4096, 2 * this.pushedToIdentity.size);
   }
+}
+
+function truncatedNotice(more: number): string {
+  return `Replay truncated: ${more} more unacked handoffs were not pushed. Call inbox: it lists them oldest first, a page at a time; page on with its next_after_seq as after_seq.`;
 }

@@ -5,6 +5,7 @@
 // other agent-supplied field is flattened to one line.
 import { randomBytes } from 'node:crypto';
 import type { Message, PushKind } from '../bus/model';
+import { FOOTER_BYTES } from './budgets';
 
 const FENCE = 'handoff-body';
 const GAP = '[\\s\\p{Cf}]*'; // spaces and invisible format characters (zero-width, bidi marks…)
@@ -63,9 +64,12 @@ export function renderMessage(m: Message, kind?: PushKind): string {
   return lines.join('\n');
 }
 
-/** `oldest`: the first few ids, oldest first, of the `count` unacked. */
+/** `oldest`: the first few ids, oldest first, of the `count` unacked; as many as fit FOOTER_BYTES. */
 export function unackedFooter(count: number, oldest: string[]): string | undefined {
   if (count === 0) return undefined;
-  const shown = oldest.slice(0, 5).join(', ');
-  return `unacked handoffs: ${count} (${shown}${count > 5 ? ', …' : ''}) — ack each when you take it on`;
+  const line = (shown: string[]) =>
+    `unacked handoffs: ${count} (${shown.join(', ')}${count > shown.length ? ', …' : ''}) — ack each when you take it on; inbox lists them oldest first`;
+  let n = Math.min(oldest.length, count);
+  while (n > 1 && Buffer.byteLength(line(oldest.slice(0, n))) > FOOTER_BYTES) n--;
+  return line(oldest.slice(0, n));
 }

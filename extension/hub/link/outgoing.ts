@@ -19,6 +19,7 @@ import { signWire, verifyWire, type NodeKey } from '../matrix/keys';
 import { wireOf } from '../matrix/wire';
 import { greetFirst } from '../../shared/greet';
 import { hubSockets } from '../../shared/discovery';
+import { linkedPeersSchema } from '../../protocol/linkSchema';
 import {
   LINK_DELIVER,
   LINK_PEERS,
@@ -208,8 +209,10 @@ export class OutgoingLink {
     const name = this.deps.agreements.agreed(this.root)?.name;
     if (!connection || !name) return;
     try {
-      const peers = await connection.sendRequest<LinkedPeer[]>(LINK_PEERS);
-      this.peers = peers.slice(0, 1000);
+      // Proven by its key, yet still another repository's words: names, or nothing is kept.
+      const said = linkedPeersSchema.safeParse(await connection.sendRequest<unknown>(LINK_PEERS));
+      if (!said.success) throw new Error(`its answer is not a list of its names: ${said.error.issues[0]?.message}`);
+      this.peers = said.data;
       const { hub } = this.deps;
       const events: BusEvent[] = [];
       for (const p of this.peers) {

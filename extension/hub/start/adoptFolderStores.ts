@@ -4,17 +4,40 @@
 // Never under a live hub: a window not yet reloaded after an update still runs the old per-folder
 // hub on that store, and a rename under it left two hubs writing one journal (damaged, and every
 // acknowledged send unreadable after kill -9). The old store's own lock says whether one does.
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Log } from '../../protocol/hubLog';
 import { canonical, defaultStoreDir } from '../../shared/paths';
 import { findCheckout, linkedWorktrees } from '../../shared/repository';
 import { takeProcessLock, type ProcessLock } from '../../shared/processLock';
+import { nodeFs, type StoreFs } from '../store/storeFs';
 
-/** Whether a store folder has ever held anything (a missing or empty one has not). */
-function holdsAnything(dir: string): boolean {
+export interface AdoptOptions {
+  /** Between two asks of the old store's lock while a hub has it open. */
+  everyMs?: number;
+  /** What the move is written through: the store's own seam, so the power-cut tests cut it too. */
+  fs?: StoreFs;
+  lock?: (guarded: string) => Promise<ProcessLock>;
+}
+
+/** Whether a store folder has ever held anything (a missing one, or one of empty files, has not). */
+async function holdsAnything(fs: StoreFs, dir: string): Promise<boolean> {
+  let names: string[];
   try {
-    return readdirSync(dir).some((name) => statSync(`${dir}/${name}`).size > 0);
+    names = await fs.list(dir);
+  } catch {
+    return false;
+  }
+  for (const name of names) {
+    const st = await fs.lstat(join(dir, name));
+    if (st.isDirectory || st.size > 0) return true;
+  }
+  return false;
+}
+
+async function exists(fs: StoreFs, path: string): Promise<boolean> {
+  try {
+    await fs.lstat(path);
+    return true;
   } catch {
     return false;
   }
@@ -34,11 +57,11 @@ async function whenFree(
   old: string,
   folder: string,
   log: Log,
-  everyMs: number,
+  { everyMs = 250, lock: take = takeProcessLock }: AdoptOptions,
 ): Promise<ProcessLock & { owned: true }> {
   let said = false;
   for (;;) {
-    const lock = await takeProcessLock(old);
+    const lock = await take(old);
     if (lock.owned) {
       if (said) log(`the hub that had ${old} open has stopped: adopting its store now`, 'warn');
       return lock;
@@ -64,24 +87,16 @@ export async function adoptFolderStores(
   storeDir: string,
   folders: string[],
   log: Log,
-  everyMs = 250,
+  options: AdoptOptions = {},
 ): Promise<void> {
+  const fs = options.fs ?? nodeFs;
   for (const folder of folders) {
     const old = defaultStoreDir(folder);
-    if (old === storeDir || !existsSync(old) || !holdsAnything(old)) continue;
-    if (!holdsAnything(storeDir)) {
-      const lock = await whenFree(old, folder, log, everyMs);
+    if (old === storeDir || !(await exists(fs, old)) || !(await holdsAnything(fs, old))) continue;
+    if (!(await holdsAnything(fs, storeDir))) {
+      const lock = await whenFree(old, folder, log, options);
       try {
-        // Same parent folder (the state dir): one rename, atomic, and nothing copied. What is in the
-        // way holds nothing (empty files at most), and the rename is made durable before the store opens.
-        rmSync(storeDir, { recursive: true, force: true });
-        renameSync(old, storeDir);
-        const parent = openSync(dirname(storeDir), 'r');
-        try {
-          fsyncSync(parent);
-        } finally {
-          closeSync(parent);
-        }
+        await moveStore(fs, old, storeDir);
       } finally {
         lock.release();
       }
@@ -96,4 +111,18 @@ export async function adoptFolderStores(
       'warn',
     );
   }
+}
+
+/**
+ * Same parent folder (the state dir): one rename, atomic, and nothing copied, so a cut leaves the
+ * store under one name or the other, never two live copies. What is in the way holds nothing (empty
+ * files at most) and goes first; the rename is made durable before the store opens.
+ */
+async function moveStore(fs: StoreFs, old: string, storeDir: string): Promise<void> {
+  if (await exists(fs, storeDir)) {
+    for (const name of await fs.list(storeDir)) await fs.unlink(join(storeDir, name));
+    await fs.rmdir(storeDir);
+  }
+  await fs.rename(old, storeDir);
+  await fs.syncDir(dirname(storeDir));
 }

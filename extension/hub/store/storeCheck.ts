@@ -1,9 +1,8 @@
 // `handoff store check` and `repair`: the damage in each file of a store, and — only when asked —
 // a copy of each damaged file kept beside it, then the file written anew without its damaged
 // lines, every good line kept (SQLite's integrity_check apart from any repair).
-import { copyFile, readdir, readFile, unlink } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CheckpointFile } from './checkpointFile';
 import { replaceDurably } from './replaceDurably';
 import { readLines } from './lineReader';
@@ -11,7 +10,7 @@ import { reframe } from './logLine';
 import { HEADER, parseHeader, type IndexHeader } from './segmentIndex';
 import { scanLog, type Damage } from './logScan';
 import { StoreDamage } from './storeDamage';
-import { nodeFs, writeAll, type StoreFile } from './storeFs';
+import { nodeFs, writeAll, type StoreFile, type StoreFs } from './storeFs';
 
 export const LOGS = ['archive.ndjson', 'journal.ndjson', 'journal.2.ndjson'];
 export const CHECKPOINT = 'state.json';
@@ -28,22 +27,23 @@ export interface FileCheck {
   indexed?: boolean;
 }
 
-export async function checkStore(dir: string): Promise<FileCheck[]> {
-  const out: FileCheck[] = [await checkCheckpoint(join(dir, CHECKPOINT))];
-  for (const name of LOGS) out.push(await checkLog(join(dir, name)));
-  const history = (await readdir(join(dir, HISTORY)).catch(() => [])).sort();
+/** `fs`: the store's own seam (storeFs.ts), so the power-cut tests cut a repair too. */
+export async function checkStore(dir: string, fs: StoreFs = nodeFs): Promise<FileCheck[]> {
+  const out: FileCheck[] = [await checkCheckpoint(fs, join(dir, CHECKPOINT))];
+  for (const name of LOGS) out.push(await checkLog(fs, join(dir, name)));
+  const history = (await fs.list(join(dir, HISTORY)).catch(() => [])).sort();
   for (const name of history) {
     const path = join(dir, HISTORY, name);
     if (name.endsWith('.ndjson'))
-      out.push({ ...(await checkLog(path)), indexed: history.includes(name.replace(/ndjson$/, 'idx')) });
-    else if (name.endsWith('.idx')) out.push(await checkIndex(path));
+      out.push({ ...(await checkLog(fs, path)), indexed: history.includes(name.replace(/ndjson$/, 'idx')) });
+    else if (name.endsWith('.idx')) out.push(await checkIndex(fs, path));
   }
   return out;
 }
 
 /** A segment's index, read whole (it is bounded): its header and the checksum of the rest. */
-async function checkIndex(path: string): Promise<FileCheck> {
-  const buf = await readFile(path);
+async function checkIndex(fs: StoreFs, path: string): Promise<FileCheck> {
+  const buf = await fs.readFile(path);
   const header = parseHeader(buf, buf.length);
   const why =
     typeof header === 'string'
@@ -55,8 +55,8 @@ async function checkIndex(path: string): Promise<FileCheck> {
   return { path, records: (header as IndexHeader).count };
 }
 
-async function checkLog(path: string): Promise<FileCheck> {
-  const fh = await openOrMissing(path);
+async function checkLog(fs: StoreFs, path: string): Promise<FileCheck> {
+  const fh = await openOrMissing(fs, path);
   if (!fh) return { path, missing: true };
   try {
     let records = 0;
@@ -73,8 +73,8 @@ async function checkLog(path: string): Promise<FileCheck> {
   }
 }
 
-async function checkCheckpoint(path: string): Promise<FileCheck> {
-  const file = new CheckpointFile(path);
+async function checkCheckpoint(fs: StoreFs, path: string): Promise<FileCheck> {
+  const file = new CheckpointFile(path, fs);
   try {
     const doc = await file.read();
     if (!doc) return { path, missing: true };
@@ -95,20 +95,43 @@ export function repairable(check: FileCheck): boolean {
 }
 
 /** Copies the damaged file beside itself, then writes it anew without its damaged lines; the copy's path. */
-export async function repairFile(check: FileCheck, stamp: string): Promise<string> {
+export async function repairFile(check: FileCheck, stamp: string, fs: StoreFs = nodeFs): Promise<string> {
   const copy = `${check.path}.damaged-${stamp}`;
-  await copyFile(check.path, copy);
-  const fh = await nodeFs.open(copy, 'read');
+  await copyDurably(fs, check.path, copy);
+  const fh = await fs.open(copy, 'read');
   try {
-    await fh.sync(); // the copy is on the disk before the file is changed
     const keep = check.path.endsWith(CHECKPOINT) ? checkpointLines(fh) : logLines(fh);
-    await replaceDurably(nodeFs, check.path, (out) => writeLines(out, keep));
+    await replaceDurably(fs, check.path, (out) => writeLines(out, keep));
   } finally {
     await fh.close();
   }
-  // Its open index names the document as it was: a start parses the new one whole.
-  if (check.path.endsWith(CHECKPOINT)) await unlink(`${check.path}.index`).catch(() => undefined);
+  // Its open index names the document as it was (by checksum, so one a cut leaves is not used
+  // either): a start parses the new one whole.
+  if (check.path.endsWith(CHECKPOINT)) await fs.unlink(`${check.path}.index`).catch(() => undefined);
   return copy;
+}
+
+/** The copy, its bytes and its name, on the disk before the file is changed. */
+async function copyDurably(fs: StoreFs, from: string, to: string): Promise<void> {
+  const src = await fs.open(from, 'read');
+  try {
+    const out = await fs.open(to, 'replace');
+    try {
+      const buf = Buffer.alloc(1 << 20);
+      for (let at = 0; ;) {
+        const n = await src.read(buf, 0, buf.length, at);
+        if (n === 0) break;
+        await writeAll(out, buf.subarray(0, n), at);
+        at += n;
+      }
+      await out.sync();
+    } finally {
+      await out.close();
+    }
+  } finally {
+    await src.close();
+  }
+  await fs.syncDir(dirname(to));
 }
 
 async function* logLines(fh: StoreFile): AsyncGenerator<string> {
@@ -163,9 +186,9 @@ async function writeLines(out: StoreFile, lines: AsyncIterable<string>): Promise
   return at;
 }
 
-async function openOrMissing(path: string): Promise<StoreFile | undefined> {
+async function openOrMissing(fs: StoreFs, path: string): Promise<StoreFile | undefined> {
   try {
-    return await nodeFs.open(path, 'read');
+    return await fs.open(path, 'read');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;

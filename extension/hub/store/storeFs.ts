@@ -3,7 +3,7 @@
 // (test/helpers/crashFs.ts), the way SQLite's crash tests run on a test VFS.
 import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { lstat, mkdir, open, readdir, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readFile, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import { powers } from '../../shared/platform/powers';
 
 /** An open file. Every read and write names its position: the store never relies on a file offset. */
@@ -39,9 +39,11 @@ export interface StoreFs {
   readFile(path: string): Promise<Buffer>;
   rename(from: string, to: string): Promise<void>;
   unlink(path: string): Promise<void>;
+  /** Removes an empty directory. */
+  rmdir(path: string): Promise<void>;
   /** mkdir -p with `mode`; the first directory it created, or undefined if `path` was there. */
   mkdirs(path: string, mode: number): Promise<string | undefined>;
-  lstat(path: string): Promise<{ isDirectory: boolean; uid: number; mode: number }>;
+  lstat(path: string): Promise<{ isDirectory: boolean; uid: number; mode: number; size: number }>;
   /** fsync of a directory: the names created, renamed or removed in it are durable once it resolves. */
   syncDir(path: string): Promise<void>;
   /** The names in a directory. */
@@ -78,11 +80,12 @@ export const nodeFs: StoreFs = {
   readFile: (path) => readFile(path),
   rename: (from, to) => rename(from, to),
   unlink: (path) => unlink(path),
+  rmdir: (path) => rmdir(path),
   list: (path) => readdir(path),
   mkdirs: (path, mode) => mkdir(path, { recursive: true, mode }),
   lstat: async (path) => {
     const st = await lstat(path);
-    return { isDirectory: st.isDirectory(), uid: st.uid, mode: st.mode };
+    return { isDirectory: st.isDirectory(), uid: st.uid, mode: st.mode, size: st.size };
   },
   async syncDir(path) {
     if (!powers.dirSync) return; // Windows: a folder cannot be opened for fsync

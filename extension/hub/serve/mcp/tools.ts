@@ -20,6 +20,7 @@ import { isRemote } from '../../bus/relay';
 import { sessionLabel, type Session } from '../../presence/sessions';
 import type { CheckoutPlace } from '../../../protocol/hello';
 import { fenced, fencedBody, inline, renderMessage, unackedFooter } from '../../deliver/render';
+import { FOOTER_BYTES, INBOX_PAGE_BYTES } from '../../deliver/budgets';
 
 export interface ToolContext {
   hub: Hub;
@@ -51,7 +52,8 @@ function withFooter(ctx: ToolContext, r: CallToolResult): CallToolResult {
   } catch {
     return r; // an unnamed session has no mail
   }
-  const unacked = ctx.hub.unacked(identity);
+  // As many of the oldest ids as could fit FOOTER_BYTES; unackedFooter keeps those that do.
+  const unacked = ctx.hub.unacked(identity, Math.floor(FOOTER_BYTES / 28));
   const footer = unackedFooter(
     unacked.count,
     unacked.oldest.map((h) => h.message.id),
@@ -66,8 +68,8 @@ function withFooter(ctx: ToolContext, r: CallToolResult): CallToolResult {
 
 type SearchInput = Omit<SearchQuery, 'since' | 'until'> & { since?: string; until?: string };
 
-/** Body bytes per inbox page; past it the page ends and next_after_seq pages on. */
-const INBOX_PAGE_BYTES = 256 * 1024;
+/** Room in an inbox page for its handoffs: INBOX_PAGE_BYTES less the footer, the paging line and the envelope. */
+const INBOX_ROOM = INBOX_PAGE_BYTES - FOOTER_BYTES - 1024;
 
 /** Tool hints (MCP annotations) so approval policies run Handoff unprompted: nothing here reaches outside the bus. */
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
@@ -412,14 +414,20 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         const me = caller.identity;
         const pageSize = limit ?? 20;
         const items = hub.inbox(me, { unreadOnly: unread_only, limit: pageSize + 1, afterSeq: after_seq });
-        // A page also ends at a byte budget: 200 full-size bodies would be a reply that kills clients.
+        // A page also ends at a byte budget, as its client receives it (each handoff is in the text and in
+        // structuredContent, JSON-encoded): 200 full-size bodies would be a reply that kills clients.
+        const shown = items.slice(0, pageSize).map((i) => ({
+          text: `[${i.delivery.state}] ${renderMessage(i.message)}`,
+          data: messageData(i.message, i.delivery),
+        }));
         let bytes = 0;
         let cut = 0;
-        while (
-          cut < Math.min(pageSize, items.length) &&
-          (cut === 0 || bytes + items[cut].message.body.length <= INBOX_PAGE_BYTES)
-        )
-          bytes += items[cut++].message.body.length;
+        while (cut < shown.length) {
+          bytes +=
+            Buffer.byteLength(JSON.stringify(shown[cut].text)) + Buffer.byteLength(JSON.stringify(shown[cut].data));
+          if (cut > 0 && bytes > INBOX_ROOM) break; // the oldest always goes: one handoff is at most a few times 64 KiB
+          cut++;
+        }
         const page = items.slice(0, cut);
         const more = items.length > cut ? page[page.length - 1].message.seq : undefined;
         await hub.surfacedInTool(
@@ -428,9 +436,12 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
           'inbox',
         );
         const text =
-          page.map((i) => `[${i.delivery.state}] ${renderMessage(i.message)}`).join('\n\n') || 'Your inbox is empty.';
+          shown
+            .slice(0, cut)
+            .map((s) => s.text)
+            .join('\n\n') || 'Your inbox is empty.';
         return result(ctx, more === undefined ? text : `${text}\n\nMore waiting: call inbox with after_seq ${more}.`, {
-          messages: page.map((i) => messageData(i.message, i.delivery)),
+          messages: shown.slice(0, cut).map((s) => s.data),
           ...(more === undefined ? {} : { next_after_seq: more }),
         });
       },
