@@ -204,26 +204,33 @@ if (RACER) {
         socket: join(r.base, 'other', 'hub.sock'),
         env: r.env,
       });
-      await hub.ready;
-      const carol = await connectAgent({
-        socket: join(r.base, 'other', 'hub.sock'),
-        name: 'carol',
-        cwd: r.wt2,
-        env: r.env,
-      });
-      await carol.ok('send_handoff', { to: 'carol', body: 'note' });
-      await carol.close();
-      const before = digest(r.storeOf(r.wt2));
-      for (const how of [
-        ['--store', r.storeOf(r.wt2)],
-        ['--workspace', r.wt2],
-      ]) {
-        const out = await cli(['store', 'repair', '--yes', ...how], r.root, r.env);
-        assert.equal(out.code, 1, out.stderr);
-        assert.match(out.stderr, /A running hub \(pid \d+\) has .* open: stop it, then repair\. Nothing was changed\./);
+      // A failed assertion must not leave the hub alive: its piped output would hold the file open until the runner's limit.
+      try {
+        await hub.ready;
+        const carol = await connectAgent({
+          socket: join(r.base, 'other', 'hub.sock'),
+          name: 'carol',
+          cwd: r.wt2,
+          env: r.env,
+        });
+        await carol.ok('send_handoff', { to: 'carol', body: 'note' });
+        await carol.close();
+        const before = digest(r.storeOf(r.wt2));
+        for (const how of [
+          ['--store', r.storeOf(r.wt2)],
+          ['--workspace', r.wt2],
+        ]) {
+          const out = await cli(['store', 'repair', '--yes', ...how], r.root, r.env);
+          assert.equal(out.code, 1, out.stderr);
+          assert.match(
+            out.stderr,
+            /A running hub \(pid \d+\) has .* open: stop it, then repair\. Nothing was changed\./,
+          );
+        }
+        assert.equal(digest(r.storeOf(r.wt2)), before);
+      } finally {
+        await stop(hub.proc);
       }
-      assert.equal(digest(r.storeOf(r.wt2)), before);
-      await stoppable(hub.proc).stop();
       const after = await cli(['store', 'repair', '--yes', '--store', r.storeOf(r.wt2)], r.root, r.env);
       assert.equal(after.code, 0, after.stderr);
     });
