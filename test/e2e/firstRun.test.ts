@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { describe } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { connectAgent, type Agent } from '../helpers/agent';
-import { waitUntil } from '../helpers/wait';
 import { ROOT } from '../helpers/hubProcess';
 import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
 import { runCommand, runVsCode, statusBarItem, webviewFrame } from '../vscode/harness.mjs';
 import { hubSocket } from '../vscode/processes';
+import { pickTheme, runFailure } from './workbench';
 
 const missing = vscodeMissing();
 announce('the first-run end-to-end test', missing);
@@ -22,33 +22,9 @@ announce('the first-run end-to-end test', missing);
 const ARTIFACTS = join(ROOT, '.test-artifacts', 'e2e', 'first-run');
 const DOCS = process.env.HANDOFF_DOCS_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'images') : undefined;
 const THEMES = [
-  { name: 'dark', label: 'Dark Modern', workbenchClass: /\bvs-dark\b/ },
-  { name: 'light', label: 'Light Modern', workbenchClass: /\bvs\b(?!-)/ },
+  { name: 'dark', theme: 'Dark Modern', label: 'Dark Modern', workbenchClass: /\bvs-dark\b/ },
+  { name: 'light', theme: 'Light Modern', label: 'Light Modern', workbenchClass: /\bvs\b(?!-)/ },
 ];
-
-/** Switches the theme with the theme picker (Ctrl+K Ctrl+T), as a person would. */
-async function theme(page: Page, t: (typeof THEMES)[number]): Promise<void> {
-  await page
-    .locator('.monaco-workbench')
-    .click({ position: { x: 5, y: 5 } })
-    .catch(() => {});
-  await page.keyboard.press('Control+K');
-  await page.keyboard.press('Control+T');
-  await page.locator('.quick-input-widget .monaco-list-row').first().waitFor();
-  await page.keyboard.type(t.label);
-  await page
-    .locator('.quick-input-widget .monaco-list-row.focused')
-    .filter({ hasText: t.label })
-    .first()
-    .waitFor({ timeout: 10_000 });
-  await page.keyboard.press('Enter');
-  await waitUntil(
-    async () => t.workbenchClass.test((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? ''),
-    15_000,
-    `the ${t.label} theme to be applied`,
-  );
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
-}
 
 /** The Handoff icon in the activity bar. */
 function handoffIcon(page: Page): Locator {
@@ -140,7 +116,7 @@ describe('A first run of Handoff in a real VS Code', () => {
           await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
 
           for (const t of THEMES) {
-            if (t.name !== 'dark') await theme(page, t);
+            if (t.name !== 'dark') await pickTheme(page, t);
             await runCommand(page, 'Notifications: Clear All Notifications');
             await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
 
@@ -224,15 +200,7 @@ describe('A first run of Handoff in a real VS Code', () => {
         },
       });
       await Promise.all(agents.map((a) => a.close().catch(() => undefined)));
-      assert.equal(
-        res.exitCode,
-        0,
-        `${res.error?.stack ?? res.error}\n${res.logs
-          .split('\n')
-          .filter((l) => /harness|pageerror|Handoff|handoff/.test(l))
-          .slice(-40)
-          .join('\n')}`,
-      );
+      assert.equal(res.exitCode, 0, runFailure(res));
     },
   );
 });

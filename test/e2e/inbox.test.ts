@@ -18,7 +18,7 @@ import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
 import { runCommand, runVsCode, statusBarItem, webviewFrame } from '../vscode/harness.mjs';
 import { hubSocket } from '../vscode/processes';
 import { waitUntil } from '../helpers/wait';
-import { pickTheme, watchForScript } from './workbench';
+import { pickTheme, runFailure, watchForScript } from './workbench';
 
 const missing = vscodeMissing();
 announce('the inbox end-to-end test', missing);
@@ -322,15 +322,7 @@ describe('The person at the editor, in a real VS Code', () => {
         },
       });
       await Promise.all(agents.map((a) => a.close().catch(() => undefined)));
-      assert.equal(
-        res.exitCode,
-        0,
-        `${res.error?.stack ?? res.error}\n${res.logs
-          .split('\n')
-          .filter((l) => /harness|pageerror|Handoff|handoff/.test(l))
-          .slice(-40)
-          .join('\n')}`,
-      );
+      assert.equal(res.exitCode, 0, runFailure(res));
       assert.deepEqual(cspViolations, [], 'no CSP violations');
       assert.deepEqual(dialogs, [], 'no script from a body ran');
       console.log(`screenshots: ${shots.join(', ')}`);

@@ -17,7 +17,7 @@ import { announce, itNeeds, vscodeMissing } from '../helpers/tools.mjs';
 import { runCommand, runVsCode, statusBarItem, webviewFrame } from '../vscode/harness.mjs';
 import { hubSocket } from '../vscode/processes';
 import { waitUntil } from '../helpers/wait';
-import { pickTheme, watchForScript } from './workbench';
+import { pickTheme, runFailure, watchForScript } from './workbench';
 
 const missing = vscodeMissing();
 announce('the linked repositories end-to-end test', missing);
@@ -169,15 +169,7 @@ describe('Linked repositories in a real VS Code', () => {
             await linkState(frontend, workspace, 'waiting');
           },
         });
-        assert.equal(
-          res.exitCode,
-          0,
-          `${res.error?.stack ?? res.error}\n${res.logs
-            .split('\n')
-            .filter((l) => /harness|pageerror|Handoff|handoff/.test(l))
-            .slice(-40)
-            .join('\n')}`,
-        );
+        assert.equal(res.exitCode, 0, runFailure(res));
         assert.deepEqual(cspViolations, [], 'no CSP violations');
         assert.deepEqual(dialogs, [], 'no script from the other repository ran');
         console.log(`screenshots: ${shots.join(', ')}`);

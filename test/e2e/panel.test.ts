@@ -17,7 +17,7 @@ import { hubSocket } from '../vscode/processes';
 import { waitUntil } from '../helpers/wait';
 import { sessionLabel } from '../../extension/hub/presence/sessions';
 import { contrasts } from './contrast';
-import { themeApplied, watchForScript } from './workbench';
+import { runFailure, themeApplied, watchForScript } from './workbench';
 
 const missing = vscodeMissing();
 announce('the VS Code end-to-end tests', missing);
@@ -456,15 +456,7 @@ describe('Handoff view, status bar and Send Handoff in a real VS Code', () => {
           },
         });
         await Promise.all(agents.map((a) => a.close().catch(() => undefined)));
-        assert.equal(
-          res.exitCode,
-          0,
-          `${res.error?.stack ?? res.error}\n${res.logs
-            .split('\n')
-            .filter((l) => /harness|pageerror|Handoff|handoff/.test(l))
-            .slice(-40)
-            .join('\n')}`,
-        );
+        assert.equal(res.exitCode, 0, runFailure(res));
         assert.deepEqual(cspViolations, [], 'no CSP violations');
         assert.deepEqual(dialogs, [], 'no script from a body ran');
         await waitFor(() => shots.every((s) => existsSync(s)), 1000, 'screenshots');

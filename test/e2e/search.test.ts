@@ -17,7 +17,7 @@ import { waitUntil } from '../helpers/wait';
 import { runCommand, runVsCode, statusBarItem, webviewFrame } from '../vscode/harness.mjs';
 import { hubProcesses, hubSocket } from '../vscode/processes';
 import { handoffLog } from './handoffLog';
-import { themeApplied, watchForScript } from './workbench';
+import { runFailure, themeApplied, watchForScript } from './workbench';
 
 const missing = vscodeMissing();
 announce('the view search end-to-end test', missing);
@@ -191,15 +191,7 @@ describe('Search and finished handoffs in the Handoff view, in a real VS Code', 
         });
         await Promise.all(agents.map((a) => a.close().catch(() => undefined)));
         for (const f of figures) console.log(`# ${f}`);
-        assert.equal(
-          res.error,
-          undefined,
-          `${res.error?.stack ?? res.error}\n${res.logs
-            .split('\n')
-            .filter((l) => /harness|pageerror|Handoff|handoff/.test(l))
-            .slice(-40)
-            .join('\n')}`,
-        );
+        assert.equal(res.error, undefined, runFailure(res));
         assert.deepEqual(cspViolations, [], 'no CSP violations');
         assert.deepEqual(dialogs, [], 'no script from a body ran');
       },

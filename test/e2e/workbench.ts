@@ -20,7 +20,7 @@ export async function themeApplied(page: Page, theme: { theme: string; workbench
   await waitUntil(
     async () =>
       theme.workbenchClass.test((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? ''),
-    10_000,
+    15_000,
     `the ${theme.theme} theme to be applied`,
   );
 }
@@ -46,4 +46,14 @@ export async function pickTheme(
   await page.keyboard.press('Enter');
   await themeApplied(page, t);
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+}
+
+/** What a failed VS Code run says: its error, then the harness's and Handoff's last 40 log lines. */
+export function runFailure(res: { error?: Error; logs: string }): string {
+  const tail = res.logs
+    .split('\n')
+    .filter((l) => /harness|pageerror|Handoff|handoff/.test(l))
+    .slice(-40)
+    .join('\n');
+  return `${res.error?.stack ?? res.error}\n${tail}`;
 }

@@ -14,7 +14,7 @@ import { defaultStoreDir } from '../../extension/shared/paths';
 import {
   CrashFs,
   CUTS,
-  imageKey,
+  distinctImages,
   imageOf,
   type CrashFsOptions,
   type DiskImage,
@@ -59,21 +59,6 @@ function holds(image: DiskImage, dir: string): boolean {
   return [...image.files].some(([p, b]) => p.startsWith(`${dir}/`) && b.length > 0);
 }
 
-/** Each distinct image the cuts can leave, with where it was cut. */
-function* imagesOf(states: DiskState[]): Generator<{ image: DiskImage; where: string }> {
-  const seen = new Set<string>();
-  for (const state of states)
-    for (const [name, make] of Object.entries(CUTS)) {
-      const survival = make(state);
-      if (!survival) continue;
-      const image = imageOf(state, survival);
-      const key = imageKey(image);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      yield { image, where: `cut ${name} before "${state.before}" (#${state.at})` };
-    }
-}
-
 /** What the image holds once a hub has opened `dir` on it: lost and doubled among `expected`. */
 function tally(hub: Hub, image: DiskImage, dir: string, expected: { id: string; body: string }[]) {
   const messages = messagesIn(hub, image, dir);
@@ -116,7 +101,7 @@ describe('adoption and repair under power cuts', () => {
     states.push(fs.state('the end (the store opens next)'));
     const failures: string[] = [];
     let images = 0;
-    for (const { image, where } of imagesOf(states)) {
+    for (const { image, where } of distinctImages(states)) {
       images++;
       const copies = [OLD, OURS].filter((d) => holds(image, d)).length;
       if (copies !== 1) failures.push(`${where}: ${copies} live copies of the store`);
@@ -203,7 +188,7 @@ async function repairUnderCuts(skip: CrashFsOptions['skip']) {
   const failures: string[] = [];
   let images = 0;
   let repairedAgain = 0;
-  for (const { image: cut, where } of imagesOf(states)) {
+  for (const { image: cut, where } of distinctImages(states)) {
     images++;
     const now = cut.files.get(target);
     const copies = [...cut.files].filter(([p]) => p.startsWith(`${target}.damaged-`));

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Store } from '../../extension/hub/store/store';
-import { CrashFs, CUTS, imageKey, imageOf, type DiskState } from '../helpers/crashFs';
+import { CrashFs, distinctImages, type DiskState } from '../helpers/crashFs';
 import { STORE } from '../helpers/powerCut';
 import { doneReceipt, storedMessage } from '../helpers/storedMessage';
 
@@ -38,31 +38,25 @@ async function cutsOfDrop(fs: CrashFs, states: DiskState[], recording: { on: boo
   assert.equal(store.history.segments.length, 0);
   await store.close(); // a cut after the drop's last change is a cut before the next one
   recording.on = false;
-  const seen = new Set<string>();
+  let images = 0;
   const failures: string[] = [];
-  for (const state of states)
-    for (const [cut, make] of Object.entries(CUTS)) {
-      const survival = make(state);
-      if (!survival) continue;
-      const image = imageOf(state, survival);
-      const key = imageKey(image);
-      if (seen.has(key)) continue;
-      seen.add(key);
+  for (const { image, cut, state } of distinctImages(states)) {
+    images++;
+    try {
+      const s = await Store.open(STORE, 'n', { ...opts, fs: CrashFs.from(image), now: () => T0 });
       try {
-        const s = await Store.open(STORE, 'n', { ...opts, fs: CrashFs.from(image), now: () => T0 });
-        try {
-          const counted = s.retention.dropped.segments + s.history.segments.length;
-          if (counted !== sealed)
-            failures.push(`${cut} before ${state.before}: ${counted} segments counted, ${sealed} made`);
-          if (!(await s.archived(message(newest).id))) failures.push(`${cut} before ${state.before}: the newest lost`);
-        } finally {
-          await s.close();
-        }
-      } catch (e) {
-        failures.push(`${cut} before ${state.before}: ${(e as Error).message}`);
+        const counted = s.retention.dropped.segments + s.history.segments.length;
+        if (counted !== sealed)
+          failures.push(`${cut} before ${state.before}: ${counted} segments counted, ${sealed} made`);
+        if (!(await s.archived(message(newest).id))) failures.push(`${cut} before ${state.before}: the newest lost`);
+      } finally {
+        await s.close();
       }
+    } catch (e) {
+      failures.push(`${cut} before ${state.before}: ${(e as Error).message}`);
     }
-  return { images: seen.size, failures };
+  }
+  return { images, failures };
 }
 
 describe('retention under power cuts', () => {

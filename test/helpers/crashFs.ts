@@ -157,6 +157,23 @@ export function imageKey(image: DiskImage): string {
   return h.digest('hex');
 }
 
+/** Each distinct image the cuts can leave of `states`, once, with the cut and the state it was cut in. */
+export function* distinctImages(
+  states: DiskState[],
+): Generator<{ image: DiskImage; cut: string; state: DiskState; where: string }> {
+  const seen = new Set<string>();
+  for (const state of states)
+    for (const [cut, make] of Object.entries(CUTS)) {
+      const survival = make(state);
+      if (!survival) continue;
+      const image = imageOf(state, survival);
+      const key = imageKey(image);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      yield { image, cut, state, where: `cut ${cut} before "${state.before}" (#${state.at})` };
+    }
+}
+
 function errno(code: string, call: string, path: string): NodeJS.ErrnoException {
   const e = new Error(`${code}: ${call} '${path}'`) as NodeJS.ErrnoException;
   e.code = code;
